@@ -1,0 +1,664 @@
+//! The OMPD callback table served from an [`Image`]: the only `extern "C"` code of the crate.
+//!
+//! Every callback catches panics (none crosses FFI), validates each pointer it is given, checks
+//! that contexts are ones the tool handed out, bounds every read by the image, and records what it
+//! did in the process-wide [`Ledger`], attributed to the OMPD entry point in flight.
+//!
+//! The libraries keep the table pointer and the context pointers for their whole life, so both
+//! live for the rest of the process: the table is a `static`, and [`Target`]s are leaked.
+
+use crate::abi::{self, AddressSpaceContext, Callbacks, DeviceTypeSizes, Rc, ThreadContext};
+use crate::image::{Image, MemError};
+use crate::ledger::{AllocMode, Event, Ledger, Violation, POISON};
+use std::alloc::Layout as AllocLayout;
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+/// The largest single transfer a callback accepts (1 GiB); larger requests are bad input.
+const MAX_TRANSFER: u64 = 1 << 30;
+/// Alignment of every block `alloc_memory` hands out ("aligned for any type").
+const BLOCK_ALIGN: usize = 16;
+
+fn ledger_cell() -> &'static Mutex<Ledger> {
+    static LEDGER: OnceLock<Mutex<Ledger>> = OnceLock::new();
+    LEDGER.get_or_init(|| Mutex::new(Ledger::default()))
+}
+
+/// The process-wide ledger. A poisoned lock is recovered: the ledger stays readable after a
+/// panic elsewhere.
+pub fn ledger() -> MutexGuard<'static, Ledger> {
+    ledger_cell().lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn registry() -> MutexGuard<'static, Vec<usize>> {
+    static TARGETS: OnceLock<Mutex<Vec<usize>>> = OnceLock::new();
+    TARGETS.get_or_init(|| Mutex::new(Vec::new())).lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Marks `site` as the OMPD entry point in flight until the guard is dropped.
+pub fn enter(site: &'static str) -> SiteGuard {
+    let prev = {
+        let mut l = ledger();
+        let prev = l.site();
+        l.set_site(Some(site));
+        prev
+    };
+    SiteGuard { prev }
+}
+
+/// Restores the previous entry point when dropped.
+#[derive(Debug)]
+pub struct SiteGuard {
+    prev: Option<&'static str>,
+}
+
+impl Drop for SiteGuard {
+    fn drop(&mut self) {
+        ledger().set_site(self.prev);
+    }
+}
+
+/// The thread context handed to the library for one native thread of a target.
+#[derive(Debug)]
+pub struct ThreadCtx {
+    /// Index into the image's native thread table (also keeps every box at its own address).
+    index: usize,
+}
+
+/// A simulated address space: an image plus one thread context per native thread. Its address is
+/// the `ompd_address_space_context_t *` the library sees.
+#[derive(Debug)]
+pub struct Target {
+    image: Image,
+    threads: Vec<Box<ThreadCtx>>,
+}
+
+impl Target {
+    /// Creates a target for `image`. It is registered for the rest of the process (libraries keep
+    /// context pointers), so the reference is `'static`.
+    pub fn leak(image: Image) -> &'static Target {
+        let n = image.threads.len();
+        let threads = (0..n).map(|index| Box::new(ThreadCtx { index })).collect();
+        let t: &'static Target = Box::leak(Box::new(Target { image, threads }));
+        registry().push(t as *const Target as usize);
+        t
+    }
+
+    /// The image served.
+    pub fn image(&self) -> &Image {
+        &self.image
+    }
+
+    /// The context pointer to pass to `ompd_process_initialize`.
+    pub fn context(&self) -> *mut AddressSpaceContext {
+        self as *const Target as *mut AddressSpaceContext
+    }
+
+    /// The thread context of native thread `index` (as `get_thread_context_for_thread_id` would
+    /// return it).
+    pub fn thread_context(&self, index: usize) -> Option<*mut ThreadContext> {
+        self.threads.get(index).map(|b| &**b as *const ThreadCtx as *mut ThreadContext)
+    }
+
+    fn thread_index(&self, tctx: *mut ThreadContext) -> Option<usize> {
+        self.threads
+            .iter()
+            .find(|b| std::ptr::eq(&***b as *const ThreadCtx, tctx as *const ThreadCtx))
+            .map(|b| b.index)
+    }
+}
+
+/// Resolves an address-space context the library handed back to the target it names.
+fn target_of(ctx: *mut AddressSpaceContext) -> Option<&'static Target> {
+    if !registry().contains(&(ctx as usize)) {
+        return None;
+    }
+    // SAFETY: the address is in the registry, so it came from `Target::leak`, which never frees.
+    Some(unsafe { &*(ctx as *const Target) })
+}
+
+/// The callback table. It lives in a `static` because libraries keep the pointer.
+pub fn table() -> &'static Callbacks {
+    static TABLE: Callbacks = Callbacks {
+        alloc_memory: Some(alloc_memory),
+        free_memory: Some(free_memory),
+        print_string: Some(print_string),
+        sizeof_type: Some(sizeof_type),
+        symbol_addr_lookup: Some(symbol_addr_lookup),
+        read_memory: Some(read_memory),
+        write_memory: Some(write_memory),
+        read_string: Some(read_string),
+        device_to_host: Some(device_to_host),
+        host_to_device: Some(host_to_device),
+        get_thread_context_for_thread_id: Some(get_thread_context_for_thread_id),
+    };
+    &TABLE
+}
+
+/// Runs a callback body; a panic becomes a recorded violation and `ompd_rc_error`.
+fn guarded(callback: &'static str, body: impl FnOnce() -> Rc) -> Rc {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(rc) => rc,
+        Err(_) => {
+            ledger().violate(Violation::HarnessPanic { callback });
+            Rc::ERROR
+        }
+    }
+}
+
+fn null_arg(callback: &'static str, argument: &'static str) -> Rc {
+    let mut l = ledger();
+    let site = l.site().unwrap_or("(none)");
+    l.violate(Violation::NullArgument { callback, argument, site });
+    Rc::BAD_INPUT
+}
+
+fn unknown_context(callback: &'static str) -> Rc {
+    let mut l = ledger();
+    let site = l.site().unwrap_or("(none)");
+    l.violate(Violation::UnknownContext { callback, site });
+    Rc::STALE_HANDLE
+}
+
+/// Copies `data` to the library's buffer.
+///
+/// # Safety
+/// `dst` must be valid for `data.len()` bytes of writes.
+unsafe fn copy_out(data: &[u8], dst: *mut c_void) {
+    // SAFETY: the caller guarantees `dst` has room for `data.len()` bytes; `data` is our own
+    // memory, so the ranges cannot overlap.
+    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst as *mut u8, data.len()) }
+}
+
+/// Sets the allocation mode for blocks handed out from now on.
+pub fn set_alloc_mode(mode: AllocMode) {
+    ledger().mode = mode;
+}
+
+fn allocate(nbytes: u64, site: &'static str) -> Option<*mut c_void> {
+    let size = usize::try_from(nbytes.max(1)).ok()?;
+    let layout = AllocLayout::from_size_align(size, BLOCK_ALIGN).ok()?;
+    let mode = ledger().mode;
+    // SAFETY: `layout` has a non-zero size.
+    let p = unsafe {
+        match mode {
+            AllocMode::Zeroed => std::alloc::alloc_zeroed(layout),
+            AllocMode::Poisoned => {
+                let p = std::alloc::alloc(layout);
+                if !p.is_null() {
+                    std::ptr::write_bytes(p, POISON, size);
+                }
+                p
+            }
+        }
+    };
+    if p.is_null() {
+        return None;
+    }
+    ledger().allocated(p as usize, nbytes, site);
+    Some(p as *mut c_void)
+}
+
+fn release(ptr: *mut c_void, site: &'static str) -> Result<u64, Rc> {
+    let block = ledger().freeing(ptr as usize, site).ok_or(Rc::BAD_INPUT)?;
+    let layout = AllocLayout::from_size_align(block.size.max(1) as usize, BLOCK_ALIGN)
+        .expect("layout was valid at allocation");
+    // SAFETY: the ledger confirmed `ptr` is a live block from `allocate` with this layout, and
+    // removed it, so it is freed exactly once.
+    unsafe { std::alloc::dealloc(ptr as *mut u8, layout) };
+    Ok(block.size)
+}
+
+/// Allocates a block as the tool (site `"tool"`), e.g. for out-parameter tests.
+pub fn tool_alloc(nbytes: u64) -> Option<*mut c_void> {
+    allocate(nbytes, "tool")
+}
+
+/// Frees a tool-owned result the library returned (a string, a vector), as a tool does with
+/// `free_memory`. Foreign and double frees are recorded and refused.
+pub fn tool_free(ptr: *const c_void) -> Result<(), Rc> {
+    release(ptr as *mut c_void, "tool").map(|_| ())
+}
+
+/// Reads a NUL-terminated string from a live block, bounded by the block's size. `Err` names what
+/// is wrong: not a live block, or no terminator inside it.
+pub fn read_block_cstr(ptr: *const c_char) -> Result<Vec<u8>, String> {
+    let size = match ledger().live_block(ptr as usize) {
+        Some(a) => a.size as usize,
+        None => return Err(format!("{ptr:p} is not a live block from alloc_memory")),
+    };
+    // SAFETY: the ledger says `ptr` starts a live block of `size` bytes that we allocated.
+    let bytes = unsafe { std::slice::from_raw_parts(ptr as *const u8, size) };
+    match bytes.iter().position(|b| *b == 0) {
+        Some(n) => Ok(bytes[..n].to_vec()),
+        None => Err(format!("no NUL terminator inside the {size}-byte block at {ptr:p}")),
+    }
+}
+
+/// Reads `n` pointer-sized words from a live block (a vector the library returned).
+pub fn read_block_words(ptr: *const c_void, n: usize) -> Result<Vec<usize>, String> {
+    let size = match ledger().live_block(ptr as usize) {
+        Some(a) => a.size as usize,
+        None => return Err(format!("{ptr:p} is not a live block from alloc_memory")),
+    };
+    let need = n.checked_mul(std::mem::size_of::<usize>()).ok_or("overflow")?;
+    if need > size {
+        return Err(format!("{n} words do not fit the {size}-byte block at {ptr:p}"));
+    }
+    // SAFETY: the block is live, at least `need` bytes long, and 16-byte aligned.
+    let words = unsafe { std::slice::from_raw_parts(ptr as *const usize, n) };
+    Ok(words.to_vec())
+}
+
+unsafe extern "C" fn alloc_memory(nbytes: u64, ptr: *mut *mut c_void) -> Rc {
+    guarded("alloc_memory", || {
+        let site = ledger().attribute("alloc_memory");
+        ledger().record(Event::AllocMemory { size: nbytes });
+        if ptr.is_null() {
+            return null_arg("alloc_memory", "ptr");
+        }
+        if nbytes > MAX_TRANSFER {
+            return Rc::NOMEM;
+        }
+        match allocate(nbytes, site) {
+            Some(p) => {
+                // SAFETY: `ptr` is non-NULL and points to the library's out-parameter.
+                unsafe { ptr.write_unaligned(p) };
+                Rc::OK
+            }
+            None => Rc::NOMEM,
+        }
+    })
+}
+
+unsafe extern "C" fn free_memory(ptr: *mut c_void) -> Rc {
+    guarded("free_memory", || {
+        let site = ledger().attribute("free_memory");
+        if ptr.is_null() {
+            ledger().record(Event::FreeMemory { size: 0 });
+            return Rc::OK;
+        }
+        let r = release(ptr, site);
+        ledger().record(Event::FreeMemory { size: *r.as_ref().unwrap_or(&0) });
+        r.map(|_| Rc::OK).unwrap_or_else(|e| e)
+    })
+}
+
+unsafe extern "C" fn print_string(string: *const c_char, category: c_int) -> Rc {
+    guarded("print_string", || {
+        ledger().attribute("print_string");
+        if string.is_null() {
+            return null_arg("print_string", "string");
+        }
+        // SAFETY: the library passes a NUL-terminated string (the callback's contract).
+        let text = unsafe { CStr::from_ptr(string) }.to_string_lossy().into_owned();
+        ledger().record(Event::PrintString { text, category });
+        Rc::OK
+    })
+}
+
+unsafe extern "C" fn sizeof_type(ctx: *mut AddressSpaceContext, sizes: *mut DeviceTypeSizes) -> Rc {
+    guarded("sizeof_type", || {
+        ledger().attribute("sizeof_type");
+        ledger().record(Event::SizeofType);
+        let Some(t) = target_of(ctx) else { return unknown_context("sizeof_type") };
+        if sizes.is_null() {
+            return null_arg("sizeof_type", "sizes");
+        }
+        // SAFETY: `sizes` is non-NULL and points to the library's struct.
+        unsafe { sizes.write_unaligned(t.image.arch.type_sizes()) };
+        Rc::OK
+    })
+}
+
+unsafe extern "C" fn symbol_addr_lookup(
+    ctx: *mut AddressSpaceContext,
+    tctx: *mut ThreadContext,
+    name: *const c_char,
+    out: *mut abi::Address,
+    _file_name: *const c_char,
+) -> Rc {
+    guarded("symbol_addr_lookup", || {
+        ledger().attribute("symbol_addr_lookup");
+        let Some(t) = target_of(ctx) else { return unknown_context("symbol_addr_lookup") };
+        if name.is_null() {
+            return null_arg("symbol_addr_lookup", "symbol_name");
+        }
+        if out.is_null() {
+            return null_arg("symbol_addr_lookup", "symbol_addr");
+        }
+        // SAFETY: `name` is non-NULL and NUL-terminated per the callback contract.
+        let name = unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned();
+        let found = if name == "__kmp_gtid" {
+            if tctx.is_null() {
+                None
+            } else {
+                match t.thread_index(tctx) {
+                    Some(i) => Some(t.image.threads[i].gtid_slot),
+                    None => {
+                        ledger().record(Event::SymbolAddrLookup { name, thread: true, found: false });
+                        return unknown_context("symbol_addr_lookup");
+                    }
+                }
+            }
+        } else {
+            t.image.symbol(&name)
+        };
+        ledger().record(Event::SymbolAddrLookup { name, thread: !tctx.is_null(), found: found.is_some() });
+        match found {
+            Some(addr) => {
+                // SAFETY: `out` is non-NULL and points to the library's address struct.
+                unsafe { out.write_unaligned(abi::Address { segment: abi::SEGMENT_NONE, address: addr }) };
+                Rc::OK
+            }
+            None => Rc::ERROR,
+        }
+    })
+}
+
+fn check_thread(t: &Target, tctx: *mut ThreadContext, callback: &'static str) -> Result<(), Rc> {
+    if !tctx.is_null() && t.thread_index(tctx).is_none() {
+        return Err(unknown_context(callback));
+    }
+    Ok(())
+}
+
+unsafe extern "C" fn read_memory(
+    ctx: *mut AddressSpaceContext,
+    tctx: *mut ThreadContext,
+    addr: *const abi::Address,
+    nbytes: u64,
+    buffer: *mut c_void,
+) -> Rc {
+    guarded("read_memory", || {
+        ledger().attribute("read_memory");
+        let Some(t) = target_of(ctx) else { return unknown_context("read_memory") };
+        if let Err(rc) = check_thread(t, tctx, "read_memory") {
+            return rc;
+        }
+        if addr.is_null() {
+            return null_arg("read_memory", "addr");
+        }
+        // SAFETY: `addr` is non-NULL and points to the library's address struct.
+        let a = unsafe { addr.read_unaligned() }.address;
+        if nbytes == 0 {
+            ledger().record(Event::ReadMemory { addr: a, len: 0, ok: true });
+            return Rc::OK;
+        }
+        if buffer.is_null() {
+            return null_arg("read_memory", "buffer");
+        }
+        if nbytes > MAX_TRANSFER {
+            return Rc::BAD_INPUT;
+        }
+        let res = t.image.memory.read(a, nbytes);
+        ledger().record(Event::ReadMemory { addr: a, len: nbytes, ok: res.is_ok() });
+        match res {
+            Ok(data) => {
+                // SAFETY: the library provides a buffer of at least `nbytes` bytes.
+                unsafe { copy_out(data, buffer) };
+                Rc::OK
+            }
+            Err(_) => Rc::ERROR,
+        }
+    })
+}
+
+unsafe extern "C" fn read_string(
+    ctx: *mut AddressSpaceContext,
+    tctx: *mut ThreadContext,
+    addr: *const abi::Address,
+    nbytes: u64,
+    buffer: *mut c_void,
+) -> Rc {
+    guarded("read_string", || {
+        ledger().attribute("read_string");
+        let Some(t) = target_of(ctx) else { return unknown_context("read_string") };
+        if let Err(rc) = check_thread(t, tctx, "read_string") {
+            return rc;
+        }
+        if addr.is_null() {
+            return null_arg("read_string", "addr");
+        }
+        if buffer.is_null() && nbytes > 0 {
+            return null_arg("read_string", "buffer");
+        }
+        // SAFETY: `addr` is non-NULL and points to the library's address struct.
+        let a = unsafe { addr.read_unaligned() }.address;
+        if nbytes == 0 || nbytes > MAX_TRANSFER {
+            ledger().record(Event::ReadString { addr: a, max: nbytes, ok: nbytes == 0 });
+            return if nbytes == 0 { Rc::OK } else { Rc::BAD_INPUT };
+        }
+        let res = t.image.memory.read_cstr(a, nbytes);
+        ledger().record(Event::ReadString { addr: a, max: nbytes, ok: res.is_ok() });
+        match res {
+            Ok(s) => {
+                let mut v = s.to_vec();
+                v.push(0);
+                // SAFETY: `v.len() <= nbytes`, the buffer size the library provides.
+                unsafe { copy_out(&v, buffer) };
+                Rc::OK
+            }
+            Err(MemError::Unterminated { .. }) => {
+                let data = t.image.memory.read(a, nbytes).unwrap_or_default();
+                // SAFETY: as above; `data.len() <= nbytes`.
+                unsafe { copy_out(data, buffer) };
+                Rc::INCOMPLETE
+            }
+            Err(MemError::Unmapped { .. }) => Rc::ERROR,
+        }
+    })
+}
+
+unsafe extern "C" fn write_memory(
+    ctx: *mut AddressSpaceContext,
+    _tctx: *mut ThreadContext,
+    addr: *const abi::Address,
+    nbytes: u64,
+    _buffer: *const c_void,
+) -> Rc {
+    guarded("write_memory", || {
+        let site = ledger().attribute("write_memory");
+        if target_of(ctx).is_none() {
+            return unknown_context("write_memory");
+        }
+        if addr.is_null() {
+            return null_arg("write_memory", "addr");
+        }
+        // SAFETY: `addr` is non-NULL and points to the library's address struct.
+        let a = unsafe { addr.read_unaligned() }.address;
+        let mut l = ledger();
+        l.record(Event::WriteMemory { addr: a, len: nbytes });
+        l.violate(Violation::WriteAttempt { addr: a, len: nbytes, site });
+        Rc::ERROR
+    })
+}
+
+fn convert(
+    callback: &'static str,
+    ctx: *mut AddressSpaceContext,
+    input: *const c_void,
+    unit: u64,
+    count: u64,
+    output: *mut c_void,
+    to_host: bool,
+) -> Rc {
+    guarded(callback, || {
+        ledger().attribute(callback);
+        ledger().record(Event::Convert { to_host, unit, count });
+        let Some(t) = target_of(ctx) else { return unknown_context(callback) };
+        let Some(total) = unit.checked_mul(count).filter(|n| *n <= MAX_TRANSFER) else {
+            return Rc::BAD_INPUT;
+        };
+        if total == 0 {
+            return Rc::OK;
+        }
+        if input.is_null() {
+            return null_arg(callback, "input");
+        }
+        if output.is_null() {
+            return null_arg(callback, "output");
+        }
+        let mut tmp = vec![0u8; total as usize];
+        // SAFETY: the library provides `total` readable bytes at `input`; `tmp` is ours, so a
+        // library that converts in place (input == output) is handled by copying through it.
+        unsafe { std::ptr::copy(input as *const u8, tmp.as_mut_ptr(), tmp.len()) };
+        t.image.arch.convert_units(&mut tmp, unit as usize);
+        // SAFETY: the library provides `total` writable bytes at `output`.
+        unsafe { copy_out(&tmp, output) };
+        Rc::OK
+    })
+}
+
+unsafe extern "C" fn device_to_host(
+    ctx: *mut AddressSpaceContext,
+    input: *const c_void,
+    unit: u64,
+    count: u64,
+    output: *mut c_void,
+) -> Rc {
+    convert("device_to_host", ctx, input, unit, count, output, true)
+}
+
+unsafe extern "C" fn host_to_device(
+    ctx: *mut AddressSpaceContext,
+    input: *const c_void,
+    unit: u64,
+    count: u64,
+    output: *mut c_void,
+) -> Rc {
+    convert("host_to_device", ctx, input, unit, count, output, false)
+}
+
+unsafe extern "C" fn get_thread_context_for_thread_id(
+    ctx: *mut AddressSpaceContext,
+    kind: u64,
+    size: u64,
+    id: *const c_void,
+    out: *mut *mut ThreadContext,
+) -> Rc {
+    guarded("get_thread_context_for_thread_id", || {
+        ledger().attribute("get_thread_context_for_thread_id");
+        let Some(t) = target_of(ctx) else { return unknown_context("get_thread_context_for_thread_id") };
+        if id.is_null() {
+            return null_arg("get_thread_context_for_thread_id", "thread_id");
+        }
+        if out.is_null() {
+            return null_arg("get_thread_context_for_thread_id", "thread_context");
+        }
+        let expected = match kind {
+            abi::thread_id_kind::PTHREAD => t.image.arch.pointer as u64,
+            abi::thread_id_kind::LWP => 4,
+            _ => {
+                ledger().record(Event::ThreadContext { kind, size, found: false });
+                return Rc::UNSUPPORTED;
+            }
+        };
+        if size != expected {
+            ledger().record(Event::ThreadContext { kind, size, found: false });
+            return Rc::BAD_INPUT;
+        }
+        // SAFETY: `id` is non-NULL and the library passes `size` bytes of id.
+        let bytes = unsafe { std::slice::from_raw_parts(id as *const u8, size as usize) };
+        let found = t.image.find_thread(kind, bytes);
+        ledger().record(Event::ThreadContext { kind, size, found: found.is_some() });
+        match found.and_then(|i| t.thread_context(i)) {
+            Some(c) => {
+                // SAFETY: `out` is non-NULL and points to the library's out-parameter.
+                unsafe { out.write_unaligned(c) };
+                Rc::OK
+            }
+            None => Rc::ERROR,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{arch::Arch, image::lower, layout::Policy, model};
+
+    fn target(arch: Arch) -> &'static Target {
+        let m = model::scenario("nested-tasks").unwrap().model;
+        Target::leak(lower(&m, arch, Policy::Natural).unwrap())
+    }
+
+    #[test]
+    fn lookups_and_reads_serve_the_image() {
+        let t = target(Arch::ILP32_BE);
+        let _g = enter("test");
+        let cb = table();
+        let name = c"__kmp_openmp_version";
+        let mut addr = abi::Address::default();
+        // SAFETY: valid context, name and out-parameter.
+        let rc = unsafe { cb.symbol_addr_lookup.unwrap()(t.context(), std::ptr::null_mut(), name.as_ptr(), &mut addr, std::ptr::null()) };
+        assert_eq!(rc, Rc::OK);
+        let mut buf = [0u8; 4];
+        // SAFETY: valid context, address and 4-byte buffer.
+        let rc = unsafe { cb.read_memory.unwrap()(t.context(), std::ptr::null_mut(), &addr, 4, buf.as_mut_ptr().cast()) };
+        assert_eq!(rc, Rc::OK);
+        // SAFETY: in-place conversion of 4 bytes, which the callback supports.
+        let rc = unsafe { cb.device_to_host.unwrap()(t.context(), buf.as_ptr().cast(), 4, 1, buf.as_mut_ptr().cast()) };
+        assert_eq!(rc, Rc::OK);
+        assert_eq!(i32::from_le_bytes(buf), 201611);
+    }
+
+    #[test]
+    fn unknown_contexts_are_refused() {
+        let _g = enter("test");
+        let mut sizes = DeviceTypeSizes::default();
+        let bogus = 0x1234 as *mut AddressSpaceContext;
+        // SAFETY: the callback must not dereference an unknown context.
+        let rc = unsafe { table().sizeof_type.unwrap()(bogus, &mut sizes) };
+        assert_eq!(rc, Rc::STALE_HANDLE);
+        assert!(ledger().violations().iter().any(|v| matches!(v, Violation::UnknownContext { .. })));
+    }
+
+    #[test]
+    fn thread_contexts_resolve_the_tls_gtid() {
+        let t = target(Arch::LP64_LE);
+        let _g = enter("test");
+        let id = t.image().thread_id_bytes(2, abi::thread_id_kind::PTHREAD).unwrap();
+        let mut tctx = std::ptr::null_mut();
+        // SAFETY: valid context, id buffer and out-parameter.
+        let rc = unsafe {
+            table().get_thread_context_for_thread_id.unwrap()(t.context(), 0, 8, id.as_ptr().cast(), &mut tctx)
+        };
+        assert_eq!(rc, Rc::OK);
+        let mut addr = abi::Address::default();
+        // SAFETY: as above.
+        let rc = unsafe { table().symbol_addr_lookup.unwrap()(t.context(), tctx, c"__kmp_gtid".as_ptr(), &mut addr, std::ptr::null()) };
+        assert_eq!(rc, Rc::OK);
+        assert_eq!(t.image().memory.read(addr.address, 4).unwrap(), 2i32.to_le_bytes());
+        // SAFETY: wrong size for the kind.
+        let rc = unsafe {
+            table().get_thread_context_for_thread_id.unwrap()(t.context(), 0, 4, id.as_ptr().cast(), &mut tctx)
+        };
+        assert_eq!(rc, Rc::BAD_INPUT);
+    }
+
+    #[test]
+    fn allocations_are_tracked_and_double_free_refused() {
+        let _g = enter("test");
+        let mut p = std::ptr::null_mut();
+        // SAFETY: valid out-parameter.
+        assert_eq!(unsafe { table().alloc_memory.unwrap()(8, &mut p) }, Rc::OK);
+        assert!(ledger().live_block(p as usize).is_some());
+        // SAFETY: freeing a block we allocated, then again (refused, not freed twice).
+        assert_eq!(unsafe { table().free_memory.unwrap()(p) }, Rc::OK);
+        // SAFETY: see above.
+        assert_eq!(unsafe { table().free_memory.unwrap()(p) }, Rc::BAD_INPUT);
+    }
+
+    #[test]
+    fn zero_width_reads_and_conversions_succeed() {
+        let t = target(Arch::LP64_LE);
+        let _g = enter("test");
+        let a = abi::Address { segment: 0, address: t.image().symbol("__kmp_version_lib_ver").unwrap() };
+        // SAFETY: a 0-byte read needs no buffer.
+        assert_eq!(unsafe { table().read_memory.unwrap()(t.context(), std::ptr::null_mut(), &a, 0, std::ptr::null_mut()) }, Rc::OK);
+        // SAFETY: a unit-0 conversion touches no memory.
+        assert_eq!(unsafe { table().device_to_host.unwrap()(t.context(), std::ptr::null(), 0, 1, std::ptr::null_mut()) }, Rc::OK);
+    }
+}

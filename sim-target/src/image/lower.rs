@@ -1,0 +1,432 @@
+//! Lowering a model into memory, following the LLVM-family object graph.
+//!
+//! Threads are `kmp_info_t` objects reached through `__kmp_threads[gtid]`; each active region (and
+//! the initial region) is a `kmp_team_p` with its thread array and implicit-task array; a run of
+//! nested serialized regions on one thread is one serial team that holds the innermost region,
+//! plus an `ompt_lw_taskteam_t` chain holding the outer ones (innermost-but-one first), as the
+//! real runtime keeps them. Explicit tasks are a `kmp_taskdata_t` followed by a `kmp_task_t`.
+
+use super::{Image, Memory, NativeThread, Placement};
+use crate::arch::Arch;
+use crate::layout::{Layout, Policy, SeedRng, UnsupportedLayout};
+use crate::model::{GtidMode, Model, ModelError, RegionId, SchedKind, SchedModifier, TaskKind};
+use std::collections::BTreeMap;
+
+/// Why a model could not be lowered.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LowerError {
+    /// The policy does not exist for the architecture.
+    #[error(transparent)]
+    Layout(#[from] UnsupportedLayout),
+    /// The model is structurally invalid.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// A value does not fit the target (e.g. an address above 4 GiB on a 32-bit target).
+    #[error("{0}")]
+    Range(String),
+}
+
+/// The runtime's `kmp_sched_t` encoding of a schedule.
+pub fn sched_type(kind: SchedKind, chunk: i32, modifier: Option<SchedModifier>) -> u64 {
+    let base = match kind {
+        SchedKind::Static if chunk == 0 => 34,
+        SchedKind::Static => 33,
+        SchedKind::Dynamic => 35,
+        SchedKind::Guided => 36,
+        SchedKind::Auto => 38,
+    };
+    base | match modifier {
+        None => 0,
+        Some(SchedModifier::Monotonic) => 1 << 29,
+        Some(SchedModifier::Nonmonotonic) => 1 << 30,
+    }
+}
+
+struct Placer {
+    rng: Option<SeedRng>,
+    next: u64,
+    limit: u64,
+}
+
+impl Placer {
+    fn place(&mut self, mem: &mut Memory, size: u64, align: u64, label: &str) -> u64 {
+        let size = size.max(1);
+        let align = align.clamp(8, 64);
+        if let Some(rng) = &mut self.rng {
+            for _ in 0..10_000 {
+                let span = self.limit - 0x10_0000 - size;
+                let addr = (0x1_0000 + rng.below(span)) & !(align - 1);
+                // Keep a guard gap so that an overrun never lands in a neighbour.
+                if addr >= 0x1_0000 && !mem.overlaps(addr.saturating_sub(16), size + 32) {
+                    mem.map(addr, size, label);
+                    return addr;
+                }
+            }
+            panic!("could not place {size} bytes in the address space");
+        }
+        let addr = self.next.div_ceil(align) * align;
+        self.next = addr + size + 16;
+        mem.map(addr, size, label);
+        addr
+    }
+}
+
+struct Lowering {
+    arch: Arch,
+    layout: Layout,
+    mem: Memory,
+    placer: Placer,
+    symbols: BTreeMap<String, u64>,
+}
+
+impl Lowering {
+    fn alloc(&mut self, size: u64, align: u64, label: &str) -> u64 {
+        self.placer.place(&mut self.mem, size, align, label)
+    }
+
+    fn scalar(&mut self, addr: u64, width: u64, value: u64) {
+        let bytes = self.arch.encode(value, width as usize);
+        self.mem.write(addr, &bytes).expect("lowering writes inside its own objects");
+    }
+
+    fn ptr(&mut self, addr: u64, value: u64) {
+        self.scalar(addr, self.arch.pointer as u64, value)
+    }
+
+    /// Writes `value` into the member `path` of the `ty` object at `base`, with the member's size.
+    /// Members a preset leaves out are skipped: the libraries never read them.
+    fn put(&mut self, base: u64, ty: &str, path: &[&str], value: u64) {
+        if let Some(f) = self.layout.resolve(ty, path) {
+            self.scalar(base + f.offset, f.size.min(8), value);
+        }
+    }
+
+    /// Writes an `ompt_data_t` through its `value` member (8 bytes), as a tool does.
+    fn put_data_value(&mut self, base: u64, ty: &str, path: &[&str], value: u64) {
+        let mut p = path.to_vec();
+        p.push("value");
+        self.put(base, ty, &p, value);
+    }
+
+    /// Writes an `ompt_data_t` through its `ptr` member (pointer-sized), as the runtime does for
+    /// frame addresses.
+    fn put_data_ptr(&mut self, base: u64, ty: &str, path: &[&str], value: u64) {
+        let mut p = path.to_vec();
+        p.push("ptr");
+        if let Some(f) = self.layout.resolve(ty, &p) {
+            self.ptr(base + f.offset, value);
+        }
+    }
+
+    fn global(&mut self, name: &str, size: u64, value: u64) -> u64 {
+        let addr = self.alloc(size, size, name);
+        self.scalar(addr, size, value);
+        self.symbols.insert(name.to_string(), addr);
+        addr
+    }
+
+    fn cstring(&mut self, s: &str, label: &str) -> u64 {
+        let mut bytes = s.as_bytes().to_vec();
+        bytes.push(0);
+        let addr = self.alloc(bytes.len() as u64, 1, label);
+        self.mem.write(addr, &bytes).expect("string fits");
+        addr
+    }
+}
+
+/// Serial-team grouping: for every region, the region whose info the serving team holds, and for
+/// serialized runs the outer levels kept in the lwt chain.
+struct Teams {
+    /// For each region: the representative (innermost) region of its team.
+    rep: Vec<RegionId>,
+    /// For each representative: the outer serialized regions, innermost-but-one first.
+    lwt: BTreeMap<RegionId, Vec<RegionId>>,
+    /// For each representative: the outermost region of its run (whose parent is the team parent).
+    head: BTreeMap<RegionId, RegionId>,
+}
+
+fn group_teams(m: &Model) -> Teams {
+    let n = m.regions.len();
+    let mut rep: Vec<RegionId> = (0..n).map(RegionId).collect();
+    // A serialized region whose only child region is serialized too is represented by the
+    // innermost region of the run.
+    for i in (0..n).rev() {
+        let r = RegionId(i);
+        if !m.is_serialized(r) {
+            continue;
+        }
+        let child = (i + 1..n).find(|c| m.regions[*c].parent == Some(r) && m.is_serialized(RegionId(*c)));
+        if let Some(c) = child {
+            rep[i] = rep[c];
+        }
+    }
+    let mut lwt: BTreeMap<RegionId, Vec<RegionId>> = BTreeMap::new();
+    let mut head = BTreeMap::new();
+    for (i, r) in rep.iter().enumerate() {
+        // Regions are numbered parents first, so the first region of a run is its head.
+        head.entry(*r).or_insert(RegionId(i));
+        if *r != RegionId(i) {
+            lwt.entry(*r).or_default().push(RegionId(i));
+        }
+    }
+    for chain in lwt.values_mut() {
+        chain.reverse(); // innermost-but-one first
+    }
+    Teams { rep, lwt, head }
+}
+
+/// Lowers `model` for `arch` under `policy`.
+pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerError> {
+    model.validate()?;
+    let layout = Layout::new(arch, policy)?;
+    let limit = arch.address_limit();
+    for t in &model.tasks {
+        for (what, v) in [("frame", t.exit_frame), ("frame", t.enter_frame)] {
+            if arch.pointer == 4 && v >= limit {
+                return Err(LowerError::Range(format!("{what} address {v:#x} does not fit {arch}")));
+            }
+        }
+    }
+    let placer = Placer {
+        rng: match policy {
+            Policy::Random(seed) => Some(SeedRng::new(seed ^ 0x5EED_AD0D)),
+            _ => None,
+        },
+        next: 0x1000_0000,
+        limit: arch.address_limit(),
+    };
+    let mut lo = Lowering { arch, layout, mem: Memory::default(), placer, symbols: BTreeMap::new() };
+    let p = arch.pointer as u64;
+
+    // Layout words: every one an 8-byte target-endian word.
+    for (name, value) in lo.layout.symbols() {
+        lo.global(&name, 8, value);
+    }
+
+    let teams = group_teams(model);
+    let sz = |lo: &Lowering, t: &str| lo.layout.ty(t).size;
+
+    // Objects first, so that every pointer is known before any field is written.
+    let info: Vec<u64> =
+        (0..model.threads.len()).map(|g| lo.alloc(sz(&lo, "kmp_info_t"), 64, &format!("kmp_info_t gtid {g}"))).collect();
+    let th_off = lo.layout.field("kmp_info_t", "th").offset;
+    let thread_addr: Vec<u64> = info.iter().map(|a| a + th_off).collect();
+    let t_off = lo.layout.field("kmp_team_p", "t").offset;
+
+    let mut team_addr = vec![0u64; model.regions.len()];
+    let mut team_threads = BTreeMap::new();
+    let mut team_tasks = BTreeMap::new();
+    let td_size = sz(&lo, "kmp_taskdata_t");
+    for (i, r) in model.regions.iter().enumerate() {
+        if teams.rep[i] != RegionId(i) {
+            continue;
+        }
+        let obj = lo.alloc(sz(&lo, "kmp_team_p"), 64, &format!("kmp_team_p region {i}"));
+        team_addr[i] = obj + t_off;
+        let n = r.members.len() as u64;
+        team_threads.insert(i, lo.alloc(p * n, p, &format!("t_threads region {i}")));
+        team_tasks.insert(i, lo.alloc(td_size * n, 64, &format!("t_implicit_task_taskdata region {i}")));
+    }
+    for i in 0..model.regions.len() {
+        team_addr[i] = team_addr[teams.rep[i].0];
+    }
+    let mut task_addr = vec![0u64; model.tasks.len()];
+    for (i, t) in model.tasks.iter().enumerate() {
+        if let TaskKind::Implicit { region, index } = t.kind {
+            let rep = teams.rep[region.0];
+            // Hidden outer serialized levels share the serial team's one implicit taskdata.
+            let idx = if rep == region { index } else { 0 };
+            task_addr[i] = team_tasks[&rep.0] + td_size * idx as u64;
+        }
+    }
+    let task_t_size = sz(&lo, "kmp_task_t");
+    for (i, t) in model.tasks.iter().enumerate() {
+        if t.kind == TaskKind::Explicit {
+            task_addr[i] = lo.alloc(td_size + task_t_size, 64, &format!("explicit task {i}"));
+        }
+    }
+    let lwt_size = sz(&lo, "ompt_lw_taskteam_t");
+    let mut lwt_addr: BTreeMap<RegionId, u64> = BTreeMap::new();
+    for chain in teams.lwt.values() {
+        for r in chain {
+            lwt_addr.insert(*r, lo.alloc(lwt_size, 64, &format!("ompt_lw_taskteam_t region {}", r.0)));
+        }
+    }
+
+    // Threads.
+    for (g, t) in model.threads.iter().enumerate() {
+        let th = thread_addr[g];
+        let bi = "kmp_base_info_t";
+        lo.put(th, bi, &["th_info", "ds", "ds_thread"], t.native.pthread);
+        let tid = model.thread_num(t.region, crate::model::ThreadId(g)).expect("validated membership");
+        lo.put(th, bi, &["th_info", "ds", "ds_tid"], tid as u64);
+        lo.put(th, bi, &["th_info", "ds", "ds_gtid"], g as u64);
+        lo.put(th, bi, &["th_team"], team_addr[t.region.0] - t_off);
+        lo.put(th, bi, &["th_current_task"], task_addr[t.current_task.0]);
+        lo.put(th, bi, &["ompt_thread_info", "state"], t.state as u64);
+        lo.put(th, bi, &["ompt_thread_info", "wait_id"], t.wait_id);
+        lo.put_data_value(th, bi, &["ompt_thread_info", "thread_data"], t.tool_data);
+    }
+
+    // Teams.
+    let bt = "kmp_base_team_t";
+    for (i, r) in model.regions.iter().enumerate() {
+        let rid = RegionId(i);
+        if teams.rep[i] != rid {
+            continue;
+        }
+        let t = team_addr[i];
+        let head = teams.head[&rid];
+        let parent_team = model.regions[head.0].parent.map(|pr| team_addr[pr.0] - t_off).unwrap_or(0);
+        lo.put(t, bt, &["t_parent"], parent_team);
+        lo.put(t, bt, &["t_nproc"], r.members.len() as u64);
+        lo.put(t, bt, &["t_level"], model.level(rid) as u64);
+        lo.put(t, bt, &["t_active_level"], model.active_level(rid) as u64);
+        lo.put(t, bt, &["t_pkfn"], r.function);
+        lo.put(t, bt, &["t_threads"], team_threads[&i]);
+        lo.put(t, bt, &["t_implicit_task_taskdata"], team_tasks[&i]);
+        lo.put_data_value(t, bt, &["ompt_team_info", "parallel_data"], r.tool_data);
+        let chain = teams.lwt.get(&rid).cloned().unwrap_or_default();
+        lo.put(t, bt, &["ompt_serialized_team_info"], chain.first().map(|c| lwt_addr[c]).unwrap_or(0));
+        for (n, m) in r.members.iter().enumerate() {
+            let slot = team_threads[&i] + p * n as u64;
+            lo.ptr(slot, info[m.0]);
+        }
+        for (k, lr) in chain.iter().enumerate() {
+            let a = lwt_addr[lr];
+            let lt = "ompt_lw_taskteam_t";
+            let next = chain.get(k + 1).map(|c| lwt_addr[c]).unwrap_or(0);
+            lo.put(a, lt, &["parent"], next);
+            lo.put(a, lt, &["heap"], 1);
+            lo.put_data_value(a, lt, &["ompt_team_info", "parallel_data"], model.regions[lr.0].tool_data);
+            let task = &model.tasks[model.regions[lr.0].implicit_tasks[0].0];
+            lo.put_data_ptr(a, lt, &["ompt_task_info", "frame", "exit_frame"], task.exit_frame);
+            lo.put_data_ptr(a, lt, &["ompt_task_info", "frame", "enter_frame"], task.enter_frame);
+            lo.put_data_value(a, lt, &["ompt_task_info", "task_data"], task.tool_data);
+            let sched = task.scheduling.map(|s| task_addr[s.0]).unwrap_or(0);
+            lo.put(a, lt, &["ompt_task_info", "scheduling_parent"], sched);
+        }
+    }
+
+    // Tasks (hidden outer serialized levels are written only through their lwt record).
+    let td = "kmp_taskdata_t";
+    for (i, t) in model.tasks.iter().enumerate() {
+        let hidden = matches!(t.kind, TaskKind::Implicit { region, .. } if teams.rep[region.0] != region);
+        if hidden {
+            continue;
+        }
+        let a = task_addr[i];
+        let mut flags = lo.layout.mask("tiedness") | lo.layout.mask("started");
+        if t.kind == TaskKind::Explicit {
+            flags |= lo.layout.mask("tasktype");
+        }
+        if t.is_final {
+            flags |= lo.layout.mask("final");
+        }
+        lo.put(a, td, &["td_flags"], flags);
+        lo.put(a, td, &["td_team"], team_addr[t.region.0] - t_off);
+        // The encountering task of a serialized run is the parent of the serial team's task.
+        let generating = match t.kind {
+            TaskKind::Implicit { region, .. } if teams.lwt.contains_key(&region) => {
+                let head = teams.head[&region];
+                model.tasks[model.regions[head.0].implicit_tasks[0].0].generating
+            }
+            _ => t.generating,
+        };
+        lo.put(a, td, &["td_parent"], generating.map(|g| task_addr[g.0]).unwrap_or(0));
+        lo.put(a, td, &["td_level"], model.level(t.region) as u64);
+        let ic = &t.icvs;
+        lo.put(a, td, &["td_icvs", "dynamic"], ic.dynamic as u64);
+        lo.put(a, td, &["td_icvs", "nproc"], ic.nthreads as u32 as u64);
+        lo.put(a, td, &["td_icvs", "thread_limit"], ic.thread_limit as u32 as u64);
+        lo.put(a, td, &["td_icvs", "max_active_levels"], ic.max_active_levels as u32 as u64);
+        lo.put(a, td, &["td_icvs", "proc_bind"], ic.proc_bind as u32 as u64);
+        lo.put(a, td, &["td_icvs", "default_device"], ic.default_device as u32 as u64);
+        let s = ic.schedule;
+        lo.put(a, td, &["td_icvs", "sched", "r_sched_type"], sched_type(s.kind, s.chunk, s.modifier));
+        lo.put(a, td, &["td_icvs", "sched", "chunk"], s.chunk as u32 as u64);
+        lo.put_data_ptr(a, td, &["ompt_task_info", "frame", "exit_frame"], t.exit_frame);
+        lo.put_data_ptr(a, td, &["ompt_task_info", "frame", "enter_frame"], t.enter_frame);
+        lo.put_data_value(a, td, &["ompt_task_info", "task_data"], t.tool_data);
+        lo.put(a, td, &["ompt_task_info", "scheduling_parent"], t.scheduling.map(|s| task_addr[s.0]).unwrap_or(0));
+        if t.kind == TaskKind::Explicit {
+            lo.put(a + td_size, "kmp_task_t", &["routine"], t.function);
+        }
+    }
+
+    // Globals.
+    let g = &model.globals;
+    lo.global("ompd_state", 8, model.ompd_state);
+    lo.global("__kmp_openmp_version", 4, model.omp_version as u64);
+    let lib_ver = b"\0@(#) sim-target OMP version: 5.0.20261121\0";
+    let a = lo.alloc(lib_ver.len() as u64, 1, "__kmp_version_lib_ver");
+    lo.mem.write(a, lib_ver).expect("fits");
+    lo.symbols.insert("__kmp_version_lib_ver".into(), a);
+    let capacity = model.threads.len() as u64 + 2;
+    let arr = lo.alloc(capacity * p, p, "__kmp_threads array");
+    for (gtid, i) in info.iter().enumerate() {
+        lo.ptr(arr + p * gtid as u64, *i);
+    }
+    lo.global("__kmp_threads", p, arr);
+    lo.global("__kmp_threads_capacity", 4, capacity);
+    lo.global("__kmp_all_nth", 4, model.threads.len() as u64);
+    lo.global("__kmp_hidden_helper_threads_num", 4, 0);
+    lo.global("__kmp_gtid_mode", 4, if model.gtid_mode == GtidMode::Tls { 3 } else { 1 });
+    lo.global("__kmp_avail_proc", 4, g.avail_proc as u32 as u64);
+    lo.global("__kmp_stksize", p, g.stacksize);
+    lo.global("__kmp_omp_cancellation", 4, g.cancellation as u64);
+    lo.global("__kmp_max_task_priority", 4, g.max_task_priority as u32 as u64);
+    lo.global("__kmp_display_affinity", 4, g.display_affinity as u64);
+    lo.global("__kmp_tool", 4, g.tool as u32 as u64);
+    for (name, value) in [
+        ("__kmp_affinity_format", &g.affinity_format),
+        ("__kmp_tool_libraries", &g.tool_libraries),
+        ("__kmp_tool_verbose_init", &g.tool_verbose_init),
+    ] {
+        let target = match value {
+            Some(s) => lo.cstring(s, name),
+            None => 0,
+        };
+        lo.global(name, p, target);
+    }
+    for (name, ty, list_field, list) in [
+        ("__kmp_nested_nth", "kmp_nested_nthreads_t", "nth", &g.nthreads_list),
+        ("__kmp_nested_proc_bind", "kmp_nested_proc_bind_t", "bind_types", &g.bind_list),
+    ] {
+        let cap = list.len().max(1) as u64;
+        let items = lo.alloc(4 * cap, 4, &format!("{name} items"));
+        for (k, v) in list.iter().enumerate() {
+            lo.scalar(items + 4 * k as u64, 4, *v as u32 as u64);
+        }
+        let obj = lo.alloc(lo.layout.ty(ty).size, 8, name);
+        lo.put(obj, ty, &[list_field], items);
+        lo.put(obj, ty, &["size"], cap);
+        lo.put(obj, ty, &["used"], list.len() as u64);
+        lo.symbols.insert(name.into(), obj);
+    }
+    let block: String = g.display_env.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
+    let block_addr = lo.cstring(&block, "ompd_env_block text");
+    lo.global("ompd_env_block", p, block_addr);
+    lo.global("ompd_env_block_size", 8, block.len() as u64);
+
+    // Thread-local gtid slots, for OpenMP threads then foreign ones.
+    let mut threads = Vec::new();
+    for (gtid, t) in model.threads.iter().enumerate() {
+        let slot = lo.alloc(4, 4, &format!("__kmp_gtid tls {gtid}"));
+        lo.scalar(slot, 4, gtid as u64);
+        threads.push(NativeThread { native: t.native, gtid_slot: slot, gtid: gtid as i32 });
+    }
+    for (k, native) in model.foreign_threads.iter().enumerate() {
+        let slot = lo.alloc(4, 4, &format!("__kmp_gtid tls foreign {k}"));
+        // KMP_GTID_DNE: a thread the runtime does not know.
+        lo.scalar(slot, 4, (-2i32) as u32 as u64);
+        threads.push(NativeThread { native: *native, gtid_slot: slot, gtid: -2 });
+    }
+
+    let placement = Placement {
+        thread: thread_addr,
+        team: team_addr,
+        task: task_addr,
+    };
+    Ok(Image { arch, layout: lo.layout, memory: lo.mem, symbols: lo.symbols, threads, placement })
+}

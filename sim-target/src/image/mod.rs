@@ -1,0 +1,86 @@
+//! Memory images of a model: the bytes, symbols and thread table an OMPD library reads.
+//!
+//! [`lower`] turns a [`Model`](crate::model::Model) into an [`Image`] for one architecture and
+//! layout policy, following the LLVM-family object graph; [`read`] walks an image the way the
+//! libraries do and rebuilds the model, so the two can be round-tripped.
+
+mod lower;
+mod memory;
+mod read;
+
+pub use lower::lower;
+pub use memory::{MemError, MemRegion, Memory};
+pub use read::{read, ReadError};
+
+use crate::arch::Arch;
+use crate::layout::Layout;
+use crate::model::NativeId;
+use std::collections::BTreeMap;
+
+/// A native thread of the target as the debugger knows it: ids and its TLS `__kmp_gtid` slot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NativeThread {
+    /// Native ids.
+    pub native: NativeId,
+    /// Address of this thread's `__kmp_gtid` TLS variable.
+    pub gtid_slot: u64,
+    /// The gtid stored there (negative for a thread that never entered OpenMP).
+    pub gtid: i32,
+}
+
+/// Where the lowering put each model entity (for dumps, the reader's cross-checks and tests).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Placement {
+    /// Address of each thread's `kmp_base_info_t` (the thread handle target), by gtid.
+    pub thread: Vec<u64>,
+    /// Address of the `kmp_base_team_t` serving each region, by region id.
+    pub team: Vec<u64>,
+    /// Address of the `kmp_taskdata_t` serving each task, by task id.
+    pub task: Vec<u64>,
+}
+
+/// A lowered target: memory, symbols, native threads, and the layout that describes it.
+#[derive(Clone, Debug)]
+pub struct Image {
+    /// Architecture.
+    pub arch: Arch,
+    /// Layout used for every structure.
+    pub layout: Layout,
+    /// Target memory.
+    pub memory: Memory,
+    /// Global symbols (name → address). The TLS symbol `__kmp_gtid` is not here: it resolves
+    /// per thread through [`Image::threads`].
+    pub symbols: BTreeMap<String, u64>,
+    /// OpenMP threads (by gtid), then foreign threads.
+    pub threads: Vec<NativeThread>,
+    /// Entity placement.
+    pub placement: Placement,
+}
+
+impl Image {
+    /// The address of a global symbol.
+    pub fn symbol(&self, name: &str) -> Option<u64> {
+        self.symbols.get(name).copied()
+    }
+
+    /// The native thread whose id of `kind` (0 pthread, 1 lwp) equals `id` in target byte order.
+    pub fn find_thread(&self, kind: u64, id: &[u8]) -> Option<usize> {
+        self.threads.iter().position(|t| match kind {
+            crate::abi::thread_id_kind::PTHREAD => {
+                id.len() == self.arch.pointer as usize && self.arch.decode(id) == t.native.pthread
+            }
+            crate::abi::thread_id_kind::LWP => id.len() == 4 && self.arch.decode(id) == t.native.lwp as u64,
+            _ => false,
+        })
+    }
+
+    /// The native id bytes (target byte order) of thread `index` for `kind`.
+    pub fn thread_id_bytes(&self, index: usize, kind: u64) -> Option<Vec<u8>> {
+        let t = self.threads.get(index)?;
+        match kind {
+            crate::abi::thread_id_kind::PTHREAD => Some(self.arch.encode(t.native.pthread, self.arch.pointer as usize)),
+            crate::abi::thread_id_kind::LWP => Some(self.arch.encode(t.native.lwp as u64, 4)),
+            _ => None,
+        }
+    }
+}

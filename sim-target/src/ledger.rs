@@ -1,0 +1,369 @@
+//! The ledger: every allocation, free, symbol lookup, memory read and conversion made through the
+//! callback table, attributed to the OMPD entry point in flight, and every contract violation the
+//! callbacks detected (double free, foreign free, unknown context, callback outside a call).
+//!
+//! Pure bookkeeping: no `unsafe`, no FFI. [`crate::callbacks`] writes into it.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// How `alloc_memory` initialises the blocks it hands out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub enum AllocMode {
+    /// Blocks are filled with zero bytes.
+    Zeroed,
+    /// Blocks are filled with [`POISON`] so that reliance on zeroed memory shows.
+    #[default]
+    Poisoned,
+}
+
+/// The byte poisoned blocks are filled with.
+pub const POISON: u8 = 0xA5;
+
+/// A live block handed out by `alloc_memory`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Allocation {
+    /// Address of the block.
+    pub ptr: usize,
+    /// Requested size.
+    pub size: u64,
+    /// Entry point in flight when it was allocated (`"tool"` for the harness itself).
+    pub site: &'static str,
+    /// Sequence number of the allocation.
+    pub seq: u64,
+}
+
+/// A contract violation observed by a callback.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Violation {
+    /// `free_memory` on a block already freed.
+    DoubleFree {
+        /// Pointer.
+        ptr: usize,
+        /// Entry point in flight.
+        site: &'static str,
+    },
+    /// `free_memory` on a pointer `alloc_memory` never returned.
+    ForeignFree {
+        /// Pointer.
+        ptr: usize,
+        /// Entry point in flight.
+        site: &'static str,
+    },
+    /// A callback received an address-space or thread context the tool never handed out.
+    UnknownContext {
+        /// Callback name.
+        callback: &'static str,
+        /// Entry point in flight.
+        site: &'static str,
+    },
+    /// A callback ran while no OMPD entry point was in flight.
+    OutsideEntryPoint {
+        /// Callback name.
+        callback: &'static str,
+    },
+    /// A required pointer argument was NULL.
+    NullArgument {
+        /// Callback name.
+        callback: &'static str,
+        /// Argument name.
+        argument: &'static str,
+        /// Entry point in flight.
+        site: &'static str,
+    },
+    /// The library asked to write target memory (the simulated target is read-only).
+    WriteAttempt {
+        /// Address.
+        addr: u64,
+        /// Length.
+        len: u64,
+        /// Entry point in flight.
+        site: &'static str,
+    },
+    /// The harness panicked inside a callback; the panic was caught.
+    HarnessPanic {
+        /// Callback name.
+        callback: &'static str,
+    },
+}
+
+/// One recorded callback.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "callback", rename_all = "snake_case")]
+pub enum Event {
+    /// `alloc_memory`.
+    AllocMemory {
+        /// Size.
+        size: u64,
+    },
+    /// `free_memory`.
+    FreeMemory {
+        /// Size of the freed block (0 when it was not a live block).
+        size: u64,
+    },
+    /// `sizeof_type`.
+    SizeofType,
+    /// `symbol_addr_lookup`.
+    SymbolAddrLookup {
+        /// Symbol name.
+        name: String,
+        /// Whether a thread context was passed.
+        thread: bool,
+        /// Whether it resolved.
+        found: bool,
+    },
+    /// `read_memory`.
+    ReadMemory {
+        /// Address.
+        addr: u64,
+        /// Byte count.
+        len: u64,
+        /// Whether it succeeded.
+        ok: bool,
+    },
+    /// `read_string`.
+    ReadString {
+        /// Address.
+        addr: u64,
+        /// Maximum byte count.
+        max: u64,
+        /// Whether it succeeded.
+        ok: bool,
+    },
+    /// `write_memory`.
+    WriteMemory {
+        /// Address.
+        addr: u64,
+        /// Byte count.
+        len: u64,
+    },
+    /// `device_to_host` or `host_to_device`.
+    Convert {
+        /// True for `device_to_host`.
+        to_host: bool,
+        /// Unit size.
+        unit: u64,
+        /// Unit count.
+        count: u64,
+    },
+    /// `get_thread_context_for_thread_id`.
+    ThreadContext {
+        /// Id kind.
+        kind: u64,
+        /// Id size.
+        size: u64,
+        /// Whether a thread matched.
+        found: bool,
+    },
+    /// `print_string`.
+    PrintString {
+        /// The text.
+        text: String,
+        /// The category.
+        category: i32,
+    },
+}
+
+/// Running totals, kept even when the event log is full.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counters {
+    /// Allocations.
+    pub allocs: u64,
+    /// Frees.
+    pub frees: u64,
+    /// Symbol lookups.
+    pub lookups: u64,
+    /// Memory and string reads.
+    pub reads: u64,
+    /// Bytes read.
+    pub read_bytes: u64,
+    /// Byte-order conversions.
+    pub conversions: u64,
+    /// Thread-context lookups.
+    pub thread_contexts: u64,
+}
+
+/// At most this many events are kept; counters keep counting beyond it.
+pub const EVENT_CAP: usize = 200_000;
+
+/// The record of everything the callbacks saw.
+#[derive(Debug, Default)]
+pub struct Ledger {
+    /// Allocation mode for new blocks.
+    pub mode: AllocMode,
+    site: Option<&'static str>,
+    seq: u64,
+    live: BTreeMap<usize, Allocation>,
+    freed: BTreeMap<usize, &'static str>,
+    violations: Vec<Violation>,
+    events: Vec<(&'static str, Event)>,
+    counters: Counters,
+}
+
+impl Ledger {
+    /// The entry point in flight, if any.
+    pub fn site(&self) -> Option<&'static str> {
+        self.site
+    }
+
+    /// Sets the entry point in flight (`None` when the harness is between calls).
+    pub fn set_site(&mut self, site: Option<&'static str>) {
+        self.site = site;
+    }
+
+    /// The site to attribute a callback to; records a violation when nothing is in flight.
+    pub fn attribute(&mut self, callback: &'static str) -> &'static str {
+        match self.site {
+            Some(s) => s,
+            None => {
+                self.violations.push(Violation::OutsideEntryPoint { callback });
+                "(none)"
+            }
+        }
+    }
+
+    /// Records an event under the current site.
+    pub fn record(&mut self, event: Event) {
+        match &event {
+            Event::AllocMemory { .. } => self.counters.allocs += 1,
+            Event::FreeMemory { .. } => self.counters.frees += 1,
+            Event::SymbolAddrLookup { .. } => self.counters.lookups += 1,
+            Event::ReadMemory { len, .. } => {
+                self.counters.reads += 1;
+                self.counters.read_bytes += len;
+            }
+            Event::ReadString { .. } => self.counters.reads += 1,
+            Event::Convert { .. } => self.counters.conversions += 1,
+            Event::ThreadContext { .. } => self.counters.thread_contexts += 1,
+            Event::SizeofType | Event::WriteMemory { .. } | Event::PrintString { .. } => {}
+        }
+        if self.events.len() < EVENT_CAP {
+            self.events.push((self.site.unwrap_or("(none)"), event));
+        }
+    }
+
+    /// Records a violation.
+    pub fn violate(&mut self, v: Violation) {
+        self.violations.push(v);
+    }
+
+    /// Registers a new live block.
+    pub fn allocated(&mut self, ptr: usize, size: u64, site: &'static str) {
+        self.seq += 1;
+        self.freed.remove(&ptr);
+        self.live.insert(ptr, Allocation { ptr, size, site, seq: self.seq });
+    }
+
+    /// Unregisters a block being freed. Returns the block, or records a double or foreign free
+    /// and returns `None` (the caller must then not release the memory).
+    pub fn freeing(&mut self, ptr: usize, site: &'static str) -> Option<Allocation> {
+        match self.live.remove(&ptr) {
+            Some(a) => {
+                self.freed.insert(ptr, site);
+                Some(a)
+            }
+            None if self.freed.contains_key(&ptr) => {
+                self.violations.push(Violation::DoubleFree { ptr, site });
+                None
+            }
+            None => {
+                self.violations.push(Violation::ForeignFree { ptr, site });
+                None
+            }
+        }
+    }
+
+    /// The live block starting exactly at `ptr`.
+    pub fn live_block(&self, ptr: usize) -> Option<&Allocation> {
+        self.live.get(&ptr)
+    }
+
+    /// Every live block.
+    pub fn live(&self) -> impl Iterator<Item = &Allocation> {
+        self.live.values()
+    }
+
+    /// Every violation recorded so far.
+    pub fn violations(&self) -> &[Violation] {
+        &self.violations
+    }
+
+    /// Every event recorded so far (up to [`EVENT_CAP`]), with its site.
+    pub fn events(&self) -> &[(&'static str, Event)] {
+        &self.events
+    }
+
+    /// Totals.
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// A mark to diff against later with [`Ledger::since`].
+    pub fn mark(&self) -> Mark {
+        Mark { events: self.events.len(), violations: self.violations.len(), seq: self.seq }
+    }
+
+    /// What happened since `mark`.
+    pub fn since(&self, mark: Mark) -> Delta<'_> {
+        Delta {
+            events: &self.events[mark.events.min(self.events.len())..],
+            violations: &self.violations[mark.violations.min(self.violations.len())..],
+            new_live: self.live.values().filter(|a| a.seq > mark.seq).collect(),
+        }
+    }
+}
+
+/// A position in the ledger.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark {
+    events: usize,
+    violations: usize,
+    seq: u64,
+}
+
+/// Everything recorded after a [`Mark`].
+#[derive(Debug)]
+pub struct Delta<'a> {
+    /// Events.
+    pub events: &'a [(&'static str, Event)],
+    /// Violations.
+    pub violations: &'a [Violation],
+    /// Blocks allocated since the mark and still live.
+    pub new_live: Vec<&'a Allocation>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn double_and_foreign_frees_are_violations() {
+        let mut l = Ledger::default();
+        l.set_site(Some("ompd_x"));
+        l.allocated(0x10, 8, "ompd_x");
+        assert!(l.freeing(0x10, "ompd_x").is_some());
+        assert!(l.freeing(0x10, "ompd_x").is_none());
+        assert!(l.freeing(0x20, "ompd_x").is_none());
+        assert_eq!(
+            l.violations(),
+            [Violation::DoubleFree { ptr: 0x10, site: "ompd_x" }, Violation::ForeignFree { ptr: 0x20, site: "ompd_x" }]
+        );
+    }
+
+    #[test]
+    fn callbacks_outside_a_call_are_violations() {
+        let mut l = Ledger::default();
+        assert_eq!(l.attribute("read_memory"), "(none)");
+        assert_eq!(l.violations().len(), 1);
+    }
+
+    #[test]
+    fn delta_shows_new_live_blocks() {
+        let mut l = Ledger::default();
+        l.allocated(1, 1, "a");
+        let m = l.mark();
+        l.allocated(2, 1, "b");
+        assert_eq!(l.since(m).new_live.len(), 1);
+    }
+}

@@ -1,0 +1,58 @@
+//! Round trip: reading a lowered image gives back the model, for every architecture and policy.
+
+use proptest::prelude::*;
+use sim_target::arch::Arch;
+use sim_target::image::{lower, read};
+use sim_target::layout::Policy;
+use sim_target::{model, strategy};
+
+fn round_trip(m: &model::Model, arch: Arch, policy: Policy) {
+    let img = lower(m, arch, policy).unwrap_or_else(|e| panic!("{arch} {policy}: {e}"));
+    let back = read(&img).unwrap_or_else(|e| panic!("{arch} {policy}: {e}"));
+    assert_eq!(back.canonical(), m.normalized(arch).canonical(), "{arch} {policy}");
+}
+
+#[test]
+fn default_scenarios_round_trip_everywhere() {
+    for s in model::default_scenarios() {
+        for arch in Arch::ALL {
+            for policy in [Policy::Natural, Policy::Packed, Policy::Random(1), Policy::Random(0xdead_beef), Policy::Intel2026_2] {
+                if policy.supports(arch) {
+                    round_trip(&s.model, arch, policy);
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn generated_models_round_trip(m in strategy::model(), (arch, policy) in strategy::arch().prop_flat_map(|a| (Just(a), strategy::policy(a)))) {
+        round_trip(&m, arch, policy);
+    }
+}
+
+#[test]
+fn the_generator_covers_nesting_serialization_and_task_trees() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let (mut serialized_runs, mut deep_levels, mut deep_tasks) = (0, 0, 0);
+    for _ in 0..256 {
+        let m = strategy::model().new_tree(&mut runner).unwrap().current();
+        let r = (0..m.regions.len()).map(model::RegionId);
+        if r.clone().any(|r| m.is_serialized(r) && m.regions[r.0].parent.is_some_and(|p| m.is_serialized(p))) {
+            serialized_runs += 1;
+        }
+        if r.clone().any(|r| m.level(r) >= 3) {
+            deep_levels += 1;
+        }
+        if (0..m.tasks.len()).any(|t| m.generating_chain(model::TaskId(t)).len() >= 4) {
+            deep_tasks += 1;
+        }
+    }
+    assert!(serialized_runs > 10, "{serialized_runs} models with nested serialized regions");
+    assert!(deep_levels > 20, "{deep_levels} models 3 levels deep");
+    assert!(deep_tasks > 20, "{deep_tasks} models with 4-deep task chains");
+}
