@@ -1,1 +1,2 @@
-//! placeholder
+//! Loads vendor OMPD libraries and judges them against the simulated target.
+pub mod vendors;

@@ -1,0 +1,2 @@
+//! `ompd-conform`: the conformance runner.
+fn main() {}

@@ -1,0 +1,1 @@
+//! Known vendor OMPD libraries: fetching them into a cache without root, and resolving names.
