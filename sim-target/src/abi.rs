@@ -469,11 +469,8 @@ pub mod entry {
     /// `ompd_rel_parallel_handle`.
     pub type RelParallelHandle = unsafe extern "C" fn(ph: *mut ParallelHandle) -> Rc;
     /// `ompd_parallel_handle_compare`.
-    pub type ParallelHandleCompare = unsafe extern "C" fn(
-        a: *mut ParallelHandle,
-        b: *mut ParallelHandle,
-        cmp: *mut c_int,
-    ) -> Rc;
+    pub type ParallelHandleCompare =
+        unsafe extern "C" fn(a: *mut ParallelHandle, b: *mut ParallelHandle, cmp: *mut c_int) -> Rc;
     /// `ompd_get_curr_task_handle`.
     pub type GetCurrTaskHandle =
         unsafe extern "C" fn(th: *mut ThreadHandle, task: *mut *mut TaskHandle) -> Rc;
@@ -604,8 +601,10 @@ pub const ENTRY_POINTS_5_0: &[&str] = &[
 ];
 
 /// Entry points added by 5.2 (and kept in 6.0).
-pub const ENTRY_POINTS_5_2_ADDED: &[&str] =
-    &["ompd_get_device_thread_id_kinds", "ompd_get_device_from_thread"];
+pub const ENTRY_POINTS_5_2_ADDED: &[&str] = &[
+    "ompd_get_device_thread_id_kinds",
+    "ompd_get_device_from_thread",
+];
 
 #[cfg(test)]
 mod tests {
@@ -616,7 +615,10 @@ mod tests {
         assert_eq!(std::mem::size_of::<Address>(), 16);
         assert_eq!(std::mem::size_of::<FrameInfo>(), 24);
         assert_eq!(std::mem::size_of::<DeviceTypeSizes>(), 6);
-        assert_eq!(std::mem::size_of::<Callbacks>(), 11 * std::mem::size_of::<usize>());
+        assert_eq!(
+            std::mem::size_of::<Callbacks>(),
+            11 * std::mem::size_of::<usize>()
+        );
         assert_eq!(std::mem::size_of::<Rc>(), 4);
     }
 

@@ -28,13 +28,25 @@ pub struct Arch {
 
 impl Arch {
     /// 64-bit little-endian (x86-64, aarch64).
-    pub const LP64_LE: Arch = Arch { pointer: 8, endian: Endian::Little };
+    pub const LP64_LE: Arch = Arch {
+        pointer: 8,
+        endian: Endian::Little,
+    };
     /// 64-bit big-endian (s390x, ppc64).
-    pub const LP64_BE: Arch = Arch { pointer: 8, endian: Endian::Big };
+    pub const LP64_BE: Arch = Arch {
+        pointer: 8,
+        endian: Endian::Big,
+    };
     /// 32-bit little-endian (i386, armv7).
-    pub const ILP32_LE: Arch = Arch { pointer: 4, endian: Endian::Little };
+    pub const ILP32_LE: Arch = Arch {
+        pointer: 4,
+        endian: Endian::Little,
+    };
     /// 32-bit big-endian (ppc, mips).
-    pub const ILP32_BE: Arch = Arch { pointer: 4, endian: Endian::Big };
+    pub const ILP32_BE: Arch = Arch {
+        pointer: 4,
+        endian: Endian::Big,
+    };
     /// All four variants, in report order.
     pub const ALL: [Arch; 4] = [Arch::LP64_LE, Arch::LP64_BE, Arch::ILP32_LE, Arch::ILP32_BE];
 
@@ -131,7 +143,9 @@ impl FromStr for Arch {
         Arch::ALL
             .into_iter()
             .find(|a| a.name() == s)
-            .ok_or_else(|| format!("unknown arch `{s}` (expected lp64-le, lp64-be, ilp32-le or ilp32-be)"))
+            .ok_or_else(|| {
+                format!("unknown arch `{s}` (expected lp64-le, lp64-be, ilp32-le or ilp32-be)")
+            })
     }
 }
 
@@ -144,15 +158,25 @@ mod tests {
         for arch in Arch::ALL {
             for width in 1..=8 {
                 let v = 0x0102_0304_0506_0708u64 & (u64::MAX >> (64 - 8 * width));
-                assert_eq!(arch.decode(&arch.encode(v, width)), v, "{arch} width {width}");
+                assert_eq!(
+                    arch.decode(&arch.encode(v, width)),
+                    v,
+                    "{arch} width {width}"
+                );
             }
         }
     }
 
     #[test]
     fn big_endian_puts_the_high_byte_first() {
-        assert_eq!(Arch::ILP32_BE.encode(0x11223344, 4), [0x11, 0x22, 0x33, 0x44]);
-        assert_eq!(Arch::ILP32_LE.encode(0x11223344, 4), [0x44, 0x33, 0x22, 0x11]);
+        assert_eq!(
+            Arch::ILP32_BE.encode(0x11223344, 4),
+            [0x11, 0x22, 0x33, 0x44]
+        );
+        assert_eq!(
+            Arch::ILP32_LE.encode(0x11223344, 4),
+            [0x44, 0x33, 0x22, 0x11]
+        );
     }
 
     #[test]

@@ -33,7 +33,10 @@ pub fn ledger() -> MutexGuard<'static, Ledger> {
 
 fn registry() -> MutexGuard<'static, Vec<usize>> {
     static TARGETS: OnceLock<Mutex<Vec<usize>>> = OnceLock::new();
-    TARGETS.get_or_init(|| Mutex::new(Vec::new())).lock().unwrap_or_else(|e| e.into_inner())
+    TARGETS
+        .get_or_init(|| Mutex::new(Vec::new()))
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
 }
 
 /// Marks `site` as the OMPD entry point in flight until the guard is dropped.
@@ -62,7 +65,8 @@ impl Drop for SiteGuard {
 /// The thread context handed to the library for one native thread of a target.
 #[derive(Debug)]
 pub struct ThreadCtx {
-    /// Index into the image's native thread table (also keeps every box at its own address).
+    /// Index into the image's native thread table (also makes every context non-zero-sized, so
+    /// each has its own address).
     index: usize,
 }
 
@@ -71,7 +75,8 @@ pub struct ThreadCtx {
 #[derive(Debug)]
 pub struct Target {
     image: Image,
-    threads: Vec<Box<ThreadCtx>>,
+    /// One context per native thread; the vector is never resized, so addresses are stable.
+    threads: Vec<ThreadCtx>,
 }
 
 impl Target {
@@ -79,7 +84,7 @@ impl Target {
     /// context pointers), so the reference is `'static`.
     pub fn leak(image: Image) -> &'static Target {
         let n = image.threads.len();
-        let threads = (0..n).map(|index| Box::new(ThreadCtx { index })).collect();
+        let threads = (0..n).map(|index| ThreadCtx { index }).collect();
         let t: &'static Target = Box::leak(Box::new(Target { image, threads }));
         registry().push(t as *const Target as usize);
         t
@@ -98,13 +103,15 @@ impl Target {
     /// The thread context of native thread `index` (as `get_thread_context_for_thread_id` would
     /// return it).
     pub fn thread_context(&self, index: usize) -> Option<*mut ThreadContext> {
-        self.threads.get(index).map(|b| &**b as *const ThreadCtx as *mut ThreadContext)
+        self.threads
+            .get(index)
+            .map(|b| b as *const ThreadCtx as *mut ThreadContext)
     }
 
     fn thread_index(&self, tctx: *mut ThreadContext) -> Option<usize> {
         self.threads
             .iter()
-            .find(|b| std::ptr::eq(&***b as *const ThreadCtx, tctx as *const ThreadCtx))
+            .find(|b| std::ptr::eq(*b as *const ThreadCtx, tctx as *const ThreadCtx))
             .map(|b| b.index)
     }
 }
@@ -150,7 +157,11 @@ fn guarded(callback: &'static str, body: impl FnOnce() -> Rc) -> Rc {
 fn null_arg(callback: &'static str, argument: &'static str) -> Rc {
     let mut l = ledger();
     let site = l.site().unwrap_or("(none)");
-    l.violate(Violation::NullArgument { callback, argument, site });
+    l.violate(Violation::NullArgument {
+        callback,
+        argument,
+        site,
+    });
     Rc::BAD_INPUT
 }
 
@@ -232,7 +243,9 @@ pub fn read_block_cstr(ptr: *const c_char) -> Result<Vec<u8>, String> {
     let bytes = unsafe { std::slice::from_raw_parts(ptr as *const u8, size) };
     match bytes.iter().position(|b| *b == 0) {
         Some(n) => Ok(bytes[..n].to_vec()),
-        None => Err(format!("no NUL terminator inside the {size}-byte block at {ptr:p}")),
+        None => Err(format!(
+            "no NUL terminator inside the {size}-byte block at {ptr:p}"
+        )),
     }
 }
 
@@ -242,9 +255,13 @@ pub fn read_block_words(ptr: *const c_void, n: usize) -> Result<Vec<usize>, Stri
         Some(a) => a.size as usize,
         None => return Err(format!("{ptr:p} is not a live block from alloc_memory")),
     };
-    let need = n.checked_mul(std::mem::size_of::<usize>()).ok_or("overflow")?;
+    let need = n
+        .checked_mul(std::mem::size_of::<usize>())
+        .ok_or("overflow")?;
     if need > size {
-        return Err(format!("{n} words do not fit the {size}-byte block at {ptr:p}"));
+        return Err(format!(
+            "{n} words do not fit the {size}-byte block at {ptr:p}"
+        ));
     }
     // SAFETY: the block is live, at least `need` bytes long, and 16-byte aligned.
     let words = unsafe { std::slice::from_raw_parts(ptr as *const usize, n) };
@@ -280,7 +297,9 @@ unsafe extern "C" fn free_memory(ptr: *mut c_void) -> Rc {
             return Rc::OK;
         }
         let r = release(ptr, site);
-        ledger().record(Event::FreeMemory { size: *r.as_ref().unwrap_or(&0) });
+        ledger().record(Event::FreeMemory {
+            size: *r.as_ref().unwrap_or(&0),
+        });
         r.map(|_| Rc::OK).unwrap_or_else(|e| e)
     })
 }
@@ -292,7 +311,9 @@ unsafe extern "C" fn print_string(string: *const c_char, category: c_int) -> Rc 
             return null_arg("print_string", "string");
         }
         // SAFETY: the library passes a NUL-terminated string (the callback's contract).
-        let text = unsafe { CStr::from_ptr(string) }.to_string_lossy().into_owned();
+        let text = unsafe { CStr::from_ptr(string) }
+            .to_string_lossy()
+            .into_owned();
         ledger().record(Event::PrintString { text, category });
         Rc::OK
     })
@@ -302,7 +323,9 @@ unsafe extern "C" fn sizeof_type(ctx: *mut AddressSpaceContext, sizes: *mut Devi
     guarded("sizeof_type", || {
         ledger().attribute("sizeof_type");
         ledger().record(Event::SizeofType);
-        let Some(t) = target_of(ctx) else { return unknown_context("sizeof_type") };
+        let Some(t) = target_of(ctx) else {
+            return unknown_context("sizeof_type");
+        };
         if sizes.is_null() {
             return null_arg("sizeof_type", "sizes");
         }
@@ -321,7 +344,9 @@ unsafe extern "C" fn symbol_addr_lookup(
 ) -> Rc {
     guarded("symbol_addr_lookup", || {
         ledger().attribute("symbol_addr_lookup");
-        let Some(t) = target_of(ctx) else { return unknown_context("symbol_addr_lookup") };
+        let Some(t) = target_of(ctx) else {
+            return unknown_context("symbol_addr_lookup");
+        };
         if name.is_null() {
             return null_arg("symbol_addr_lookup", "symbol_name");
         }
@@ -329,7 +354,9 @@ unsafe extern "C" fn symbol_addr_lookup(
             return null_arg("symbol_addr_lookup", "symbol_addr");
         }
         // SAFETY: `name` is non-NULL and NUL-terminated per the callback contract.
-        let name = unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned();
+        let name = unsafe { CStr::from_ptr(name) }
+            .to_string_lossy()
+            .into_owned();
         let found = if name == "__kmp_gtid" {
             if tctx.is_null() {
                 None
@@ -337,7 +364,11 @@ unsafe extern "C" fn symbol_addr_lookup(
                 match t.thread_index(tctx) {
                     Some(i) => Some(t.image.threads[i].gtid_slot),
                     None => {
-                        ledger().record(Event::SymbolAddrLookup { name, thread: true, found: false });
+                        ledger().record(Event::SymbolAddrLookup {
+                            name,
+                            thread: true,
+                            found: false,
+                        });
                         return unknown_context("symbol_addr_lookup");
                     }
                 }
@@ -345,11 +376,20 @@ unsafe extern "C" fn symbol_addr_lookup(
         } else {
             t.image.symbol(&name)
         };
-        ledger().record(Event::SymbolAddrLookup { name, thread: !tctx.is_null(), found: found.is_some() });
+        ledger().record(Event::SymbolAddrLookup {
+            name,
+            thread: !tctx.is_null(),
+            found: found.is_some(),
+        });
         match found {
             Some(addr) => {
                 // SAFETY: `out` is non-NULL and points to the library's address struct.
-                unsafe { out.write_unaligned(abi::Address { segment: abi::SEGMENT_NONE, address: addr }) };
+                unsafe {
+                    out.write_unaligned(abi::Address {
+                        segment: abi::SEGMENT_NONE,
+                        address: addr,
+                    })
+                };
                 Rc::OK
             }
             None => Rc::ERROR,
@@ -373,7 +413,9 @@ unsafe extern "C" fn read_memory(
 ) -> Rc {
     guarded("read_memory", || {
         ledger().attribute("read_memory");
-        let Some(t) = target_of(ctx) else { return unknown_context("read_memory") };
+        let Some(t) = target_of(ctx) else {
+            return unknown_context("read_memory");
+        };
         if let Err(rc) = check_thread(t, tctx, "read_memory") {
             return rc;
         }
@@ -383,7 +425,11 @@ unsafe extern "C" fn read_memory(
         // SAFETY: `addr` is non-NULL and points to the library's address struct.
         let a = unsafe { addr.read_unaligned() }.address;
         if nbytes == 0 {
-            ledger().record(Event::ReadMemory { addr: a, len: 0, ok: true });
+            ledger().record(Event::ReadMemory {
+                addr: a,
+                len: 0,
+                ok: true,
+            });
             return Rc::OK;
         }
         if buffer.is_null() {
@@ -393,7 +439,11 @@ unsafe extern "C" fn read_memory(
             return Rc::BAD_INPUT;
         }
         let res = t.image.memory.read(a, nbytes);
-        ledger().record(Event::ReadMemory { addr: a, len: nbytes, ok: res.is_ok() });
+        ledger().record(Event::ReadMemory {
+            addr: a,
+            len: nbytes,
+            ok: res.is_ok(),
+        });
         match res {
             Ok(data) => {
                 // SAFETY: the library provides a buffer of at least `nbytes` bytes.
@@ -414,7 +464,9 @@ unsafe extern "C" fn read_string(
 ) -> Rc {
     guarded("read_string", || {
         ledger().attribute("read_string");
-        let Some(t) = target_of(ctx) else { return unknown_context("read_string") };
+        let Some(t) = target_of(ctx) else {
+            return unknown_context("read_string");
+        };
         if let Err(rc) = check_thread(t, tctx, "read_string") {
             return rc;
         }
@@ -427,11 +479,19 @@ unsafe extern "C" fn read_string(
         // SAFETY: `addr` is non-NULL and points to the library's address struct.
         let a = unsafe { addr.read_unaligned() }.address;
         if nbytes == 0 || nbytes > MAX_TRANSFER {
-            ledger().record(Event::ReadString { addr: a, max: nbytes, ok: nbytes == 0 });
+            ledger().record(Event::ReadString {
+                addr: a,
+                max: nbytes,
+                ok: nbytes == 0,
+            });
             return if nbytes == 0 { Rc::OK } else { Rc::BAD_INPUT };
         }
         let res = t.image.memory.read_cstr(a, nbytes);
-        ledger().record(Event::ReadString { addr: a, max: nbytes, ok: res.is_ok() });
+        ledger().record(Event::ReadString {
+            addr: a,
+            max: nbytes,
+            ok: res.is_ok(),
+        });
         match res {
             Ok(s) => {
                 let mut v = s.to_vec();
@@ -469,8 +529,15 @@ unsafe extern "C" fn write_memory(
         // SAFETY: `addr` is non-NULL and points to the library's address struct.
         let a = unsafe { addr.read_unaligned() }.address;
         let mut l = ledger();
-        l.record(Event::WriteMemory { addr: a, len: nbytes });
-        l.violate(Violation::WriteAttempt { addr: a, len: nbytes, site });
+        l.record(Event::WriteMemory {
+            addr: a,
+            len: nbytes,
+        });
+        l.violate(Violation::WriteAttempt {
+            addr: a,
+            len: nbytes,
+            site,
+        });
         Rc::ERROR
     })
 }
@@ -486,8 +553,14 @@ fn convert(
 ) -> Rc {
     guarded(callback, || {
         ledger().attribute(callback);
-        ledger().record(Event::Convert { to_host, unit, count });
-        let Some(t) = target_of(ctx) else { return unknown_context(callback) };
+        ledger().record(Event::Convert {
+            to_host,
+            unit,
+            count,
+        });
+        let Some(t) = target_of(ctx) else {
+            return unknown_context(callback);
+        };
         let Some(total) = unit.checked_mul(count).filter(|n| *n <= MAX_TRANSFER) else {
             return Rc::BAD_INPUT;
         };
@@ -540,7 +613,9 @@ unsafe extern "C" fn get_thread_context_for_thread_id(
 ) -> Rc {
     guarded("get_thread_context_for_thread_id", || {
         ledger().attribute("get_thread_context_for_thread_id");
-        let Some(t) = target_of(ctx) else { return unknown_context("get_thread_context_for_thread_id") };
+        let Some(t) = target_of(ctx) else {
+            return unknown_context("get_thread_context_for_thread_id");
+        };
         if id.is_null() {
             return null_arg("get_thread_context_for_thread_id", "thread_id");
         }
@@ -551,18 +626,30 @@ unsafe extern "C" fn get_thread_context_for_thread_id(
             abi::thread_id_kind::PTHREAD => t.image.arch.pointer as u64,
             abi::thread_id_kind::LWP => 4,
             _ => {
-                ledger().record(Event::ThreadContext { kind, size, found: false });
+                ledger().record(Event::ThreadContext {
+                    kind,
+                    size,
+                    found: false,
+                });
                 return Rc::UNSUPPORTED;
             }
         };
         if size != expected {
-            ledger().record(Event::ThreadContext { kind, size, found: false });
+            ledger().record(Event::ThreadContext {
+                kind,
+                size,
+                found: false,
+            });
             return Rc::BAD_INPUT;
         }
         // SAFETY: `id` is non-NULL and the library passes `size` bytes of id.
         let bytes = unsafe { std::slice::from_raw_parts(id as *const u8, size as usize) };
         let found = t.image.find_thread(kind, bytes);
-        ledger().record(Event::ThreadContext { kind, size, found: found.is_some() });
+        ledger().record(Event::ThreadContext {
+            kind,
+            size,
+            found: found.is_some(),
+        });
         match found.and_then(|i| t.thread_context(i)) {
             Some(c) => {
                 // SAFETY: `out` is non-NULL and points to the library's out-parameter.
@@ -592,14 +679,38 @@ mod tests {
         let name = c"__kmp_openmp_version";
         let mut addr = abi::Address::default();
         // SAFETY: valid context, name and out-parameter.
-        let rc = unsafe { cb.symbol_addr_lookup.unwrap()(t.context(), std::ptr::null_mut(), name.as_ptr(), &mut addr, std::ptr::null()) };
+        let rc = unsafe {
+            cb.symbol_addr_lookup.unwrap()(
+                t.context(),
+                std::ptr::null_mut(),
+                name.as_ptr(),
+                &mut addr,
+                std::ptr::null(),
+            )
+        };
         assert_eq!(rc, Rc::OK);
         let mut buf = [0u8; 4];
         // SAFETY: valid context, address and 4-byte buffer.
-        let rc = unsafe { cb.read_memory.unwrap()(t.context(), std::ptr::null_mut(), &addr, 4, buf.as_mut_ptr().cast()) };
+        let rc = unsafe {
+            cb.read_memory.unwrap()(
+                t.context(),
+                std::ptr::null_mut(),
+                &addr,
+                4,
+                buf.as_mut_ptr().cast(),
+            )
+        };
         assert_eq!(rc, Rc::OK);
         // SAFETY: in-place conversion of 4 bytes, which the callback supports.
-        let rc = unsafe { cb.device_to_host.unwrap()(t.context(), buf.as_ptr().cast(), 4, 1, buf.as_mut_ptr().cast()) };
+        let rc = unsafe {
+            cb.device_to_host.unwrap()(
+                t.context(),
+                buf.as_ptr().cast(),
+                4,
+                1,
+                buf.as_mut_ptr().cast(),
+            )
+        };
         assert_eq!(rc, Rc::OK);
         assert_eq!(i32::from_le_bytes(buf), 201611);
     }
@@ -612,28 +723,57 @@ mod tests {
         // SAFETY: the callback must not dereference an unknown context.
         let rc = unsafe { table().sizeof_type.unwrap()(bogus, &mut sizes) };
         assert_eq!(rc, Rc::STALE_HANDLE);
-        assert!(ledger().violations().iter().any(|v| matches!(v, Violation::UnknownContext { .. })));
+        assert!(ledger()
+            .violations()
+            .iter()
+            .any(|v| matches!(v, Violation::UnknownContext { .. })));
     }
 
     #[test]
     fn thread_contexts_resolve_the_tls_gtid() {
         let t = target(Arch::LP64_LE);
         let _g = enter("test");
-        let id = t.image().thread_id_bytes(2, abi::thread_id_kind::PTHREAD).unwrap();
+        let id = t
+            .image()
+            .thread_id_bytes(2, abi::thread_id_kind::PTHREAD)
+            .unwrap();
         let mut tctx = std::ptr::null_mut();
         // SAFETY: valid context, id buffer and out-parameter.
         let rc = unsafe {
-            table().get_thread_context_for_thread_id.unwrap()(t.context(), 0, 8, id.as_ptr().cast(), &mut tctx)
+            table().get_thread_context_for_thread_id.unwrap()(
+                t.context(),
+                0,
+                8,
+                id.as_ptr().cast(),
+                &mut tctx,
+            )
         };
         assert_eq!(rc, Rc::OK);
         let mut addr = abi::Address::default();
         // SAFETY: as above.
-        let rc = unsafe { table().symbol_addr_lookup.unwrap()(t.context(), tctx, c"__kmp_gtid".as_ptr(), &mut addr, std::ptr::null()) };
+        let rc = unsafe {
+            table().symbol_addr_lookup.unwrap()(
+                t.context(),
+                tctx,
+                c"__kmp_gtid".as_ptr(),
+                &mut addr,
+                std::ptr::null(),
+            )
+        };
         assert_eq!(rc, Rc::OK);
-        assert_eq!(t.image().memory.read(addr.address, 4).unwrap(), 2i32.to_le_bytes());
+        assert_eq!(
+            t.image().memory.read(addr.address, 4).unwrap(),
+            2i32.to_le_bytes()
+        );
         // SAFETY: wrong size for the kind.
         let rc = unsafe {
-            table().get_thread_context_for_thread_id.unwrap()(t.context(), 0, 4, id.as_ptr().cast(), &mut tctx)
+            table().get_thread_context_for_thread_id.unwrap()(
+                t.context(),
+                0,
+                4,
+                id.as_ptr().cast(),
+                &mut tctx,
+            )
         };
         assert_eq!(rc, Rc::BAD_INPUT);
     }
@@ -655,10 +795,25 @@ mod tests {
     fn zero_width_reads_and_conversions_succeed() {
         let t = target(Arch::LP64_LE);
         let _g = enter("test");
-        let a = abi::Address { segment: 0, address: t.image().symbol("__kmp_version_lib_ver").unwrap() };
+        let a = abi::Address {
+            segment: 0,
+            address: t.image().symbol("__kmp_version_lib_ver").unwrap(),
+        };
+        let read = table().read_memory.unwrap();
         // SAFETY: a 0-byte read needs no buffer.
-        assert_eq!(unsafe { table().read_memory.unwrap()(t.context(), std::ptr::null_mut(), &a, 0, std::ptr::null_mut()) }, Rc::OK);
+        let rc = unsafe {
+            read(
+                t.context(),
+                std::ptr::null_mut(),
+                &a,
+                0,
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(rc, Rc::OK);
+        let convert = table().device_to_host.unwrap();
         // SAFETY: a unit-0 conversion touches no memory.
-        assert_eq!(unsafe { table().device_to_host.unwrap()(t.context(), std::ptr::null(), 0, 1, std::ptr::null_mut()) }, Rc::OK);
+        let rc = unsafe { convert(t.context(), std::ptr::null(), 0, 1, std::ptr::null_mut()) };
+        assert_eq!(rc, Rc::OK);
     }
 }

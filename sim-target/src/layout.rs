@@ -106,7 +106,11 @@ use FieldTy::{Prim as P, Struct as S};
 /// Every runtime type the libraries read, with the fields they access plus a few they do not
 /// (kept so layouts look like a real runtime's). Nested types come before their users.
 static SCHEMA: &[TypeDef] = &[
-    TypeDef { name: "ompt_data_t", union: true, fields: &[("value", P(Prim::U64)), ("ptr", P(Prim::Ptr))] },
+    TypeDef {
+        name: "ompt_data_t",
+        union: true,
+        fields: &[("value", P(Prim::U64)), ("ptr", P(Prim::Ptr))],
+    },
     TypeDef {
         name: "ompt_frame_t",
         union: false,
@@ -130,7 +134,10 @@ static SCHEMA: &[TypeDef] = &[
     TypeDef {
         name: "ompt_team_info_t",
         union: false,
-        fields: &[("parallel_data", S("ompt_data_t")), ("master_return_address", P(Prim::Ptr))],
+        fields: &[
+            ("parallel_data", S("ompt_data_t")),
+            ("master_return_address", P(Prim::Ptr)),
+        ],
     },
     TypeDef {
         name: "ompt_thread_info_t",
@@ -164,7 +171,11 @@ static SCHEMA: &[TypeDef] = &[
             ("ds_gtid", P(Prim::I32)),
         ],
     },
-    TypeDef { name: "kmp_desc_t", union: true, fields: &[("ds", S("kmp_desc_base_t"))] },
+    TypeDef {
+        name: "kmp_desc_t",
+        union: true,
+        fields: &[("ds", S("kmp_desc_base_t"))],
+    },
     TypeDef {
         name: "kmp_base_info_t",
         union: false,
@@ -176,7 +187,11 @@ static SCHEMA: &[TypeDef] = &[
             ("th_current_task", P(Prim::Ptr)),
         ],
     },
-    TypeDef { name: "kmp_info_t", union: true, fields: &[("th", S("kmp_base_info_t"))] },
+    TypeDef {
+        name: "kmp_info_t",
+        union: true,
+        fields: &[("th", S("kmp_base_info_t"))],
+    },
     TypeDef {
         name: "kmp_r_sched_t",
         union: false,
@@ -215,7 +230,11 @@ static SCHEMA: &[TypeDef] = &[
     TypeDef {
         name: "kmp_task_t",
         union: false,
-        fields: &[("shareds", P(Prim::Ptr)), ("routine", P(Prim::Ptr)), ("part_id", P(Prim::I32))],
+        fields: &[
+            ("shareds", P(Prim::Ptr)),
+            ("routine", P(Prim::Ptr)),
+            ("part_id", P(Prim::I32)),
+        ],
     },
     TypeDef {
         name: "kmp_base_team_t",
@@ -233,16 +252,28 @@ static SCHEMA: &[TypeDef] = &[
             ("t_active_level", P(Prim::I32)),
         ],
     },
-    TypeDef { name: "kmp_team_p", union: true, fields: &[("t", S("kmp_base_team_t"))] },
+    TypeDef {
+        name: "kmp_team_p",
+        union: true,
+        fields: &[("t", S("kmp_base_team_t"))],
+    },
     TypeDef {
         name: "kmp_nested_nthreads_t",
         union: false,
-        fields: &[("nth", P(Prim::Ptr)), ("size", P(Prim::I32)), ("used", P(Prim::I32))],
+        fields: &[
+            ("nth", P(Prim::Ptr)),
+            ("size", P(Prim::I32)),
+            ("used", P(Prim::I32)),
+        ],
     },
     TypeDef {
         name: "kmp_nested_proc_bind_t",
         union: false,
-        fields: &[("bind_types", P(Prim::Ptr)), ("size", P(Prim::I32)), ("used", P(Prim::I32))],
+        fields: &[
+            ("bind_types", P(Prim::Ptr)),
+            ("size", P(Prim::I32)),
+            ("used", P(Prim::I32)),
+        ],
     },
 ];
 
@@ -262,8 +293,9 @@ pub const TASK_FLAGS: [&str; 11] = [
 ];
 
 /// The real `kmp_tasking_flags_t` masks (Appendix A of the layout research).
-const REAL_MASKS: [u64; 11] =
-    [0x1, 0x2, 0x10000, 0x20000, 0x40000, 0x80000, 0x100000, 0x200000, 0x400000, 0x800000, 0x1000000];
+const REAL_MASKS: [u64; 11] = [
+    0x1, 0x2, 0x10000, 0x20000, 0x40000, 0x80000, 0x100000, 0x200000, 0x400000, 0x800000, 0x1000000,
+];
 
 /// Offset and size of one field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -364,16 +396,27 @@ impl Layout {
                 for i in (1..bits.len()).rev() {
                     bits.swap(i, rng.below(i as u64 + 1) as usize);
                 }
-                TASK_FLAGS.iter().zip(bits).map(|(n, b)| (*n, 1u64 << b)).collect()
+                TASK_FLAGS
+                    .iter()
+                    .zip(bits)
+                    .map(|(n, b)| (*n, 1u64 << b))
+                    .collect()
             }
             _ => TASK_FLAGS.iter().copied().zip(REAL_MASKS).collect(),
         };
-        Ok(Layout { arch, policy, types, masks })
+        Ok(Layout {
+            arch,
+            policy,
+            types,
+            masks,
+        })
     }
 
     /// The layout of type `name`. Panics on a type outside the schema (a programming error).
     pub fn ty(&self, name: &str) -> &TypeLayout {
-        self.types.get(name).unwrap_or_else(|| panic!("type {name} is not in the schema"))
+        self.types
+            .get(name)
+            .unwrap_or_else(|| panic!("type {name} is not in the schema"))
     }
 
     /// The layout of `ty.field`. Panics on a field outside the schema (a programming error).
@@ -387,7 +430,9 @@ impl Layout {
 
     /// The layout of `ty.field` if the layout has that field.
     pub fn try_field(&self, ty: &str, field: &str) -> Option<FieldLayout> {
-        self.types.get(ty).and_then(|t| t.fields.get(field).copied())
+        self.types
+            .get(ty)
+            .and_then(|t| t.fields.get(field).copied())
     }
 
     /// Offset (from the start of a `ty` object) and size of the member reached through `path`,
@@ -450,8 +495,14 @@ impl Layout {
                 ("ompd_sizeof____kmp_affinity_format", p),
                 ("ompd_sizeof____kmp_tool_libraries", p),
                 ("ompd_sizeof____kmp_tool_verbose_init", p),
-                ("ompd_sizeof____kmp_nested_nth", self.ty("kmp_nested_nthreads_t").size),
-                ("ompd_sizeof____kmp_nested_proc_bind", self.ty("kmp_nested_proc_bind_t").size),
+                (
+                    "ompd_sizeof____kmp_nested_nth",
+                    self.ty("kmp_nested_nthreads_t").size,
+                ),
+                (
+                    "ompd_sizeof____kmp_nested_proc_bind",
+                    self.ty("kmp_nested_proc_bind_t").size,
+                ),
             ]
             .into_iter()
             .map(|(n, v)| (n.to_string(), v)),
@@ -474,14 +525,23 @@ fn align_up(v: u64, a: u64) -> u64 {
 }
 
 /// Places members in order (or shuffled, with padding, when `rng` is given).
-fn place(members: &[(&str, u64, u64)], union: bool, aligned: bool, mut rng: Option<&mut SeedRng>) -> TypeLayout {
+fn place(
+    members: &[(&str, u64, u64)],
+    union: bool,
+    aligned: bool,
+    mut rng: Option<&mut SeedRng>,
+) -> TypeLayout {
     let mut order: Vec<usize> = (0..members.len()).collect();
     if let (Some(rng), false) = (rng.as_deref_mut(), union) {
         for i in (1..order.len()).rev() {
             order.swap(i, rng.below(i as u64 + 1) as usize);
         }
     }
-    let align = if aligned { members.iter().map(|m| m.2).max().unwrap_or(1).min(8) } else { 1 };
+    let align = if aligned {
+        members.iter().map(|m| m.2).max().unwrap_or(1).min(8)
+    } else {
+        1
+    };
     let mut fields = BTreeMap::new();
     let mut end = 0u64;
     for i in order {
@@ -497,7 +557,11 @@ fn place(members: &[(&str, u64, u64)], union: bool, aligned: bool, mut rng: Opti
     if let Some(rng) = rng {
         end += align * rng.below(3);
     }
-    TypeLayout { size: align_up(end.max(1), align), align, fields }
+    TypeLayout {
+        size: align_up(end.max(1), align),
+        align,
+        fields,
+    }
 }
 
 /// The Intel 2026.2 x86-64 layout: every field the libraries read at its real offset and size,
@@ -506,15 +570,37 @@ fn intel_type(name: &str, members: &[(&str, u64, u64)]) -> TypeLayout {
     let (size, table): (u64, &[(&str, u64, u64)]) = match name {
         "ompt_data_t" => (8, &[("value", 0, 8), ("ptr", 0, 8)]),
         "ompt_frame_t" => (24, &[("exit_frame", 0, 8), ("enter_frame", 8, 8)]),
-        "ompt_task_info_t" => (64, &[("frame", 0, 24), ("task_data", 24, 8), ("scheduling_parent", 32, 8)]),
+        "ompt_task_info_t" => (
+            64,
+            &[
+                ("frame", 0, 24),
+                ("task_data", 24, 8),
+                ("scheduling_parent", 32, 8),
+            ],
+        ),
         "ompt_team_info_t" => (16, &[("parallel_data", 0, 8)]),
-        "ompt_thread_info_t" => (64, &[("thread_data", 0, 8), ("state", 32, 4), ("wait_id", 40, 8)]),
-        "ompt_lw_taskteam_t" => (96, &[("ompt_team_info", 0, 16), ("ompt_task_info", 16, 64), ("parent", 88, 8)]),
+        "ompt_thread_info_t" => (
+            64,
+            &[("thread_data", 0, 8), ("state", 32, 4), ("wait_id", 40, 8)],
+        ),
+        "ompt_lw_taskteam_t" => (
+            96,
+            &[
+                ("ompt_team_info", 0, 16),
+                ("ompt_task_info", 16, 64),
+                ("parent", 88, 8),
+            ],
+        ),
         "kmp_desc_base_t" => (40, &[("ds_thread", 24, 8), ("ds_tid", 32, 4)]),
         "kmp_desc_t" => (64, &[("ds", 0, 40)]),
         "kmp_base_info_t" => (
             1728,
-            &[("th_info", 0, 64), ("th_team", 64, 8), ("ompt_thread_info", 456, 64), ("th_current_task", 584, 8)],
+            &[
+                ("th_info", 0, 64),
+                ("th_team", 64, 8),
+                ("ompt_thread_info", 456, 64),
+                ("th_current_task", 584, 8),
+            ],
         ),
         "kmp_info_t" => (4096, &[("th", 0, 1728)]),
         "kmp_r_sched_t" => (8, &[("r_sched_type", 0, 4), ("chunk", 4, 4)]),
@@ -532,7 +618,13 @@ fn intel_type(name: &str, members: &[(&str, u64, u64)]) -> TypeLayout {
         ),
         "kmp_taskdata_t" => (
             320,
-            &[("td_flags", 4, 4), ("td_team", 8, 8), ("td_parent", 24, 8), ("td_icvs", 64, 56), ("ompt_task_info", 232, 64)],
+            &[
+                ("td_flags", 4, 4),
+                ("td_team", 8, 8),
+                ("td_parent", 24, 8),
+                ("td_icvs", 64, 56),
+                ("ompt_task_info", 232, 64),
+            ],
         ),
         "kmp_task_t" => (48, &[("routine", 8, 8)]),
         "kmp_base_team_t" => (
@@ -555,9 +647,26 @@ fn intel_type(name: &str, members: &[(&str, u64, u64)]) -> TypeLayout {
         "kmp_nested_proc_bind_t" => (16, &[("bind_types", 0, 8), ("size", 8, 4), ("used", 12, 4)]),
         other => unreachable!("type {other} has no Intel preset"),
     };
-    debug_assert!(table.iter().all(|(f, _, s)| members.iter().any(|m| m.0 == *f && m.1 == *s)));
-    let fields = table.iter().map(|(f, o, s)| (f.to_string(), FieldLayout { offset: *o, size: *s })).collect();
-    TypeLayout { size, align: 8, fields }
+    debug_assert!(table
+        .iter()
+        .all(|(f, _, s)| members.iter().any(|m| m.0 == *f && m.1 == *s)));
+    let fields = table
+        .iter()
+        .map(|(f, o, s)| {
+            (
+                f.to_string(),
+                FieldLayout {
+                    offset: *o,
+                    size: *s,
+                },
+            )
+        })
+        .collect();
+    TypeLayout {
+        size,
+        align: 8,
+        fields,
+    }
 }
 
 #[cfg(test)]
@@ -567,7 +676,13 @@ mod tests {
     fn all_layouts() -> Vec<Layout> {
         let mut v = Vec::new();
         for arch in Arch::ALL {
-            for policy in [Policy::Natural, Policy::Packed, Policy::Random(7), Policy::Random(99), Policy::Intel2026_2] {
+            for policy in [
+                Policy::Natural,
+                Policy::Packed,
+                Policy::Random(7),
+                Policy::Random(99),
+                Policy::Intel2026_2,
+            ] {
                 if let Ok(l) = Layout::new(arch, policy) {
                     v.push(l);
                 }
@@ -582,12 +697,26 @@ mod tests {
             for name in l.type_names() {
                 let t = l.ty(name);
                 let union = SCHEMA.iter().find(|d| d.name == name).unwrap().union;
-                let mut spans: Vec<(u64, u64)> = t.fields.values().map(|f| (f.offset, f.offset + f.size)).collect();
+                let mut spans: Vec<(u64, u64)> = t
+                    .fields
+                    .values()
+                    .map(|f| (f.offset, f.offset + f.size))
+                    .collect();
                 spans.sort();
                 for w in spans.windows(2) {
-                    assert!(union || w[0].1 <= w[1].0, "{} {}: {name} overlaps", l.arch, l.policy);
+                    assert!(
+                        union || w[0].1 <= w[1].0,
+                        "{} {}: {name} overlaps",
+                        l.arch,
+                        l.policy
+                    );
                 }
-                assert!(spans.iter().all(|s| s.1 <= t.size), "{} {}: {name} too small", l.arch, l.policy);
+                assert!(
+                    spans.iter().all(|s| s.1 <= t.size),
+                    "{} {}: {name} too small",
+                    l.arch,
+                    l.policy
+                );
             }
         }
     }
@@ -631,7 +760,12 @@ mod tests {
 
     #[test]
     fn policies_parse_back() {
-        for p in [Policy::Natural, Policy::Packed, Policy::Random(42), Policy::Intel2026_2] {
+        for p in [
+            Policy::Natural,
+            Policy::Packed,
+            Policy::Random(42),
+            Policy::Intel2026_2,
+        ] {
             assert_eq!(p.to_string().parse::<Policy>().unwrap(), p);
         }
         assert!("random:x".parse::<Policy>().is_err());

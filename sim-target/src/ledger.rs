@@ -217,7 +217,8 @@ impl Ledger {
         match self.site {
             Some(s) => s,
             None => {
-                self.violations.push(Violation::OutsideEntryPoint { callback });
+                self.violations
+                    .push(Violation::OutsideEntryPoint { callback });
                 "(none)"
             }
         }
@@ -252,7 +253,15 @@ impl Ledger {
     pub fn allocated(&mut self, ptr: usize, size: u64, site: &'static str) {
         self.seq += 1;
         self.freed.remove(&ptr);
-        self.live.insert(ptr, Allocation { ptr, size, site, seq: self.seq });
+        self.live.insert(
+            ptr,
+            Allocation {
+                ptr,
+                size,
+                site,
+                seq: self.seq,
+            },
+        );
     }
 
     /// Unregisters a block being freed. Returns the block, or records a double or foreign free
@@ -301,7 +310,11 @@ impl Ledger {
 
     /// A mark to diff against later with [`Ledger::since`].
     pub fn mark(&self) -> Mark {
-        Mark { events: self.events.len(), violations: self.violations.len(), seq: self.seq }
+        Mark {
+            events: self.events.len(),
+            violations: self.violations.len(),
+            seq: self.seq,
+        }
     }
 
     /// What happened since `mark`.
@@ -347,7 +360,16 @@ mod tests {
         assert!(l.freeing(0x20, "ompd_x").is_none());
         assert_eq!(
             l.violations(),
-            [Violation::DoubleFree { ptr: 0x10, site: "ompd_x" }, Violation::ForeignFree { ptr: 0x20, site: "ompd_x" }]
+            [
+                Violation::DoubleFree {
+                    ptr: 0x10,
+                    site: "ompd_x"
+                },
+                Violation::ForeignFree {
+                    ptr: 0x20,
+                    site: "ompd_x"
+                }
+            ]
         );
     }
 

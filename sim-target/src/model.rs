@@ -136,7 +136,11 @@ impl Default for TaskIcvs {
             max_active_levels: 4,
             proc_bind: 0,
             default_device: 0,
-            schedule: Schedule { kind: SchedKind::Static, chunk: 0, modifier: None },
+            schedule: Schedule {
+                kind: SchedKind::Static,
+                chunk: 0,
+                modifier: None,
+            },
         }
     }
 }
@@ -268,7 +272,10 @@ impl Model {
     /// Number of active (more than one thread) regions enclosing and including `r`
     /// (active-levels-var).
     pub fn active_level(&self, r: RegionId) -> usize {
-        self.region_chain(r).iter().filter(|x| self.is_active(**x)).count()
+        self.region_chain(r)
+            .iter()
+            .filter(|x| self.is_active(**x))
+            .count()
     }
 
     /// True when the region's team has more than one thread.
@@ -313,7 +320,13 @@ impl Model {
         let task = &self.tasks[t.0];
         let level = self.level(task.region);
         let mut v = vec![task.icvs.nthreads as i64];
-        v.extend(self.globals.nthreads_list.iter().skip(level + 1).map(|x| *x as i64));
+        v.extend(
+            self.globals
+                .nthreads_list
+                .iter()
+                .skip(level + 1)
+                .map(|x| *x as i64),
+        );
         v
     }
 
@@ -322,7 +335,13 @@ impl Model {
         let task = &self.tasks[t.0];
         let level = self.level(task.region);
         let mut v = vec![task.icvs.proc_bind as i64];
-        v.extend(self.globals.bind_list.iter().skip(level + 1).map(|x| *x as i64));
+        v.extend(
+            self.globals
+                .bind_list
+                .iter()
+                .skip(level + 1)
+                .map(|x| *x as i64),
+        );
         v
     }
 
@@ -345,20 +364,27 @@ impl Model {
         }
         for (i, r) in self.regions.iter().enumerate() {
             if r.members.is_empty() || r.members.len() != r.implicit_tasks.len() {
-                return err(format!("region {i}: members and implicit tasks differ in number"));
+                return err(format!(
+                    "region {i}: members and implicit tasks differ in number"
+                ));
             }
             if let Some(p) = r.parent {
                 if p.0 >= i {
                     return err(format!("region {i}: parent {} must come first", p.0));
                 }
                 if self.thread_num(p, r.members[0]).is_none() {
-                    return err(format!("region {i}: primary thread is not in the parent team"));
+                    return err(format!(
+                        "region {i}: primary thread is not in the parent team"
+                    ));
                 }
             } else if i != 0 {
                 return err(format!("region {i} has no parent"));
             }
             if let Some(p) = r.parent {
-                let gen = self.tasks.get(r.implicit_tasks[0].0).and_then(|t| t.generating);
+                let gen = self
+                    .tasks
+                    .get(r.implicit_tasks[0].0)
+                    .and_then(|t| t.generating);
                 let parent_task = self.regions[p.0].implicit_tasks.first().copied();
                 if self.is_serialized(RegionId(i)) && self.is_serialized(p) && gen != parent_task {
                     return err(format!(
@@ -368,8 +394,16 @@ impl Model {
                 }
             }
             for (n, t) in r.implicit_tasks.iter().enumerate() {
-                let task = self.tasks.get(t.0).ok_or_else(|| ModelError(format!("task {}", t.0)))?;
-                if task.kind != (TaskKind::Implicit { region: RegionId(i), index: n }) {
+                let task = self
+                    .tasks
+                    .get(t.0)
+                    .ok_or_else(|| ModelError(format!("task {}", t.0)))?;
+                if task.kind
+                    != (TaskKind::Implicit {
+                        region: RegionId(i),
+                        index: n,
+                    })
+                {
                     return err(format!("region {i}: implicit task {n} has the wrong kind"));
                 }
             }
@@ -383,7 +417,9 @@ impl Model {
             primaries.sort();
             primaries.dedup();
             if primaries.len() != n_children {
-                return err(format!("region {i}: one thread forks two nested regions at once"));
+                return err(format!(
+                    "region {i}: one thread forks two nested regions at once"
+                ));
             }
             let mut seen = r.members.clone();
             seen.sort();
@@ -413,7 +449,10 @@ impl Model {
             }
         }
         for (i, task) in self.tasks.iter().enumerate() {
-            for (what, link) in [("generating", task.generating), ("scheduling", task.scheduling)] {
+            for (what, link) in [
+                ("generating", task.generating),
+                ("scheduling", task.scheduling),
+            ] {
                 if let Some(l) = link {
                     if l.0 >= self.tasks.len() || l.0 == i {
                         return err(format!("task {i}: bad {what} link"));
@@ -442,7 +481,11 @@ impl Model {
     /// same state compare equal whatever order they were built in.
     pub fn canonical(&self) -> Model {
         let key = |r: RegionId| -> Vec<usize> {
-            let mut k: Vec<usize> = self.region_chain(r).iter().map(|x| self.regions[x.0].members[0].0).collect();
+            let mut k: Vec<usize> = self
+                .region_chain(r)
+                .iter()
+                .map(|x| self.regions[x.0].members[0].0)
+                .collect();
             k.reverse();
             k
         };
@@ -454,26 +497,34 @@ impl Model {
         }
         let mut torder: Vec<usize> = Vec::new();
         let mut seen = vec![false; self.tasks.len()];
-        let mut visit = |t: TaskId, torder: &mut Vec<usize>| {
+        fn visit(t: TaskId, torder: &mut Vec<usize>, seen: &mut [bool]) {
             if !seen[t.0] {
                 seen[t.0] = true;
                 torder.push(t.0);
             }
-        };
+        }
         for r in &rorder {
             for t in &self.regions[*r].implicit_tasks {
-                visit(*t, &mut torder);
+                visit(*t, &mut torder, &mut seen);
             }
         }
+        // Depth-first over both links from each thread's current task, generating link first.
+        let mut expanded = vec![false; self.tasks.len()];
         for th in &self.threads {
-            for t in self.scheduling_chain(th.current_task) {
-                for g in self.generating_chain(t) {
-                    visit(g, &mut torder);
+            let mut stack = vec![th.current_task];
+            while let Some(t) = stack.pop() {
+                // Implicit tasks are already numbered; their links must still be followed.
+                if std::mem::replace(&mut expanded[t.0], true) {
+                    continue;
                 }
+                visit(t, &mut torder, &mut seen);
+                let task = &self.tasks[t.0];
+                stack.extend(task.scheduling);
+                stack.extend(task.generating);
             }
         }
         for t in 0..self.tasks.len() {
-            visit(TaskId(t), &mut torder);
+            visit(TaskId(t), &mut torder, &mut seen);
         }
         let mut tmap = vec![0; self.tasks.len()];
         for (new, old) in torder.iter().enumerate() {
@@ -485,7 +536,11 @@ impl Model {
             threads: self
                 .threads
                 .iter()
-                .map(|t| Thread { region: rid(t.region), current_task: tid(t.current_task), ..t.clone() })
+                .map(|t| Thread {
+                    region: rid(t.region),
+                    current_task: tid(t.current_task),
+                    ..t.clone()
+                })
                 .collect(),
             regions: rorder
                 .iter()
@@ -504,7 +559,10 @@ impl Model {
                     let task = &self.tasks[*t];
                     Task {
                         kind: match task.kind {
-                            TaskKind::Implicit { region, index } => TaskKind::Implicit { region: rid(region), index },
+                            TaskKind::Implicit { region, index } => TaskKind::Implicit {
+                                region: rid(region),
+                                index,
+                            },
                             TaskKind::Explicit => TaskKind::Explicit,
                         },
                         region: rid(task.region),
@@ -526,6 +584,12 @@ impl Model {
         let mask = u64::MAX >> (64 - 8 * arch.pointer as u32);
         let mut m = self.clone();
         m.globals.stacksize &= mask;
+        for t in &mut m.threads {
+            t.native.pthread &= mask;
+        }
+        for t in &mut m.foreign_threads {
+            t.pthread &= mask;
+        }
         for r in &mut m.regions {
             r.function &= mask;
         }
@@ -605,7 +669,10 @@ impl ModelBuilder {
     /// A process with only the initial thread executing the initial task in serial code.
     pub fn new() -> Self {
         let initial_task = Task {
-            kind: TaskKind::Implicit { region: RegionId(0), index: 0 },
+            kind: TaskKind::Implicit {
+                region: RegionId(0),
+                index: 0,
+            },
             region: RegionId(0),
             generating: None,
             scheduling: None,
@@ -622,7 +689,10 @@ impl ModelBuilder {
             gtid_mode: GtidMode::Tls,
             globals: Globals::default(),
             threads: vec![Thread {
-                native: NativeId { pthread: 0x7f00_0000_1000, lwp: 1000 },
+                native: NativeId {
+                    pthread: 0x7f00_0000_1000,
+                    lwp: 1000,
+                },
                 region: RegionId(0),
                 current_task: TaskId(0),
                 state: crate::abi::state::WORK_SERIAL,
@@ -639,7 +709,11 @@ impl ModelBuilder {
             }],
             tasks: vec![initial_task],
         };
-        ModelBuilder { model, next_native: 1, next_addr: 0x40_1000 }
+        ModelBuilder {
+            model,
+            next_native: 1,
+            next_addr: 0x40_1000,
+        }
     }
 
     /// The initial thread (gtid 0).
@@ -666,7 +740,10 @@ impl ModelBuilder {
         let n = self.next_native;
         self.next_native += 1;
         self.model.threads.push(Thread {
-            native: NativeId { pthread: 0x7f00_0000_1000 + n * 0x80_0000, lwp: 1000 + n as u32 },
+            native: NativeId {
+                pthread: 0x7f00_0000_1000 + n * 0x80_0000,
+                lwp: 1000 + n as u32,
+            },
             region,
             current_task: task,
             state: crate::abi::state::WORK_PARALLEL,
@@ -701,14 +778,21 @@ impl ModelBuilder {
         for n in 0..team_size {
             let task = TaskId(self.model.tasks.len());
             self.model.tasks.push(Task {
-                kind: TaskKind::Implicit { region: r, index: n },
+                kind: TaskKind::Implicit {
+                    region: r,
+                    index: n,
+                },
                 region: r,
                 generating: Some(encountering),
                 scheduling: None,
                 is_final: false,
                 icvs,
                 function,
-                exit_frame: if n == 0 { enter_frame - 0x80 } else { 0x7e00_0000 + 0x100 * n as u64 },
+                exit_frame: if n == 0 {
+                    enter_frame - 0x80
+                } else {
+                    0x7e00_0000 + 0x100 * n as u64
+                },
                 enter_frame: 0,
                 tool_data: 0x5000 + task.0 as u64,
             });
@@ -774,7 +858,10 @@ impl ModelBuilder {
     pub fn foreign_thread(&mut self) -> NativeId {
         let n = self.next_native;
         self.next_native += 1;
-        let id = NativeId { pthread: 0x7e00_0000_1000 + n * 0x80_0000, lwp: 5000 + n as u32 };
+        let id = NativeId {
+            pthread: 0x7e00_0000_1000 + n * 0x80_0000,
+            lwp: 5000 + n as u32,
+        };
         self.model.foreign_threads.push(id);
         id
     }
@@ -855,7 +942,11 @@ fn nested_tasks() -> Model {
         icvs.max_active_levels = 3;
         icvs.dynamic = true;
         icvs.default_device = 1;
-        icvs.schedule = Schedule { kind: SchedKind::Dynamic, chunk: 4, modifier: Some(SchedModifier::Nonmonotonic) };
+        icvs.schedule = Schedule {
+            kind: SchedKind::Dynamic,
+            chunk: 4,
+            modifier: Some(SchedModifier::Nonmonotonic),
+        };
     }
     b.foreign_thread();
     let outer = b.parallel(b.initial_thread(), 4);
@@ -908,10 +999,19 @@ mod tests {
     fn nested_scenario_meets_the_minimum_shape() {
         let m = scenario("nested-tasks").unwrap().model;
         assert!(m.threads.len() >= 4);
-        let inner = m.regions.iter().enumerate().map(|(i, _)| RegionId(i)).max_by_key(|r| m.level(*r)).unwrap();
+        let inner = m
+            .regions
+            .iter()
+            .enumerate()
+            .map(|(i, _)| RegionId(i))
+            .max_by_key(|r| m.level(*r))
+            .unwrap();
         assert_eq!(m.level(inner), 2);
         assert_eq!(m.active_level(inner), 2);
-        let deepest = (0..m.tasks.len()).map(|t| m.generating_chain(TaskId(t)).len()).max().unwrap();
+        let deepest = (0..m.tasks.len())
+            .map(|t| m.generating_chain(TaskId(t)).len())
+            .max()
+            .unwrap();
         assert!(deepest >= 5, "explicit chain of 3 above two implicit tasks");
     }
 

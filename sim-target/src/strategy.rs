@@ -8,7 +8,9 @@
 use crate::abi::state;
 use crate::arch::Arch;
 use crate::layout::Policy;
-use crate::model::{Model, ModelBuilder, SchedKind, SchedModifier, Schedule, TaskIcvs, TaskKind, ThreadId};
+use crate::model::{
+    Model, ModelBuilder, SchedKind, SchedModifier, Schedule, TaskIcvs, TaskKind, ThreadId,
+};
 use proptest::collection::vec;
 use proptest::prelude::*;
 
@@ -53,27 +55,57 @@ pub fn task_icvs() -> impl Strategy<Value = TaskIcvs> {
         0i32..=8,
         0i32..=4,
         0i32..=3,
-        prop_oneof![Just(SchedKind::Static), Just(SchedKind::Dynamic), Just(SchedKind::Guided), Just(SchedKind::Auto)],
+        prop_oneof![
+            Just(SchedKind::Static),
+            Just(SchedKind::Dynamic),
+            Just(SchedKind::Guided),
+            Just(SchedKind::Auto)
+        ],
         0i32..=16,
-        prop_oneof![Just(None), Just(Some(SchedModifier::Monotonic)), Just(Some(SchedModifier::Nonmonotonic))],
+        prop_oneof![
+            Just(None),
+            Just(Some(SchedModifier::Monotonic)),
+            Just(Some(SchedModifier::Nonmonotonic))
+        ],
     )
-        .prop_map(|(dynamic, nthreads, thread_limit, max_active_levels, proc_bind, default_device, kind, chunk, modifier)| {
-            TaskIcvs {
+        .prop_map(
+            |(
                 dynamic,
                 nthreads,
                 thread_limit,
                 max_active_levels,
                 proc_bind,
                 default_device,
-                schedule: Schedule { kind, chunk, modifier },
-            }
-        })
+                kind,
+                chunk,
+                modifier,
+            )| {
+                TaskIcvs {
+                    dynamic,
+                    nthreads,
+                    thread_limit,
+                    max_active_levels,
+                    proc_bind,
+                    default_device,
+                    schedule: Schedule {
+                        kind,
+                        chunk,
+                        modifier,
+                    },
+                }
+            },
+        )
 }
 
 /// Applies a program to a fresh builder whose initial task has `icvs` and whose
 /// `OMP_NUM_THREADS`/`OMP_PROC_BIND` lists are given, skipping steps the runtime could not
 /// represent.
-pub fn build(actions: &[Action], icvs: TaskIcvs, nthreads_list: Vec<i32>, bind_list: Vec<i32>) -> ModelBuilder {
+pub fn build(
+    actions: &[Action],
+    icvs: TaskIcvs,
+    nthreads_list: Vec<i32>,
+    bind_list: Vec<i32>,
+) -> ModelBuilder {
     let mut b = ModelBuilder::new();
     b.model_mut().tasks[0].icvs = icvs;
     b.model_mut().globals.nthreads_list = nthreads_list;
@@ -90,7 +122,10 @@ pub fn build(actions: &[Action], icvs: TaskIcvs, nthreads_list: Vec<i32>, bind_l
                 let cur = &m.tasks[m.threads[t.0].current_task.0];
                 // A serialized region nested in a serialized region must be encountered by the
                 // outer region's implicit task (the runtime keeps one implicit taskdata per run).
-                if size == 1 && m.is_serialized(m.threads[t.0].region) && cur.kind == TaskKind::Explicit {
+                if size == 1
+                    && m.is_serialized(m.threads[t.0].region)
+                    && cur.kind == TaskKind::Explicit
+                {
                     continue;
                 }
                 b.parallel(t, size);
@@ -100,7 +135,10 @@ pub fn build(actions: &[Action], icvs: TaskIcvs, nthreads_list: Vec<i32>, bind_l
                     b.explicit_task(ThreadId(thread % n));
                 }
             }
-            Action::TaskFrom { generator, executor } => {
+            Action::TaskFrom {
+                generator,
+                executor,
+            } => {
                 let m = b.model_mut();
                 let (g, e) = (ThreadId(generator % n), ThreadId(executor % n));
                 if m.threads[g.0].region != m.threads[e.0].region || m.tasks.len() >= 48 {
@@ -119,45 +157,63 @@ pub fn model() -> impl Strategy<Value = Model> {
     (
         vec(action(), 0..12),
         task_icvs(),
-        (1i32..=256, vec(1i32..=8, 0..4), vec(0i32..=4, 0..4), any::<bool>(), 0i32..=16, 0usize..=2),
+        (
+            1i32..=256,
+            vec(1i32..=8, 0..4),
+            vec(0i32..=4, 0..4),
+            any::<bool>(),
+            0i32..=16,
+            0usize..=2,
+        ),
         vec((0usize..state::ALL.len(), any::<u64>(), any::<u64>()), 16),
         vec(any::<u64>(), 64),
         any::<bool>(),
     )
-        .prop_map(|(actions, icvs, (procs, nth, bind, cancel, prio, foreign), states, data, debug)| {
-            let mut b = build(&actions, icvs, nth, bind);
-            for _ in 0..foreign {
-                b.foreign_thread();
-            }
-            let m = b.model_mut();
-            m.ompd_state = debug as u64;
-            m.globals.avail_proc = procs;
-            m.globals.cancellation = cancel;
-            m.globals.max_task_priority = prio;
-            for (t, (s, wait, tool)) in m.threads.iter_mut().zip(states) {
-                t.state = state::ALL[s].0;
-                t.wait_id = if state::is_wait(t.state) { wait } else { 0 };
-                t.tool_data = tool;
-            }
-            for (i, t) in m.tasks.iter_mut().enumerate() {
-                t.tool_data = data[i % data.len()];
-            }
-            for (i, r) in m.regions.iter_mut().enumerate() {
-                r.tool_data = data[(i * 7 + 3) % data.len()];
-            }
-            b.build().expect("generated models are valid by construction")
-        })
+        .prop_map(
+            |(actions, icvs, (procs, nth, bind, cancel, prio, foreign), states, data, debug)| {
+                let mut b = build(&actions, icvs, nth, bind);
+                for _ in 0..foreign {
+                    b.foreign_thread();
+                }
+                let m = b.model_mut();
+                m.ompd_state = debug as u64;
+                m.globals.avail_proc = procs;
+                m.globals.cancellation = cancel;
+                m.globals.max_task_priority = prio;
+                for (t, (s, wait, tool)) in m.threads.iter_mut().zip(states) {
+                    t.state = state::ALL[s].0;
+                    t.wait_id = if state::is_wait(t.state) { wait } else { 0 };
+                    t.tool_data = tool;
+                }
+                for (i, t) in m.tasks.iter_mut().enumerate() {
+                    t.tool_data = data[i % data.len()];
+                }
+                for (i, r) in m.regions.iter_mut().enumerate() {
+                    r.tool_data = data[(i * 7 + 3) % data.len()];
+                }
+                b.build()
+                    .expect("generated models are valid by construction")
+            },
+        )
 }
 
 /// A strategy for the four architecture variants.
 pub fn arch() -> impl Strategy<Value = Arch> {
-    prop_oneof![Just(Arch::LP64_LE), Just(Arch::LP64_BE), Just(Arch::ILP32_LE), Just(Arch::ILP32_BE)]
+    prop_oneof![
+        Just(Arch::LP64_LE),
+        Just(Arch::LP64_BE),
+        Just(Arch::ILP32_LE),
+        Just(Arch::ILP32_BE)
+    ]
 }
 
 /// A strategy for layout policies valid on `arch`.
 pub fn policy(arch: Arch) -> impl Strategy<Value = Policy> {
-    let mut options: Vec<BoxedStrategy<Policy>> =
-        vec![Just(Policy::Natural).boxed(), Just(Policy::Packed).boxed(), any::<u64>().prop_map(Policy::Random).boxed()];
+    let mut options: Vec<BoxedStrategy<Policy>> = vec![
+        Just(Policy::Natural).boxed(),
+        Just(Policy::Packed).boxed(),
+        any::<u64>().prop_map(Policy::Random).boxed(),
+    ];
     if Policy::Intel2026_2.supports(arch) {
         options.push(Just(Policy::Intel2026_2).boxed());
     }

@@ -6,17 +6,59 @@ use sim_target::image::{lower, read};
 use sim_target::layout::Policy;
 use sim_target::{model, strategy};
 
+/// The JSON paths where two values differ (at most a few), for readable failures.
+fn diff(a: &serde_json::Value, b: &serde_json::Value, path: &str, out: &mut Vec<String>) {
+    use serde_json::Value;
+    if out.len() >= 6 {
+        return;
+    }
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                diff(
+                    v,
+                    y.get(k).unwrap_or(&Value::Null),
+                    &format!("{path}.{k}"),
+                    out,
+                );
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                diff(v, w, &format!("{path}[{i}]"), out);
+            }
+        }
+        _ if a != b => out.push(format!("{path}: read {a}, model {b}")),
+        _ => {}
+    }
+}
+
 fn round_trip(m: &model::Model, arch: Arch, policy: Policy) {
     let img = lower(m, arch, policy).unwrap_or_else(|e| panic!("{arch} {policy}: {e}"));
     let back = read(&img).unwrap_or_else(|e| panic!("{arch} {policy}: {e}"));
-    assert_eq!(back.canonical(), m.normalized(arch).canonical(), "{arch} {policy}");
+    let (got, want) = (back.canonical(), m.normalized(arch).canonical());
+    if got != want {
+        let mut out = Vec::new();
+        let (g, w) = (
+            serde_json::to_value(&got).unwrap(),
+            serde_json::to_value(&want).unwrap(),
+        );
+        diff(&g, &w, "", &mut out);
+        panic!("{arch} {policy}: round trip differs:\n{}", out.join("\n"));
+    }
 }
 
 #[test]
 fn default_scenarios_round_trip_everywhere() {
     for s in model::default_scenarios() {
         for arch in Arch::ALL {
-            for policy in [Policy::Natural, Policy::Packed, Policy::Random(1), Policy::Random(0xdead_beef), Policy::Intel2026_2] {
+            for policy in [
+                Policy::Natural,
+                Policy::Packed,
+                Policy::Random(1),
+                Policy::Random(0xdead_beef),
+                Policy::Intel2026_2,
+            ] {
                 if policy.supports(arch) {
                     round_trip(&s.model, arch, policy);
                 }
@@ -42,7 +84,9 @@ fn the_generator_covers_nesting_serialization_and_task_trees() {
     for _ in 0..256 {
         let m = strategy::model().new_tree(&mut runner).unwrap().current();
         let r = (0..m.regions.len()).map(model::RegionId);
-        if r.clone().any(|r| m.is_serialized(r) && m.regions[r.0].parent.is_some_and(|p| m.is_serialized(p))) {
+        if r.clone().any(|r| {
+            m.is_serialized(r) && m.regions[r.0].parent.is_some_and(|p| m.is_serialized(p))
+        }) {
             serialized_runs += 1;
         }
         if r.clone().any(|r| m.level(r) >= 3) {
@@ -52,7 +96,13 @@ fn the_generator_covers_nesting_serialization_and_task_trees() {
             deep_tasks += 1;
         }
     }
-    assert!(serialized_runs > 10, "{serialized_runs} models with nested serialized regions");
+    assert!(
+        serialized_runs > 10,
+        "{serialized_runs} models with nested serialized regions"
+    );
     assert!(deep_levels > 20, "{deep_levels} models 3 levels deep");
-    assert!(deep_tasks > 20, "{deep_tasks} models with 4-deep task chains");
+    assert!(
+        deep_tasks > 20,
+        "{deep_tasks} models with 4-deep task chains"
+    );
 }

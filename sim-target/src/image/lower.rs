@@ -86,7 +86,9 @@ impl Lowering {
 
     fn scalar(&mut self, addr: u64, width: u64, value: u64) {
         let bytes = self.arch.encode(value, width as usize);
-        self.mem.write(addr, &bytes).expect("lowering writes inside its own objects");
+        self.mem
+            .write(addr, &bytes)
+            .expect("lowering writes inside its own objects");
     }
 
     fn ptr(&mut self, addr: u64, value: u64) {
@@ -155,7 +157,8 @@ fn group_teams(m: &Model) -> Teams {
         if !m.is_serialized(r) {
             continue;
         }
-        let child = (i + 1..n).find(|c| m.regions[*c].parent == Some(r) && m.is_serialized(RegionId(*c)));
+        let child =
+            (i + 1..n).find(|c| m.regions[*c].parent == Some(r) && m.is_serialized(RegionId(*c)));
         if let Some(c) = child {
             rep[i] = rep[c];
         }
@@ -183,7 +186,9 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
     for t in &model.tasks {
         for (what, v) in [("frame", t.exit_frame), ("frame", t.enter_frame)] {
             if arch.pointer == 4 && v >= limit {
-                return Err(LowerError::Range(format!("{what} address {v:#x} does not fit {arch}")));
+                return Err(LowerError::Range(format!(
+                    "{what} address {v:#x} does not fit {arch}"
+                )));
             }
         }
     }
@@ -195,7 +200,13 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
         next: 0x1000_0000,
         limit: arch.address_limit(),
     };
-    let mut lo = Lowering { arch, layout, mem: Memory::default(), placer, symbols: BTreeMap::new() };
+    let mut lo = Lowering {
+        arch,
+        layout,
+        mem: Memory::default(),
+        placer,
+        symbols: BTreeMap::new(),
+    };
     let p = arch.pointer as u64;
 
     // Layout words: every one an 8-byte target-endian word.
@@ -207,8 +218,9 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
     let sz = |lo: &Lowering, t: &str| lo.layout.ty(t).size;
 
     // Objects first, so that every pointer is known before any field is written.
-    let info: Vec<u64> =
-        (0..model.threads.len()).map(|g| lo.alloc(sz(&lo, "kmp_info_t"), 64, &format!("kmp_info_t gtid {g}"))).collect();
+    let info: Vec<u64> = (0..model.threads.len())
+        .map(|g| lo.alloc(sz(&lo, "kmp_info_t"), 64, &format!("kmp_info_t gtid {g}")))
+        .collect();
     let th_off = lo.layout.field("kmp_info_t", "th").offset;
     let thread_addr: Vec<u64> = info.iter().map(|a| a + th_off).collect();
     let t_off = lo.layout.field("kmp_team_p", "t").offset;
@@ -225,7 +237,14 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
         team_addr[i] = obj + t_off;
         let n = r.members.len() as u64;
         team_threads.insert(i, lo.alloc(p * n, p, &format!("t_threads region {i}")));
-        team_tasks.insert(i, lo.alloc(td_size * n, 64, &format!("t_implicit_task_taskdata region {i}")));
+        team_tasks.insert(
+            i,
+            lo.alloc(
+                td_size * n,
+                64,
+                &format!("t_implicit_task_taskdata region {i}"),
+            ),
+        );
     }
     for i in 0..model.regions.len() {
         team_addr[i] = team_addr[teams.rep[i].0];
@@ -249,7 +268,10 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
     let mut lwt_addr: BTreeMap<RegionId, u64> = BTreeMap::new();
     for chain in teams.lwt.values() {
         for r in chain {
-            lwt_addr.insert(*r, lo.alloc(lwt_size, 64, &format!("ompt_lw_taskteam_t region {}", r.0)));
+            lwt_addr.insert(
+                *r,
+                lo.alloc(lwt_size, 64, &format!("ompt_lw_taskteam_t region {}", r.0)),
+            );
         }
     }
 
@@ -258,7 +280,9 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
         let th = thread_addr[g];
         let bi = "kmp_base_info_t";
         lo.put(th, bi, &["th_info", "ds", "ds_thread"], t.native.pthread);
-        let tid = model.thread_num(t.region, crate::model::ThreadId(g)).expect("validated membership");
+        let tid = model
+            .thread_num(t.region, crate::model::ThreadId(g))
+            .expect("validated membership");
         lo.put(th, bi, &["th_info", "ds", "ds_tid"], tid as u64);
         lo.put(th, bi, &["th_info", "ds", "ds_gtid"], g as u64);
         lo.put(th, bi, &["th_team"], team_addr[t.region.0] - t_off);
@@ -277,7 +301,10 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
         }
         let t = team_addr[i];
         let head = teams.head[&rid];
-        let parent_team = model.regions[head.0].parent.map(|pr| team_addr[pr.0] - t_off).unwrap_or(0);
+        let parent_team = model.regions[head.0]
+            .parent
+            .map(|pr| team_addr[pr.0] - t_off)
+            .unwrap_or(0);
         lo.put(t, bt, &["t_parent"], parent_team);
         lo.put(t, bt, &["t_nproc"], r.members.len() as u64);
         lo.put(t, bt, &["t_level"], model.level(rid) as u64);
@@ -287,7 +314,12 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
         lo.put(t, bt, &["t_implicit_task_taskdata"], team_tasks[&i]);
         lo.put_data_value(t, bt, &["ompt_team_info", "parallel_data"], r.tool_data);
         let chain = teams.lwt.get(&rid).cloned().unwrap_or_default();
-        lo.put(t, bt, &["ompt_serialized_team_info"], chain.first().map(|c| lwt_addr[c]).unwrap_or(0));
+        lo.put(
+            t,
+            bt,
+            &["ompt_serialized_team_info"],
+            chain.first().map(|c| lwt_addr[c]).unwrap_or(0),
+        );
         for (n, m) in r.members.iter().enumerate() {
             let slot = team_threads[&i] + p * n as u64;
             lo.ptr(slot, info[m.0]);
@@ -298,10 +330,25 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
             let next = chain.get(k + 1).map(|c| lwt_addr[c]).unwrap_or(0);
             lo.put(a, lt, &["parent"], next);
             lo.put(a, lt, &["heap"], 1);
-            lo.put_data_value(a, lt, &["ompt_team_info", "parallel_data"], model.regions[lr.0].tool_data);
+            lo.put_data_value(
+                a,
+                lt,
+                &["ompt_team_info", "parallel_data"],
+                model.regions[lr.0].tool_data,
+            );
             let task = &model.tasks[model.regions[lr.0].implicit_tasks[0].0];
-            lo.put_data_ptr(a, lt, &["ompt_task_info", "frame", "exit_frame"], task.exit_frame);
-            lo.put_data_ptr(a, lt, &["ompt_task_info", "frame", "enter_frame"], task.enter_frame);
+            lo.put_data_ptr(
+                a,
+                lt,
+                &["ompt_task_info", "frame", "exit_frame"],
+                task.exit_frame,
+            );
+            lo.put_data_ptr(
+                a,
+                lt,
+                &["ompt_task_info", "frame", "enter_frame"],
+                task.enter_frame,
+            );
             lo.put_data_value(a, lt, &["ompt_task_info", "task_data"], task.tool_data);
             let sched = task.scheduling.map(|s| task_addr[s.0]).unwrap_or(0);
             lo.put(a, lt, &["ompt_task_info", "scheduling_parent"], sched);
@@ -311,7 +358,8 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
     // Tasks (hidden outer serialized levels are written only through their lwt record).
     let td = "kmp_taskdata_t";
     for (i, t) in model.tasks.iter().enumerate() {
-        let hidden = matches!(t.kind, TaskKind::Implicit { region, .. } if teams.rep[region.0] != region);
+        let hidden =
+            matches!(t.kind, TaskKind::Implicit { region, .. } if teams.rep[region.0] != region);
         if hidden {
             continue;
         }
@@ -333,22 +381,62 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
             }
             _ => t.generating,
         };
-        lo.put(a, td, &["td_parent"], generating.map(|g| task_addr[g.0]).unwrap_or(0));
+        lo.put(
+            a,
+            td,
+            &["td_parent"],
+            generating.map(|g| task_addr[g.0]).unwrap_or(0),
+        );
         lo.put(a, td, &["td_level"], model.level(t.region) as u64);
         let ic = &t.icvs;
         lo.put(a, td, &["td_icvs", "dynamic"], ic.dynamic as u64);
         lo.put(a, td, &["td_icvs", "nproc"], ic.nthreads as u32 as u64);
-        lo.put(a, td, &["td_icvs", "thread_limit"], ic.thread_limit as u32 as u64);
-        lo.put(a, td, &["td_icvs", "max_active_levels"], ic.max_active_levels as u32 as u64);
+        lo.put(
+            a,
+            td,
+            &["td_icvs", "thread_limit"],
+            ic.thread_limit as u32 as u64,
+        );
+        lo.put(
+            a,
+            td,
+            &["td_icvs", "max_active_levels"],
+            ic.max_active_levels as u32 as u64,
+        );
         lo.put(a, td, &["td_icvs", "proc_bind"], ic.proc_bind as u32 as u64);
-        lo.put(a, td, &["td_icvs", "default_device"], ic.default_device as u32 as u64);
+        lo.put(
+            a,
+            td,
+            &["td_icvs", "default_device"],
+            ic.default_device as u32 as u64,
+        );
         let s = ic.schedule;
-        lo.put(a, td, &["td_icvs", "sched", "r_sched_type"], sched_type(s.kind, s.chunk, s.modifier));
+        lo.put(
+            a,
+            td,
+            &["td_icvs", "sched", "r_sched_type"],
+            sched_type(s.kind, s.chunk, s.modifier),
+        );
         lo.put(a, td, &["td_icvs", "sched", "chunk"], s.chunk as u32 as u64);
-        lo.put_data_ptr(a, td, &["ompt_task_info", "frame", "exit_frame"], t.exit_frame);
-        lo.put_data_ptr(a, td, &["ompt_task_info", "frame", "enter_frame"], t.enter_frame);
+        lo.put_data_ptr(
+            a,
+            td,
+            &["ompt_task_info", "frame", "exit_frame"],
+            t.exit_frame,
+        );
+        lo.put_data_ptr(
+            a,
+            td,
+            &["ompt_task_info", "frame", "enter_frame"],
+            t.enter_frame,
+        );
         lo.put_data_value(a, td, &["ompt_task_info", "task_data"], t.tool_data);
-        lo.put(a, td, &["ompt_task_info", "scheduling_parent"], t.scheduling.map(|s| task_addr[s.0]).unwrap_or(0));
+        lo.put(
+            a,
+            td,
+            &["ompt_task_info", "scheduling_parent"],
+            t.scheduling.map(|s| task_addr[s.0]).unwrap_or(0),
+        );
         if t.kind == TaskKind::Explicit {
             lo.put(a + td_size, "kmp_task_t", &["routine"], t.function);
         }
@@ -371,11 +459,23 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
     lo.global("__kmp_threads_capacity", 4, capacity);
     lo.global("__kmp_all_nth", 4, model.threads.len() as u64);
     lo.global("__kmp_hidden_helper_threads_num", 4, 0);
-    lo.global("__kmp_gtid_mode", 4, if model.gtid_mode == GtidMode::Tls { 3 } else { 1 });
+    lo.global(
+        "__kmp_gtid_mode",
+        4,
+        if model.gtid_mode == GtidMode::Tls {
+            3
+        } else {
+            1
+        },
+    );
     lo.global("__kmp_avail_proc", 4, g.avail_proc as u32 as u64);
     lo.global("__kmp_stksize", p, g.stacksize);
     lo.global("__kmp_omp_cancellation", 4, g.cancellation as u64);
-    lo.global("__kmp_max_task_priority", 4, g.max_task_priority as u32 as u64);
+    lo.global(
+        "__kmp_max_task_priority",
+        4,
+        g.max_task_priority as u32 as u64,
+    );
     lo.global("__kmp_display_affinity", 4, g.display_affinity as u64);
     lo.global("__kmp_tool", 4, g.tool as u32 as u64);
     for (name, value) in [
@@ -390,8 +490,18 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
         lo.global(name, p, target);
     }
     for (name, ty, list_field, list) in [
-        ("__kmp_nested_nth", "kmp_nested_nthreads_t", "nth", &g.nthreads_list),
-        ("__kmp_nested_proc_bind", "kmp_nested_proc_bind_t", "bind_types", &g.bind_list),
+        (
+            "__kmp_nested_nth",
+            "kmp_nested_nthreads_t",
+            "nth",
+            &g.nthreads_list,
+        ),
+        (
+            "__kmp_nested_proc_bind",
+            "kmp_nested_proc_bind_t",
+            "bind_types",
+            &g.bind_list,
+        ),
     ] {
         let cap = list.len().max(1) as u64;
         let items = lo.alloc(4 * cap, 4, &format!("{name} items"));
@@ -404,7 +514,11 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
         lo.put(obj, ty, &["used"], list.len() as u64);
         lo.symbols.insert(name.into(), obj);
     }
-    let block: String = g.display_env.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
+    let block: String = g
+        .display_env
+        .iter()
+        .map(|(k, v)| format!("{k}={v}\n"))
+        .collect();
     let block_addr = lo.cstring(&block, "ompd_env_block text");
     lo.global("ompd_env_block", p, block_addr);
     lo.global("ompd_env_block_size", 8, block.len() as u64);
@@ -414,13 +528,21 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
     for (gtid, t) in model.threads.iter().enumerate() {
         let slot = lo.alloc(4, 4, &format!("__kmp_gtid tls {gtid}"));
         lo.scalar(slot, 4, gtid as u64);
-        threads.push(NativeThread { native: t.native, gtid_slot: slot, gtid: gtid as i32 });
+        threads.push(NativeThread {
+            native: t.native,
+            gtid_slot: slot,
+            gtid: gtid as i32,
+        });
     }
     for (k, native) in model.foreign_threads.iter().enumerate() {
         let slot = lo.alloc(4, 4, &format!("__kmp_gtid tls foreign {k}"));
         // KMP_GTID_DNE: a thread the runtime does not know.
         lo.scalar(slot, 4, (-2i32) as u32 as u64);
-        threads.push(NativeThread { native: *native, gtid_slot: slot, gtid: -2 });
+        threads.push(NativeThread {
+            native: *native,
+            gtid_slot: slot,
+            gtid: -2,
+        });
     }
 
     let placement = Placement {
@@ -428,5 +550,12 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
         team: team_addr,
         task: task_addr,
     };
-    Ok(Image { arch, layout: lo.layout, memory: lo.mem, symbols: lo.symbols, threads, placement })
+    Ok(Image {
+        arch,
+        layout: lo.layout,
+        memory: lo.mem,
+        symbols: lo.symbols,
+        threads,
+        placement,
+    })
 }

@@ -42,9 +42,21 @@ impl Memory {
     /// Maps `size` zero bytes at `base`. Panics if the range overlaps a mapped region, which would
     /// be a bug in the placement code.
     pub fn map(&mut self, base: u64, size: u64, label: impl Into<String>) {
-        assert!(size > 0 && base.checked_add(size).is_some(), "bad region {base:#x}+{size}");
-        assert!(!self.overlaps(base, size), "region {base:#x}+{size} overlaps");
-        self.regions.insert(base, MemRegion { bytes: vec![0; size as usize], label: label.into() });
+        assert!(
+            size > 0 && base.checked_add(size).is_some(),
+            "bad region {base:#x}+{size}"
+        );
+        assert!(
+            !self.overlaps(base, size),
+            "region {base:#x}+{size} overlaps"
+        );
+        self.regions.insert(
+            base,
+            MemRegion {
+                bytes: vec![0; size as usize],
+                label: label.into(),
+            },
+        );
     }
 
     /// True when `[base, base+size)` touches a mapped byte.
@@ -57,9 +69,16 @@ impl Memory {
     }
 
     fn locate(&self, addr: u64, len: u64) -> Result<(u64, &MemRegion), MemError> {
-        let (base, r) = self.regions.range(..=addr).next_back().ok_or(MemError::Unmapped { addr, len })?;
+        let (base, r) = self
+            .regions
+            .range(..=addr)
+            .next_back()
+            .ok_or(MemError::Unmapped { addr, len })?;
         let off = addr - base;
-        if off.checked_add(len).is_none_or(|end| end > r.bytes.len() as u64) {
+        if off
+            .checked_add(len)
+            .is_none_or(|end| end > r.bytes.len() as u64)
+        {
             return Err(MemError::Unmapped { addr, len });
         }
         Ok((off, r))
@@ -122,7 +141,10 @@ mod tests {
         m.map(0x1010, 16, "b");
         m.write(0x1000, &[1, 2, 3]).unwrap();
         assert_eq!(m.read(0x1000, 3).unwrap(), &[1, 2, 3]);
-        assert!(m.read(0x100c, 8).is_err(), "crossing two regions is refused");
+        assert!(
+            m.read(0x100c, 8).is_err(),
+            "crossing two regions is refused"
+        );
         assert!(m.read(0x0fff, 1).is_err());
         assert!(m.read(0x2000, 1).is_err());
         assert!(m.read(u64::MAX, 2).is_err());
@@ -136,8 +158,14 @@ mod tests {
         m.write(0x10, b"abc\0").unwrap();
         assert_eq!(m.read_cstr(0x10, 512).unwrap(), b"abc");
         m.write(0x10, b"abcdefgh").unwrap();
-        assert!(matches!(m.read_cstr(0x10, 512), Err(MemError::Unmapped { .. })));
-        assert!(matches!(m.read_cstr(0x10, 4), Err(MemError::Unterminated { .. })));
+        assert!(matches!(
+            m.read_cstr(0x10, 512),
+            Err(MemError::Unmapped { .. })
+        ));
+        assert!(matches!(
+            m.read_cstr(0x10, 4),
+            Err(MemError::Unterminated { .. })
+        ));
     }
 
     #[test]

@@ -5,8 +5,8 @@
 
 use super::Image;
 use crate::model::{
-    GtidMode, Globals, Model, NativeId, Region, RegionId, SchedKind, SchedModifier, Schedule, Task, TaskIcvs,
-    TaskId, TaskKind, Thread, ThreadId,
+    Globals, GtidMode, Model, NativeId, Region, RegionId, SchedKind, SchedModifier, Schedule, Task,
+    TaskIcvs, TaskId, TaskKind, Thread, ThreadId,
 };
 use std::collections::BTreeMap;
 
@@ -36,28 +36,42 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn bytes(&mut self, addr: u64, len: u64, what: &str) -> Result<&[u8], ReadError> {
-        self.budget = self.budget.checked_sub(1).ok_or_else(|| ReadError::Graph("read budget exhausted".into()))?;
-        self.img.memory.read(addr, len).map_err(|source| ReadError::Memory { what: what.into(), source })
+        self.budget = self
+            .budget
+            .checked_sub(1)
+            .ok_or_else(|| ReadError::Graph("read budget exhausted".into()))?;
+        self.img
+            .memory
+            .read(addr, len)
+            .map_err(|source| ReadError::Memory {
+                what: what.into(),
+                source,
+            })
     }
 
     fn sym(&self, name: &str) -> Result<u64, ReadError> {
-        self.img.symbol(name).ok_or_else(|| ReadError::Symbol(name.into()))
+        self.img
+            .symbol(name)
+            .ok_or_else(|| ReadError::Symbol(name.into()))
     }
 
     /// Unsigned value of member `path` of the `ty` object at `base`.
     fn get(&mut self, base: u64, ty: &str, path: &[&str]) -> Result<u64, ReadError> {
-        let f = self
-            .img
-            .layout
-            .resolve(ty, path)
-            .ok_or_else(|| ReadError::Graph(format!("{ty}.{} not in layout", path.join("."))))?;
+        let f =
+            self.img.layout.resolve(ty, path).ok_or_else(|| {
+                ReadError::Graph(format!("{ty}.{} not in layout", path.join(".")))
+            })?;
         let arch = self.img.arch;
         let what = format!("{ty}.{} at {base:#x}", path.join("."));
         Ok(arch.decode(self.bytes(base + f.offset, f.size.min(8), &what)?))
     }
 
     fn get_signed(&mut self, base: u64, ty: &str, path: &[&str]) -> Result<i64, ReadError> {
-        let f = self.img.layout.resolve(ty, path).ok_or_else(|| ReadError::Graph(format!("{ty} layout")))?;
+        let f = self
+            .img
+            .layout
+            .resolve(ty, path)
+            .ok_or_else(|| ReadError::Graph(format!("{ty} layout")))?;
         let arch = self.img.arch;
         Ok(arch.decode_signed(self.bytes(base + f.offset, f.size.min(8), ty)?))
     }
@@ -93,7 +107,10 @@ impl Reader<'_> {
             .img
             .memory
             .read_cstr(ptr, 4096)
-            .map_err(|source| ReadError::Memory { what: "string".into(), source })?;
+            .map_err(|source| ReadError::Memory {
+                what: "string".into(),
+                source,
+            })?;
         Ok(Some(String::from_utf8_lossy(s).into_owned()))
     }
 }
@@ -113,12 +130,19 @@ fn sched_from(raw: u64, chunk: i32) -> Result<Schedule, ReadError> {
         38 => SchedKind::Auto,
         other => return Err(ReadError::Graph(format!("unknown schedule {other}"))),
     };
-    Ok(Schedule { kind, chunk, modifier })
+    Ok(Schedule {
+        kind,
+        chunk,
+        modifier,
+    })
 }
 
 /// Rebuilds the model an image was lowered from.
 pub fn read(img: &Image) -> Result<Model, ReadError> {
-    let mut r = Reader { img, budget: 1_000_000 };
+    let mut r = Reader {
+        img,
+        budget: 1_000_000,
+    };
     let p = img.arch.pointer as u64;
     let nth = r.global("__kmp_all_nth", 4)? as usize;
     let arr = r.global("__kmp_threads", p)?;
@@ -135,7 +159,11 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
         let info = r.ptr(arr + p * g as u64)?;
         thread_addr.push(info + th_off);
     }
-    let by_thread_addr: BTreeMap<u64, usize> = thread_addr.iter().enumerate().map(|(g, a)| (*a, g)).collect();
+    let by_thread_addr: BTreeMap<u64, usize> = thread_addr
+        .iter()
+        .enumerate()
+        .map(|(g, a)| (*a, g))
+        .collect();
 
     // Teams: discovered from every thread's team and the parent chains.
     let mut team_order: Vec<u64> = Vec::new();
@@ -164,7 +192,9 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
         let parent = if parent_team == 0 {
             None
         } else {
-            let info = team_info.get(&(parent_team + t_off)).ok_or_else(|| ReadError::Graph("team parent order".into()))?;
+            let info = team_info
+                .get(&(parent_team + t_off))
+                .ok_or_else(|| ReadError::Graph("team parent order".into()))?;
             Some(*info.regions.last().expect("a team serves a region"))
         };
         let mut lwts = Vec::new();
@@ -184,9 +214,9 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
         let mut members = Vec::new();
         for n in 0..nproc {
             let info = r.ptr(threads_arr + p * n as u64)?;
-            let g = by_thread_addr
-                .get(&(info + th_off))
-                .ok_or_else(|| ReadError::Graph(format!("team member {n} is not a known thread")))?;
+            let g = by_thread_addr.get(&(info + th_off)).ok_or_else(|| {
+                ReadError::Graph(format!("team member {n} is not a known thread"))
+            })?;
             members.push(ThreadId(*g));
         }
         let mut ids = Vec::new();
@@ -194,7 +224,11 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
         // Outer serialized levels (outermost first): from the lwt chain, last record first.
         for l in lwts.iter().rev() {
             let id = RegionId(regions.len());
-            let data = r.data_value(*l, "ompt_lw_taskteam_t", &["ompt_team_info", "parallel_data"])?;
+            let data = r.data_value(
+                *l,
+                "ompt_lw_taskteam_t",
+                &["ompt_team_info", "parallel_data"],
+            )?;
             let task = TaskId(tasks.len());
             let lt = "ompt_lw_taskteam_t";
             let exit_frame = r.data_ptr(*l, lt, &["ompt_task_info", "frame", "exit_frame"])?;
@@ -203,7 +237,10 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
             // ICVs, flags and function of hidden levels are those of the serial team's task
             // (filled in below); generating links follow the nesting.
             tasks.push(Task {
-                kind: TaskKind::Implicit { region: id, index: 0 },
+                kind: TaskKind::Implicit {
+                    region: id,
+                    index: 0,
+                },
                 region: id,
                 generating: None,
                 scheduling: None,
@@ -214,7 +251,13 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
                 enter_frame,
                 tool_data,
             });
-            regions.push(Region { parent: par, members: members.clone(), implicit_tasks: vec![task], function: pkfn, tool_data: data });
+            regions.push(Region {
+                parent: par,
+                members: members.clone(),
+                implicit_tasks: vec![task],
+                function: pkfn,
+                tool_data: data,
+            });
             ids.push(id);
             par = Some(id);
         }
@@ -228,7 +271,10 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
         }
         for n in 0..nproc {
             tasks.push(Task {
-                kind: TaskKind::Implicit { region: id, index: n },
+                kind: TaskKind::Implicit {
+                    region: id,
+                    index: n,
+                },
                 region: id,
                 generating: None,
                 scheduling: None,
@@ -240,7 +286,13 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
                 tool_data: 0,
             });
         }
-        regions.push(Region { parent: par, members, implicit_tasks: implicit, function: pkfn, tool_data: team_data });
+        regions.push(Region {
+            parent: par,
+            members,
+            implicit_tasks: implicit,
+            function: pkfn,
+            tool_data: team_data,
+        });
         ids.push(id);
         team_info.insert(*t, TeamInfo { regions: ids, lwts });
     }
@@ -300,7 +352,9 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
         task.is_final = flags & img.layout.mask("final") != 0;
         let explicit = flags & img.layout.mask("tasktype") != 0;
         if explicit != (task.kind == TaskKind::Explicit) {
-            return Err(ReadError::Graph(format!("task at {a:#x}: tasktype flag disagrees with its place")));
+            return Err(ReadError::Graph(format!(
+                "task at {a:#x}: tasktype flag disagrees with its place"
+            )));
         }
         task.icvs = icvs;
         task.exit_frame = r.data_ptr(a, td, &["ompt_task_info", "frame", "exit_frame"])?;
@@ -315,8 +369,16 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
         pending.push(sched);
     }
     for (id, (parent, sched)) in &links {
-        tasks[id.0].generating = if *parent == 0 { None } else { Some(task_of_addr[parent]) };
-        tasks[id.0].scheduling = if *sched == 0 { None } else { Some(task_of_addr[sched]) };
+        tasks[id.0].generating = if *parent == 0 {
+            None
+        } else {
+            Some(task_of_addr[parent])
+        };
+        tasks[id.0].scheduling = if *sched == 0 {
+            None
+        } else {
+            Some(task_of_addr[sched])
+        };
     }
     // Serialized runs: hidden levels take the serial task's ICVs and flags; the generating chain
     // goes innermost → outer levels → the run's encountering task.
@@ -345,15 +407,26 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
         for (k, l) in info.lwts.iter().enumerate() {
             let reg = info.regions[info.lwts.len() - 1 - k];
             let t = regions[reg.0].implicit_tasks[0];
-            let s = r.get(*l, "ompt_lw_taskteam_t", &["ompt_task_info", "scheduling_parent"])?;
-            tasks[t.0].scheduling = if s == 0 { None } else { task_of_addr.get(&s).copied() };
+            let s = r.get(
+                *l,
+                "ompt_lw_taskteam_t",
+                &["ompt_task_info", "scheduling_parent"],
+            )?;
+            tasks[t.0].scheduling = if s == 0 {
+                None
+            } else {
+                task_of_addr.get(&s).copied()
+            };
         }
     }
 
     let mut threads = Vec::new();
     for (g, th) in thread_addr.iter().enumerate() {
         let team = r.get(*th, bi, &["th_team"])? + t_off;
-        let region = *team_info[&team].regions.last().expect("team serves a region");
+        let region = *team_info[&team]
+            .regions
+            .last()
+            .expect("team serves a region");
         let cur = r.get(*th, bi, &["th_current_task"])?;
         let native = img
             .threads
@@ -363,8 +436,11 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
             .ok_or_else(|| ReadError::Graph(format!("no native thread for gtid {g}")))?;
         let pthread = r.get(*th, bi, &["th_info", "ds", "ds_thread"])?;
         if pthread != native.pthread & (u64::MAX >> (64 - 8 * p)) {
-            return Err(ReadError::Graph(format!("gtid {g}: ds_thread disagrees with the thread table")));
+            return Err(ReadError::Graph(format!(
+                "gtid {g}: ds_thread disagrees with the thread table"
+            )));
         }
+        let native = NativeId { pthread, ..native };
         threads.push(Thread {
             native,
             region,
@@ -374,14 +450,31 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
             tool_data: r.data_value(*th, bi, &["ompt_thread_info", "thread_data"])?,
         });
     }
-    let foreign_threads: Vec<NativeId> = img.threads.iter().filter(|t| t.gtid < 0).map(|t| t.native).collect();
+    let mask = u64::MAX >> (64 - 8 * p);
+    let foreign_threads: Vec<NativeId> = img
+        .threads
+        .iter()
+        .filter(|t| t.gtid < 0)
+        .map(|t| NativeId {
+            pthread: t.native.pthread & mask,
+            ..t.native
+        })
+        .collect();
 
-    let read_list = |r: &mut Reader, name: &str, ty: &str, field: &str| -> Result<Vec<i32>, ReadError> {
-        let obj = r.sym(name)?;
-        let used = r.get(obj, ty, &["used"])? as usize;
-        let items = r.get(obj, ty, &[field])?;
-        (0..used).map(|k| Ok(r.img.arch.decode_signed(r.bytes(items + 4 * k as u64, 4, name)?) as i32)).collect()
-    };
+    let read_list =
+        |r: &mut Reader, name: &str, ty: &str, field: &str| -> Result<Vec<i32>, ReadError> {
+            let obj = r.sym(name)?;
+            let used = r.get(obj, ty, &["used"])? as usize;
+            let items = r.get(obj, ty, &[field])?;
+            (0..used)
+                .map(|k| {
+                    Ok(r.img
+                        .arch
+                        .decode_signed(r.bytes(items + 4 * k as u64, 4, name)?)
+                        as i32)
+                })
+                .collect()
+        };
     let env_ptr = r.global("ompd_env_block", p)?;
     let env = r.string_at(env_ptr)?.unwrap_or_default();
     let globals = Globals {
@@ -404,7 +497,12 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
             r.string_at(a)?
         },
         nthreads_list: read_list(&mut r, "__kmp_nested_nth", "kmp_nested_nthreads_t", "nth")?,
-        bind_list: read_list(&mut r, "__kmp_nested_proc_bind", "kmp_nested_proc_bind_t", "bind_types")?,
+        bind_list: read_list(
+            &mut r,
+            "__kmp_nested_proc_bind",
+            "kmp_nested_proc_bind_t",
+            "bind_types",
+        )?,
         display_env: env
             .lines()
             .map(|l| {
@@ -416,7 +514,11 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
     Ok(Model {
         omp_version: r.global("__kmp_openmp_version", 4)? as i32 as i64,
         ompd_state: r.global("ompd_state", 8)?,
-        gtid_mode: if r.global("__kmp_gtid_mode", 4)? == 3 { GtidMode::Tls } else { GtidMode::Scan },
+        gtid_mode: if r.global("__kmp_gtid_mode", 4)? == 3 {
+            GtidMode::Tls
+        } else {
+            GtidMode::Scan
+        },
         globals,
         threads,
         foreign_threads,
