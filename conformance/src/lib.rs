@@ -1,2 +1,21 @@
 //! Loads vendor OMPD libraries and judges them against the simulated target.
+//!
+//! Map of the crate:
+//! - [`vendors`]: the known vendor libraries, fetching them into a cache, resolving names.
+//! - [`library`]: loading a library and calling its entry points (the only `unsafe` FFI here).
+//! - [`inspect`]: static facts about a library file (exported symbols, dependencies) before any
+//!   of its code runs.
+//! - [`checks`]: the check registry and the check families.
+//! - [`worker`]: runs the checks of one unit in a fresh process and streams results.
+//! - [`supervisor`]: plans units, runs workers, attributes crashes and timeouts.
+//! - [`report`]: outcomes, results and the report renderings.
+//! - [`cli`]: the `ompd-conform` command line and its exit codes.
+
+pub mod checks;
+pub mod cli;
+pub mod inspect;
+pub mod library;
+pub mod report;
+pub mod supervisor;
 pub mod vendors;
+pub mod worker;

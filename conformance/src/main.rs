@@ -1,2 +1,5 @@
-//! `ompd-conform`: the conformance runner.
-fn main() {}
+//! `ompd-conform`: the conformance runner (see `ompd-conform --help`).
+
+fn main() {
+    std::process::exit(conformance::cli::main());
+}

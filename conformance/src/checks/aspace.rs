@@ -1,0 +1,110 @@
+//! Address spaces: process initialization on a compatible target, OpenMP version queries, and
+//! (last in every unit) the callback contract observed by the ledger.
+
+use super::{Check, Ctx, Judge, Severity, Stage, Verdict};
+use sim_target::callbacks;
+use sim_target::ledger::Violation;
+
+/// Checks of this family.
+pub static CHECKS: &[Check] = &[
+    Check {
+        id: "aspace.process_initialize.compatible_target",
+        requirements: &["OMPD-PROC-001", "OMPD-INIT-021"],
+        summary: "ompd_initialize and ompd_process_initialize succeed on a compatible runtime and give a non-NULL handle",
+        severity: Severity::Must,
+        entry_points: &["ompd_initialize", "ompd_process_initialize"],
+        stage: Stage::Target,
+        arg: "",
+        run: process_initialize,
+    },
+    Check {
+        id: "aspace.omp_version.matches_model",
+        requirements: &["OMPD-ASP-001"],
+        summary: "ompd_get_omp_version reports the runtime's OpenMP version in yyyymm form",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_omp_version"],
+        stage: Stage::Target,
+        arg: "",
+        run: omp_version,
+    },
+    Check {
+        id: "aspace.omp_version_string.tool_owned",
+        requirements: &["OMPD-ASP-002", "OMPD-MEM-003"],
+        summary: "ompd_get_omp_version_string returns a string allocated with alloc_memory that names the same version",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_omp_version_string"],
+        stage: Stage::Target,
+        arg: "",
+        run: omp_version_string,
+    },
+];
+
+/// Runs after every other check of a unit.
+pub static CONTRACT: &[Check] = &[Check {
+    id: "callbacks.contract.no_violations",
+    requirements: &["OMPD-CB-001", "OMPD-CB-005", "OMPD-MEM-004", "OMPD-PROC-004"],
+    summary: "the library calls back only inside entry points, with contexts the tool gave it, and frees only its own blocks once",
+    severity: Severity::Must,
+    entry_points: &["ompd_process_initialize"],
+    stage: Stage::Target,
+    arg: "",
+    run: no_violations,
+}];
+
+fn process_initialize(ctx: &mut Ctx, _: &str) -> Verdict {
+    let mut j = Judge::new(ctx, "ok with a handle");
+    match (&ctx.setup.initialize, &ctx.setup.process_initialize) {
+        (Some(Err(e)), _) => j.fail(format!("ompd_initialize: {e}")),
+        (_, Some(Err(e))) => j.fail(format!("ompd_process_initialize: {e}")),
+        (_, Some(Ok(()))) => j.expect(ctx.aspace.is_some(), || "no handle".into()),
+        _ => j.fail("setup did not run"),
+    }
+    j.verdict()
+}
+
+fn omp_version(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, format!("ok {}", ctx.model.omp_version));
+    match ctx.lib.get_omp_version(ah) {
+        Ok(v) => {
+            let (year, month) = (v / 100, v % 100);
+            j.expect(year >= 1997 && (1..=12).contains(&month), || {
+                format!("{v} is not yyyymm")
+            });
+            j.expect(v == ctx.model.omp_version, || format!("reported {v}"));
+        }
+        Err(e) => j.fail(e.to_string()),
+    }
+    j.verdict()
+}
+
+fn omp_version_string(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let want = ctx.model.omp_version.to_string();
+    let mut j = Judge::new(ctx, format!("an alloc_memory string containing {want}"));
+    match ctx.lib.get_omp_version_string(ah) {
+        Ok(s) => j.expect(s.contains(&want), || format!("{s:?}")),
+        Err(e) => j.fail(e.to_string()),
+    }
+    j.verdict()
+}
+
+fn no_violations(ctx: &mut Ctx, _: &str) -> Verdict {
+    let mut j = Judge::new(ctx, "no callback contract violation");
+    let l = callbacks::ledger();
+    for v in l.violations() {
+        // Violations caused by the suite's own negative probes are not the library's.
+        if matches!(
+            v,
+            Violation::NullArgument {
+                site: "harness",
+                ..
+            }
+        ) {
+            continue;
+        }
+        j.fail(format!("{v:?}"));
+    }
+    j.expect(true, String::new);
+    j.verdict()
+}

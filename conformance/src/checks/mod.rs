@@ -1,0 +1,402 @@
+//! The check registry: every check is data (id, requirement ids, severity, entry points) plus a
+//! small function, registered here once; families live in one module each.
+//!
+//! Checks judge what a library answers against the truth of the scenario's model. They never
+//! panic on a library's answer and never return `Err`: every behaviour becomes a [`Verdict`].
+
+/// The address space of a target-stage check, or return the skip verdict naming why there is none.
+macro_rules! aspace_or_skip {
+    ($ctx:expr) => {
+        match $ctx.aspace() {
+            Ok(a) => a,
+            Err(v) => return v,
+        }
+    };
+}
+pub(crate) use aspace_or_skip;
+
+mod aspace;
+mod icvs;
+mod lifecycle;
+mod parallel;
+mod states;
+mod tasks;
+mod threads;
+
+use crate::library::{AspaceH, Call, Fail, Library, ParallelH, TaskH, ThreadH};
+use crate::report::Outcome;
+use serde::Serialize;
+use sim_target::abi::{self, Rc};
+use sim_target::arch::Arch;
+use sim_target::callbacks::{self, Target};
+use sim_target::layout::Policy;
+use sim_target::model::{Model, RegionId, TaskId, ThreadId};
+
+/// How strongly the specification states a requirement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// A violation fails.
+    Must,
+    /// A violation warns.
+    Should,
+    /// The text is ambiguous: a deviation warns.
+    Ambig,
+}
+
+/// When a check runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    /// Once per library, in a fresh instance with no target (lifecycle order matters).
+    Library,
+    /// In every unit (scenario × arch × layout), after initialize and process initialize.
+    Target,
+}
+
+/// A registered check.
+#[derive(Debug, Serialize)]
+pub struct Check {
+    /// Stable dotted id.
+    pub id: &'static str,
+    /// Requirement ids from the checklist.
+    pub requirements: &'static [&'static str],
+    /// The requirement in one line, in our words.
+    pub summary: &'static str,
+    /// Severity of a violation.
+    pub severity: Severity,
+    /// OMPD entry points the check calls.
+    pub entry_points: &'static [&'static str],
+    /// When it runs.
+    pub stage: Stage,
+    /// Argument passed to `run` (e.g. the ICV name of a per-ICV check).
+    #[serde(skip)]
+    pub arg: &'static str,
+    /// The check.
+    #[serde(skip)]
+    pub run: fn(&mut Ctx, &'static str) -> Verdict,
+}
+
+/// What a check concluded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// Outcome.
+    pub outcome: Outcome,
+    /// What the requirement expects.
+    pub expected: String,
+    /// What the library did.
+    pub actual: String,
+    /// Where and why.
+    pub detail: String,
+}
+
+impl Verdict {
+    /// A verdict with every field given.
+    pub fn new(
+        outcome: Outcome,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+        detail: impl Into<String>,
+    ) -> Verdict {
+        Verdict {
+            outcome,
+            expected: expected.into(),
+            actual: actual.into(),
+            detail: detail.into(),
+        }
+    }
+
+    /// The check does not apply.
+    pub fn skip(reason: impl Into<String>) -> Verdict {
+        Verdict::new(Outcome::Skip, "", "", reason)
+    }
+}
+
+/// Everything a check can use.
+pub struct Ctx<'l> {
+    /// The library under test.
+    pub lib: &'l Library,
+    /// Scenario name.
+    pub scenario: &'l str,
+    /// The scenario's model (the truth).
+    pub model: &'l Model,
+    /// Architecture of the image.
+    pub arch: Arch,
+    /// Layout of the image.
+    pub policy: Policy,
+    /// The simulated target (absent for library-stage checks).
+    pub target: Option<&'static Target>,
+    /// The address space, when process initialization succeeded.
+    pub aspace: Option<AspaceH<'l>>,
+    /// Results of setting up the target (initialize, process initialize).
+    pub setup: Setup,
+    /// The check's severity (set by the runner before each check).
+    pub severity: Severity,
+    /// The library's ICV list, enumerated once per unit.
+    pub icv_table: std::cell::OnceCell<Result<Vec<icvs::IcvEntry>, String>>,
+}
+
+/// What setting up a target unit returned.
+#[derive(Clone, Debug, Default)]
+pub struct Setup {
+    /// `ompd_get_api_version`.
+    pub api_version: Option<Call<i64>>,
+    /// `ompd_initialize`.
+    pub initialize: Option<Call<()>>,
+    /// `ompd_process_initialize` (the handle is in [`Ctx::aspace`]).
+    pub process_initialize: Option<Call<()>>,
+}
+
+/// Every registered check, in run order.
+pub fn registry() -> Vec<&'static Check> {
+    let families: [&'static [Check]; 8] = [
+        lifecycle::CHECKS,
+        aspace::CHECKS,
+        threads::CHECKS,
+        parallel::CHECKS,
+        tasks::CHECKS,
+        states::CHECKS,
+        icvs::CHECKS,
+        aspace::CONTRACT,
+    ];
+    families.iter().flat_map(|f| f.iter()).collect()
+}
+
+/// Looks up a check by id.
+pub fn find(id: &str) -> Option<&'static Check> {
+    registry().into_iter().find(|c| c.id == id)
+}
+
+/// Collects the facts a check establishes over many items and folds them into a verdict.
+#[derive(Debug)]
+pub struct Judge {
+    expected: String,
+    severity: Severity,
+    failures: Vec<String>,
+    allowed: Vec<String>,
+    unsupported: Vec<String>,
+    checked: usize,
+}
+
+impl Judge {
+    /// Starts judging against `expected` (the requirement in words) at the ctx's severity.
+    pub fn new(ctx: &Ctx, expected: impl Into<String>) -> Judge {
+        Judge {
+            expected: expected.into(),
+            severity: ctx.severity,
+            failures: Vec::new(),
+            allowed: Vec::new(),
+            unsupported: Vec::new(),
+            checked: 0,
+        }
+    }
+
+    /// Records one fact: `ok`, or a failure described by `what`.
+    pub fn expect(&mut self, ok: bool, what: impl FnOnce() -> String) {
+        self.checked += 1;
+        if !ok {
+            self.failures.push(what());
+        }
+    }
+
+    /// Records a deviation the spec allows (graded lenient): a warning.
+    pub fn allowed(&mut self, what: impl Into<String>) {
+        self.checked += 1;
+        self.allowed.push(what.into());
+    }
+
+    /// Records that the library declined in a way the spec permits (`ompd_rc_unsupported`).
+    pub fn unsupported(&mut self, what: impl Into<String>) {
+        self.checked += 1;
+        self.unsupported.push(what.into());
+    }
+
+    /// Records a failure outright.
+    pub fn fail(&mut self, what: impl Into<String>) {
+        self.checked += 1;
+        self.failures.push(what.into());
+    }
+
+    /// Folds the facts: any failure fails (warns for SHOULD/ambiguous checks), then any allowed
+    /// deviation warns, then all-unsupported is not-supported, else pass. Nothing checked skips.
+    pub fn verdict(self) -> Verdict {
+        let summarize = |v: &[String]| {
+            let mut s = v[0].clone();
+            if v.len() > 1 {
+                s.push_str(&format!(" (and {} more)", v.len() - 1));
+            }
+            s
+        };
+        let n = self.checked;
+        if n == 0 {
+            return Verdict::skip("nothing to check in this scenario");
+        }
+        if !self.failures.is_empty() {
+            let outcome = if self.severity == Severity::Must {
+                Outcome::Fail
+            } else {
+                Outcome::Warn
+            };
+            let detail = format!("{} of {n} facts violated", self.failures.len());
+            return Verdict::new(outcome, self.expected, summarize(&self.failures), detail);
+        }
+        if !self.allowed.is_empty() {
+            let detail = format!(
+                "{} of {n} facts used an allowed alternative",
+                self.allowed.len()
+            );
+            return Verdict::new(
+                Outcome::Warn,
+                self.expected,
+                summarize(&self.allowed),
+                detail,
+            );
+        }
+        if !self.unsupported.is_empty() && self.unsupported.len() == n {
+            return Verdict::new(
+                Outcome::NotSupported,
+                self.expected,
+                summarize(&self.unsupported),
+                "",
+            );
+        }
+        Verdict::new(Outcome::Pass, self.expected, format!("{n} facts hold"), "")
+    }
+}
+
+/// Describes a call result for messages.
+pub fn describe<T: std::fmt::Debug>(c: &Call<T>) -> String {
+    match c {
+        Ok(v) => format!("ok {v:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Judges a call that must fail with `want` (strict), where the codes in `lenient` are accepted
+/// with a warning; `ok` or a crash-free other code fails.
+pub fn expect_rc<T>(j: &mut Judge, what: &str, got: Call<T>, want: Rc, lenient: &[Rc]) {
+    match got {
+        Err(Fail::Rc(rc)) if rc == want => j.expect(true, String::new),
+        Err(Fail::Rc(rc)) if lenient.contains(&rc) => {
+            j.allowed(format!("{what}: {rc} (spec prefers {want})"))
+        }
+        Err(Fail::Missing(n)) => j.fail(format!("{what}: {n} is not exported")),
+        Err(e) => j.fail(format!("{what}: {e}, expected {want}")),
+        Ok(_) => j.fail(format!("{what}: ok, expected {want}")),
+    }
+}
+
+/// Helpers shared by the target-stage families.
+impl<'l> Ctx<'l> {
+    /// The address space, or a skip verdict naming why there is none.
+    pub fn aspace(&self) -> Result<&AspaceH<'l>, Verdict> {
+        self.aspace.as_ref().ok_or_else(|| {
+            let why = match &self.setup.process_initialize {
+                Some(Err(e)) => format!("ompd_process_initialize failed: {e}"),
+                _ => match &self.setup.initialize {
+                    Some(Err(e)) => format!("ompd_initialize failed: {e}"),
+                    _ => "no address space".to_string(),
+                },
+            };
+            Verdict::skip(why)
+        })
+    }
+
+    /// The simulated target.
+    pub fn target(&self) -> &'static Target {
+        self.target.expect("target-stage checks run with a target")
+    }
+
+    /// Native id bytes (target byte order) of OpenMP thread `t` for `kind`.
+    pub fn thread_id(&self, t: ThreadId, kind: u64) -> Vec<u8> {
+        self.target()
+            .image()
+            .thread_id_bytes(t.0, kind)
+            .expect("gtid indexes the native thread table")
+    }
+
+    /// A thread handle for OpenMP thread `t`, obtained by its pthread id.
+    pub fn thread_handle(&self, ah: &AspaceH<'l>, t: ThreadId) -> Call<ThreadH<'l>> {
+        self.lib.get_thread_handle(
+            ah,
+            abi::thread_id_kind::PTHREAD,
+            &self.thread_id(t, abi::thread_id_kind::PTHREAD),
+        )
+    }
+
+    /// Every OpenMP thread of the model.
+    pub fn threads(&self) -> impl Iterator<Item = ThreadId> {
+        (0..self.model.threads.len()).map(ThreadId)
+    }
+
+    /// The current parallel handle of thread `t`.
+    pub fn curr_parallel(&self, ah: &AspaceH<'l>, t: ThreadId) -> Call<ParallelH<'l>> {
+        let th = self.thread_handle(ah, t)?;
+        self.lib.get_curr_parallel_handle(&th)
+    }
+
+    /// The current task handle of thread `t`.
+    pub fn curr_task(&self, ah: &AspaceH<'l>, t: ThreadId) -> Call<TaskH<'l>> {
+        let th = self.thread_handle(ah, t)?;
+        self.lib.get_curr_task_handle(&th)
+    }
+
+    /// An integer ICV by name through `handle` at `scope` (looked up by enumeration).
+    pub fn icv(
+        &self,
+        handle: crate::library::AnyHandle,
+        scope: abi::Scope,
+        name: &str,
+    ) -> Option<Call<(Rc, Option<i64>)>> {
+        let ah = self.aspace.as_ref()?;
+        let id = icvs::icv_id(self, ah, name)?;
+        Some(self.lib.get_icv(handle, scope, id))
+    }
+}
+
+/// Model facts the families share.
+pub fn innermost_region(m: &Model, t: ThreadId) -> RegionId {
+    m.threads[t.0].region
+}
+
+/// True when the task is an implicit task.
+pub fn is_implicit(m: &Model, t: TaskId) -> bool {
+    matches!(
+        m.tasks[t.0].kind,
+        sim_target::model::TaskKind::Implicit { .. }
+    )
+}
+
+/// Marks the entry point in flight for harness-side work between library calls.
+pub fn harness_site() -> callbacks::SiteGuard {
+    callbacks::enter("harness")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_dotted_and_cite_requirements() {
+        let all = registry();
+        let mut ids: Vec<_> = all.iter().map(|c| c.id).collect();
+        ids.sort();
+        let n = ids.len();
+        ids.dedup();
+        assert_eq!(ids.len(), n, "duplicate check ids");
+        for c in all {
+            assert!(
+                c.id.split('.').count() >= 3,
+                "{}: ids are family.api.property",
+                c.id
+            );
+            assert!(!c.requirements.is_empty(), "{}: no requirement ids", c.id);
+            assert!(
+                c.requirements.iter().all(|r| r.starts_with("OMPD-")),
+                "{}",
+                c.id
+            );
+            assert!(!c.entry_points.is_empty(), "{}: no entry points", c.id);
+        }
+    }
+}

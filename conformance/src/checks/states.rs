@@ -1,0 +1,190 @@
+//! Thread states: the state enumeration, and every thread's state and wait id against the model
+//! (or `ompd_rc_needs_state_tracking` when the runtime tracks no state).
+
+use super::{expect_rc, Check, Ctx, Judge, Severity, Stage, Verdict};
+use sim_target::abi::{state, Rc};
+use std::collections::BTreeSet;
+
+/// Checks of this family.
+pub static CHECKS: &[Check] = &[
+    Check {
+        id: "state.enumerate.well_formed",
+        requirements: &["OMPD-STATE-001", "OMPD-STATE-002", "OMPD-STATE-004", "OMPD-STATE-005", "OMPD-MEM-003"],
+        summary: "enumerating from ompt_state_undefined visits known state values once each, with allocated names, and ends with more_enums 0",
+        severity: Severity::Must,
+        entry_points: &["ompd_enumerate_states"],
+        stage: Stage::Target,
+        arg: "",
+        run: enumerate,
+    },
+    Check {
+        id: "state.enumerate.standard_names",
+        requirements: &["OMPD-STATE-006"],
+        summary: "standard states are named with their OMPT enumerator spelling",
+        severity: Severity::Should,
+        entry_points: &["ompd_enumerate_states"],
+        stage: Stage::Target,
+        arg: "",
+        run: names,
+    },
+    Check {
+        id: "state.get.matches_model",
+        requirements: &["OMPD-STATE-010", "OMPD-STATE-012", "OMPD-RC-008"],
+        summary: "every thread's state (and wait id in wait states) is the model's; without state tracking the answer is needs_state_tracking",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_thread_handle", "ompd_get_state"],
+        stage: Stage::Target,
+        arg: "",
+        run: get_state,
+    },
+    Check {
+        id: "state.get.null_wait_id",
+        requirements: &["OMPD-STATE-011"],
+        summary: "ompd_get_state accepts a NULL wait_id and still answers",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_state"],
+        stage: Stage::Target,
+        arg: "",
+        run: null_wait_id,
+    },
+];
+
+/// Walks the enumeration: (value, name, more) per step, and the error that stopped it, if any.
+/// The steps of an enumeration (value, name, more) and the error that stopped it, if any.
+type Walk = (Vec<(i64, String, i64)>, Option<String>);
+
+fn walk(ctx: &Ctx) -> Result<Walk, Verdict> {
+    let ah = ctx.aspace()?;
+    let mut out = Vec::new();
+    let mut cur = state::UNDEFINED;
+    loop {
+        match ctx.lib.enumerate_states(ah, cur) {
+            Ok((next, name, more)) => {
+                out.push((next, name, more));
+                if more == 0 || out.len() > 1024 {
+                    return Ok((out, None));
+                }
+                cur = next;
+            }
+            Err(e) => return Ok((out, Some(e.to_string()))),
+        }
+    }
+}
+
+fn enumerate(ctx: &mut Ctx, _: &str) -> Verdict {
+    let (steps, err) = match walk(ctx) {
+        Ok(x) => x,
+        Err(v) => return v,
+    };
+    let mut j = Judge::new(
+        ctx,
+        "a finite list of distinct state values, each named, ending with more_enums 0",
+    );
+    j.expect(err.is_none(), || {
+        format!(
+            "enumeration stopped after {} steps: {}",
+            steps.len(),
+            err.clone().unwrap_or_default()
+        )
+    });
+    j.expect(steps.len() <= 1024, || {
+        "did not terminate within 1024 steps".into()
+    });
+    let values: BTreeSet<i64> = steps.iter().map(|s| s.0).collect();
+    j.expect(values.len() == steps.len(), || {
+        "a state value repeats".into()
+    });
+    for (v, name, _) in &steps {
+        j.expect(!name.is_empty(), || {
+            format!("state {v:#x} has an empty name")
+        });
+        j.expect(*v != state::UNDEFINED, || {
+            "ompt_state_undefined is enumerated".into()
+        });
+    }
+    j.expect(steps.iter().any(|s| s.0 == state::WORK_SERIAL), || {
+        "ompt_state_work_serial is missing".into()
+    });
+    j.verdict()
+}
+
+fn names(ctx: &mut Ctx, _: &str) -> Verdict {
+    let (steps, _) = match walk(ctx) {
+        Ok(x) => x,
+        Err(v) => return v,
+    };
+    let mut j = Judge::new(ctx, "the OMPT enumerator spelling for every standard value");
+    for (v, name, _) in &steps {
+        if let Some(std) = state::name(*v) {
+            j.expect(name == std, || {
+                format!("{v:#x} is named {name:?}, not {std:?}")
+            });
+        }
+    }
+    j.verdict()
+}
+
+fn get_state(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let tracking = ctx.model.debug_enabled();
+    let mut j = Judge::new(
+        ctx,
+        if tracking {
+            "the model's state and wait id"
+        } else {
+            "needs_state_tracking (debug-var is off)"
+        },
+    );
+    for t in ctx.threads() {
+        let th = match ctx.thread_handle(ah, t) {
+            Ok(h) => h,
+            Err(e) => {
+                j.fail(format!("gtid {}: no handle: {e}", t.0));
+                continue;
+            }
+        };
+        let m = &ctx.model.threads[t.0];
+        let got = ctx.lib.get_state(&th, true);
+        if !tracking {
+            expect_rc(
+                &mut j,
+                &format!("gtid {}", t.0),
+                got,
+                Rc::NEEDS_STATE_TRACKING,
+                &[],
+            );
+            continue;
+        }
+        match got {
+            Ok((s, w)) => {
+                j.expect(s == m.state, || {
+                    format!("gtid {}: state {s:#x}, model {:#x}", t.0, m.state)
+                });
+                if state::is_wait(m.state) {
+                    j.expect(w == Some(m.wait_id), || {
+                        format!("gtid {}: wait id {w:x?}, model {:#x}", t.0, m.wait_id)
+                    });
+                }
+            }
+            Err(e) => j.fail(format!("gtid {}: {e}", t.0)),
+        }
+    }
+    j.verdict()
+}
+
+fn null_wait_id(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    if !ctx.model.debug_enabled() {
+        return Verdict::skip("the runtime tracks no state in this scenario");
+    }
+    let mut j = Judge::new(ctx, "ok with the model's state");
+    let t = sim_target::model::ThreadId(0);
+    match ctx.thread_handle(ah, t) {
+        Ok(th) => match ctx.lib.get_state(&th, false) {
+            Ok((s, _)) => j.expect(s == ctx.model.threads[0].state, || format!("state {s:#x}")),
+            Err(e) => j.fail(e.to_string()),
+        },
+        Err(e) => j.fail(format!("no handle: {e}")),
+    }
+    j.verdict()
+}

@@ -1,0 +1,346 @@
+//! The `ompd-conform` command line: `run`, `list`, `vendors fetch|list`, and the hidden worker.
+//!
+//! Exit codes: 0 every result passed (or warned, or was not supported, or skipped); 100 the
+//! suite found conformance failures (fail, crash, timeout); 1 the harness could not do its job
+//! (a library did not load, a worker could not start, a file could not be written); 2 usage.
+
+use crate::checks;
+use crate::report::{Outcome, Report};
+use crate::supervisor::{self, RunOptions};
+use crate::vendors;
+use clap::{Parser, Subcommand, ValueEnum};
+use sim_target::arch::Arch;
+use sim_target::layout::Policy;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Every result passed.
+pub const EXIT_OK: i32 = 0;
+/// The harness failed.
+pub const EXIT_HARNESS: i32 = 1;
+/// Bad usage.
+pub const EXIT_USAGE: i32 = 2;
+/// Conformance failures were found.
+pub const EXIT_FINDINGS: i32 = 100;
+
+/// Command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "ompd-conform",
+    version,
+    about = "Conformance suite for OMPD libraries, run against a simulated OpenMP target"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// Run the checks against libraries (paths or vendor names; none = every known vendor).
+    Run(RunArgs),
+    /// List every check with its requirement ids.
+    List {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Manage the vendor library cache.
+    Vendors {
+        #[command(subcommand)]
+        cmd: VendorCmd,
+    },
+    /// Internal: run one unit (used by the supervisor).
+    #[command(name = "__worker", hide = true)]
+    Worker,
+}
+
+#[derive(Debug, Subcommand)]
+enum VendorCmd {
+    /// Download and unpack vendor libraries into the cache (default: all known).
+    Fetch {
+        /// Vendor names.
+        names: Vec<String>,
+        /// Download again even when cached.
+        #[arg(long)]
+        force: bool,
+    },
+    /// One line per known vendor: name, version, path.
+    List,
+}
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Readable text ending with `N passed, N failed`.
+    Human,
+    /// The `ompd-conformance/report/v1` JSON document.
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// Libraries: a path to an OMPD shared object, or a vendor name (see `vendors list`).
+    libraries: Vec<String>,
+    /// List the checks instead of running them.
+    #[arg(long)]
+    list: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Write the report to this file (atomically) instead of stdout.
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Scenario to run (repeatable; default: the default set).
+    #[arg(long)]
+    scenario: Vec<String>,
+    /// Architecture variant (repeatable; default: all four).
+    #[arg(long)]
+    arch: Vec<String>,
+    /// Layout policy: natural, packed, random:SEED, intel-2026.2 (repeatable).
+    #[arg(long)]
+    layout: Vec<String>,
+    /// Check id or `prefix*` (repeatable; default: all).
+    #[arg(long)]
+    check: Vec<String>,
+    /// Parallel workers (default: number of cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Seconds one check may take before its worker is stopped.
+    #[arg(long, default_value_t = 60)]
+    timeout: u64,
+    /// Vendor cache directory (default: $OMPD_VENDOR_CACHE or target/ompd-vendors).
+    #[arg(long)]
+    cache: Option<PathBuf>,
+    /// Print no progress lines.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// A usage error: one line, exit 2.
+fn usage(msg: String) -> i32 {
+    eprintln!("ompd-conform: error: {msg}");
+    EXIT_USAGE
+}
+
+/// A harness error: one line, exit 1.
+fn harness(msg: String) -> i32 {
+    eprintln!("ompd-conform: error: {msg}");
+    EXIT_HARNESS
+}
+
+/// Parses the command line and runs it; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = e.print();
+                return EXIT_OK;
+            }
+            let text = e.render().to_string();
+            let first = text
+                .lines()
+                .next()
+                .unwrap_or("invalid arguments")
+                .trim_start_matches("error: ");
+            return usage(format!("{first} (see --help)"));
+        }
+    };
+    match cli.cmd {
+        Cmd::Worker => crate::worker::main(),
+        Cmd::List { format } => list(format),
+        Cmd::Vendors { cmd } => vendors_cmd(cmd),
+        Cmd::Run(args) if args.list => list(args.format),
+        Cmd::Run(args) => run(args),
+    }
+}
+
+fn list(format: Format) -> i32 {
+    let all = checks::registry();
+    match format {
+        Format::Json => match serde_json::to_string_pretty(&all) {
+            Ok(s) => println!("{s}"),
+            Err(e) => return harness(format!("cannot render the check list: {e}")),
+        },
+        Format::Human => {
+            let w = all.iter().map(|c| c.id.len()).max().unwrap_or(0);
+            for c in &all {
+                println!("{:<w$}  {}", c.id, c.requirements.join(", "));
+            }
+            println!("{} checks", all.len());
+        }
+    }
+    EXIT_OK
+}
+
+fn vendors_cmd(cmd: VendorCmd) -> i32 {
+    let cache = vendors::default_cache_dir();
+    match cmd {
+        VendorCmd::Fetch { names, force } => {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            match vendors::fetch(&cache, &names, force, &mut |l| eprintln!("{l}")) {
+                Ok(m) => {
+                    for l in vendors::list_lines(&m) {
+                        println!("{l}");
+                    }
+                    EXIT_OK
+                }
+                Err(e) => harness(e.to_string()),
+            }
+        }
+        VendorCmd::List => match vendors::Manifest::load(&cache) {
+            Ok(m) => {
+                for l in vendors::list_lines(&m) {
+                    println!("{l}");
+                }
+                EXIT_OK
+            }
+            Err(e) => harness(e.to_string()),
+        },
+    }
+}
+
+fn options(args: &RunArgs) -> Result<RunOptions, String> {
+    let mut o = RunOptions::default();
+    if !args.scenario.is_empty() {
+        for s in &args.scenario {
+            if sim_target::model::scenario(s).is_none() {
+                let known: Vec<_> = sim_target::model::default_scenarios()
+                    .iter()
+                    .map(|s| s.name)
+                    .collect();
+                return Err(format!(
+                    "unknown scenario `{s}` (known: {})",
+                    known.join(", ")
+                ));
+            }
+        }
+        o.scenarios = args.scenario.clone();
+    }
+    if !args.arch.is_empty() {
+        o.archs = args
+            .arch
+            .iter()
+            .map(|a| a.parse::<Arch>())
+            .collect::<Result<_, _>>()?;
+    }
+    if !args.layout.is_empty() {
+        o.layouts = args
+            .layout
+            .iter()
+            .map(|l| l.parse::<Policy>())
+            .collect::<Result<_, _>>()?;
+    }
+    for f in &args.check {
+        if !checks::registry()
+            .iter()
+            .any(|c| supervisor::selected(c.id, std::slice::from_ref(f)))
+        {
+            return Err(format!("`--check {f}` matches no check (see --list)"));
+        }
+    }
+    o.checks = args.check.clone();
+    if let Some(j) = args.jobs {
+        if j == 0 {
+            return Err("--jobs must be at least 1".into());
+        }
+        o.jobs = j;
+    }
+    if args.timeout == 0 {
+        return Err("--timeout must be at least 1 second".into());
+    }
+    o.check_timeout = Duration::from_secs(args.timeout);
+    Ok(o)
+}
+
+fn run(args: RunArgs) -> i32 {
+    let opts = match options(&args) {
+        Ok(o) => o,
+        Err(e) => return usage(e),
+    };
+    let cache = args
+        .cache
+        .clone()
+        .unwrap_or_else(vendors::default_cache_dir);
+    let mut names = args.libraries.clone();
+    if names.is_empty() {
+        // No library named: every known vendor, fetched on demand.
+        let progress = |l: &str| {
+            if !args.quiet {
+                eprintln!("{l}");
+            }
+        };
+        if let Err(e) = vendors::fetch(&cache, &[], false, &mut |l| progress(l)) {
+            return harness(e.to_string());
+        }
+        names = vendors::known()
+            .iter()
+            .map(|v| v.name.to_string())
+            .collect();
+    }
+    let mut libs = Vec::new();
+    for n in &names {
+        match vendors::resolve(n, &cache) {
+            Ok(r) => libs.push(r),
+            Err(e) => return harness(e.to_string()),
+        }
+    }
+    let statics = match supervisor::inspect_all(&libs) {
+        Ok(s) => s,
+        Err(e) => return harness(e.to_string()),
+    };
+    let show = !args.quiet && std::io::stderr().is_terminal();
+    let report = supervisor::run(&libs, &statics, &opts, &|line| {
+        if show {
+            eprintln!("{line}");
+        }
+    });
+    if let Err(code) = emit(&report, &args) {
+        return code;
+    }
+    exit_code(&report)
+}
+
+fn emit(report: &Report, args: &RunArgs) -> Result<(), i32> {
+    match (args.format, &args.output) {
+        (Format::Json, Some(path)) => {
+            report
+                .write_json(path)
+                .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
+            print!("{}", report.human());
+        }
+        (Format::Json, None) => match serde_json::to_string_pretty(report) {
+            Ok(s) => println!("{s}"),
+            Err(e) => return Err(harness(format!("cannot render the report: {e}"))),
+        },
+        (Format::Human, Some(path)) => {
+            crate::report::write_atomic(path, report.human().as_bytes())
+                .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
+            println!("{}", report.closing_line());
+        }
+        (Format::Human, None) => print!("{}", report.human()),
+    }
+    Ok(())
+}
+
+/// The exit code a report calls for.
+pub fn exit_code(report: &Report) -> i32 {
+    if report.count(Outcome::HarnessError) > 0 {
+        EXIT_HARNESS
+    } else if Outcome::ALL
+        .iter()
+        .any(|o| o.is_failure() && report.count(*o) > 0)
+    {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }
+}

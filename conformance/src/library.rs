@@ -1,0 +1,822 @@
+//! Loading a vendor OMPD library and calling its entry points: the only `unsafe` FFI of the crate.
+//!
+//! [`Library::load`] opens the shared object (working around real packaging quirks, each reported
+//! as a diagnostic), resolves every known entry point once, and [`Library`]'s methods wrap each
+//! call: the entry point in flight is marked for the callback ledger, out-parameters are poisoned
+//! beforehand so an unwritten output is caught, and every pointer the library hands back is
+//! validated before it is read. Nothing here judges conformance: wrappers return what happened.
+
+use libloading::os::unix::{Library as RawLibrary, RTLD_GLOBAL, RTLD_LOCAL, RTLD_NOW};
+use sim_target::abi::{
+    self, entry, Address, AddressSpaceHandle, FrameInfo, ParallelHandle, Rc, Scope, TaskHandle,
+    ThreadHandle,
+};
+use sim_target::callbacks;
+use std::ffi::{c_char, c_int, c_void};
+use std::path::{Path, PathBuf};
+
+/// Why a library could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot load {path}: {message}")]
+pub struct LoadError {
+    /// The library.
+    pub path: PathBuf,
+    /// What the dynamic loader said, with our diagnosis.
+    pub message: String,
+}
+
+/// What went wrong in a call, other than the library's return code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fail {
+    /// The library returned a non-ok code.
+    Rc(Rc),
+    /// The entry point is not exported.
+    Missing(&'static str),
+    /// The library returned ok with an invalid output (unwritten, NULL, not owned as required).
+    Invalid(String),
+}
+
+impl std::fmt::Display for Fail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fail::Rc(rc) => write!(f, "{rc}"),
+            Fail::Missing(n) => write!(f, "{n} is not exported"),
+            Fail::Invalid(m) => write!(f, "ok with invalid output: {m}"),
+        }
+    }
+}
+
+/// The result of a wrapped call.
+pub type Call<T> = Result<T, Fail>;
+
+/// A pointer value no allocator returns, written into pointer out-parameters before each call.
+const POISON_PTR: usize = 0xA5A5_A5A5_A5A5_A5A5u64 as usize;
+/// A word written into integer out-parameters before each call.
+const POISON_WORD: i64 = 0x5A5A_5A5A_5A5A_5A5A;
+
+macro_rules! api {
+    ($($field:ident: $ty:ident = $name:literal,)*) => {
+        /// Every entry point the library exports, resolved once at load.
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct Api {
+            $(
+                #[doc = concat!("`", $name, "`.")]
+                pub $field: Option<entry::$ty>,
+            )*
+        }
+
+        impl Api {
+            fn resolve(lib: &RawLibrary) -> Api {
+                Api {
+                    $(
+                        // SAFETY: the symbol is declared with this exact type in omp-tools.h;
+                        // the copied function pointer stays valid because the library is never
+                        // unloaded while the Api is in use (it lives inside `Library`).
+                        $field: unsafe { lib.get::<entry::$ty>(concat!($name, "\0").as_bytes()) }
+                            .ok()
+                            .map(|s| *s),
+                    )*
+                }
+            }
+
+            /// Names of the resolved entry points.
+            pub fn exported(&self) -> Vec<&'static str> {
+                let mut v = Vec::new();
+                $( if self.$field.is_some() { v.push($name); } )*
+                v
+            }
+        }
+    };
+}
+
+api! {
+    initialize: Initialize = "ompd_initialize",
+    get_api_version: GetApiVersion = "ompd_get_api_version",
+    get_version_string: GetVersionString = "ompd_get_version_string",
+    finalize: Finalize = "ompd_finalize",
+    process_initialize: ProcessInitialize = "ompd_process_initialize",
+    device_initialize: DeviceInitialize = "ompd_device_initialize",
+    rel_address_space_handle: RelAddressSpaceHandle = "ompd_rel_address_space_handle",
+    get_omp_version: GetOmpVersion = "ompd_get_omp_version",
+    get_omp_version_string: GetOmpVersionString = "ompd_get_omp_version_string",
+    get_thread_in_parallel: GetThreadInParallel = "ompd_get_thread_in_parallel",
+    get_thread_handle: GetThreadHandle = "ompd_get_thread_handle",
+    rel_thread_handle: RelThreadHandle = "ompd_rel_thread_handle",
+    thread_handle_compare: ThreadHandleCompare = "ompd_thread_handle_compare",
+    get_thread_id: GetThreadId = "ompd_get_thread_id",
+    get_curr_parallel_handle: GetCurrParallelHandle = "ompd_get_curr_parallel_handle",
+    get_enclosing_parallel_handle: GetEnclosingParallelHandle = "ompd_get_enclosing_parallel_handle",
+    get_task_parallel_handle: GetTaskParallelHandle = "ompd_get_task_parallel_handle",
+    rel_parallel_handle: RelParallelHandle = "ompd_rel_parallel_handle",
+    parallel_handle_compare: ParallelHandleCompare = "ompd_parallel_handle_compare",
+    get_curr_task_handle: GetCurrTaskHandle = "ompd_get_curr_task_handle",
+    get_generating_task_handle: GetGeneratingTaskHandle = "ompd_get_generating_task_handle",
+    get_scheduling_task_handle: GetSchedulingTaskHandle = "ompd_get_scheduling_task_handle",
+    get_task_in_parallel: GetTaskInParallel = "ompd_get_task_in_parallel",
+    rel_task_handle: RelTaskHandle = "ompd_rel_task_handle",
+    task_handle_compare: TaskHandleCompare = "ompd_task_handle_compare",
+    get_task_function: GetTaskFunction = "ompd_get_task_function",
+    get_task_frame: GetTaskFrame = "ompd_get_task_frame",
+    enumerate_states: EnumerateStates = "ompd_enumerate_states",
+    get_state: GetState = "ompd_get_state",
+    get_display_control_vars: GetDisplayControlVars = "ompd_get_display_control_vars",
+    rel_display_control_vars: RelDisplayControlVars = "ompd_rel_display_control_vars",
+    enumerate_icvs: EnumerateIcvs = "ompd_enumerate_icvs",
+    get_icv_from_scope: GetIcvFromScope = "ompd_get_icv_from_scope",
+    get_icv_string_from_scope: GetIcvStringFromScope = "ompd_get_icv_string_from_scope",
+    get_tool_data: GetToolData = "ompd_get_tool_data",
+    get_device_thread_id_kinds: GetDeviceThreadIdKinds = "ompd_get_device_thread_id_kinds",
+    get_device_from_thread: GetDeviceFromThread = "ompd_get_device_from_thread",
+}
+
+/// A loaded vendor library with its resolved entry points.
+#[derive(Debug)]
+pub struct Library {
+    _lib: RawLibrary,
+    _preloaded: Vec<RawLibrary>,
+    /// Path it was loaded from.
+    pub path: PathBuf,
+    /// Resolved entry points.
+    pub api: Api,
+    /// What the loader needed to be told, in one line each (quirks worked around).
+    pub diagnostics: Vec<String>,
+}
+
+fn dlopen(path: &Path, flags: c_int) -> Result<RawLibrary, String> {
+    // SAFETY: loading a shared object runs its initializers; the library is untrusted, which is
+    // why this only ever happens in a worker process that the supervisor can lose.
+    unsafe { RawLibrary::open(Some(path), RTLD_NOW | flags) }.map_err(|e| e.to_string())
+}
+
+/// Options for loading.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// Libraries to load with `RTLD_GLOBAL` first (undeclared or unshipped dependencies).
+    pub preload: Vec<PathBuf>,
+    /// Load the C++ runtime first (the library uses it without declaring it).
+    pub needs_cxx_runtime: bool,
+}
+
+impl Library {
+    /// Loads the library at `path`.
+    pub fn load(path: &Path, opts: &LoadOptions) -> Result<Library, LoadError> {
+        let fail = |message: String| LoadError {
+            path: path.to_path_buf(),
+            message,
+        };
+        let mut diagnostics = Vec::new();
+        let mut preloaded = Vec::new();
+        for p in &opts.preload {
+            let lib = dlopen(p, RTLD_GLOBAL)
+                .map_err(|e| fail(format!("preloading dependency {}: {e}", p.display())))?;
+            diagnostics.push(format!(
+                "preloaded {} (a DT_NEEDED dependency not installed on this system)",
+                p.display()
+            ));
+            preloaded.push(lib);
+        }
+        let cxx = Path::new("libstdc++.so.6");
+        if opts.needs_cxx_runtime {
+            preloaded.push(
+                dlopen(cxx, RTLD_GLOBAL).map_err(|e| fail(format!("preloading libstdc++: {e}")))?,
+            );
+            diagnostics.push(
+                "preloaded libstdc++.so.6: the library uses the C++ runtime but does not list it in DT_NEEDED".into(),
+            );
+        }
+        let lib = match dlopen(path, RTLD_LOCAL) {
+            Ok(l) => l,
+            Err(e) if e.contains("undefined symbol: _Z") && !opts.needs_cxx_runtime => {
+                preloaded.push(
+                    dlopen(cxx, RTLD_GLOBAL)
+                        .map_err(|e| fail(format!("preloading libstdc++: {e}")))?,
+                );
+                diagnostics.push(format!(
+                    "the library uses the C++ runtime without declaring it in DT_NEEDED ({e}); preloaded libstdc++.so.6"
+                ));
+                dlopen(path, RTLD_LOCAL).map_err(fail)?
+            }
+            Err(e) if e.contains("cannot open shared object file") => {
+                let dep = e.split(':').next().unwrap_or("?").trim().to_string();
+                return Err(fail(format!(
+                    "a DT_NEEDED dependency is missing ({dep}); it is not installed on this system: {e}"
+                )));
+            }
+            Err(e) => return Err(fail(e)),
+        };
+        let api = Api::resolve(&lib);
+        Ok(Library {
+            _lib: lib,
+            _preloaded: preloaded,
+            path: path.to_path_buf(),
+            api,
+            diagnostics,
+        })
+    }
+}
+
+/// Reads a NUL-terminated string the library says it owns, bounded by the readable mapping that
+/// contains it. Returns the bytes and the path of the mapping (to tell static from heap memory).
+fn read_mapped_cstr(ptr: *const c_char) -> Result<(Vec<u8>, String), String> {
+    let addr = ptr as usize;
+    let maps = std::fs::read_to_string("/proc/self/maps")
+        .map_err(|e| format!("reading /proc/self/maps: {e}"))?;
+    for line in maps.lines() {
+        let mut parts = line.split_whitespace();
+        let (Some(range), Some(perms)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        let Some((lo, hi)) = range.split_once('-') else {
+            continue;
+        };
+        let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+        else {
+            continue;
+        };
+        if addr < lo || addr >= hi {
+            continue;
+        }
+        if !perms.starts_with('r') {
+            return Err(format!("{ptr:p} lies in an unreadable mapping"));
+        }
+        let path = parts.nth(3).unwrap_or("").to_string();
+        let len = (hi - addr).min(64 * 1024);
+        // SAFETY: `[addr, addr+len)` lies inside a readable mapping of this process.
+        let bytes = unsafe { std::slice::from_raw_parts(ptr as *const u8, len) };
+        return match bytes.iter().position(|b| *b == 0) {
+            Some(n) => Ok((bytes[..n].to_vec(), path)),
+            None => Err(format!("no NUL within {len} bytes at {ptr:p}")),
+        };
+    }
+    Err(format!("{ptr:p} is not inside any mapping of the process"))
+}
+
+/// A string the library returned, with where it lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaticString {
+    /// The text (lossy UTF-8).
+    pub text: String,
+    /// Path of the mapping holding it (the library file for static data).
+    pub mapping: String,
+    /// Whether the pointer is a live `alloc_memory` block (it should not be, for static strings).
+    pub is_tool_block: bool,
+}
+
+fn rc_of<T>(rc: Rc, value: impl FnOnce() -> Call<T>) -> Call<T> {
+    if rc.is_ok() {
+        value()
+    } else {
+        Err(Fail::Rc(rc))
+    }
+}
+
+fn out_ptr<T>(p: *mut T, what: &str) -> Call<*mut T> {
+    if p as usize == POISON_PTR {
+        Err(Fail::Invalid(format!("{what} was not written")))
+    } else if p.is_null() {
+        Err(Fail::Invalid(format!("{what} is NULL")))
+    } else {
+        Ok(p)
+    }
+}
+
+/// Takes ownership of a tool-owned string the library returned: checks it is a live
+/// `alloc_memory` block, reads it, and frees it as the tool would.
+fn owned_string(p: *const c_char, what: &str) -> Call<String> {
+    let p = out_ptr(p as *mut c_char, what)?;
+    let bytes = callbacks::read_block_cstr(p).map_err(|e| Fail::Invalid(format!("{what}: {e}")))?;
+    callbacks::tool_free(p as *const c_void)
+        .map_err(|rc| Fail::Invalid(format!("freeing {what}: {rc}")))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// A handle the tool owns; released through the matching `ompd_rel_*` when dropped.
+pub struct Handle<'l, K: Kind> {
+    lib: &'l Library,
+    ptr: *mut K,
+}
+
+/// The handle kinds and how each is released.
+pub trait Kind: Sized {
+    /// Name used in diagnostics.
+    const NAME: &'static str;
+    /// Releases a handle; returns the library's code.
+    ///
+    /// # Safety
+    /// `ptr` must be a live handle of this kind returned by `lib`, released only once.
+    unsafe fn release(lib: &Library, ptr: *mut Self) -> Rc;
+}
+
+macro_rules! kind {
+    ($t:ty, $name:literal, $rel:ident, $site:literal) => {
+        impl Kind for $t {
+            const NAME: &'static str = $name;
+            unsafe fn release(lib: &Library, ptr: *mut Self) -> Rc {
+                let Some(f) = lib.api.$rel else {
+                    return Rc::UNSUPPORTED;
+                };
+                let _g = callbacks::enter($site);
+                // SAFETY: the caller guarantees `ptr` is live and released once.
+                unsafe { f(ptr) }
+            }
+        }
+    };
+}
+kind!(
+    AddressSpaceHandle,
+    "address space handle",
+    rel_address_space_handle,
+    "ompd_rel_address_space_handle"
+);
+kind!(
+    ThreadHandle,
+    "thread handle",
+    rel_thread_handle,
+    "ompd_rel_thread_handle"
+);
+kind!(
+    ParallelHandle,
+    "parallel handle",
+    rel_parallel_handle,
+    "ompd_rel_parallel_handle"
+);
+kind!(
+    TaskHandle,
+    "task handle",
+    rel_task_handle,
+    "ompd_rel_task_handle"
+);
+
+impl<K: Kind> Handle<'_, K> {
+    /// Releases the handle now and returns the library's code.
+    pub fn release(self) -> Rc {
+        // SAFETY: a Handle holds a live handle from its library; consuming it releases it once.
+        let rc = unsafe { K::release(self.lib, self.ptr) };
+        std::mem::forget(self);
+        rc
+    }
+}
+
+impl<K: Kind> std::fmt::Debug for Handle<'_, K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {:p}", K::NAME, self.ptr)
+    }
+}
+
+impl<K: Kind> Drop for Handle<'_, K> {
+    fn drop(&mut self) {
+        // SAFETY: a Handle holds a live handle from its library; dropping it releases it once.
+        unsafe { K::release(self.lib, self.ptr) };
+    }
+}
+
+/// Any handle, for the entry points that take `void *handle` with a scope.
+#[derive(Clone, Copy)]
+pub enum AnyHandle<'a, 'l> {
+    /// An address-space handle.
+    Aspace(&'a AspaceH<'l>),
+    /// A thread handle.
+    Thread(&'a ThreadH<'l>),
+    /// A parallel handle.
+    Parallel(&'a ParallelH<'l>),
+    /// A task handle.
+    Task(&'a TaskH<'l>),
+}
+
+impl AnyHandle<'_, '_> {
+    fn raw(self) -> *mut c_void {
+        match self {
+            AnyHandle::Aspace(h) => h.ptr.cast(),
+            AnyHandle::Thread(h) => h.ptr.cast(),
+            AnyHandle::Parallel(h) => h.ptr.cast(),
+            AnyHandle::Task(h) => h.ptr.cast(),
+        }
+    }
+}
+
+/// A tool-owned address-space handle.
+pub type AspaceH<'l> = Handle<'l, AddressSpaceHandle>;
+/// A tool-owned thread handle.
+pub type ThreadH<'l> = Handle<'l, ThreadHandle>;
+/// A tool-owned parallel handle.
+pub type ParallelH<'l> = Handle<'l, ParallelHandle>;
+/// A tool-owned task handle.
+pub type TaskH<'l> = Handle<'l, TaskHandle>;
+
+macro_rules! need {
+    ($self:ident, $f:ident, $name:literal) => {
+        match $self.api.$f {
+            Some(f) => (f, callbacks::enter($name)),
+            None => return Err(Fail::Missing($name)),
+        }
+    };
+}
+
+impl Library {
+    fn handle<K: Kind>(&self, p: *mut K, what: &str) -> Call<Handle<'_, K>> {
+        out_ptr(p, what).map(|ptr| Handle { lib: self, ptr })
+    }
+
+    /// `ompd_get_api_version`.
+    pub fn get_api_version(&self) -> Call<i64> {
+        let (f, _g) = need!(self, get_api_version, "ompd_get_api_version");
+        let mut v = POISON_WORD;
+        // SAFETY: valid out-parameter.
+        let rc = unsafe { f(&mut v) };
+        rc_of(rc, || {
+            if v == POISON_WORD {
+                Err(Fail::Invalid("version was not written".into()))
+            } else {
+                Ok(v)
+            }
+        })
+    }
+
+    /// `ompd_get_version_string`: the string must be static library memory.
+    pub fn get_version_string(&self) -> Call<StaticString> {
+        let (f, _g) = need!(self, get_version_string, "ompd_get_version_string");
+        let mut s = POISON_PTR as *const c_char;
+        // SAFETY: valid out-parameter.
+        let rc = unsafe { f(&mut s) };
+        rc_of(rc, || {
+            let p = out_ptr(s as *mut c_char, "string")?;
+            let is_tool_block = callbacks::ledger().live_block(p as usize).is_some();
+            let (bytes, mapping) = read_mapped_cstr(p).map_err(Fail::Invalid)?;
+            Ok(StaticString {
+                text: String::from_utf8_lossy(&bytes).into_owned(),
+                mapping,
+                is_tool_block,
+            })
+        })
+    }
+
+    /// `ompd_get_api_version(NULL)`: the library must refuse the NULL out-parameter.
+    pub fn get_api_version_null(&self) -> Call<()> {
+        let (f, _g) = need!(self, get_api_version, "ompd_get_api_version");
+        // SAFETY: a NULL out-parameter is valid input that the library must check.
+        let rc = unsafe { f(std::ptr::null_mut()) };
+        rc_of(rc, || Ok(()))
+    }
+
+    /// `ompd_initialize(version, NULL)`: the library must refuse the NULL table.
+    pub fn initialize_null(&self, version: i64) -> Call<()> {
+        let (f, _g) = need!(self, initialize, "ompd_initialize");
+        // SAFETY: a NULL table is valid input that the library must check.
+        let rc = unsafe { f(version, std::ptr::null()) };
+        rc_of(rc, || Ok(()))
+    }
+
+    /// `ompd_initialize` with our callback table.
+    pub fn initialize(&self, version: i64) -> Call<()> {
+        let (f, _g) = need!(self, initialize, "ompd_initialize");
+        // SAFETY: the table is a `'static` that outlives the library.
+        let rc = unsafe { f(version, callbacks::table()) };
+        rc_of(rc, || Ok(()))
+    }
+
+    /// `ompd_finalize`.
+    pub fn finalize(&self) -> Call<()> {
+        let (f, _g) = need!(self, finalize, "ompd_finalize");
+        // SAFETY: no arguments.
+        let rc = unsafe { f() };
+        rc_of(rc, || Ok(()))
+    }
+
+    /// `ompd_process_initialize` for a simulated target.
+    pub fn process_initialize(&self, target: &'static callbacks::Target) -> Call<AspaceH<'_>> {
+        let (f, _g) = need!(self, process_initialize, "ompd_process_initialize");
+        let mut h = POISON_PTR as *mut AddressSpaceHandle;
+        // SAFETY: the context is a leaked, registered Target; valid out-parameter.
+        let rc = unsafe { f(target.context(), &mut h) };
+        rc_of(rc, || self.handle(h, "address space handle"))
+    }
+
+    /// `ompd_get_omp_version`.
+    pub fn get_omp_version(&self, ah: &AspaceH) -> Call<i64> {
+        let (f, _g) = need!(self, get_omp_version, "ompd_get_omp_version");
+        let mut v = POISON_WORD;
+        // SAFETY: live handle; valid out-parameter.
+        let rc = unsafe { f(ah.ptr, &mut v) };
+        rc_of(rc, || {
+            if v == POISON_WORD {
+                Err(Fail::Invalid("omp_version was not written".into()))
+            } else {
+                Ok(v)
+            }
+        })
+    }
+
+    /// `ompd_get_omp_version_string` (tool-owned result, freed here).
+    pub fn get_omp_version_string(&self, ah: &AspaceH) -> Call<String> {
+        let (f, _g) = need!(self, get_omp_version_string, "ompd_get_omp_version_string");
+        let mut s = POISON_PTR as *const c_char;
+        // SAFETY: live handle; valid out-parameter.
+        let rc = unsafe { f(ah.ptr, &mut s) };
+        rc_of(rc, || owned_string(s, "string"))
+    }
+
+    /// `ompd_get_thread_handle` for a native id given in target byte order.
+    pub fn get_thread_handle(&self, ah: &AspaceH, kind: u64, id: &[u8]) -> Call<ThreadH<'_>> {
+        let (f, _g) = need!(self, get_thread_handle, "ompd_get_thread_handle");
+        let mut h = POISON_PTR as *mut ThreadHandle;
+        // The id buffer is ours and only valid for the call (OMPD-OWN-005).
+        let buf = id.to_vec();
+        // SAFETY: live handle; `buf` holds `buf.len()` bytes; valid out-parameter.
+        let rc = unsafe { f(ah.ptr, kind, buf.len() as u64, buf.as_ptr().cast(), &mut h) };
+        rc_of(rc, || self.handle(h, "thread handle"))
+    }
+
+    /// `ompd_get_thread_id` into a guarded buffer of `size` bytes. Returns the bytes written.
+    pub fn get_thread_id(&self, th: &ThreadH, kind: u64, size: usize) -> Call<Vec<u8>> {
+        let (f, _g) = need!(self, get_thread_id, "ompd_get_thread_id");
+        const GUARD: usize = 16;
+        let mut buf = vec![0xEEu8; size + 2 * GUARD];
+        // SAFETY: live handle; the buffer has `size` bytes after the leading guard.
+        let rc = unsafe {
+            f(
+                th.ptr,
+                kind,
+                size as u64,
+                buf.as_mut_ptr().add(GUARD).cast(),
+            )
+        };
+        if buf[..GUARD]
+            .iter()
+            .chain(&buf[GUARD + size..])
+            .any(|b| *b != 0xEE)
+        {
+            return Err(Fail::Invalid(format!(
+                "wrote outside the {size}-byte thread id buffer"
+            )));
+        }
+        rc_of(rc, || Ok(buf[GUARD..GUARD + size].to_vec()))
+    }
+
+    /// `ompd_get_thread_in_parallel`.
+    pub fn get_thread_in_parallel(&self, ph: &ParallelH, n: i32) -> Call<ThreadH<'_>> {
+        let (f, _g) = need!(self, get_thread_in_parallel, "ompd_get_thread_in_parallel");
+        let mut h = POISON_PTR as *mut ThreadHandle;
+        // SAFETY: live handle; valid out-parameter.
+        let rc = unsafe { f(ph.ptr, n, &mut h) };
+        rc_of(rc, || self.handle(h, "thread handle"))
+    }
+
+    /// `ompd_get_curr_parallel_handle`.
+    pub fn get_curr_parallel_handle(&self, th: &ThreadH) -> Call<ParallelH<'_>> {
+        let (f, _g) = need!(
+            self,
+            get_curr_parallel_handle,
+            "ompd_get_curr_parallel_handle"
+        );
+        let mut h = POISON_PTR as *mut ParallelHandle;
+        // SAFETY: live handle; valid out-parameter.
+        let rc = unsafe { f(th.ptr, &mut h) };
+        rc_of(rc, || self.handle(h, "parallel handle"))
+    }
+
+    /// `ompd_get_enclosing_parallel_handle`.
+    pub fn get_enclosing_parallel_handle(&self, ph: &ParallelH) -> Call<ParallelH<'_>> {
+        let (f, _g) = need!(
+            self,
+            get_enclosing_parallel_handle,
+            "ompd_get_enclosing_parallel_handle"
+        );
+        let mut h = POISON_PTR as *mut ParallelHandle;
+        // SAFETY: live handle; valid out-parameter.
+        let rc = unsafe { f(ph.ptr, &mut h) };
+        rc_of(rc, || self.handle(h, "parallel handle"))
+    }
+
+    /// `ompd_get_task_parallel_handle`.
+    pub fn get_task_parallel_handle(&self, task: &TaskH) -> Call<ParallelH<'_>> {
+        let (f, _g) = need!(
+            self,
+            get_task_parallel_handle,
+            "ompd_get_task_parallel_handle"
+        );
+        let mut h = POISON_PTR as *mut ParallelHandle;
+        // SAFETY: live handle; valid out-parameter.
+        let rc = unsafe { f(task.ptr, &mut h) };
+        rc_of(rc, || self.handle(h, "parallel handle"))
+    }
+
+    /// `ompd_get_curr_task_handle`.
+    pub fn get_curr_task_handle(&self, th: &ThreadH) -> Call<TaskH<'_>> {
+        let (f, _g) = need!(self, get_curr_task_handle, "ompd_get_curr_task_handle");
+        let mut h = POISON_PTR as *mut TaskHandle;
+        // SAFETY: live handle; valid out-parameter.
+        let rc = unsafe { f(th.ptr, &mut h) };
+        rc_of(rc, || self.handle(h, "task handle"))
+    }
+
+    /// `ompd_get_generating_task_handle`.
+    pub fn get_generating_task_handle(&self, task: &TaskH) -> Call<TaskH<'_>> {
+        let (f, _g) = need!(
+            self,
+            get_generating_task_handle,
+            "ompd_get_generating_task_handle"
+        );
+        let mut h = POISON_PTR as *mut TaskHandle;
+        // SAFETY: live handle; valid out-parameter.
+        let rc = unsafe { f(task.ptr, &mut h) };
+        rc_of(rc, || self.handle(h, "task handle"))
+    }
+
+    /// `ompd_get_scheduling_task_handle`.
+    pub fn get_scheduling_task_handle(&self, task: &TaskH) -> Call<TaskH<'_>> {
+        let (f, _g) = need!(
+            self,
+            get_scheduling_task_handle,
+            "ompd_get_scheduling_task_handle"
+        );
+        let mut h = POISON_PTR as *mut TaskHandle;
+        // SAFETY: live handle; valid out-parameter.
+        let rc = unsafe { f(task.ptr, &mut h) };
+        rc_of(rc, || self.handle(h, "task handle"))
+    }
+
+    /// `ompd_get_task_in_parallel`.
+    pub fn get_task_in_parallel(&self, ph: &ParallelH, n: i32) -> Call<TaskH<'_>> {
+        let (f, _g) = need!(self, get_task_in_parallel, "ompd_get_task_in_parallel");
+        let mut h = POISON_PTR as *mut TaskHandle;
+        // SAFETY: live handle; valid out-parameter.
+        let rc = unsafe { f(ph.ptr, n, &mut h) };
+        rc_of(rc, || self.handle(h, "task handle"))
+    }
+
+    fn compare<K: Kind>(
+        &self,
+        f: Option<unsafe extern "C" fn(*mut K, *mut K, *mut c_int) -> Rc>,
+        site: &'static str,
+        a: &Handle<K>,
+        b: &Handle<K>,
+    ) -> Call<i32> {
+        let f = f.ok_or(Fail::Missing(site))?;
+        let _g = callbacks::enter(site);
+        let mut v: c_int = 0x5A5A_5A5A;
+        // SAFETY: live handles of this kind; valid out-parameter.
+        let rc = unsafe { f(a.ptr, b.ptr, &mut v) };
+        rc_of(rc, || Ok(v))
+    }
+
+    /// `ompd_thread_handle_compare`.
+    pub fn thread_compare(&self, a: &ThreadH, b: &ThreadH) -> Call<i32> {
+        self.compare(
+            self.api.thread_handle_compare,
+            "ompd_thread_handle_compare",
+            a,
+            b,
+        )
+    }
+
+    /// `ompd_parallel_handle_compare`.
+    pub fn parallel_compare(&self, a: &ParallelH, b: &ParallelH) -> Call<i32> {
+        self.compare(
+            self.api.parallel_handle_compare,
+            "ompd_parallel_handle_compare",
+            a,
+            b,
+        )
+    }
+
+    /// `ompd_task_handle_compare`.
+    pub fn task_compare(&self, a: &TaskH, b: &TaskH) -> Call<i32> {
+        self.compare(
+            self.api.task_handle_compare,
+            "ompd_task_handle_compare",
+            a,
+            b,
+        )
+    }
+
+    /// `ompd_get_state`; `with_wait_id` false passes NULL for the optional wait id.
+    pub fn get_state(&self, th: &ThreadH, with_wait_id: bool) -> Call<(i64, Option<u64>)> {
+        let (f, _g) = need!(self, get_state, "ompd_get_state");
+        let mut s = POISON_WORD;
+        let mut w = POISON_WORD as u64;
+        let wp = if with_wait_id {
+            &mut w as *mut u64
+        } else {
+            std::ptr::null_mut()
+        };
+        // SAFETY: live handle; valid (or NULL optional) out-parameters.
+        let rc = unsafe { f(th.ptr, &mut s, wp) };
+        rc_of(rc, || {
+            if s == POISON_WORD {
+                return Err(Fail::Invalid("state was not written".into()));
+            }
+            Ok((s, with_wait_id.then_some(w)))
+        })
+    }
+
+    /// `ompd_enumerate_states`: next state, its (tool-owned) name, and more_enums.
+    pub fn enumerate_states(&self, ah: &AspaceH, current: i64) -> Call<(i64, String, i64)> {
+        let (f, _g) = need!(self, enumerate_states, "ompd_enumerate_states");
+        let (mut next, mut more) = (POISON_WORD, POISON_WORD);
+        let mut name = POISON_PTR as *const c_char;
+        // SAFETY: live handle; valid out-parameters.
+        let rc = unsafe { f(ah.ptr, current, &mut next, &mut name, &mut more) };
+        rc_of(rc, || {
+            if next == POISON_WORD || more == POISON_WORD {
+                return Err(Fail::Invalid(
+                    "next_state or more_enums was not written".into(),
+                ));
+            }
+            Ok((next, owned_string(name, "next_state_name")?, more))
+        })
+    }
+
+    /// `ompd_enumerate_icvs`: next id, its (tool-owned) name, scope and more.
+    pub fn enumerate_icvs(&self, ah: &AspaceH, current: u64) -> Call<(u64, String, Scope, i32)> {
+        let (f, _g) = need!(self, enumerate_icvs, "ompd_enumerate_icvs");
+        let mut next = POISON_WORD as u64;
+        let mut name = POISON_PTR as *const c_char;
+        let mut scope = Scope(0x5A5A_5A5A);
+        let mut more: c_int = 0x5A5A_5A5A;
+        // SAFETY: live handle; valid out-parameters.
+        let rc = unsafe { f(ah.ptr, current, &mut next, &mut name, &mut scope, &mut more) };
+        rc_of(rc, || {
+            if next == POISON_WORD as u64 || scope.0 == 0x5A5A_5A5A || more == 0x5A5A_5A5A {
+                return Err(Fail::Invalid(
+                    "next_id, next_scope or more was not written".into(),
+                ));
+            }
+            Ok((next, owned_string(name, "next_icv_name")?, scope, more))
+        })
+    }
+
+    /// `ompd_get_icv_from_scope`. Returns the code and the value when one was written (ok, or
+    /// incomplete for list ICVs).
+    pub fn get_icv(&self, handle: AnyHandle, scope: Scope, id: u64) -> Call<(Rc, Option<i64>)> {
+        let (f, _g) = need!(self, get_icv_from_scope, "ompd_get_icv_from_scope");
+        let mut v = POISON_WORD;
+        // SAFETY: `handle` is a live handle; the scope may name another kind, which the library
+        // must detect from the scope; valid out-parameter.
+        let rc = unsafe { f(handle.raw(), scope, id, &mut v) };
+        Ok((rc, (v != POISON_WORD).then_some(v)))
+    }
+
+    /// `ompd_get_icv_string_from_scope` (tool-owned result, freed here).
+    pub fn get_icv_string(&self, handle: AnyHandle, scope: Scope, id: u64) -> Call<String> {
+        let (f, _g) = need!(
+            self,
+            get_icv_string_from_scope,
+            "ompd_get_icv_string_from_scope"
+        );
+        let mut s = POISON_PTR as *const c_char;
+        // SAFETY: `handle` is a live handle; the scope may name another kind, which the library
+        // must detect from the scope; valid out-parameter.
+        let rc = unsafe { f(handle.raw(), scope, id, &mut s) };
+        rc_of(rc, || owned_string(s, "icv_string"))
+    }
+
+    /// `ompd_get_task_function`.
+    pub fn get_task_function(&self, task: &TaskH) -> Call<Address> {
+        let (f, _g) = need!(self, get_task_function, "ompd_get_task_function");
+        let mut a = Address {
+            segment: POISON_WORD as u64,
+            address: POISON_WORD as u64,
+        };
+        // SAFETY: live handle; valid out-parameter.
+        let rc = unsafe { f(task.ptr, &mut a) };
+        rc_of(rc, || Ok(a))
+    }
+
+    /// `ompd_get_task_frame`: (exit, enter), with poisoned flags left as written.
+    pub fn get_task_frame(&self, task: &TaskH) -> Call<(FrameInfo, FrameInfo)> {
+        let (f, _g) = need!(self, get_task_frame, "ompd_get_task_frame");
+        let poison = FrameInfo {
+            frame_address: Address {
+                segment: POISON_WORD as u64,
+                address: POISON_WORD as u64,
+            },
+            frame_flag: POISON_WORD,
+        };
+        let (mut exit, mut enter) = (poison, poison);
+        // SAFETY: live handle; valid out-parameters.
+        let rc = unsafe { f(task.ptr, &mut exit, &mut enter) };
+        rc_of(rc, || Ok((exit, enter)))
+    }
+
+    /// `ompd_get_tool_data`.
+    pub fn get_tool_data(&self, handle: AnyHandle, scope: Scope) -> Call<(i64, Address)> {
+        let (f, _g) = need!(self, get_tool_data, "ompd_get_tool_data");
+        let mut v = POISON_WORD;
+        let mut a = Address {
+            segment: POISON_WORD as u64,
+            address: POISON_WORD as u64,
+        };
+        // SAFETY: `handle` is a live handle; valid out-parameters.
+        let rc = unsafe { f(handle.raw(), scope, &mut v, &mut a) };
+        rc_of(rc, || Ok((v, a)))
+    }
+}
+
+/// The poison value a wrapper writes into word out-parameters (for checks that inspect it).
+pub const POISONED_WORD: i64 = POISON_WORD;
+
+/// Sanity constant: every thread-id kind the checks try.
+pub const THREAD_ID_KINDS: [(u64, &str); 2] = [
+    (abi::thread_id_kind::PTHREAD, "pthread"),
+    (abi::thread_id_kind::LWP, "lwp"),
+];

@@ -1,0 +1,496 @@
+//! The supervisor: plans units (library × scenario × arch × layout), runs each in a fresh worker
+//! process (this binary re-executed with the hidden `__worker` command, never a fork of the
+//! multi-threaded supervisor), and turns the streamed events into results. A crash or timeout is
+//! attributed to the check in flight; the checks after it run in a new worker.
+//!
+//! One process per unit is also how each target setup gets a fresh library instance: the
+//! LLVM-family libraries latch type sizes and state in process-wide globals.
+
+use crate::checks::{self, Stage};
+use crate::inspect::{self, StaticInfo};
+use crate::report::{LibraryInfo, Outcome, Report, ResultRecord};
+use crate::vendors::Resolved;
+use crate::worker::{Event, StageName, Unit};
+use sim_target::arch::Arch;
+use sim_target::layout::Policy;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The default layout seed for `random:SEED`.
+pub const DEFAULT_SEED: u64 = 20261121;
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Scenarios (default: the default scenario set).
+    pub scenarios: Vec<String>,
+    /// Architectures (default: all four).
+    pub archs: Vec<Arch>,
+    /// Layout policies (default: natural, packed, random, Intel 2026.2 where it applies).
+    pub layouts: Vec<Policy>,
+    /// Check id filters: an id, or a prefix ending in `*`. Empty runs every check.
+    pub checks: Vec<String>,
+    /// Parallel workers.
+    pub jobs: usize,
+    /// Time a single check may take before its worker is stopped.
+    pub check_timeout: Duration,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            scenarios: sim_target::model::default_scenarios()
+                .iter()
+                .map(|s| s.name.to_string())
+                .collect(),
+            archs: Arch::ALL.to_vec(),
+            layouts: vec![
+                Policy::Natural,
+                Policy::Packed,
+                Policy::Random(DEFAULT_SEED),
+                Policy::Intel2026_2,
+            ],
+            checks: Vec::new(),
+            jobs: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            check_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Whether check `id` passes the filters.
+pub fn selected(id: &str, filters: &[String]) -> bool {
+    filters.is_empty()
+        || filters.iter().any(|f| match f.strip_suffix('*') {
+            Some(prefix) => id.starts_with(prefix),
+            None => id == f,
+        })
+}
+
+/// The units to run for one library.
+pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
+    let ids = |stage: Stage| -> Vec<String> {
+        checks::registry()
+            .into_iter()
+            .filter(|c| c.stage == stage && selected(c.id, &opts.checks))
+            .map(|c| c.id.to_string())
+            .collect()
+    };
+    let base = |stage, scenario: &str, arch: Arch, layout: Policy, checks| Unit {
+        library: lib.name.clone(),
+        path: lib.path.clone(),
+        preload: lib.preload.clone(),
+        needs_cxx_runtime: lib.needs_cxx_runtime,
+        stage,
+        scenario: scenario.to_string(),
+        arch: arch.name().to_string(),
+        layout: layout.to_string(),
+        checks,
+    };
+    let mut units = Vec::new();
+    let lifecycle = ids(Stage::Library);
+    if !lifecycle.is_empty() {
+        // Library-level checks need no target; they are reported against the host variant.
+        units.push(base(
+            StageName::Library,
+            "none",
+            Arch::LP64_LE,
+            Policy::Natural,
+            lifecycle,
+        ));
+    }
+    let target = ids(Stage::Target);
+    if !target.is_empty() {
+        for s in &opts.scenarios {
+            for a in &opts.archs {
+                for l in &opts.layouts {
+                    if l.supports(*a) {
+                        units.push(base(StageName::Target, s, *a, *l, target.clone()));
+                    }
+                }
+            }
+        }
+    }
+    units
+}
+
+/// What one unit produced.
+#[derive(Debug, Default)]
+struct UnitRun {
+    records: Vec<ResultRecord>,
+    loaded: Option<Event>,
+    load_failed: Option<String>,
+    output: String,
+}
+
+fn record(
+    unit: &Unit,
+    check: &str,
+    outcome: Outcome,
+    expected: &str,
+    actual: String,
+    detail: String,
+) -> ResultRecord {
+    ResultRecord {
+        library: unit.library.clone(),
+        check: check.to_string(),
+        requirements: checks::find(check)
+            .map(|c| c.requirements.iter().map(|r| r.to_string()).collect())
+            .unwrap_or_default(),
+        scenario: unit.scenario.clone(),
+        arch: unit.arch.clone(),
+        layout: unit.layout.clone(),
+        outcome,
+        expected: expected.to_string(),
+        actual,
+        detail,
+    }
+}
+
+fn describe_exit(status: std::process::ExitStatus) -> String {
+    if let Some(sig) = status.signal() {
+        let name = nix::sys::signal::Signal::try_from(sig)
+            .map(|s| s.as_str().to_string())
+            .unwrap_or(format!("signal {sig}"));
+        format!("killed by {name}")
+    } else {
+        format!("exited with code {}", status.code().unwrap_or(-1))
+    }
+}
+
+fn stop(child: &mut Child) {
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+fn tail(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join(" | ")
+}
+
+/// Runs one unit to the end, replacing workers that die.
+fn run_unit(unit: &Unit, timeout: Duration) -> UnitRun {
+    let mut out = UnitRun::default();
+    let mut remaining = unit.checks.clone();
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            for c in &remaining {
+                out.records.push(record(
+                    unit,
+                    c,
+                    Outcome::HarnessError,
+                    "",
+                    String::new(),
+                    format!("cannot find own executable: {e}"),
+                ));
+            }
+            return out;
+        }
+    };
+    while !remaining.is_empty() {
+        let mut u = unit.clone();
+        u.checks = remaining.clone();
+        let spawned = Command::new(&exe)
+            .arg("__worker")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .env_remove("LD_PRELOAD")
+            .spawn();
+        let mut child = match spawned {
+            Ok(c) => c,
+            Err(e) => {
+                for c in &remaining {
+                    out.records.push(record(
+                        unit,
+                        c,
+                        Outcome::HarnessError,
+                        "",
+                        String::new(),
+                        format!("cannot start a worker: {e}"),
+                    ));
+                }
+                return out;
+            }
+        };
+        let line = serde_json::to_string(&u).expect("units serialize");
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = writeln!(stdin, "{line}");
+        }
+        let stdout = child.stdout.take().expect("piped");
+        let mut stderr = child.stderr.take().expect("piped");
+        let err_reader = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = stderr.by_ref().take(1 << 20).read_to_end(&mut buf);
+            String::from_utf8_lossy(&buf).into_owned()
+        });
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for l in BufReader::new(stdout).lines() {
+                let Ok(l) = l else { break };
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut in_flight: Option<String> = None;
+        let mut done = false;
+        let mut timed_out = false;
+        let mut deadline = Instant::now() + timeout;
+        loop {
+            let wait = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(wait) {
+                Ok(l) => match serde_json::from_str::<Event>(&l) {
+                    Ok(Event::Start { check }) => {
+                        deadline = Instant::now() + timeout;
+                        in_flight = Some(check);
+                    }
+                    Ok(Event::Result {
+                        check,
+                        outcome,
+                        expected,
+                        actual,
+                        detail,
+                    }) => {
+                        out.records
+                            .push(record(unit, &check, outcome, &expected, actual, detail));
+                        remaining.retain(|c| *c != check);
+                        in_flight = None;
+                    }
+                    Ok(e @ Event::Loaded { .. }) => {
+                        out.loaded.get_or_insert(e);
+                        deadline = Instant::now() + timeout;
+                    }
+                    Ok(Event::LoadFailed { message }) => out.load_failed = Some(message),
+                    Ok(Event::Done) => done = true,
+                    Err(e) => out
+                        .output
+                        .push_str(&format!("unparsable worker line ({e}): {l}\n")),
+                },
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    timed_out = true;
+                    stop(&mut child);
+                    break;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        let status = child.wait().ok();
+        let stderr_text = err_reader.join().unwrap_or_default();
+        out.output.push_str(&stderr_text);
+        if let Some(msg) = &out.load_failed {
+            for c in &remaining {
+                out.records.push(record(
+                    unit,
+                    c,
+                    Outcome::HarnessError,
+                    "the library loads",
+                    "load failed".into(),
+                    msg.clone(),
+                ));
+            }
+            return out;
+        }
+        if done && remaining.is_empty() {
+            return out;
+        }
+        let how = if timed_out {
+            format!("no answer within {}s", timeout.as_secs())
+        } else {
+            status
+                .map(describe_exit)
+                .unwrap_or_else(|| "worker vanished".into())
+        };
+        let last = tail(&stderr_text, 3);
+        match in_flight {
+            Some(check) => {
+                let outcome = if timed_out {
+                    Outcome::Timeout
+                } else {
+                    Outcome::Crash
+                };
+                out.records.push(record(
+                    unit,
+                    &check,
+                    outcome,
+                    "the check completes",
+                    how,
+                    format!("worker output: {last}"),
+                ));
+                remaining.retain(|c| *c != check);
+            }
+            None => {
+                // Died outside any check (loading, setup): nothing further can run in this unit.
+                let outcome = if timed_out {
+                    Outcome::Timeout
+                } else {
+                    Outcome::Crash
+                };
+                for c in &remaining {
+                    out.records.push(record(
+                        unit,
+                        c,
+                        outcome,
+                        "the check runs",
+                        format!("worker {how} before the check"),
+                        format!("during library load or target setup; worker output: {last}"),
+                    ));
+                }
+                return out;
+            }
+        }
+    }
+    out
+}
+
+/// Runs every unit of every library and returns the report. `progress` gets one line per unit.
+pub fn run(
+    libs: &[Resolved],
+    statics: &[StaticInfo],
+    opts: &RunOptions,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Report {
+    let mut report = Report::new();
+    let units: Vec<Unit> = libs.iter().flat_map(|l| plan(l, opts)).collect();
+    let total = units.len();
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<UnitRun>>> = Mutex::new((0..total).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..opts.jobs.max(1).min(total.max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= total {
+                    break;
+                }
+                let u = &units[i];
+                let r = run_unit(u, opts.check_timeout);
+                progress(&format!(
+                    "[{}/{total}] {} {} {} {}",
+                    i + 1,
+                    u.library,
+                    u.scenario,
+                    u.arch,
+                    u.layout
+                ));
+                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+            });
+        }
+    });
+    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    for (lib, info) in libs.iter().zip(statics) {
+        let mut li = LibraryInfo {
+            name: lib.name.clone(),
+            path: lib.path.display().to_string(),
+            sha256: info.sha256.clone(),
+            entry_points: info.exported_ompd.clone(),
+            package_version: lib.version.clone(),
+            ..LibraryInfo::default()
+        };
+        for (u, r) in units.iter().zip(&results) {
+            if u.library != lib.name || u.path != lib.path {
+                continue;
+            }
+            let Some(r) = r else { continue };
+            if let (
+                Some(Event::Loaded {
+                    diagnostics,
+                    api_version,
+                    version_string,
+                    ..
+                }),
+                true,
+            ) = (&r.loaded, li.api_version.is_none())
+            {
+                li.api_version = *api_version;
+                li.version_string.clone_from(version_string);
+                for d in diagnostics {
+                    if !li.diagnostics.contains(d) {
+                        li.diagnostics.push(d.clone());
+                    }
+                }
+            }
+            if let Some(m) = &r.load_failed {
+                let d = format!("load failed: {m}");
+                if !li.diagnostics.contains(&d) {
+                    li.diagnostics.push(d);
+                }
+            }
+            let printed: Vec<&str> = r.output.lines().filter(|l| !l.trim().is_empty()).collect();
+            if !printed.is_empty() {
+                let d = format!("the library wrote to stdout/stderr (e.g. {:?})", printed[0]);
+                if !li
+                    .diagnostics
+                    .iter()
+                    .any(|x| x.starts_with("the library wrote"))
+                {
+                    li.diagnostics.push(d);
+                }
+            }
+        }
+        if !info.needed.is_empty() {
+            li.diagnostics
+                .push(format!("DT_NEEDED: {}", info.needed.join(", ")));
+        }
+        report.libraries.push(li);
+    }
+    for r in results.into_iter().flatten() {
+        for rec in r.records {
+            report.push(rec);
+        }
+    }
+    report
+}
+
+/// Static stage for every library: inspect the file before any code runs.
+pub fn inspect_all(libs: &[Resolved]) -> Result<Vec<StaticInfo>, inspect::InspectError> {
+    libs.iter().map(|l| inspect::inspect(&l.path)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_match_ids_and_prefixes() {
+        assert!(selected("icv.value.dyn-var", &[]));
+        assert!(selected("icv.value.dyn-var", &["icv.*".into()]));
+        assert!(selected("icv.value.dyn-var", &["icv.value.dyn-var".into()]));
+        assert!(!selected("icv.value.dyn-var", &["icv.value.dyn".into()]));
+    }
+
+    #[test]
+    fn the_default_plan_covers_four_arches_and_the_intel_layout_once_per_scenario() {
+        let lib = Resolved {
+            name: "x".into(),
+            path: "/x.so".into(),
+            preload: vec![],
+            needs_cxx_runtime: false,
+            version: None,
+        };
+        let units = plan(&lib, &RunOptions::default());
+        let scenarios = sim_target::model::default_scenarios().len();
+        assert_eq!(units.len(), 1 + scenarios * (4 * 3 + 1));
+        assert_eq!(
+            units.iter().filter(|u| u.layout == "intel-2026.2").count(),
+            scenarios
+        );
+        assert!(units
+            .iter()
+            .all(|u| u.layout != "intel-2026.2" || u.arch == "lp64-le"));
+    }
+}

@@ -1,0 +1,256 @@
+//! The worker: runs the checks of one unit in this (fresh) process and streams one JSON line per
+//! event to the supervisor. The vendor library is loaded only here.
+//!
+//! Protocol: the unit arrives as JSON on stdin; results go to the original stdout, which the
+//! worker keeps as a private descriptor before pointing fd 1 at stderr, so that anything the
+//! library prints lands in the captured stderr instead of corrupting the result stream.
+
+use crate::checks::{self, Ctx, Setup, Stage};
+use crate::library::{Library, LoadOptions};
+use serde::{Deserialize, Serialize};
+use sim_target::arch::Arch;
+use sim_target::callbacks::{self, Target};
+use sim_target::layout::Policy;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+/// Set this environment variable to make workers print every callback event to stderr.
+pub const TRACE_ENV: &str = "OMPD_CONFORM_TRACE";
+
+/// What a worker runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unit {
+    /// Library name for reports.
+    pub library: String,
+    /// Library path.
+    pub path: PathBuf,
+    /// Dependencies to preload.
+    pub preload: Vec<PathBuf>,
+    /// Preload the C++ runtime.
+    pub needs_cxx_runtime: bool,
+    /// Which stage's checks to run.
+    pub stage: StageName,
+    /// Scenario (target stage).
+    pub scenario: String,
+    /// Architecture (target stage).
+    pub arch: String,
+    /// Layout policy (target stage).
+    pub layout: String,
+    /// Check ids to run, in order.
+    pub checks: Vec<String>,
+}
+
+/// Serializable stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StageName {
+    /// Library lifecycle, no target.
+    Library,
+    /// Checks against a simulated target.
+    Target,
+}
+
+/// One line of the result stream.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// The library loaded.
+    Loaded {
+        /// Exported entry points.
+        entry_points: Vec<String>,
+        /// Loader diagnostics.
+        diagnostics: Vec<String>,
+        /// API version, if it answered.
+        api_version: Option<i64>,
+        /// Version string, if it answered.
+        version_string: Option<String>,
+    },
+    /// The library could not be loaded.
+    LoadFailed {
+        /// The loader's message with our diagnosis.
+        message: String,
+    },
+    /// A check is about to run.
+    Start {
+        /// Check id.
+        check: String,
+    },
+    /// A check finished.
+    Result {
+        /// Check id.
+        check: String,
+        /// Outcome.
+        outcome: crate::report::Outcome,
+        /// Expected.
+        expected: String,
+        /// Actual.
+        actual: String,
+        /// Detail.
+        detail: String,
+    },
+    /// Every check ran.
+    Done,
+}
+
+/// Runs the unit read from stdin. Returns the process exit code.
+pub fn main() -> i32 {
+    let results = match nix::unistd::dup(std::io::stdout()) {
+        Ok(fd) => std::fs::File::from(fd),
+        Err(e) => {
+            eprintln!("worker: cannot duplicate stdout: {e}");
+            return 1;
+        }
+    };
+    if let Err(e) = nix::unistd::dup2_stdout(std::io::stderr()) {
+        eprintln!("worker: cannot redirect stdout: {e}");
+        return 1;
+    }
+    let mut input = String::new();
+    if let Err(e) = std::io::stdin().lock().read_line(&mut input) {
+        eprintln!("worker: cannot read the unit: {e}");
+        return 1;
+    }
+    let unit: Unit = match serde_json::from_str(&input) {
+        Ok(u) => u,
+        Err(e) => {
+            eprintln!("worker: malformed unit: {e}");
+            return 1;
+        }
+    };
+    let mut sink = std::io::BufWriter::new(results);
+    let mut emit = |e: &Event| -> bool {
+        serde_json::to_writer(&mut sink, e).is_ok()
+            && sink.write_all(b"\n").is_ok()
+            && sink.flush().is_ok()
+    };
+    run_unit(&unit, &mut emit);
+    0
+}
+
+/// Runs `unit`, calling `emit` for each event (the worker streams them; tests collect them).
+pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
+    let lib = match Library::load(
+        &unit.path,
+        &LoadOptions {
+            preload: unit.preload.clone(),
+            needs_cxx_runtime: unit.needs_cxx_runtime,
+        },
+    ) {
+        Ok(l) => l,
+        Err(e) => {
+            emit(&Event::LoadFailed {
+                message: e.to_string(),
+            });
+            return;
+        }
+    };
+    // Version queries happen before anything else, as a debugger does first.
+    let api_version = lib.get_api_version().ok();
+    let version_string = lib.get_version_string().ok().map(|s| s.text);
+    emit(&Event::Loaded {
+        entry_points: lib.api.exported().iter().map(|s| s.to_string()).collect(),
+        diagnostics: lib.diagnostics.clone(),
+        api_version,
+        version_string,
+    });
+    let scenario = match unit.stage {
+        StageName::Library => None,
+        StageName::Target => match sim_target::model::scenario(&unit.scenario) {
+            Some(s) => Some(s),
+            None => {
+                eprintln!("worker: unknown scenario {}", unit.scenario);
+                return;
+            }
+        },
+    };
+    let (arch, policy) = match (unit.arch.parse::<Arch>(), unit.layout.parse::<Policy>()) {
+        (Ok(a), Ok(p)) => (a, p),
+        (a, p) => {
+            eprintln!("worker: bad arch or layout: {:?} {:?}", a.err(), p.err());
+            return;
+        }
+    };
+    let empty = sim_target::model::ModelBuilder::new()
+        .build()
+        .expect("the empty model is valid");
+    let model = scenario.as_ref().map(|s| &s.model).unwrap_or(&empty);
+    let mut ctx = Ctx {
+        lib: &lib,
+        scenario: &unit.scenario,
+        model,
+        arch,
+        policy,
+        target: None,
+        aspace: None,
+        setup: Setup::default(),
+        severity: checks::Severity::Must,
+        icv_table: Default::default(),
+    };
+    if unit.stage == StageName::Target {
+        let image = match sim_target::image::lower(model, arch, policy) {
+            Ok(i) => i,
+            Err(e) => {
+                eprintln!("worker: cannot lower the scenario: {e}");
+                return;
+            }
+        };
+        let target = Target::leak(image);
+        ctx.target = Some(target);
+        ctx.setup.api_version = Some(lib.get_api_version());
+        let version = ctx
+            .setup
+            .api_version
+            .clone()
+            .and_then(|r| r.ok())
+            .unwrap_or(sim_target::abi::api_version::V5_0);
+        ctx.setup.initialize = Some(lib.initialize(version));
+        if matches!(ctx.setup.initialize, Some(Ok(()))) {
+            match lib.process_initialize(target) {
+                Ok(ah) => {
+                    ctx.aspace = Some(ah);
+                    ctx.setup.process_initialize = Some(Ok(()));
+                }
+                Err(e) => ctx.setup.process_initialize = Some(Err(e)),
+            }
+        }
+    }
+    for id in &unit.checks {
+        let Some(check) = checks::find(id) else {
+            eprintln!("worker: unknown check {id}");
+            return;
+        };
+        let wanted = match unit.stage {
+            StageName::Library => Stage::Library,
+            StageName::Target => Stage::Target,
+        };
+        if check.stage != wanted {
+            continue;
+        }
+        if !emit(&Event::Start { check: id.clone() }) {
+            return;
+        }
+        ctx.severity = check.severity;
+        let v = {
+            let _g = callbacks::enter("harness");
+            (check.run)(&mut ctx, check.arg)
+        };
+        if !emit(&Event::Result {
+            check: id.clone(),
+            outcome: v.outcome,
+            expected: v.expected,
+            actual: v.actual,
+            detail: v.detail,
+        }) {
+            return;
+        }
+    }
+    // Release the address space before finalizing, as a tool must.
+    drop(ctx.aspace.take());
+    if std::env::var_os(TRACE_ENV).is_some() {
+        // Debugging aid: every callback the library made, with the entry point in flight.
+        for (site, e) in callbacks::ledger().events() {
+            eprintln!("trace {site}: {e:?}");
+        }
+    }
+    emit(&Event::Done);
+}
