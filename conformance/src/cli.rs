@@ -95,6 +95,10 @@ struct RunArgs {
     /// Scenario to run (repeatable; default: the default set).
     #[arg(long)]
     scenario: Vec<String>,
+    /// Run the model in this JSON file (as written by a failing property test) instead of the
+    /// default scenarios (repeatable).
+    #[arg(long)]
+    replay: Vec<PathBuf>,
     /// Architecture variant (repeatable; default: all four).
     #[arg(long)]
     arch: Vec<String>,
@@ -224,6 +228,24 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
             }
         }
         o.scenarios = args.scenario.clone();
+    }
+    if !args.replay.is_empty() {
+        if args.scenario.is_empty() {
+            o.scenarios.clear();
+        }
+        for p in &args.replay {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| format!("cannot read replay file {}: {e}", p.display()))?;
+            let m: sim_target::model::Model = serde_json::from_str(&text)
+                .map_err(|e| format!("replay file {} is not a model: {e}", p.display()))?;
+            m.validate()
+                .map_err(|e| format!("replay file {}: {e}", p.display()))?;
+            let name = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "replay".into());
+            o.models.push((format!("replay:{name}"), m));
+        }
     }
     if !args.arch.is_empty() {
         o.archs = args

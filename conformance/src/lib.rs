@@ -9,10 +9,12 @@
 //! - [`worker`]: runs the checks of one unit in a fresh process and streams results.
 //! - [`supervisor`]: plans units, runs workers, attributes crashes and timeouts.
 //! - [`report`]: outcomes, results and the report renderings.
+//! - [`expectations`]: per-vendor expected results with reasons, folded with a run.
 //! - [`cli`]: the `ompd-conform` command line and its exit codes.
 
 pub mod checks;
 pub mod cli;
+pub mod expectations;
 pub mod inspect;
 pub mod library;
 pub mod report;

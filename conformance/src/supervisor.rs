@@ -28,6 +28,8 @@ pub const DEFAULT_SEED: u64 = 20261121;
 pub struct RunOptions {
     /// Scenarios (default: the default scenario set).
     pub scenarios: Vec<String>,
+    /// Models run as extra scenarios, by name (replayed files).
+    pub models: Vec<(String, sim_target::model::Model)>,
     /// Architectures (default: all four).
     pub archs: Vec<Arch>,
     /// Layout policies (default: natural, packed, random, Intel 2026.2 where it applies).
@@ -47,6 +49,7 @@ impl Default for RunOptions {
                 .iter()
                 .map(|s| s.name.to_string())
                 .collect(),
+            models: Vec::new(),
             archs: Arch::ALL.to_vec(),
             layouts: vec![
                 Policy::Natural,
@@ -82,6 +85,7 @@ pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
             .collect()
     };
     let base = |stage, scenario: &str, arch: Arch, layout: Policy, checks| Unit {
+        model: None,
         library: lib.name.clone(),
         path: lib.path.clone(),
         preload: lib.preload.clone(),
@@ -106,11 +110,15 @@ pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
     }
     let target = ids(Stage::Target);
     if !target.is_empty() {
-        for s in &opts.scenarios {
+        let named = opts.scenarios.iter().map(|s| (s.as_str(), None));
+        let replayed = opts.models.iter().map(|(n, m)| (n.as_str(), Some(m)));
+        for (s, model) in named.chain(replayed) {
             for a in &opts.archs {
                 for l in &opts.layouts {
                     if l.supports(*a) {
-                        units.push(base(StageName::Target, s, *a, *l, target.clone()));
+                        let mut u = base(StageName::Target, s, *a, *l, target.clone());
+                        u.model = model.cloned();
+                        units.push(u);
                     }
                 }
             }

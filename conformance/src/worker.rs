@@ -32,6 +32,9 @@ pub struct Unit {
     pub stage: StageName,
     /// Scenario (target stage).
     pub scenario: String,
+    /// The model, for scenarios that are not built in (replayed files, generated cases).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<sim_target::model::Model>,
     /// Architecture (target stage).
     pub arch: String,
     /// Layout policy (target stage).
@@ -153,10 +156,11 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
         api_version,
         version_string,
     });
-    let scenario = match unit.stage {
-        StageName::Library => None,
-        StageName::Target => match sim_target::model::scenario(&unit.scenario) {
-            Some(s) => Some(s),
+    let scenario = match (&unit.stage, &unit.model) {
+        (StageName::Library, _) => None,
+        (StageName::Target, Some(m)) => Some(m.clone()),
+        (StageName::Target, None) => match sim_target::model::scenario(&unit.scenario) {
+            Some(s) => Some(s.model),
             None => {
                 eprintln!("worker: unknown scenario {}", unit.scenario);
                 return;
@@ -173,7 +177,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
     let empty = sim_target::model::ModelBuilder::new()
         .build()
         .expect("the empty model is valid");
-    let model = scenario.as_ref().map(|s| &s.model).unwrap_or(&empty);
+    let model = scenario.as_ref().unwrap_or(&empty);
     let mut ctx = Ctx {
         lib: &lib,
         scenario: &unit.scenario,

@@ -1,0 +1,253 @@
+//! Per-vendor expectations: which results a vendor library is known to produce, each with a
+//! reason. Stored as TOML in `golden/expectations/`; folded with a run to find the unexpected
+//! results and the stale entries.
+//!
+//! ```toml
+//! vendor = "LLVM"
+//! libraries = ["llvm-*"]
+//!
+//! [[expect]]
+//! check = "parallel.enclosing.outermost_unavailable"
+//! outcome = "fail"
+//! reason = "a NULL t_parent yields ompd_rc_unsupported instead of unavailable"
+//! # optional: scenario, arch, layout (globs, default "*"), link
+//! ```
+
+use crate::report::{Outcome, ResultRecord};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// One expectations file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct File {
+    /// The vendor, for humans.
+    pub vendor: String,
+    /// Library-name globs the file applies to.
+    pub libraries: Vec<String>,
+    /// The entries.
+    #[serde(default)]
+    pub expect: Vec<Expectation>,
+    /// Where it was read from.
+    #[serde(skip)]
+    pub path: PathBuf,
+}
+
+fn star() -> String {
+    "*".into()
+}
+
+/// One expected result.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expectation {
+    /// Check id glob.
+    pub check: String,
+    /// The outcome expected.
+    pub outcome: Outcome,
+    /// Why (required, one line).
+    pub reason: String,
+    /// Where to read more.
+    #[serde(default)]
+    pub link: Option<String>,
+    /// Scenario glob.
+    #[serde(default = "star")]
+    pub scenario: String,
+    /// Architecture glob.
+    #[serde(default = "star")]
+    pub arch: String,
+    /// Layout glob.
+    #[serde(default = "star")]
+    pub layout: String,
+}
+
+/// A malformed expectations file.
+#[derive(Debug, thiserror::Error)]
+pub enum ExpectError {
+    /// Unreadable.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// File.
+        path: String,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// Not valid TOML for this format.
+    #[error("invalid expectations file {path}: {message}")]
+    Invalid {
+        /// File.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Matches `text` against a glob where `*` stands for any run of characters.
+pub fn glob(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !text.starts_with(first)
+        || !text[first.len()..].ends_with(last)
+        || text.len() < first.len() + last.len()
+    {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for p in &parts[1..parts.len() - 1] {
+        match rest.find(p) {
+            Some(i) => rest = &rest[i + p.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+impl Expectation {
+    /// True when this entry describes `r`'s unit and check (whatever its outcome).
+    pub fn covers(&self, r: &ResultRecord) -> bool {
+        glob(&self.check, &r.check)
+            && glob(&self.scenario, &r.scenario)
+            && glob(&self.arch, &r.arch)
+            && glob(&self.layout, &r.layout)
+    }
+}
+
+impl File {
+    /// Parses one file; every entry needs a reason and a check glob naming a known check.
+    pub fn load(path: &Path) -> Result<File, ExpectError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ExpectError::Io {
+            path: shown.clone(),
+            source,
+        })?;
+        let invalid = |message: String| ExpectError::Invalid {
+            path: shown.clone(),
+            message,
+        };
+        let mut f: File = toml::from_str(&text)
+            .map_err(|e| invalid(e.to_string().lines().next().unwrap_or("").to_string()))?;
+        f.path = path.to_path_buf();
+        let ids: Vec<&str> = crate::checks::registry().iter().map(|c| c.id).collect();
+        for e in &f.expect {
+            if e.reason.trim().is_empty() {
+                return Err(invalid(format!("entry for {} has no reason", e.check)));
+            }
+            if !ids.iter().any(|id| glob(&e.check, id)) {
+                return Err(invalid(format!("entry {} matches no known check", e.check)));
+            }
+        }
+        Ok(f)
+    }
+
+    /// Whether the file applies to library `name`.
+    pub fn applies_to(&self, name: &str) -> bool {
+        self.libraries.iter().any(|g| glob(g, name))
+    }
+}
+
+/// Loads every `*.toml` in `dir`, sorted by name.
+pub fn load_dir(dir: &Path) -> Result<Vec<File>, ExpectError> {
+    let io = |source| ExpectError::Io {
+        path: dir.display().to_string(),
+        source,
+    };
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    paths.iter().map(|p| File::load(p)).collect()
+}
+
+/// A run folded with expectations.
+#[derive(Debug, Default)]
+pub struct Fold<'a> {
+    /// Results that are findings (fail, crash, timeout, harness-error) and no entry covers.
+    pub unexpected: Vec<&'a ResultRecord>,
+    /// Results an entry covers whose outcome differs from the entry's (e.g. an expected failure
+    /// that now passes).
+    pub changed: Vec<(&'a ResultRecord, &'a Expectation)>,
+    /// Entries that cover no result of the run.
+    pub stale: Vec<&'a Expectation>,
+    /// Results that matched their entry.
+    pub expected: usize,
+}
+
+/// Folds the results of library `name` with the files that apply to it.
+pub fn fold<'a>(name: &str, results: &'a [ResultRecord], files: &'a [File]) -> Fold<'a> {
+    let entries: Vec<&Expectation> = files
+        .iter()
+        .filter(|f| f.applies_to(name))
+        .flat_map(|f| &f.expect)
+        .collect();
+    let mut out = Fold::default();
+    let mut used = vec![false; entries.len()];
+    for r in results.iter().filter(|r| r.library == name) {
+        match entries.iter().position(|e| e.covers(r)) {
+            Some(i) => {
+                used[i] = true;
+                if entries[i].outcome == r.outcome {
+                    out.expected += 1;
+                } else {
+                    out.changed.push((r, entries[i]));
+                }
+            }
+            None if r.outcome.is_failure() || r.outcome == Outcome::HarnessError => {
+                out.unexpected.push(r)
+            }
+            None => {}
+        }
+    }
+    out.stale = entries
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| !**u)
+        .map(|(e, _)| *e)
+        .collect();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob("*", "anything"));
+        assert!(glob("llvm-*", "llvm-19"));
+        assert!(!glob("llvm-*", "intel-2026.2"));
+        assert!(glob("ilp32-*", "ilp32-be"));
+        assert!(glob("icv.*.nthreads-var", "icv.value.nthreads-var"));
+        assert!(!glob("icv.value.dyn-var", "icv.value.dyn-var2"));
+        assert!(glob("random:*", "random:1"));
+    }
+
+    #[test]
+    fn entries_need_a_reason_and_a_known_check() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("v.toml");
+        std::fs::write(&p, "vendor='x'\nlibraries=['x']\n[[expect]]\ncheck='no.such.check'\noutcome='fail'\nreason='r'\n").unwrap();
+        assert!(File::load(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("matches no known check"));
+        std::fs::write(
+            &p,
+            "vendor='x'\nlibraries=['x']\n[[expect]]\ncheck='lib.*'\noutcome='fail'\nreason=' '\n",
+        )
+        .unwrap();
+        assert!(File::load(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("no reason"));
+        std::fs::write(&p, "vendor='x'\nlibraries=['x']\nsurprise=1\n").unwrap();
+        assert!(File::load(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("invalid expectations file"));
+    }
+}

@@ -1,0 +1,157 @@
+//! The suite against the real vendor libraries: every library runs to the end in all four arch
+//! variants and its findings are exactly the ones recorded in its expectations file; and a
+//! library's answers for one model do not depend on the layout policy.
+
+use conformance::expectations::{self, File};
+use conformance::report::{Outcome, Report};
+use conformance::vendors;
+use proptest::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::Command;
+
+fn expectation_files() -> Vec<File> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../golden/expectations");
+    expectations::load_dir(&dir).expect("expectations load")
+}
+
+fn fetch(names: &[&str]) {
+    vendors::fetch(&vendors::default_cache_dir(), names, false, &mut |_| {})
+        .expect("vendor libraries fetch");
+}
+
+/// Runs `ompd-conform run ARGS --format json` and returns the exit code and the report.
+fn conform(args: &[&str]) -> (i32, Report) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.json");
+    let status = Command::new(env!("CARGO_BIN_EXE_ompd-conform"))
+        .arg("run")
+        .args(args)
+        .args(["--quiet", "--format", "json", "--output"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("ompd-conform starts");
+    let report: Report = serde_json::from_slice(&std::fs::read(&out).expect("report written"))
+        .expect("report parses");
+    (status.code().unwrap_or(-1), report)
+}
+
+#[test]
+fn every_vendor_library_runs_everywhere_and_matches_its_expectations() {
+    fetch(&[]);
+    let names: Vec<&str> = vendors::known().iter().map(|v| v.name).collect();
+    let (code, report) = conform(&names);
+    assert!(code == 0 || code == 100, "exit code {code}");
+    let files = expectation_files();
+    let mut problems = Vec::new();
+    for name in &names {
+        let lib = report
+            .libraries
+            .iter()
+            .find(|l| l.name == *name)
+            .expect("library in report");
+        assert_eq!(lib.api_version, Some(201811), "{name}");
+        assert!(lib.version_string.is_some(), "{name}");
+        let results: Vec<_> = report
+            .results
+            .iter()
+            .filter(|r| r.library == *name)
+            .collect();
+        let arches: BTreeSet<&str> = results.iter().map(|r| r.arch.as_str()).collect();
+        assert_eq!(arches.len(), 4, "{name}: results in every arch variant");
+        assert!(
+            !results
+                .iter()
+                .any(|r| r.outcome == Outcome::HarnessError || r.outcome == Outcome::Crash),
+            "{name}"
+        );
+        let fold = expectations::fold(name, &report.results, &files);
+        for r in &fold.unexpected {
+            problems.push(format!(
+                "{name}: unexpected {} {} on {}/{}/{}: {}",
+                r.outcome.as_str(),
+                r.check,
+                r.scenario,
+                r.arch,
+                r.layout,
+                r.actual
+            ));
+        }
+        for (r, e) in &fold.changed {
+            problems.push(format!(
+                "{name}: {} on {}/{}/{} is {} but expected {} ({})",
+                r.check,
+                r.scenario,
+                r.arch,
+                r.layout,
+                r.outcome.as_str(),
+                e.outcome.as_str(),
+                e.reason
+            ));
+        }
+        for e in &fold.stale {
+            problems.push(format!(
+                "{name}: stale expectation {} ({})",
+                e.check, e.reason
+            ));
+        }
+        assert!(fold.expected > 0, "{name}: the findings are recorded");
+    }
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+/// Layouts an expectation of `lib` names for `check` specifically (layout-dependent findings).
+fn layout_specific(files: &[File], lib: &str, check: &str, layout: &str) -> bool {
+    files
+        .iter()
+        .filter(|f| f.applies_to(lib))
+        .flat_map(|f| &f.expect)
+        .any(|e| {
+            e.layout != "*"
+                && expectations::glob(&e.check, check)
+                && expectations::glob(&e.layout, layout)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("OMPD_LAYOUT_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(24),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// The same model gives the same outcome for every check under every layout policy.
+    #[test]
+    fn answers_do_not_depend_on_the_layout(model in sim_target::strategy::model(), seed in any::<u64>()) {
+        fetch(&["llvm-19", "intel-2026.2"]);
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("case.json");
+        std::fs::write(&file, serde_json::to_vec(&model).unwrap()).unwrap();
+        let random = format!("random:{seed}");
+        let (code, report) = conform(&[
+            "llvm-19", "intel-2026.2", "--replay", file.to_str().unwrap(), "--check", "thread.*", "--check", "parallel.*",
+            "--check", "task.*", "--check", "state.*", "--check", "icv.value.*",
+            "--layout", "natural", "--layout", "packed", "--layout", &random, "--layout", "intel-2026.2",
+        ]);
+        prop_assert!(code == 0 || code == 100, "exit code {}", code);
+        let files = expectation_files();
+        let mut by: BTreeMap<(String, String, String), BTreeMap<String, Outcome>> = BTreeMap::new();
+        for r in &report.results {
+            if r.scenario == "none" || layout_specific(&files, &r.library, &r.check, &r.layout) {
+                continue;
+            }
+            by.entry((r.library.clone(), r.check.clone(), r.arch.clone())).or_default().insert(r.layout.clone(), r.outcome);
+        }
+        prop_assert!(!by.is_empty());
+        for ((lib, check, arch), outcomes) in &by {
+            let distinct: BTreeSet<_> = outcomes.values().collect();
+            prop_assert!(distinct.len() == 1, "{} {} on {}: {:?}", lib, check, arch, outcomes);
+        }
+    }
+}
