@@ -1,2 +1,217 @@
-//! The build system: see `cargo xtask help`.
-fn main() {}
+//! `cargo xtask`: the project's build system and the only thing CI calls.
+//!
+//! - `cargo xtask conform [ARGS]`: build the runner and run `ompd-conform run ARGS` (with no
+//!   library: fetch and run every known vendor library).
+//! - `cargo xtask vendors fetch [NAMES] | list`: manage the vendor library cache.
+//! - `cargo xtask ci`: formatting, clippy, vendor fetch, every test.
+//! - `cargo xtask bench`: timing figures for the README.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+const HELP: &str = "\
+usage: cargo xtask <task> [args]
+
+tasks:
+  conform [ARGS]          run the conformance suite (ompd-conform run ARGS; see --help)
+  vendors fetch [NAMES]   download vendor OMPD libraries into target/ompd-vendors
+  vendors list            list vendor libraries: name, version, path
+  ci                      cargo fmt --check, clippy -D warnings, fetch vendors, all tests
+  bench                   time the default suite on every fetched vendor library
+";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+/// Runs a command; returns its exit code (1 when it could not start or was killed).
+fn run(mut c: Command) -> i32 {
+    eprintln!("$ {}", format!("{c:?}").replace('"', ""));
+    match c.status() {
+        Ok(s) => s.code().unwrap_or(1),
+        Err(e) => {
+            eprintln!("xtask: error: cannot run {:?}: {e}", c.get_program());
+            1
+        }
+    }
+}
+
+/// Builds the runner and returns its path.
+fn runner() -> Result<PathBuf, i32> {
+    let mut c = cargo();
+    c.args([
+        "build",
+        "--quiet",
+        "-p",
+        "conformance",
+        "--bin",
+        "ompd-conform",
+    ]);
+    match run(c) {
+        0 => Ok(target_dir().join("debug/ompd-conform")),
+        code => Err(code),
+    }
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+}
+
+fn ompd_conform(args: &[String]) -> i32 {
+    match runner() {
+        Ok(exe) => {
+            // Relative library paths name files relative to where the user ran cargo.
+            let mut c = Command::new(exe);
+            c.args(args);
+            match c.status() {
+                Ok(s) => s.code().unwrap_or(1),
+                Err(e) => {
+                    eprintln!("xtask: error: cannot run ompd-conform: {e}");
+                    1
+                }
+            }
+        }
+        Err(code) => code,
+    }
+}
+
+fn ci() -> i32 {
+    let steps: [(&str, &[&str]); 3] = [
+        ("format", &["fmt", "--all", "--check"]),
+        (
+            "clippy",
+            &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--quiet",
+                "--",
+                "-D",
+                "warnings",
+            ],
+        ),
+        ("tests", &["test", "--workspace", "--quiet"]),
+    ];
+    for (i, (name, args)) in steps.iter().enumerate() {
+        if i == 2 {
+            eprintln!("== vendors");
+            let code = ompd_conform(&["vendors".into(), "fetch".into()]);
+            if code != 0 {
+                eprintln!("xtask ci: vendor fetch failed (exit {code})");
+                return code;
+            }
+        }
+        eprintln!("== {name}");
+        let mut c = cargo();
+        c.args(*args);
+        let code = run(c);
+        if code != 0 {
+            eprintln!("xtask ci: step `{name}` failed (exit {code})");
+            return code;
+        }
+    }
+    eprintln!("xtask ci: all steps passed");
+    0
+}
+
+fn bench() -> i32 {
+    let exe = match runner() {
+        Ok(e) => e,
+        Err(code) => return code,
+    };
+    let list = match Command::new(&exe).args(["vendors", "list"]).output() {
+        Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
+        Err(e) => {
+            eprintln!("xtask: error: {e}");
+            return 1;
+        }
+    };
+    let names: Vec<String> = list
+        .lines()
+        .filter(|l| !l.contains("(not fetched)") && !l.contains("(missing)"))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    if names.is_empty() {
+        eprintln!("xtask bench: no vendor library fetched; run `cargo xtask vendors fetch`");
+        return 1;
+    }
+    let dir = target_dir().join("bench");
+    let _ = std::fs::create_dir_all(&dir);
+    println!(
+        "{:<14} {:>7} {:>8} {:>9} {:>12} {:>12}",
+        "library", "units", "checks", "wall s", "instances/s", "checks/s"
+    );
+    for name in &names {
+        let out = dir.join(format!("{name}.json"));
+        let start = Instant::now();
+        let status = Command::new(&exe)
+            .args(["run", name, "--quiet", "--format", "json", "--output"])
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .status();
+        let secs = start.elapsed().as_secs_f64();
+        if !matches!(status.map(|s| s.code()), Ok(Some(0 | 100))) {
+            eprintln!("xtask bench: the run on {name} failed");
+            return 1;
+        }
+        let text = std::fs::read_to_string(&out).unwrap_or_default();
+        let results = text.matches("\"check\":").count();
+        // One worker process (one fresh library instance) per unit: scenario x arch x layout,
+        // plus the lifecycle unit.
+        let mut units = std::collections::BTreeSet::new();
+        for chunk in text.split("\"scenario\": \"").skip(1) {
+            let s: String = chunk.chars().take_while(|c| *c != '"').collect();
+            let a = chunk
+                .split("\"arch\": \"")
+                .nth(1)
+                .map(|x| x.chars().take_while(|c| *c != '"').collect::<String>());
+            let l = chunk
+                .split("\"layout\": \"")
+                .nth(1)
+                .map(|x| x.chars().take_while(|c| *c != '"').collect::<String>());
+            units.insert((s, a, l));
+        }
+        println!(
+            "{name:<14} {:>7} {results:>8} {secs:>9.2} {:>12.0} {:>12.0}",
+            units.len(),
+            units.len() as f64 / secs,
+            results as f64 / secs
+        );
+    }
+    0
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let code = match args.first().map(String::as_str) {
+        Some("conform") => {
+            let mut a = vec!["run".to_string()];
+            a.extend(args[1..].iter().cloned());
+            ompd_conform(&a)
+        }
+        Some("vendors") => ompd_conform(&args),
+        Some("ci") => ci(),
+        Some("bench") => bench(),
+        Some("help" | "--help" | "-h") | None => {
+            print!("{HELP}");
+            0
+        }
+        Some(other) => {
+            eprintln!("xtask: error: unknown task `{other}` (see `cargo xtask help`)");
+            2
+        }
+    };
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
