@@ -160,6 +160,28 @@ fn record(
     }
 }
 
+/// Records the same result for every check of `checks` (a unit that cannot go on).
+fn record_all(
+    out: &mut UnitRun,
+    unit: &Unit,
+    checks: &[String],
+    outcome: Outcome,
+    expected: &str,
+    actual: &str,
+    detail: &str,
+) {
+    for c in checks {
+        out.records.push(record(
+            unit,
+            c,
+            outcome,
+            expected,
+            actual.to_string(),
+            detail.to_string(),
+        ));
+    }
+}
+
 fn describe_exit(status: std::process::ExitStatus) -> String {
     if let Some(sig) = status.signal() {
         let name = nix::sys::signal::Signal::try_from(sig)
@@ -197,16 +219,16 @@ fn run_unit(unit: &Unit, timeout: Duration) -> UnitRun {
     let exe = match std::env::current_exe() {
         Ok(e) => e,
         Err(e) => {
-            for c in &remaining {
-                out.records.push(record(
-                    unit,
-                    c,
-                    Outcome::HarnessError,
-                    "",
-                    String::new(),
-                    format!("cannot find own executable: {e}"),
-                ));
-            }
+            let detail = format!("cannot find own executable: {e}");
+            record_all(
+                &mut out,
+                unit,
+                &remaining,
+                Outcome::HarnessError,
+                "",
+                "",
+                &detail,
+            );
             return out;
         }
     };
@@ -223,16 +245,16 @@ fn run_unit(unit: &Unit, timeout: Duration) -> UnitRun {
         let mut child = match spawned {
             Ok(c) => c,
             Err(e) => {
-                for c in &remaining {
-                    out.records.push(record(
-                        unit,
-                        c,
-                        Outcome::HarnessError,
-                        "",
-                        String::new(),
-                        format!("cannot start a worker: {e}"),
-                    ));
-                }
+                let detail = format!("cannot start a worker: {e}");
+                record_all(
+                    &mut out,
+                    unit,
+                    &remaining,
+                    Outcome::HarnessError,
+                    "",
+                    "",
+                    &detail,
+                );
                 return out;
             }
         };
@@ -302,16 +324,16 @@ fn run_unit(unit: &Unit, timeout: Duration) -> UnitRun {
         let stderr_text = err_reader.join().unwrap_or_default();
         out.output.push_str(&stderr_text);
         if let Some(msg) = &out.load_failed {
-            for c in &remaining {
-                out.records.push(record(
-                    unit,
-                    c,
-                    Outcome::HarnessError,
-                    "the library loads",
-                    "load failed".into(),
-                    msg.clone(),
-                ));
-            }
+            let msg = msg.clone();
+            record_all(
+                &mut out,
+                unit,
+                &remaining,
+                Outcome::HarnessError,
+                "the library loads",
+                "load failed",
+                &msg,
+            );
             return out;
         }
         if done && remaining.is_empty() {
@@ -349,16 +371,17 @@ fn run_unit(unit: &Unit, timeout: Duration) -> UnitRun {
                 } else {
                     Outcome::Crash
                 };
-                for c in &remaining {
-                    out.records.push(record(
-                        unit,
-                        c,
-                        outcome,
-                        "the check runs",
-                        format!("worker {how} before the check"),
-                        format!("during library load or target setup; worker output: {last}"),
-                    ));
-                }
+                let actual = format!("worker {how} before the check");
+                let detail = format!("during library load or target setup; worker output: {last}");
+                record_all(
+                    &mut out,
+                    unit,
+                    &remaining,
+                    outcome,
+                    "the check runs",
+                    &actual,
+                    &detail,
+                );
                 return out;
             }
         }

@@ -900,7 +900,7 @@ pub fn default_scenarios() -> Vec<Scenario> {
         },
         Scenario {
             name: "nested-tasks",
-            description: "4-thread region, nested 2-thread region, 3-deep explicit task tree",
+            description: "4-thread region, nested 4-thread region, 3-deep explicit task tree",
             model: nested_tasks(),
         },
         Scenario {
@@ -951,7 +951,7 @@ fn nested_tasks() -> Model {
     b.foreign_thread();
     let outer = b.parallel(b.initial_thread(), 4);
     let t2 = b.member(outer, 2);
-    let inner = b.parallel(t2, 2);
+    let inner = b.parallel(t2, 4);
     let worker = b.member(inner, 1);
     let x1 = b.explicit_task(worker);
     let x2 = b.explicit_task(worker);
@@ -1008,6 +1008,10 @@ mod tests {
             .unwrap();
         assert_eq!(m.level(inner), 2);
         assert_eq!(m.active_level(inner), 2);
+        assert!(
+            m.regions[inner.0].members.len() >= 4,
+            "the nested active region has 4 threads"
+        );
         let deepest = (0..m.tasks.len())
             .map(|t| m.generating_chain(TaskId(t)).len())
             .max()

@@ -351,21 +351,9 @@ fn value(ctx: &mut Ctx, name: &'static str) -> Verdict {
             }
         }
         Scope::PARALLEL => {
-            let mut seen = Vec::new();
-            for t in ctx.threads() {
-                let r = ctx.model.threads[t.0].region;
-                if seen.contains(&r) {
-                    continue;
-                }
-                seen.push(r);
-                match ctx.curr_parallel(ah, t) {
-                    Ok(h) => subjects.push((
-                        format!("region {} (via gtid {})", r.0, t.0),
-                        Held::Parallel(h),
-                        Subject::Parallel(r),
-                    )),
-                    Err(e) => j.fail(format!("gtid {}: no parallel handle: {e}", t.0)),
-                }
+            for (r, t, h) in ctx.regions_with_handles(ah, &mut j) {
+                let label = format!("region {} (via gtid {})", r.0, t.0);
+                subjects.push((label, Held::Parallel(h), Subject::Parallel(r)));
             }
         }
         Scope::TASK | Scope::IMPLICIT_TASK => {

@@ -341,6 +341,28 @@ impl<'l> Ctx<'l> {
         self.lib.get_curr_task_handle(&th)
     }
 
+    /// Every distinct innermost region of the model's threads with its current parallel handle,
+    /// obtained through the region's first thread in gtid order. Failures to get a handle are
+    /// recorded in `j` and the region is left out.
+    pub fn regions_with_handles(
+        &self,
+        ah: &AspaceH<'l>,
+        j: &mut Judge,
+    ) -> Vec<(RegionId, ThreadId, ParallelH<'l>)> {
+        let mut out: Vec<(RegionId, ThreadId, ParallelH<'l>)> = Vec::new();
+        for t in self.threads() {
+            let r = innermost_region(self.model, t);
+            if out.iter().any(|(x, _, _)| *x == r) {
+                continue;
+            }
+            match self.curr_parallel(ah, t) {
+                Ok(ph) => out.push((r, t, ph)),
+                Err(e) => j.fail(format!("gtid {}: no current parallel handle: {e}", t.0)),
+            }
+        }
+        out
+    }
+
     /// An integer ICV by name through `handle` at `scope` (looked up by enumeration).
     pub fn icv(
         &self,

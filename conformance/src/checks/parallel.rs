@@ -218,20 +218,7 @@ fn thread_in_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
         ctx,
         "member n compares equal to the handle by native id and has thread-num-var n",
     );
-    let mut seen = Vec::new();
-    for t in ctx.threads() {
-        let r = super::innermost_region(ctx.model, t);
-        if seen.contains(&r) {
-            continue;
-        }
-        seen.push(r);
-        let ph = match ctx.curr_parallel(ah, t) {
-            Ok(ph) => ph,
-            Err(e) => {
-                j.fail(format!("gtid {}: {e}", t.0));
-                continue;
-            }
-        };
+    for (r, _, ph) in ctx.regions_with_handles(ah, &mut j) {
         for (n, member) in ctx.model.regions[r.0].members.iter().enumerate() {
             let by_index = ctx.lib.get_thread_in_parallel(&ph, n as i32);
             let by_id = ctx.thread_handle(ah, *member);

@@ -250,20 +250,7 @@ fn task_in_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
         ctx,
         "implicit; equal to member n's current task when it runs it",
     );
-    let mut seen = Vec::new();
-    for t in ctx.threads() {
-        let r = super::innermost_region(ctx.model, t);
-        if seen.contains(&r) {
-            continue;
-        }
-        seen.push(r);
-        let ph = match ctx.curr_parallel(ah, t) {
-            Ok(p) => p,
-            Err(e) => {
-                j.fail(format!("gtid {}: {e}", t.0));
-                continue;
-            }
-        };
+    for (r, _, ph) in ctx.regions_with_handles(ah, &mut j) {
         let region = &ctx.model.regions[r.0];
         for (n, (member, implicit)) in region
             .members
@@ -328,20 +315,7 @@ fn out_of_range(ctx: &mut Ctx, _: &str) -> Verdict {
 fn task_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = super::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "0");
-    let mut seen = Vec::new();
-    for t in ctx.threads() {
-        let r = super::innermost_region(ctx.model, t);
-        if seen.contains(&r) {
-            continue;
-        }
-        seen.push(r);
-        let ph = match ctx.curr_parallel(ah, t) {
-            Ok(p) => p,
-            Err(e) => {
-                j.fail(format!("gtid {}: {e}", t.0));
-                continue;
-            }
-        };
+    for (r, _, ph) in ctx.regions_with_handles(ah, &mut j) {
         for n in 0..ctx.model.regions[r.0].members.len() {
             let back = ctx
                 .lib
