@@ -334,10 +334,11 @@ fn run(args: RunArgs) -> i32 {
 fn emit(report: &Report, args: &RunArgs) -> Result<(), i32> {
     match (args.format, &args.output) {
         (Format::Json, Some(path)) => {
+            // The human report goes out first, so a failing write loses nothing computed.
+            print!("{}", report.human());
             report
                 .write_json(path)
                 .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
-            print!("{}", report.human());
         }
         (Format::Json, None) => match serde_json::to_string_pretty(report) {
             Ok(s) => println!("{s}"),

@@ -215,3 +215,93 @@ fn main() -> ExitCode {
     };
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
+
+/// Repository conventions, checked as tests (`cargo test -p xtask`).
+#[cfg(test)]
+mod tidy {
+    use super::root;
+    use std::path::{Path, PathBuf};
+
+    fn rust_files() -> Vec<PathBuf> {
+        fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    out.push(p);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for krate in ["sim-target", "conformance", "c-fixtures", "golden", "xtask"] {
+            walk(&root().join(krate), &mut out);
+        }
+        out
+    }
+
+    fn rel(p: &Path) -> String {
+        p.strip_prefix(root()).unwrap_or(p).display().to_string()
+    }
+
+    #[test]
+    fn unsafe_code_lives_only_in_the_two_ffi_modules() {
+        let allowed = ["sim-target/src/callbacks.rs", "conformance/src/library.rs"];
+        let mut found = Vec::new();
+        for f in rust_files() {
+            let text = std::fs::read_to_string(&f).unwrap();
+            let r = rel(&f);
+            for (i, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                // `unsafe extern "C" fn` in a type alias declares a pointer type and runs nothing.
+                let patterns = [
+                    concat!("unsafe", " {"),
+                    concat!("unsafe", " fn"),
+                    concat!("unsafe", " impl"),
+                ];
+                let runs = patterns.iter().any(|p| code.contains(p));
+                if runs && !allowed.contains(&r.as_str()) {
+                    found.push(format!("{r}:{}", i + 1));
+                }
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "unsafe code outside the FFI modules: {found:?}"
+        );
+    }
+
+    #[test]
+    fn every_source_file_starts_with_module_docs() {
+        let missing: Vec<String> = rust_files()
+            .into_iter()
+            .filter(|f| {
+                !std::fs::read_to_string(f)
+                    .unwrap()
+                    .trim_start()
+                    .starts_with("//!")
+            })
+            .map(|f| rel(&f))
+            .collect();
+        assert!(missing.is_empty(), "no //! module docs: {missing:?}");
+    }
+
+    #[test]
+    fn no_placeholders_or_ignored_tests() {
+        let banned = [
+            concat!("todo", "!("),
+            concat!("unimplemented", "!("),
+            concat!("#[", "ignore]"),
+        ];
+        let mut found = Vec::new();
+        for f in rust_files() {
+            let text = std::fs::read_to_string(&f).unwrap();
+            for b in banned {
+                if text.contains(b) {
+                    found.push(format!("{}: {b}", rel(&f)));
+                }
+            }
+        }
+        assert!(found.is_empty(), "{found:?}");
+    }
+}
