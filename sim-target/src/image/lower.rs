@@ -120,6 +120,22 @@ impl Lowering {
         }
     }
 
+    /// Writes the `ompt_task_info` member of the `ty` object at `base` for `task`: its
+    /// frames (through `.ptr`, as the runtime does), its tool data and its scheduling parent.
+    fn put_task_info(
+        &mut self,
+        base: u64,
+        ty: &str,
+        task: &crate::model::Task,
+        scheduling_parent: u64,
+    ) {
+        let info = "ompt_task_info";
+        self.put_data_ptr(base, ty, &[info, "frame", "exit_frame"], task.exit_frame);
+        self.put_data_ptr(base, ty, &[info, "frame", "enter_frame"], task.enter_frame);
+        self.put_data_value(base, ty, &[info, "task_data"], task.tool_data);
+        self.put(base, ty, &[info, "scheduling_parent"], scheduling_parent);
+    }
+
     fn global(&mut self, name: &str, size: u64, value: u64) -> u64 {
         let addr = self.alloc(size, size, name);
         self.scalar(addr, size, value);
@@ -337,21 +353,8 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
                 model.regions[lr.0].tool_data,
             );
             let task = &model.tasks[model.regions[lr.0].implicit_tasks[0].0];
-            lo.put_data_ptr(
-                a,
-                lt,
-                &["ompt_task_info", "frame", "exit_frame"],
-                task.exit_frame,
-            );
-            lo.put_data_ptr(
-                a,
-                lt,
-                &["ompt_task_info", "frame", "enter_frame"],
-                task.enter_frame,
-            );
-            lo.put_data_value(a, lt, &["ompt_task_info", "task_data"], task.tool_data);
             let sched = task.scheduling.map(|s| task_addr[s.0]).unwrap_or(0);
-            lo.put(a, lt, &["ompt_task_info", "scheduling_parent"], sched);
+            lo.put_task_info(a, lt, task, sched);
         }
     }
 
@@ -418,25 +421,7 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
             sched_type(s.kind, s.chunk, s.modifier),
         );
         lo.put(a, td, &["td_icvs", "sched", "chunk"], s.chunk as u32 as u64);
-        lo.put_data_ptr(
-            a,
-            td,
-            &["ompt_task_info", "frame", "exit_frame"],
-            t.exit_frame,
-        );
-        lo.put_data_ptr(
-            a,
-            td,
-            &["ompt_task_info", "frame", "enter_frame"],
-            t.enter_frame,
-        );
-        lo.put_data_value(a, td, &["ompt_task_info", "task_data"], t.tool_data);
-        lo.put(
-            a,
-            td,
-            &["ompt_task_info", "scheduling_parent"],
-            t.scheduling.map(|s| task_addr[s.0]).unwrap_or(0),
-        );
+        lo.put_task_info(a, td, t, t.scheduling.map(|s| task_addr[s.0]).unwrap_or(0));
         if t.kind == TaskKind::Explicit {
             lo.put(a + td_size, "kmp_task_t", &["routine"], t.function);
         }
