@@ -8,7 +8,7 @@
 
 use libloading::os::unix::{Library as RawLibrary, RTLD_GLOBAL, RTLD_LOCAL, RTLD_NOW};
 use sim_target::abi::{
-    self, entry, Address, AddressSpaceHandle, FrameInfo, ParallelHandle, Rc, Scope, TaskHandle,
+    entry, Address, AddressSpaceHandle, FrameInfo, ParallelHandle, Rc, Scope, TaskHandle,
     ThreadHandle,
 };
 use sim_target::callbacks;
@@ -811,12 +811,3 @@ impl Library {
         rc_of(rc, || Ok((v, a)))
     }
 }
-
-/// The poison value a wrapper writes into word out-parameters (for checks that inspect it).
-pub const POISONED_WORD: i64 = POISON_WORD;
-
-/// Sanity constant: every thread-id kind the checks try.
-pub const THREAD_ID_KINDS: [(u64, &str); 2] = [
-    (abi::thread_id_kind::PTHREAD, "pthread"),
-    (abi::thread_id_kind::LWP, "lwp"),
-];

@@ -221,11 +221,6 @@ fn release(ptr: *mut c_void, site: &'static str) -> Result<u64, Rc> {
     Ok(block.size)
 }
 
-/// Allocates a block as the tool (site `"tool"`), e.g. for out-parameter tests.
-pub fn tool_alloc(nbytes: u64) -> Option<*mut c_void> {
-    allocate(nbytes, "tool")
-}
-
 /// Frees a tool-owned result the library returned (a string, a vector), as a tool does with
 /// `free_memory`. Foreign and double frees are recorded and refused.
 pub fn tool_free(ptr: *const c_void) -> Result<(), Rc> {
@@ -247,25 +242,6 @@ pub fn read_block_cstr(ptr: *const c_char) -> Result<Vec<u8>, String> {
             "no NUL terminator inside the {size}-byte block at {ptr:p}"
         )),
     }
-}
-
-/// Reads `n` pointer-sized words from a live block (a vector the library returned).
-pub fn read_block_words(ptr: *const c_void, n: usize) -> Result<Vec<usize>, String> {
-    let size = match ledger().live_block(ptr as usize) {
-        Some(a) => a.size as usize,
-        None => return Err(format!("{ptr:p} is not a live block from alloc_memory")),
-    };
-    let need = n
-        .checked_mul(std::mem::size_of::<usize>())
-        .ok_or("overflow")?;
-    if need > size {
-        return Err(format!(
-            "{n} words do not fit the {size}-byte block at {ptr:p}"
-        ));
-    }
-    // SAFETY: the block is live, at least `need` bytes long, and 16-byte aligned.
-    let words = unsafe { std::slice::from_raw_parts(ptr as *const usize, n) };
-    Ok(words.to_vec())
 }
 
 unsafe extern "C" fn alloc_memory(nbytes: u64, ptr: *mut *mut c_void) -> Rc {
@@ -776,6 +752,23 @@ mod tests {
             )
         };
         assert_eq!(rc, Rc::BAD_INPUT);
+    }
+
+    #[test]
+    fn allocation_modes_zero_or_poison_new_blocks() {
+        let _g = enter("test");
+        for (mode, byte) in [(AllocMode::Zeroed, 0u8), (AllocMode::Poisoned, POISON)] {
+            set_alloc_mode(mode);
+            let mut p = std::ptr::null_mut();
+            let alloc = table().alloc_memory.unwrap();
+            // SAFETY: valid out-parameter.
+            assert_eq!(unsafe { alloc(32, &mut p) }, Rc::OK);
+            // SAFETY: the block is live and 32 bytes long.
+            let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, 32) };
+            assert!(bytes.iter().all(|b| *b == byte), "{mode:?}");
+            tool_free(p).unwrap();
+        }
+        set_alloc_mode(AllocMode::default());
     }
 
     #[test]

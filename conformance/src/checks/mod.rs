@@ -28,7 +28,7 @@ use crate::report::Outcome;
 use serde::Serialize;
 use sim_target::abi::{self, Rc};
 use sim_target::arch::Arch;
-use sim_target::callbacks::{self, Target};
+use sim_target::callbacks::Target;
 use sim_target::layout::Policy;
 use sim_target::model::{Model, RegionId, TaskId, ThreadId};
 
@@ -387,11 +387,6 @@ pub fn is_implicit(m: &Model, t: TaskId) -> bool {
         m.tasks[t.0].kind,
         sim_target::model::TaskKind::Implicit { .. }
     )
-}
-
-/// Marks the entry point in flight for harness-side work between library calls.
-pub fn harness_site() -> callbacks::SiteGuard {
-    callbacks::enter("harness")
 }
 
 #[cfg(test)]

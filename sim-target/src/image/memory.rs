@@ -123,11 +123,6 @@ impl Memory {
     pub fn regions(&self) -> impl Iterator<Item = (u64, &MemRegion)> {
         self.regions.iter().map(|(b, r)| (*b, r))
     }
-
-    /// Total mapped bytes.
-    pub fn mapped_bytes(&self) -> u64 {
-        self.regions.values().map(|r| r.bytes.len() as u64).sum()
-    }
 }
 
 #[cfg(test)]
