@@ -176,7 +176,7 @@ fn list(format: Format) -> i32 {
         },
         Format::Human => {
             let w = all.iter().map(|c| c.id.len()).max().unwrap_or(0);
-            for c in &all {
+            for c in all {
                 println!("{:<w$}  {}", c.id, c.requirements.join(", "));
             }
             println!("{} checks", all.len());

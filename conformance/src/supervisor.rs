@@ -79,7 +79,7 @@ pub fn selected(id: &str, filters: &[String]) -> bool {
 pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
     let ids = |stage: Stage| -> Vec<String> {
         checks::registry()
-            .into_iter()
+            .iter()
             .filter(|c| c.stage == stage && selected(c.id, &opts.checks))
             .map(|c| c.id.to_string())
             .collect()

@@ -218,14 +218,14 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
             }
         }
     }
+    let wanted = match unit.stage {
+        StageName::Library => Stage::Library,
+        StageName::Target => Stage::Target,
+    };
     for id in &unit.checks {
         let Some(check) = checks::find(id) else {
             eprintln!("worker: unknown check {id}");
             return;
-        };
-        let wanted = match unit.stage {
-            StageName::Library => Stage::Library,
-            StageName::Target => Stage::Target,
         };
         if check.stage != wanted {
             continue;

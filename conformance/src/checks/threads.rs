@@ -107,7 +107,7 @@ fn by_lwp(ctx: &mut Ctx, _: &str) -> Verdict {
             thread_id_kind::LWP,
             &ctx.thread_id(t, thread_id_kind::LWP),
         ) {
-            Ok(_) => j.expect(true, String::new),
+            Ok(_) => j.holds(),
             Err(Fail::Rc(Rc::UNSUPPORTED)) => j.unsupported("lwp ids are unsupported"),
             Err(e) => j.fail(format!("gtid {}: {e}", t.0)),
         }
