@@ -99,6 +99,9 @@ pub struct LibraryInfo {
     pub api_version: Option<i64>,
     /// `ompd_get_version_string`, if it answered.
     pub version_string: Option<String>,
+    /// The API generation profile the checks ran against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::checks::Profile>,
     /// Exported `ompd_*` entry points the suite knows.
     pub entry_points: Vec<String>,
     /// Loader quirks worked around, one line each.
@@ -174,10 +177,11 @@ impl Report {
             let _ = writeln!(out, "library {}  {}", lib.name, lib.path);
             let _ = writeln!(
                 out,
-                "  api version {}  version string {:?}",
+                "  api version {} (profile {})  version string {:?}",
                 lib.api_version
                     .map(|v| v.to_string())
                     .unwrap_or_else(|| "?".into()),
+                lib.profile.map(|p| p.name()).unwrap_or("?"),
                 lib.version_string.as_deref().unwrap_or("?")
             );
             let _ = writeln!(

@@ -442,12 +442,14 @@ pub fn run(
                     diagnostics,
                     api_version,
                     version_string,
+                    profile,
                     ..
                 }),
                 true,
             ) = (&r.loaded, li.api_version.is_none())
             {
                 li.api_version = *api_version;
+                li.profile = Some(*profile);
                 li.version_string.clone_from(version_string);
                 for d in diagnostics {
                     if !li.diagnostics.contains(d) {

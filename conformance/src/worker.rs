@@ -5,7 +5,7 @@
 //! worker keeps as a private descriptor before pointing fd 1 at stderr, so that anything the
 //! library prints lands in the captured stderr instead of corrupting the result stream.
 
-use crate::checks::{self, Ctx, Setup, Stage};
+use crate::checks::{self, Ctx, Profile, Setup, Stage};
 use crate::library::{Library, LoadOptions};
 use serde::{Deserialize, Serialize};
 use sim_target::arch::Arch;
@@ -67,6 +67,8 @@ pub enum Event {
         api_version: Option<i64>,
         /// Version string, if it answered.
         version_string: Option<String>,
+        /// The API generation detected, which decides the checks that apply.
+        profile: Profile,
     },
     /// The library could not be loaded.
     LoadFailed {
@@ -150,11 +152,14 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
     // Version queries happen before anything else, as a debugger does first.
     let api_version = lib.get_api_version().ok();
     let version_string = lib.get_version_string().ok().map(|s| s.text);
+    let exported = lib.api.exported();
+    let profile = Profile::detect(&exported, api_version);
     emit(&Event::Loaded {
-        entry_points: lib.api.exported().iter().map(|s| s.to_string()).collect(),
+        entry_points: exported.iter().map(|s| s.to_string()).collect(),
         diagnostics: lib.diagnostics.clone(),
         api_version,
         version_string,
+        profile,
     });
     let scenario = match (&unit.stage, &unit.model) {
         (StageName::Library, _) => None,
@@ -188,9 +193,12 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
         aspace: None,
         setup: Setup::default(),
         severity: checks::Severity::Must,
+        profile,
         icv_table: Default::default(),
     };
-    if unit.stage == StageName::Target {
+    // A TR-era library has another ompd_initialize signature: the 5.x target setup must not
+    // call it (its checks skip by profile).
+    if unit.stage == StageName::Target && profile >= Profile::V5_0 {
         let image = match sim_target::image::lower(model, arch, policy) {
             Ok(i) => i,
             Err(e) => {
@@ -234,7 +242,12 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
             return;
         }
         ctx.severity = check.severity;
-        let v = {
+        let v = if check.since > profile {
+            checks::Verdict::skip(format!(
+                "a requirement of {}; the library implements {profile}",
+                check.since
+            ))
+        } else {
             let _g = callbacks::enter("harness");
             (check.run)(&mut ctx, check.arg)
         };

@@ -1,7 +1,7 @@
 //! Address spaces: process initialization on a compatible target, OpenMP version queries, and
 //! (last in every unit) the callback contract observed by the ledger.
 
-use super::{Check, Ctx, Judge, Severity, Stage, Verdict};
+use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use sim_target::callbacks;
 
 /// Checks of this family.
@@ -13,6 +13,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_initialize", "ompd_process_initialize"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: process_initialize,
     },
@@ -23,6 +24,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_omp_version"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: omp_version,
     },
@@ -33,6 +35,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_omp_version_string"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: omp_version_string,
     },
@@ -46,6 +49,7 @@ pub static CONTRACT: &[Check] = &[Check {
     severity: Severity::Must,
     entry_points: &["ompd_process_initialize"],
     stage: Stage::Target,
+    since: Profile::V5_0,
     arg: "",
     run: no_violations,
 }];

@@ -1,7 +1,7 @@
 //! ICVs: the enumeration, the standard names of the profile, and the value of every standard ICV
 //! at every scope the library enumerates it for, judged against the model.
 
-use super::{Check, Ctx, Judge, Severity, Stage, Verdict};
+use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::{AnyHandle, AspaceH, Fail, ParallelH, TaskH, ThreadH};
 use sim_target::abi::{Rc, Scope, ICV_UNDEFINED};
 use sim_target::model::{Model, RegionId, TaskId, ThreadId};
@@ -91,6 +91,7 @@ macro_rules! value_check {
             severity: Severity::Must,
             entry_points: &["ompd_enumerate_icvs", "ompd_get_icv_from_scope"],
             stage: Stage::Target,
+            since: Profile::V5_0,
             arg: $name,
             run: value,
         }
@@ -106,6 +107,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_enumerate_icvs"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: enumerate,
     },
@@ -116,6 +118,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_enumerate_icvs"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: standard_names,
     },
@@ -126,6 +129,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_enumerate_icvs"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: unknown_current,
     },

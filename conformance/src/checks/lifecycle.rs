@@ -1,13 +1,36 @@
 //! Library lifecycle: version queries before initialization, initialize with supported and
 //! unsupported versions, finalize. Runs once per library in a fresh instance, in this order.
 
-use super::{expect_rc, Check, Ctx, Judge, Severity, Stage, Verdict};
+use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::Fail;
+use crate::report::Outcome;
 use sim_target::abi::{api_version, Rc};
 use sim_target::callbacks;
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
+    Check {
+        id: "lib.inventory.profile_entry_points_exported",
+        requirements: &["OMPD-GEN-001", "OMPD-GEN-002"],
+        summary: "every entry point of the library's API generation is exported as an unmangled C symbol",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_api_version"],
+        stage: Stage::Library,
+        since: Profile::Tr2,
+        arg: "",
+        run: inventory_complete,
+    },
+    Check {
+        id: "lib.inventory.no_unknown_ompd_symbols",
+        requirements: &["OMPD-GEN-001", "OMPD-GEN-002"],
+        summary: "the library exports no ompd_* symbol outside its API generation's list (names a debugger might mistake for interface routines)",
+        severity: Severity::Should,
+        entry_points: &["ompd_get_api_version"],
+        stage: Stage::Library,
+        since: Profile::Tr2,
+        arg: "",
+        run: inventory_no_unknown,
+    },
     Check {
         id: "lib.api_version.known_value",
         requirements: &["OMPD-INIT-001", "OMPD-INIT-002", "OMPD-INIT-004"],
@@ -15,6 +38,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_api_version"],
         stage: Stage::Library,
+        since: Profile::V5_0,
         arg: "",
         run: api_version_known,
     },
@@ -25,6 +49,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_api_version"],
         stage: Stage::Library,
+        since: Profile::V5_0,
         arg: "",
         run: api_version_stable,
     },
@@ -35,6 +60,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_version_string"],
         stage: Stage::Library,
+        since: Profile::Tr2,
         arg: "",
         run: version_string_static,
     },
@@ -45,6 +71,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_api_version", "ompd_get_version_string"],
         stage: Stage::Library,
+        since: Profile::V5_0,
         arg: "",
         run: version_queries_no_callbacks,
     },
@@ -55,6 +82,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_initialize"],
         stage: Stage::Library,
+        since: Profile::V5_0,
         arg: "",
         run: initialize_unsupported,
     },
@@ -65,6 +93,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_initialize"],
         stage: Stage::Library,
+        since: Profile::V5_0,
         arg: "",
         run: initialize_null,
     },
@@ -75,6 +104,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_initialize", "ompd_get_api_version"],
         stage: Stage::Library,
+        since: Profile::V5_0,
         arg: "",
         run: initialize_supported,
     },
@@ -85,10 +115,52 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_finalize"],
         stage: Stage::Library,
+        since: Profile::V5_0,
         arg: "",
         run: finalize_ok,
     },
 ];
+
+/// The exported `ompd_*` names of the library file and the profile's list.
+fn inventory(ctx: &Ctx) -> Result<(Vec<String>, Vec<&'static str>), Verdict> {
+    let info = crate::inspect::inspect(&ctx.lib.path)
+        .map_err(|e| Verdict::new(Outcome::HarnessError, "", "", e.to_string()))?;
+    Ok((info.exported_ompd, ctx.profile.entry_points()))
+}
+
+fn inventory_complete(ctx: &mut Ctx, _: &str) -> Verdict {
+    let (exported, wanted) = match inventory(ctx) {
+        Ok(x) => x,
+        Err(v) => return v,
+    };
+    let mut j = Judge::new(
+        ctx,
+        format!("the {} entry points of {}", wanted.len(), ctx.profile),
+    );
+    for name in wanted {
+        j.expect(exported.iter().any(|e| e == name), || {
+            format!("{name} is not exported")
+        });
+    }
+    j.verdict()
+}
+
+fn inventory_no_unknown(ctx: &mut Ctx, _: &str) -> Verdict {
+    let (exported, wanted) = match inventory(ctx) {
+        Ok(x) => x,
+        Err(v) => return v,
+    };
+    let mut j = Judge::new(ctx, format!("only {} entry points", ctx.profile));
+    for name in &exported {
+        j.expect(wanted.contains(&name.as_str()), || {
+            format!(
+                "{name} is exported but is not among the {} entry points",
+                ctx.profile
+            )
+        });
+    }
+    j.verdict()
+}
 
 fn api_version_known(ctx: &mut Ctx, _: &str) -> Verdict {
     let mut j = Judge::new(

@@ -19,11 +19,14 @@ mod aspace;
 mod icvs;
 mod lifecycle;
 mod parallel;
+pub mod profile;
 mod states;
 mod tasks;
 mod threads;
 
 use crate::library::{AspaceH, Call, Fail, Library, ParallelH, TaskH, ThreadH};
+pub use profile::Profile;
+
 use crate::report::Outcome;
 use serde::Serialize;
 use sim_target::abi::{self, Rc};
@@ -69,6 +72,9 @@ pub struct Check {
     pub entry_points: &'static [&'static str],
     /// When it runs.
     pub stage: Stage,
+    /// The oldest API generation whose specification states the requirement; libraries of an
+    /// older profile skip the check.
+    pub since: Profile,
     /// Argument passed to `run` (e.g. the ICV name of a per-ICV check).
     #[serde(skip)]
     pub arg: &'static str,
@@ -132,6 +138,8 @@ pub struct Ctx<'l> {
     pub setup: Setup,
     /// The check's severity (set by the runner before each check).
     pub severity: Severity,
+    /// The API generation the library implements (detected once per worker).
+    pub profile: Profile,
     /// The library's ICV list, enumerated once per unit.
     pub icv_table: std::cell::OnceCell<Result<Vec<icvs::IcvEntry>, String>>,
 }
@@ -151,7 +159,7 @@ pub struct Setup {
 pub fn registry() -> &'static [&'static Check] {
     static REGISTRY: std::sync::OnceLock<Vec<&'static Check>> = std::sync::OnceLock::new();
     REGISTRY.get_or_init(|| {
-        let families: [&'static [Check]; 8] = [
+        let families: &[&'static [Check]] = &[
             lifecycle::CHECKS,
             aspace::CHECKS,
             threads::CHECKS,

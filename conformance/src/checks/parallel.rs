@@ -1,7 +1,7 @@
 //! Parallel handles: the current region of every thread, the enclosing chain to the outermost
 //! region, threads in a region by index, team sizes and levels — judged against the model.
 
-use super::{expect_rc, Check, Ctx, Judge, Severity, Stage, Verdict};
+use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::{AnyHandle, ParallelH};
 use sim_target::abi::{Rc, Scope};
 use sim_target::model::RegionId;
@@ -15,6 +15,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_curr_parallel_handle", "ompd_get_icv_from_scope"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: team_size,
     },
@@ -25,6 +26,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_curr_parallel_handle", "ompd_parallel_handle_compare"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: same_region,
     },
@@ -35,6 +37,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_curr_parallel_handle", "ompd_get_enclosing_parallel_handle", "ompd_get_icv_from_scope"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: enclosing_levels,
     },
@@ -45,6 +48,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_curr_parallel_handle", "ompd_get_enclosing_parallel_handle"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: outermost,
     },
@@ -55,6 +59,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_thread_in_parallel", "ompd_thread_handle_compare", "ompd_get_icv_from_scope"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: thread_in_parallel,
     },
@@ -65,6 +70,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_thread_in_parallel"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: out_of_range,
     },
@@ -75,6 +81,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_curr_parallel_handle", "ompd_get_icv_from_scope"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: active_levels,
     },

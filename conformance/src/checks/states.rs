@@ -1,7 +1,7 @@
 //! Thread states: the state enumeration, and every thread's state and wait id against the model
 //! (or `ompd_rc_needs_state_tracking` when the runtime tracks no state).
 
-use super::{expect_rc, Check, Ctx, Judge, Severity, Stage, Verdict};
+use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use sim_target::abi::{state, Rc};
 use std::collections::BTreeSet;
 
@@ -14,6 +14,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_enumerate_states"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: enumerate,
     },
@@ -24,6 +25,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Should,
         entry_points: &["ompd_enumerate_states"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: names,
     },
@@ -34,6 +36,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_thread_handle", "ompd_get_state"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: get_state,
     },
@@ -44,6 +47,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_state"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: null_wait_id,
     },

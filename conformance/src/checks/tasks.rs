@@ -1,7 +1,7 @@
 //! Task handles: the current task of every thread, generating and scheduling chains, implicit
 //! tasks by index, and the region of a task — judged against the model.
 
-use super::{expect_rc, Check, Ctx, Judge, Severity, Stage, Verdict};
+use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::{AnyHandle, Call, TaskH};
 use sim_target::abi::{Rc, Scope};
 use sim_target::model::ThreadId;
@@ -15,6 +15,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_curr_task_handle", "ompd_get_icv_from_scope"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: curr_kind,
     },
@@ -25,6 +26,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_curr_task_handle", "ompd_get_generating_task_handle", "ompd_get_icv_from_scope"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: generating_chain,
     },
@@ -35,6 +37,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_task_in_parallel", "ompd_get_generating_task_handle"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: initial_unavailable,
     },
@@ -45,6 +48,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_curr_task_handle", "ompd_get_scheduling_task_handle"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: scheduling_chain,
     },
@@ -55,6 +59,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_task_in_parallel", "ompd_get_curr_task_handle", "ompd_task_handle_compare"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: task_in_parallel,
     },
@@ -65,6 +70,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_task_in_parallel"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: out_of_range,
     },
@@ -75,6 +81,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_task_in_parallel", "ompd_get_task_parallel_handle", "ompd_parallel_handle_compare"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: task_parallel,
     },

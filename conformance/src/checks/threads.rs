@@ -1,7 +1,7 @@
 //! Thread handles: by every thread-id kind, for unknown and foreign threads, wrong sizes and
 //! kinds, the thread-id round trip, and identity of handles to the same thread.
 
-use super::{expect_rc, Check, Ctx, Judge, Severity, Stage, Verdict};
+use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::Fail;
 use sim_target::abi::{thread_id_kind, Rc};
 
@@ -14,6 +14,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_thread_handle"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: by_pthread,
     },
@@ -24,6 +25,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_thread_handle"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: by_lwp,
     },
@@ -34,6 +36,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_thread_handle"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: foreign,
     },
@@ -44,6 +47,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_thread_handle"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: wrong_size,
     },
@@ -54,6 +58,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_thread_handle"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: unknown_kind,
     },
@@ -64,6 +69,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_thread_handle", "ompd_get_thread_id"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: id_round_trip,
     },
@@ -74,6 +80,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &["ompd_get_thread_handle", "ompd_thread_handle_compare"],
         stage: Stage::Target,
+        since: Profile::V5_0,
         arg: "",
         run: compare,
     },
