@@ -16,6 +16,7 @@ macro_rules! aspace_or_skip {
 pub(crate) use aspace_or_skip;
 
 mod aspace;
+mod compare;
 mod icvs;
 mod lifecycle;
 mod parallel;
@@ -167,6 +168,7 @@ pub fn registry() -> &'static [&'static Check] {
             tasks::CHECKS,
             states::CHECKS,
             icvs::CHECKS,
+            compare::CHECKS,
             aspace::CONTRACT,
         ];
         families.iter().flat_map(|f| f.iter()).collect()
