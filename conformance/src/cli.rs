@@ -46,6 +46,12 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// The coverage table: for every requirement id of the checklist, the checks covering it.
+    Coverage {
+        /// Output format (human is Markdown).
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
     /// Manage the vendor library cache.
     Vendors {
         #[command(subcommand)]
@@ -161,6 +167,7 @@ pub fn main() -> i32 {
     match cli.cmd {
         Cmd::Worker => crate::worker::main(),
         Cmd::List { format } => list(format),
+        Cmd::Coverage { format } => coverage(format),
         Cmd::Vendors { cmd } => vendors_cmd(cmd),
         Cmd::Run(args) if args.list => list(args.format),
         Cmd::Run(args) => run(args),
@@ -181,6 +188,18 @@ fn list(format: Format) -> i32 {
             }
             println!("{} checks", all.len());
         }
+    }
+    EXIT_OK
+}
+
+fn coverage(format: Format) -> i32 {
+    let cov = crate::coverage::Coverage::new(checks::registry(), crate::coverage::checklist());
+    match format {
+        Format::Json => match serde_json::to_string_pretty(&cov) {
+            Ok(s) => println!("{s}"),
+            Err(e) => return harness(format!("cannot render the coverage table: {e}")),
+        },
+        Format::Human => print!("{}", cov.markdown()),
     }
     EXIT_OK
 }

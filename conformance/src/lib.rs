@@ -14,6 +14,7 @@
 
 pub mod checks;
 pub mod cli;
+pub mod coverage;
 pub mod expectations;
 pub mod inspect;
 pub mod library;

@@ -6,6 +6,10 @@
 
 use std::path::PathBuf;
 
+/// The requirement ids of the conformance checklist, one per line: `id<TAB>level<TAB>text`
+/// (lines starting with `#` are comments). Checks cite these ids.
+pub const REQUIREMENTS_TSV: &str = include_str!("../requirements.tsv");
+
 /// The directory holding the per-vendor expectations files.
 pub fn expectations_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expectations")
@@ -16,5 +20,16 @@ mod tests {
     #[test]
     fn the_expectations_directory_exists() {
         assert!(super::expectations_dir().join("llvm.toml").is_file());
+    }
+
+    #[test]
+    fn every_requirement_line_has_three_fields() {
+        for l in super::REQUIREMENTS_TSV
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+        {
+            assert_eq!(l.split('\t').count(), 3, "{l}");
+            assert!(l.starts_with("OMPD-"), "{l}");
+        }
     }
 }

@@ -3,6 +3,7 @@
 //! - `cargo xtask conform [ARGS]`: build the runner and run `ompd-conform run ARGS` (with no
 //!   library: fetch and run every known vendor library).
 //! - `cargo xtask vendors fetch [NAMES] | list`: manage the vendor library cache.
+//! - `cargo xtask coverage [--format json]`: per requirement id, the checks that cover it.
 //! - `cargo xtask ci`: formatting, clippy, vendor fetch, every test.
 //! - `cargo xtask bench`: timing figures for the README.
 
@@ -17,6 +18,7 @@ tasks:
   conform [ARGS]          run the conformance suite (ompd-conform run ARGS; see --help)
   vendors fetch [NAMES]   download vendor OMPD libraries into target/ompd-vendors
   vendors list            list vendor libraries: name, version, path
+  coverage [--format json]  requirement id -> covering checks (Markdown table)
   ci                      cargo fmt --check, clippy -D warnings, fetch vendors, all tests
   bench                   time the default suite on every fetched vendor library
 ";
@@ -201,7 +203,7 @@ fn main() -> ExitCode {
             a.extend(args[1..].iter().cloned());
             ompd_conform(&a)
         }
-        Some("vendors") => ompd_conform(&args),
+        Some("vendors" | "coverage") => ompd_conform(&args),
         Some("ci") => ci(),
         Some("bench") => bench(),
         Some("help" | "--help" | "-h") | None => {
