@@ -39,7 +39,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Cmd {
     /// Run the checks against libraries (paths or vendor names; none = every known vendor).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List every check with its requirement ids.
     List {
         /// Output format.
@@ -123,6 +123,18 @@ struct RunArgs {
     /// Vendor cache directory (default: $OMPD_VENDOR_CACHE or target/ompd-vendors).
     #[arg(long)]
     cache: Option<PathBuf>,
+    /// Generated cases per property pass (0 turns the property phase off).
+    #[arg(long, default_value_t = 256)]
+    cases: u32,
+    /// Seed of the generated cases.
+    #[arg(long, default_value_t = supervisor::DEFAULT_SEED)]
+    seed: u64,
+    /// Shrink steps allowed per property finding.
+    #[arg(long, default_value_t = 128)]
+    shrink_iters: u32,
+    /// Directory for the minimal reproducers of property findings (default: target/ompd-replays).
+    #[arg(long)]
+    replay_dir: Option<PathBuf>,
     /// Print no progress lines.
     #[arg(long, short)]
     quiet: bool,
@@ -170,7 +182,7 @@ pub fn main() -> i32 {
         Cmd::Coverage { format } => coverage(format),
         Cmd::Vendors { cmd } => vendors_cmd(cmd),
         Cmd::Run(args) if args.list => list(args.format),
-        Cmd::Run(args) => run(args),
+        Cmd::Run(args) => run(*args),
     }
 }
 
@@ -299,6 +311,20 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
         return Err("--timeout must be at least 1 second".into());
     }
     o.check_timeout = Duration::from_secs(args.timeout);
+    // Generated cases complement the default scenario set; a run narrowed to scenarios or
+    // replayed models runs exactly those.
+    o.property =
+        (args.cases > 0 && args.scenario.is_empty() && args.replay.is_empty()).then(|| {
+            crate::property::PropertyOptions {
+                cases: args.cases,
+                seed: args.seed,
+                max_shrink_iters: args.shrink_iters,
+                replay_dir: args
+                    .replay_dir
+                    .clone()
+                    .unwrap_or_else(crate::property::default_replay_dir),
+            }
+        });
     Ok(o)
 }
 

@@ -18,6 +18,7 @@ pub mod coverage;
 pub mod expectations;
 pub mod inspect;
 pub mod library;
+pub mod property;
 pub mod report;
 pub mod supervisor;
 pub mod vendors;

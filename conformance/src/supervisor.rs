@@ -40,6 +40,8 @@ pub struct RunOptions {
     pub jobs: usize,
     /// Time a single check may take before its worker is stopped.
     pub check_timeout: Duration,
+    /// The property phase over generated cases (none: scenarios only).
+    pub property: Option<crate::property::PropertyOptions>,
 }
 
 impl Default for RunOptions {
@@ -62,6 +64,7 @@ impl Default for RunOptions {
                 .map(|n| n.get())
                 .unwrap_or(1),
             check_timeout: Duration::from_secs(60),
+            property: Some(crate::property::PropertyOptions::default()),
         }
     }
 }
@@ -129,8 +132,9 @@ pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
 
 /// What one unit produced.
 #[derive(Debug, Default)]
-struct UnitRun {
-    records: Vec<ResultRecord>,
+pub(crate) struct UnitRun {
+    /// One record per check of the unit.
+    pub(crate) records: Vec<ResultRecord>,
     loaded: Option<Event>,
     load_failed: Option<String>,
     output: String,
@@ -213,7 +217,7 @@ fn tail(s: &str, n: usize) -> String {
 }
 
 /// Runs one unit to the end, replacing workers that die.
-fn run_unit(unit: &Unit, timeout: Duration) -> UnitRun {
+pub(crate) fn run_unit(unit: &Unit, timeout: Duration) -> UnitRun {
     let mut out = UnitRun::default();
     let mut remaining = unit.checks.clone();
     let exe = match std::env::current_exe() {
@@ -486,7 +490,43 @@ pub fn run(
             report.push(rec);
         }
     }
+    if let Some(p) = &opts.property {
+        for recs in property_phase(libs, opts, p, progress) {
+            for rec in recs {
+                report.push(rec);
+            }
+        }
+    }
     report
+}
+
+/// Runs the property phase of every library, `opts.jobs` libraries at a time.
+fn property_phase(
+    libs: &[Resolved],
+    opts: &RunOptions,
+    p: &crate::property::PropertyOptions,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Vec<Vec<ResultRecord>> {
+    let next = AtomicUsize::new(0);
+    let out: Mutex<Vec<Vec<ResultRecord>>> = Mutex::new(vec![Vec::new(); libs.len()]);
+    std::thread::scope(|s| {
+        for _ in 0..opts.jobs.max(1).min(libs.len().max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= libs.len() {
+                    break;
+                }
+                let recs = crate::property::run_library(&libs[i], opts, p);
+                progress(&format!(
+                    "[property] {}: {} checks over generated cases",
+                    libs[i].name,
+                    recs.len()
+                ));
+                out.lock().unwrap_or_else(|e| e.into_inner())[i] = recs;
+            });
+        }
+    });
+    out.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Static stage for every library: inspect the file before any code runs.

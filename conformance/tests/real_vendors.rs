@@ -58,8 +58,24 @@ fn every_vendor_library_runs_everywhere_and_matches_its_expectations() {
             .iter()
             .filter(|r| r.library == *name)
             .collect();
-        let arches: BTreeSet<&str> = results.iter().map(|r| r.arch.as_str()).collect();
+        let arches: BTreeSet<&str> = results
+            .iter()
+            .filter(|r| r.scenario != conformance::property::SCENARIO)
+            .map(|r| r.arch.as_str())
+            .collect();
         assert_eq!(arches.len(), 4, "{name}: results in every arch variant");
+        let generated = results
+            .iter()
+            .filter(|r| r.scenario == conformance::property::SCENARIO)
+            .count();
+        let target_checks = conformance::checks::registry()
+            .iter()
+            .filter(|c| c.stage == conformance::checks::Stage::Target)
+            .count();
+        assert_eq!(
+            generated, target_checks,
+            "{name}: one property result per target-stage check"
+        );
         assert!(
             !results
                 .iter()

@@ -1,0 +1,298 @@
+//! Property runs: the target-stage checks over generated runtime states (depth, team sizes,
+//! serialized levels, task trees, states, ICVs) × arch variant × layout policy. Every check is a
+//! property that must hold in every case; a failing case is shrunk by proptest to a minimal
+//! scenario, written as a replayable model file, and reported with the command that replays it.
+//!
+//! Every check runs on every case (one fresh worker per case). Each case has its own generator
+//! seed, so a check's first failing case can be regenerated and shrunk for that check alone.
+
+use crate::checks::{self, Stage};
+use crate::report::{Outcome, ResultRecord};
+use crate::supervisor::{self, RunOptions};
+use crate::vendors::Resolved;
+use crate::worker::{StageName, Unit};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use sim_target::arch::Arch;
+use sim_target::layout::Policy;
+use sim_target::model::Model;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The scenario name of results from generated cases.
+pub const SCENARIO: &str = "generated";
+
+/// How the property phase runs.
+#[derive(Clone, Debug)]
+pub struct PropertyOptions {
+    /// Cases per runner pass (0 disables the phase).
+    pub cases: u32,
+    /// Seed of the case generator (runs are reproducible).
+    pub seed: u64,
+    /// Shrink steps allowed per finding.
+    pub max_shrink_iters: u32,
+    /// Where minimal reproducers are written.
+    pub replay_dir: PathBuf,
+}
+
+impl Default for PropertyOptions {
+    fn default() -> Self {
+        PropertyOptions {
+            cases: 256,
+            seed: supervisor::DEFAULT_SEED,
+            max_shrink_iters: 128,
+            replay_dir: default_replay_dir(),
+        }
+    }
+}
+
+/// `target/ompd-replays` beside the vendor cache.
+pub fn default_replay_dir() -> PathBuf {
+    let cache = crate::vendors::default_cache_dir();
+    cache
+        .parent()
+        .map(|p| p.join("ompd-replays"))
+        .unwrap_or_else(|| PathBuf::from("ompd-replays"))
+}
+
+/// A whole generated case.
+pub fn case() -> impl Strategy<Value = (Model, Arch, Policy)> {
+    (sim_target::strategy::model(), sim_target::strategy::arch())
+        .prop_flat_map(|(m, a)| (Just(m), Just(a), sim_target::strategy::policy(a)))
+}
+
+/// What the passes saw of a check that was never refuted.
+#[derive(Default)]
+struct Tally {
+    /// Cases in which the check gave a verdict other than skip.
+    evaluated: usize,
+    /// The first non-failing deviation (warn or not-supported) and its case.
+    first_deviation: Option<(ResultRecord, Model)>,
+}
+
+fn unit(lib: &Resolved, m: &Model, a: Arch, p: Policy, checks: &[String]) -> Unit {
+    Unit {
+        library: lib.name.clone(),
+        path: lib.path.clone(),
+        preload: lib.preload.clone(),
+        needs_cxx_runtime: lib.needs_cxx_runtime,
+        stage: StageName::Target,
+        scenario: SCENARIO.into(),
+        model: Some(m.clone()),
+        arch: a.name().into(),
+        layout: p.to_string(),
+        checks: checks.to_vec(),
+    }
+}
+
+/// Writes the model of a case as a replay file; returns its path.
+fn write_replay(dir: &Path, lib: &str, check: &str, m: &Model) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let safe = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let path = dir.join(format!("{}-{}.json", safe(lib), safe(check)));
+    let text = serde_json::to_string_pretty(m).map_err(|e| e.to_string())?;
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, &path))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+/// Adds the reproducer (file and replay command) to a record's detail.
+fn with_replay(
+    mut r: ResultRecord,
+    lib: &Resolved,
+    dir: &Path,
+    m: &Model,
+    what: &str,
+) -> ResultRecord {
+    let how = match write_replay(dir, &lib.name, &r.check, m) {
+        Ok(path) => format!(
+            "{what}: {} thread(s), {} region(s), {} task(s) in {}; replay: ompd-conform run {} --replay {} --arch {} --layout {} --check {}",
+            m.threads.len(),
+            m.regions.len(),
+            m.tasks.len(),
+            path.display(),
+            lib.path.display(),
+            path.display(),
+            r.arch,
+            r.layout,
+            r.check
+        ),
+        Err(e) => format!("{what} (not written: {e})"),
+    };
+    r.detail = if r.detail.is_empty() {
+        how
+    } else {
+        format!("{}; {how}", r.detail)
+    };
+    r
+}
+
+/// A generated case's value tree (shrinkable).
+type CaseTree = Box<dyn proptest::strategy::ValueTree<Value = (Model, Arch, Policy)>>;
+
+/// The value tree of case `i`: each case has its own generator seed, so any case can be
+/// regenerated (and shrunk) on its own.
+fn case_tree(seed: u64, i: u32) -> Result<CaseTree, String> {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    bytes[8..12].copy_from_slice(&i.to_le_bytes());
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
+    );
+    case()
+        .boxed()
+        .new_tree(&mut runner)
+        .map(|t| Box::new(t) as Box<_>)
+        .map_err(|e| e.to_string())
+}
+
+fn failed(r: &ResultRecord) -> bool {
+    r.outcome.is_failure() || r.outcome == Outcome::HarnessError
+}
+
+/// Shrinks case `i` for `check` (which fails on it) to a minimal failing case; returns that case
+/// and its record, or `None` when the case no longer fails (a flaky check or library).
+fn shrink(
+    lib: &Resolved,
+    opts: &RunOptions,
+    popts: &PropertyOptions,
+    check: &str,
+    i: u32,
+) -> Option<(ResultRecord, Model)> {
+    let checks = [check.to_string()];
+    let run = |(m, a, p): &(Model, Arch, Policy)| -> Option<ResultRecord> {
+        supervisor::run_unit(&unit(lib, m, *a, *p, &checks), opts.check_timeout)
+            .records
+            .into_iter()
+            .find(failed)
+    };
+    let mut tree = case_tree(popts.seed, i).ok()?;
+    let mut best = (run(&tree.current())?, tree.current().0);
+    let mut steps = 0;
+    if tree.simplify() {
+        while steps < popts.max_shrink_iters {
+            steps += 1;
+            let v = tree.current();
+            match run(&v) {
+                Some(r) => {
+                    best = (r, v.0);
+                    if !tree.simplify() {
+                        break;
+                    }
+                }
+                None => {
+                    if !tree.complicate() {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    Some(best)
+}
+
+/// Runs the property phase for one library and returns one record per target-stage check:
+/// every check runs on every generated case; each check that fails somewhere is shrunk, on its
+/// own, from its first failing case.
+pub fn run_library(
+    lib: &Resolved,
+    opts: &RunOptions,
+    popts: &PropertyOptions,
+) -> Vec<ResultRecord> {
+    let all: Vec<String> = checks::registry()
+        .iter()
+        .filter(|c| c.stage == Stage::Target && supervisor::selected(c.id, &opts.checks))
+        .map(|c| c.id.to_string())
+        .collect();
+    let mut first_failure: BTreeMap<String, u32> = BTreeMap::new();
+    let mut tally: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut harness: Option<String> = None;
+    for i in 0..popts.cases {
+        let (m, a, p) = match case_tree(popts.seed, i) {
+            Ok(t) => t.current(),
+            Err(e) => {
+                harness = Some(format!("the case generator failed: {e}"));
+                break;
+            }
+        };
+        for r in supervisor::run_unit(&unit(lib, &m, a, p, &all), opts.check_timeout).records {
+            let e = tally.entry(r.check.clone()).or_default();
+            if r.outcome != Outcome::Skip {
+                e.evaluated += 1;
+            }
+            if failed(&r) {
+                first_failure.entry(r.check.clone()).or_insert(i);
+            } else if matches!(r.outcome, Outcome::Warn | Outcome::NotSupported)
+                && e.first_deviation.is_none()
+            {
+                e.first_deviation = Some((r, m.clone()));
+            }
+        }
+    }
+    all.iter()
+        .map(|id| {
+            let base = |outcome, actual: String, detail: String| ResultRecord {
+                library: lib.name.clone(),
+                check: id.clone(),
+                requirements: checks::find(id)
+                    .map(|c| c.requirements.iter().map(|r| r.to_string()).collect())
+                    .unwrap_or_default(),
+                scenario: SCENARIO.into(),
+                arch: "*".into(),
+                layout: "*".into(),
+                outcome,
+                expected: String::new(),
+                actual,
+                detail,
+            };
+            if let Some(why) = &harness {
+                return base(Outcome::HarnessError, String::new(), why.clone());
+            }
+            if let Some(&i) = first_failure.get(id) {
+                return match shrink(lib, opts, popts, id, i) {
+                    Some((r, m)) => {
+                        with_replay(r, lib, &popts.replay_dir, &m, "minimal failing case")
+                    }
+                    None => base(
+                        Outcome::Warn,
+                        format!("failed on generated case {i} once, then passed when run again"),
+                        "a flaky check or library".into(),
+                    ),
+                };
+            }
+            match tally.get(id) {
+                Some(Tally {
+                    first_deviation: Some((r, m)),
+                    ..
+                }) => with_replay(r.clone(), lib, &popts.replay_dir, m, "first deviating case"),
+                Some(Tally { evaluated, .. }) if *evaluated > 0 => base(
+                    Outcome::Pass,
+                    format!("held in {evaluated} of {} generated cases", popts.cases),
+                    if *evaluated < popts.cases as usize {
+                        format!("seed {}; the other cases skipped it", popts.seed)
+                    } else {
+                        format!("seed {}", popts.seed)
+                    },
+                ),
+                _ => base(
+                    Outcome::Skip,
+                    String::new(),
+                    "not applicable in any generated case".into(),
+                ),
+            }
+        })
+        .collect()
+}
