@@ -290,6 +290,45 @@ fn owned_string(p: *const c_char, what: &str) -> Call<String> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// A tool-owned string block the library returned, kept alive (not freed) until dropped, so
+/// that ownership rules across calls can be checked.
+#[derive(Debug)]
+pub struct ToolString {
+    ptr: *const c_char,
+    /// The text when it was returned.
+    pub text: String,
+}
+
+impl ToolString {
+    /// The block's address.
+    pub fn addr(&self) -> usize {
+        self.ptr as usize
+    }
+
+    /// Reads the block again now (it must still be a live `alloc_memory` block).
+    pub fn reread(&self) -> Result<String, String> {
+        callbacks::read_block_cstr(self.ptr).map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+}
+
+impl Drop for ToolString {
+    fn drop(&mut self) {
+        // A failure to free was already impossible: the block was verified live when returned
+        // and only this value frees it.
+        let _ = callbacks::tool_free(self.ptr as *const c_void);
+    }
+}
+
+/// Like [`owned_string`], but keeps the block for the caller.
+fn kept_string(p: *const c_char, what: &str) -> Call<ToolString> {
+    let p = out_ptr(p as *mut c_char, what)?;
+    let bytes = callbacks::read_block_cstr(p).map_err(|e| Fail::Invalid(format!("{what}: {e}")))?;
+    Ok(ToolString {
+        ptr: p,
+        text: String::from_utf8_lossy(&bytes).into_owned(),
+    })
+}
+
 /// A handle the tool owns; released through the matching `ompd_rel_*` when dropped.
 pub struct Handle<'l, K: Kind> {
     lib: &'l Library,
@@ -515,14 +554,46 @@ impl Library {
         rc_of(rc, || owned_string(s, "string"))
     }
 
+    /// `ompd_get_omp_version_string`, keeping the tool-owned block until the result is dropped.
+    pub fn get_omp_version_string_kept(&self, ah: &AspaceH) -> Call<ToolString> {
+        let (f, _g) = need!(self, get_omp_version_string, "ompd_get_omp_version_string");
+        let mut s = POISON_PTR as *const c_char;
+        // SAFETY: live handle; valid out-parameter.
+        let rc = unsafe { f(ah.ptr, &mut s) };
+        rc_of(rc, || kept_string(s, "string"))
+    }
+
+    /// `ompd_get_icv_string_from_scope`, keeping the tool-owned block until the result is
+    /// dropped.
+    pub fn get_icv_string_kept(
+        &self,
+        handle: AnyHandle,
+        scope: Scope,
+        id: u64,
+    ) -> Call<ToolString> {
+        let (f, _g) = need!(
+            self,
+            get_icv_string_from_scope,
+            "ompd_get_icv_string_from_scope"
+        );
+        let mut s = POISON_PTR as *const c_char;
+        // SAFETY: `handle` is a live handle of the kind `scope` names; valid out-parameter.
+        let rc = unsafe { f(handle.raw(), scope, id, &mut s) };
+        rc_of(rc, || kept_string(s, "icv_string"))
+    }
+
     /// `ompd_get_thread_handle` for a native id given in target byte order.
     pub fn get_thread_handle(&self, ah: &AspaceH, kind: u64, id: &[u8]) -> Call<ThreadH<'_>> {
         let (f, _g) = need!(self, get_thread_handle, "ompd_get_thread_handle");
         let mut h = POISON_PTR as *mut ThreadHandle;
         // The id buffer is ours and only valid for the call (OMPD-OWN-005).
-        let buf = id.to_vec();
+        let mut buf = id.to_vec();
         // SAFETY: live handle; `buf` holds `buf.len()` bytes; valid out-parameter.
         let rc = unsafe { f(ah.ptr, kind, buf.len() as u64, buf.as_ptr().cast(), &mut h) };
+        // Scribble over the id once the call returned: a library that kept the pointer instead
+        // of copying the id now sees garbage, which `ompd_get_thread_id` round trips reveal.
+        buf.fill(0xFF);
+        std::hint::black_box(&buf);
         rc_of(rc, || self.handle(h, "thread handle"))
     }
 

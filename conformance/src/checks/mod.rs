@@ -19,6 +19,7 @@ mod aspace;
 mod compare;
 mod icvs;
 mod lifecycle;
+mod ownership;
 mod parallel;
 pub mod profile;
 mod states;
@@ -169,6 +170,7 @@ pub fn registry() -> &'static [&'static Check] {
             states::CHECKS,
             icvs::CHECKS,
             compare::CHECKS,
+            ownership::CHECKS,
             aspace::CONTRACT,
         ];
         families.iter().flat_map(|f| f.iter()).collect()
