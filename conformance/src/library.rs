@@ -882,3 +882,634 @@ impl Library {
         rc_of(rc, || Ok((v, a)))
     }
 }
+
+/// Valid arguments for [`Library::call_with_null`]: every argument the call does not pass as
+/// NULL comes from here. An entry point that needs an absent one is not called.
+#[derive(Clone, Copy, Default)]
+pub struct NullArgs<'a, 'l> {
+    /// The simulated target (its context for process and device initialization).
+    pub target: Option<&'static callbacks::Target>,
+    /// A live address-space handle.
+    pub aspace: Option<&'a AspaceH<'l>>,
+    /// A live thread handle.
+    pub thread: Option<&'a ThreadH<'l>>,
+    /// The pthread id (target byte order) of the thread of `thread`.
+    pub thread_id: &'a [u8],
+    /// A live parallel handle.
+    pub parallel: Option<&'a ParallelH<'l>>,
+    /// A live task handle.
+    pub task: Option<&'a TaskH<'l>>,
+    /// For the ICV getters: a handle, the scope it stands for, and an ICV id of that scope.
+    pub icv: Option<(AnyHandle<'a, 'l>, Scope, u64)>,
+    /// For `ompd_get_tool_data`: a handle and the scope it stands for.
+    pub tool_data: Option<(AnyHandle<'a, 'l>, Scope)>,
+}
+
+/// `p`, or NULL when `name` is the argument to pass as NULL.
+fn null_or<T>(null: Option<&str>, name: &str, p: *mut T) -> *mut T {
+    if null == Some(name) {
+        std::ptr::null_mut()
+    } else {
+        p
+    }
+}
+
+/// A valid argument of `args`, or why the call cannot be made.
+fn valid<T>(v: Option<T>, what: &str) -> Result<T, String> {
+    v.ok_or_else(|| format!("no valid {what} to pass"))
+}
+
+impl Library {
+    /// The pointer arguments of each OMPD 5.0 entry point, by their `omp-tools.h` names, in
+    /// declaration order (`None` for a name that is not a 5.0 entry point).
+    pub fn pointer_args(entry: &str) -> Option<&'static [&'static str]> {
+        Some(match entry {
+            "ompd_initialize" => &["callbacks"],
+            "ompd_get_api_version" => &["version"],
+            "ompd_get_version_string" => &["string"],
+            "ompd_finalize" => &[],
+            "ompd_process_initialize" => &["context", "handle"],
+            "ompd_device_initialize" => {
+                &["process_handle", "device_context", "id", "device_handle"]
+            }
+            "ompd_rel_address_space_handle" => &["handle"],
+            "ompd_get_omp_version" => &["address_space", "omp_version"],
+            "ompd_get_omp_version_string" => &["address_space", "string"],
+            "ompd_get_thread_in_parallel" => &["parallel_handle", "thread_handle"],
+            "ompd_get_thread_handle" => &["handle", "thread_id", "thread_handle"],
+            "ompd_rel_thread_handle" => &["thread_handle"],
+            "ompd_thread_handle_compare" => &["thread_handle_1", "thread_handle_2", "cmp_value"],
+            "ompd_get_thread_id" => &["thread_handle", "thread_id"],
+            "ompd_get_curr_parallel_handle" => &["thread_handle", "parallel_handle"],
+            "ompd_get_enclosing_parallel_handle" => {
+                &["parallel_handle", "enclosing_parallel_handle"]
+            }
+            "ompd_get_task_parallel_handle" => &["task_handle", "task_parallel_handle"],
+            "ompd_rel_parallel_handle" => &["parallel_handle"],
+            "ompd_parallel_handle_compare" => {
+                &["parallel_handle_1", "parallel_handle_2", "cmp_value"]
+            }
+            "ompd_get_curr_task_handle" => &["thread_handle", "task_handle"],
+            "ompd_get_generating_task_handle" => &["task_handle", "generating_task_handle"],
+            "ompd_get_scheduling_task_handle" => &["task_handle", "scheduling_task_handle"],
+            "ompd_get_task_in_parallel" => &["parallel_handle", "task_handle"],
+            "ompd_rel_task_handle" => &["task_handle"],
+            "ompd_task_handle_compare" => &["task_handle_1", "task_handle_2", "cmp_value"],
+            "ompd_get_task_function" => &["task_handle", "entry_point"],
+            "ompd_get_task_frame" => &["task_handle", "exit_frame", "enter_frame"],
+            "ompd_enumerate_states" => &[
+                "address_space_handle",
+                "next_state",
+                "next_state_name",
+                "more_enums",
+            ],
+            "ompd_get_state" => &["thread_handle", "state", "wait_id"],
+            "ompd_get_display_control_vars" => &["address_space_handle", "control_vars"],
+            "ompd_rel_display_control_vars" => &["control_vars"],
+            "ompd_enumerate_icvs" => &["handle", "next_id", "next_icv_name", "next_scope", "more"],
+            "ompd_get_icv_from_scope" => &["handle", "icv_value"],
+            "ompd_get_icv_string_from_scope" => &["handle", "icv_string"],
+            "ompd_get_tool_data" => &["handle", "value", "ptr"],
+            _ => return None,
+        })
+    }
+
+    /// Releases a handle the library returned with an (unexpected) `ok`, if it is one.
+    fn adopt<K: Kind>(&self, p: *mut K) {
+        drop(self.handle(p, K::NAME));
+    }
+
+    /// Calls `entry` with the pointer argument named `null` passed as NULL and every other
+    /// argument valid (from `args`; out-parameters are poisoned buffers). `null == None` makes
+    /// the all-valid call, for comparison. Whatever the library hands back on `ok` (handles,
+    /// tool-owned strings, the display-control vector) is released or freed here.
+    ///
+    /// `Err` says why no call was made: an unknown entry point or argument, a needed valid
+    /// argument missing from `args`, or a call the harness never makes (`ompd_initialize`,
+    /// `ompd_get_api_version` and `ompd_finalize` have their own wrappers, and a release routine
+    /// is only ever called with NULL here, never with a handle the caller still holds).
+    pub fn call_with_null(
+        &self,
+        entry: &str,
+        null: Option<&str>,
+        args: &NullArgs,
+    ) -> Result<Call<()>, String> {
+        let names = Library::pointer_args(entry)
+            .ok_or_else(|| format!("{entry} is not an OMPD 5.0 entry point"))?;
+        if let Some(n) = null {
+            if !names.contains(&n) {
+                return Err(format!("{entry} has no pointer argument {n}"));
+            }
+        }
+        macro_rules! entry {
+            ($field:ident, $name:literal) => {
+                match self.api.$field {
+                    Some(f) => (f, callbacks::enter($name)),
+                    None => return Ok(Err(Fail::Missing($name))),
+                }
+            };
+        }
+        let is_null = |name: &str| null == Some(name);
+        let release_only = |what: &str| -> Result<(), String> {
+            if null.is_none() {
+                Err(format!("{what} is only called with NULL here"))
+            } else {
+                Ok(())
+            }
+        };
+        let rc = match entry {
+            "ompd_get_version_string" => {
+                let (f, _g) = entry!(get_version_string, "ompd_get_version_string");
+                let mut s = POISON_PTR as *const c_char;
+                // SAFETY: the out-parameter is ours or NULL (a NULL the library must refuse); a
+                // static string needs no release.
+                unsafe { f(null_or(null, "string", &mut s)) }
+            }
+            "ompd_process_initialize" => {
+                let target = valid(args.target, "target")?;
+                let (f, _g) = entry!(process_initialize, "ompd_process_initialize");
+                let mut h = POISON_PTR as *mut AddressSpaceHandle;
+                let ctx = null_or(null, "context", target.context());
+                // SAFETY: the context is a leaked, registered Target (or NULL); the out-parameter
+                // is ours (or NULL).
+                let rc = unsafe { f(ctx, null_or(null, "handle", &mut h)) };
+                if rc.is_ok() && !is_null("handle") {
+                    self.adopt(h);
+                }
+                rc
+            }
+            "ompd_device_initialize" => {
+                let target = valid(args.target, "target")?;
+                let ah = valid(args.aspace, "address space handle")?;
+                let (f, _g) = entry!(device_initialize, "ompd_device_initialize");
+                let mut h = POISON_PTR as *mut AddressSpaceHandle;
+                let mut id = 0u64;
+                let size = std::mem::size_of::<u64>() as u64;
+                let id_ptr = null_or(null, "id", &mut id as *mut u64).cast::<c_void>();
+                // SAFETY: live handle (or NULL); the context is a leaked, registered Target (or
+                // NULL); `id` holds `size` bytes (or is NULL); the out-parameter is ours (or
+                // NULL).
+                let rc = unsafe {
+                    f(
+                        null_or(null, "process_handle", ah.ptr),
+                        null_or(null, "device_context", target.context()),
+                        sim_target::abi::device_kind::CUDA,
+                        size,
+                        id_ptr,
+                        null_or(null, "device_handle", &mut h),
+                    )
+                };
+                if rc.is_ok() && !is_null("device_handle") {
+                    self.adopt(h);
+                }
+                rc
+            }
+            "ompd_rel_address_space_handle" => {
+                release_only(entry)?;
+                let (f, _g) = entry!(rel_address_space_handle, "ompd_rel_address_space_handle");
+                // SAFETY: NULL is the only handle passed here.
+                unsafe { f(std::ptr::null_mut()) }
+            }
+            "ompd_get_omp_version" => {
+                let ah = valid(args.aspace, "address space handle")?;
+                let (f, _g) = entry!(get_omp_version, "ompd_get_omp_version");
+                let mut v = POISON_WORD;
+                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
+                unsafe {
+                    f(
+                        null_or(null, "address_space", ah.ptr),
+                        null_or(null, "omp_version", &mut v),
+                    )
+                }
+            }
+            "ompd_get_omp_version_string" => {
+                let ah = valid(args.aspace, "address space handle")?;
+                let (f, _g) = entry!(get_omp_version_string, "ompd_get_omp_version_string");
+                let mut s = POISON_PTR as *const c_char;
+                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
+                let rc = unsafe {
+                    f(
+                        null_or(null, "address_space", ah.ptr),
+                        null_or(null, "string", &mut s),
+                    )
+                };
+                if rc.is_ok() && !is_null("string") {
+                    drop(owned_string(s, "string"));
+                }
+                rc
+            }
+            "ompd_get_thread_in_parallel" => {
+                let ph = valid(args.parallel, "parallel handle")?;
+                let (f, _g) = entry!(get_thread_in_parallel, "ompd_get_thread_in_parallel");
+                let mut h = POISON_PTR as *mut ThreadHandle;
+                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
+                let rc = unsafe {
+                    f(
+                        null_or(null, "parallel_handle", ph.ptr),
+                        0,
+                        null_or(null, "thread_handle", &mut h),
+                    )
+                };
+                if rc.is_ok() && !is_null("thread_handle") {
+                    self.adopt(h);
+                }
+                rc
+            }
+            "ompd_get_task_in_parallel" => {
+                let ph = valid(args.parallel, "parallel handle")?;
+                let (f, _g) = entry!(get_task_in_parallel, "ompd_get_task_in_parallel");
+                let mut h = POISON_PTR as *mut TaskHandle;
+                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
+                let rc = unsafe {
+                    f(
+                        null_or(null, "parallel_handle", ph.ptr),
+                        0,
+                        null_or(null, "task_handle", &mut h),
+                    )
+                };
+                if rc.is_ok() && !is_null("task_handle") {
+                    self.adopt(h);
+                }
+                rc
+            }
+            "ompd_get_thread_handle" => {
+                let ah = valid(args.aspace, "address space handle")?;
+                if args.thread_id.is_empty() {
+                    return Err("no valid thread id to pass".into());
+                }
+                let (f, _g) = entry!(get_thread_handle, "ompd_get_thread_handle");
+                let mut h = POISON_PTR as *mut ThreadHandle;
+                let mut buf = args.thread_id.to_vec();
+                let id = null_or(null, "thread_id", buf.as_mut_ptr()).cast::<c_void>();
+                // SAFETY: live handle (or NULL); `buf` holds `buf.len()` bytes (or the id is
+                // NULL); the out-parameter is ours (or NULL).
+                let rc = unsafe {
+                    f(
+                        null_or(null, "handle", ah.ptr),
+                        sim_target::abi::thread_id_kind::PTHREAD,
+                        buf.len() as u64,
+                        id,
+                        null_or(null, "thread_handle", &mut h),
+                    )
+                };
+                if rc.is_ok() && !is_null("thread_handle") {
+                    self.adopt(h);
+                }
+                rc
+            }
+            "ompd_rel_thread_handle" => {
+                release_only(entry)?;
+                let (f, _g) = entry!(rel_thread_handle, "ompd_rel_thread_handle");
+                // SAFETY: NULL is the only handle passed here.
+                unsafe { f(std::ptr::null_mut()) }
+            }
+            "ompd_thread_handle_compare" => {
+                let th = valid(args.thread, "thread handle")?;
+                let (f, _g) = entry!(thread_handle_compare, "ompd_thread_handle_compare");
+                let mut v: c_int = 0x5A5A_5A5A;
+                // SAFETY: live handles (or NULL); the out-parameter is ours (or NULL).
+                unsafe {
+                    f(
+                        null_or(null, "thread_handle_1", th.ptr),
+                        null_or(null, "thread_handle_2", th.ptr),
+                        null_or(null, "cmp_value", &mut v),
+                    )
+                }
+            }
+            "ompd_get_thread_id" => {
+                let th = valid(args.thread, "thread handle")?;
+                if args.thread_id.is_empty() {
+                    return Err("no valid thread id size to pass".into());
+                }
+                let (f, _g) = entry!(get_thread_id, "ompd_get_thread_id");
+                let mut buf = vec![0xEEu8; args.thread_id.len()];
+                let out = null_or(null, "thread_id", buf.as_mut_ptr()).cast::<c_void>();
+                // SAFETY: live handle (or NULL); `buf` has room for `buf.len()` bytes (or the
+                // buffer is NULL).
+                unsafe {
+                    f(
+                        null_or(null, "thread_handle", th.ptr),
+                        sim_target::abi::thread_id_kind::PTHREAD,
+                        buf.len() as u64,
+                        out,
+                    )
+                }
+            }
+            "ompd_get_curr_parallel_handle" => {
+                let th = valid(args.thread, "thread handle")?;
+                let (f, _g) = entry!(get_curr_parallel_handle, "ompd_get_curr_parallel_handle");
+                let mut h = POISON_PTR as *mut ParallelHandle;
+                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
+                let rc = unsafe {
+                    f(
+                        null_or(null, "thread_handle", th.ptr),
+                        null_or(null, "parallel_handle", &mut h),
+                    )
+                };
+                if rc.is_ok() && !is_null("parallel_handle") {
+                    self.adopt(h);
+                }
+                rc
+            }
+            "ompd_get_enclosing_parallel_handle" => {
+                let ph = valid(args.parallel, "parallel handle")?;
+                let (f, _g) = entry!(
+                    get_enclosing_parallel_handle,
+                    "ompd_get_enclosing_parallel_handle"
+                );
+                let mut h = POISON_PTR as *mut ParallelHandle;
+                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
+                let rc = unsafe {
+                    f(
+                        null_or(null, "parallel_handle", ph.ptr),
+                        null_or(null, "enclosing_parallel_handle", &mut h),
+                    )
+                };
+                if rc.is_ok() && !is_null("enclosing_parallel_handle") {
+                    self.adopt(h);
+                }
+                rc
+            }
+            "ompd_get_task_parallel_handle" => {
+                let task = valid(args.task, "task handle")?;
+                let (f, _g) = entry!(get_task_parallel_handle, "ompd_get_task_parallel_handle");
+                let mut h = POISON_PTR as *mut ParallelHandle;
+                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
+                let rc = unsafe {
+                    f(
+                        null_or(null, "task_handle", task.ptr),
+                        null_or(null, "task_parallel_handle", &mut h),
+                    )
+                };
+                if rc.is_ok() && !is_null("task_parallel_handle") {
+                    self.adopt(h);
+                }
+                rc
+            }
+            "ompd_rel_parallel_handle" => {
+                release_only(entry)?;
+                let (f, _g) = entry!(rel_parallel_handle, "ompd_rel_parallel_handle");
+                // SAFETY: NULL is the only handle passed here.
+                unsafe { f(std::ptr::null_mut()) }
+            }
+            "ompd_parallel_handle_compare" => {
+                let ph = valid(args.parallel, "parallel handle")?;
+                let (f, _g) = entry!(parallel_handle_compare, "ompd_parallel_handle_compare");
+                let mut v: c_int = 0x5A5A_5A5A;
+                // SAFETY: live handles (or NULL); the out-parameter is ours (or NULL).
+                unsafe {
+                    f(
+                        null_or(null, "parallel_handle_1", ph.ptr),
+                        null_or(null, "parallel_handle_2", ph.ptr),
+                        null_or(null, "cmp_value", &mut v),
+                    )
+                }
+            }
+            "ompd_get_curr_task_handle" => {
+                let th = valid(args.thread, "thread handle")?;
+                let (f, _g) = entry!(get_curr_task_handle, "ompd_get_curr_task_handle");
+                let mut h = POISON_PTR as *mut TaskHandle;
+                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
+                let rc = unsafe {
+                    f(
+                        null_or(null, "thread_handle", th.ptr),
+                        null_or(null, "task_handle", &mut h),
+                    )
+                };
+                if rc.is_ok() && !is_null("task_handle") {
+                    self.adopt(h);
+                }
+                rc
+            }
+            "ompd_get_generating_task_handle" | "ompd_get_scheduling_task_handle" => {
+                let task = valid(args.task, "task handle")?;
+                let (out_name, (f, _g)) = if entry == "ompd_get_generating_task_handle" {
+                    (
+                        "generating_task_handle",
+                        entry!(
+                            get_generating_task_handle,
+                            "ompd_get_generating_task_handle"
+                        ),
+                    )
+                } else {
+                    (
+                        "scheduling_task_handle",
+                        entry!(
+                            get_scheduling_task_handle,
+                            "ompd_get_scheduling_task_handle"
+                        ),
+                    )
+                };
+                let mut h = POISON_PTR as *mut TaskHandle;
+                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
+                let rc = unsafe {
+                    f(
+                        null_or(null, "task_handle", task.ptr),
+                        null_or(null, out_name, &mut h),
+                    )
+                };
+                if rc.is_ok() && !is_null(out_name) {
+                    self.adopt(h);
+                }
+                rc
+            }
+            "ompd_rel_task_handle" => {
+                release_only(entry)?;
+                let (f, _g) = entry!(rel_task_handle, "ompd_rel_task_handle");
+                // SAFETY: NULL is the only handle passed here.
+                unsafe { f(std::ptr::null_mut()) }
+            }
+            "ompd_task_handle_compare" => {
+                let task = valid(args.task, "task handle")?;
+                let (f, _g) = entry!(task_handle_compare, "ompd_task_handle_compare");
+                let mut v: c_int = 0x5A5A_5A5A;
+                // SAFETY: live handles (or NULL); the out-parameter is ours (or NULL).
+                unsafe {
+                    f(
+                        null_or(null, "task_handle_1", task.ptr),
+                        null_or(null, "task_handle_2", task.ptr),
+                        null_or(null, "cmp_value", &mut v),
+                    )
+                }
+            }
+            "ompd_get_task_function" => {
+                let task = valid(args.task, "task handle")?;
+                let (f, _g) = entry!(get_task_function, "ompd_get_task_function");
+                let mut a = Address {
+                    segment: POISON_WORD as u64,
+                    address: POISON_WORD as u64,
+                };
+                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
+                unsafe {
+                    f(
+                        null_or(null, "task_handle", task.ptr),
+                        null_or(null, "entry_point", &mut a),
+                    )
+                }
+            }
+            "ompd_get_task_frame" => {
+                let task = valid(args.task, "task handle")?;
+                let (f, _g) = entry!(get_task_frame, "ompd_get_task_frame");
+                let poison = FrameInfo {
+                    frame_address: Address {
+                        segment: POISON_WORD as u64,
+                        address: POISON_WORD as u64,
+                    },
+                    frame_flag: POISON_WORD,
+                };
+                let (mut exit, mut enter) = (poison, poison);
+                // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
+                unsafe {
+                    f(
+                        null_or(null, "task_handle", task.ptr),
+                        null_or(null, "exit_frame", &mut exit),
+                        null_or(null, "enter_frame", &mut enter),
+                    )
+                }
+            }
+            "ompd_enumerate_states" => {
+                let ah = valid(args.aspace, "address space handle")?;
+                let (f, _g) = entry!(enumerate_states, "ompd_enumerate_states");
+                let (mut next, mut more) = (POISON_WORD, POISON_WORD);
+                let mut name = POISON_PTR as *const c_char;
+                // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
+                let rc = unsafe {
+                    f(
+                        null_or(null, "address_space_handle", ah.ptr),
+                        sim_target::abi::state::UNDEFINED,
+                        null_or(null, "next_state", &mut next),
+                        null_or(null, "next_state_name", &mut name),
+                        null_or(null, "more_enums", &mut more),
+                    )
+                };
+                if rc.is_ok() && !is_null("next_state_name") {
+                    drop(owned_string(name, "next_state_name"));
+                }
+                rc
+            }
+            "ompd_get_state" => {
+                let th = valid(args.thread, "thread handle")?;
+                let (f, _g) = entry!(get_state, "ompd_get_state");
+                let mut s = POISON_WORD;
+                let mut w = POISON_WORD as u64;
+                // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
+                unsafe {
+                    f(
+                        null_or(null, "thread_handle", th.ptr),
+                        null_or(null, "state", &mut s),
+                        null_or(null, "wait_id", &mut w),
+                    )
+                }
+            }
+            "ompd_get_display_control_vars" => {
+                let ah = valid(args.aspace, "address space handle")?;
+                let (f, _g) = entry!(get_display_control_vars, "ompd_get_display_control_vars");
+                let mut v = POISON_PTR as *const *const c_char;
+                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
+                let rc = unsafe {
+                    f(
+                        null_or(null, "address_space_handle", ah.ptr),
+                        null_or(null, "control_vars", &mut v),
+                    )
+                };
+                let written = v as usize != POISON_PTR && !v.is_null();
+                if rc.is_ok() && !is_null("control_vars") && written {
+                    if let Some(rel) = self.api.rel_display_control_vars {
+                        let _r = callbacks::enter("ompd_rel_display_control_vars");
+                        // SAFETY: `v` is the vector the library just returned, released once.
+                        unsafe { rel(&mut v) };
+                    }
+                }
+                rc
+            }
+            "ompd_rel_display_control_vars" => {
+                release_only(entry)?;
+                let (f, _g) = entry!(rel_display_control_vars, "ompd_rel_display_control_vars");
+                // SAFETY: NULL is the only vector passed here.
+                unsafe { f(std::ptr::null_mut()) }
+            }
+            "ompd_enumerate_icvs" => {
+                let ah = valid(args.aspace, "address space handle")?;
+                let (f, _g) = entry!(enumerate_icvs, "ompd_enumerate_icvs");
+                let mut next = POISON_WORD as u64;
+                let mut name = POISON_PTR as *const c_char;
+                let mut scope = Scope(0x5A5A_5A5A);
+                let mut more: c_int = 0x5A5A_5A5A;
+                // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
+                let rc = unsafe {
+                    f(
+                        null_or(null, "handle", ah.ptr),
+                        sim_target::abi::ICV_UNDEFINED,
+                        null_or(null, "next_id", &mut next),
+                        null_or(null, "next_icv_name", &mut name),
+                        null_or(null, "next_scope", &mut scope),
+                        null_or(null, "more", &mut more),
+                    )
+                };
+                if rc.is_ok() && !is_null("next_icv_name") {
+                    drop(owned_string(name, "next_icv_name"));
+                }
+                rc
+            }
+            "ompd_get_icv_from_scope" => {
+                let (h, scope, id) = valid(args.icv, "ICV handle, scope and id")?;
+                let (f, _g) = entry!(get_icv_from_scope, "ompd_get_icv_from_scope");
+                let mut v = POISON_WORD;
+                // SAFETY: a live handle of the kind `scope` names (or NULL); the out-parameter
+                // is ours (or NULL).
+                unsafe {
+                    f(
+                        null_or(null, "handle", h.raw()),
+                        scope,
+                        id,
+                        null_or(null, "icv_value", &mut v),
+                    )
+                }
+            }
+            "ompd_get_icv_string_from_scope" => {
+                let (h, scope, id) = valid(args.icv, "ICV handle, scope and id")?;
+                let (f, _g) = entry!(get_icv_string_from_scope, "ompd_get_icv_string_from_scope");
+                let mut s = POISON_PTR as *const c_char;
+                // SAFETY: a live handle of the kind `scope` names (or NULL); the out-parameter
+                // is ours (or NULL).
+                let rc = unsafe {
+                    f(
+                        null_or(null, "handle", h.raw()),
+                        scope,
+                        id,
+                        null_or(null, "icv_string", &mut s),
+                    )
+                };
+                if rc.is_ok() && !is_null("icv_string") {
+                    drop(owned_string(s, "icv_string"));
+                }
+                rc
+            }
+            "ompd_get_tool_data" => {
+                let (h, scope) = valid(args.tool_data, "tool-data handle and scope")?;
+                let (f, _g) = entry!(get_tool_data, "ompd_get_tool_data");
+                let mut v = POISON_WORD;
+                let mut a = Address {
+                    segment: POISON_WORD as u64,
+                    address: POISON_WORD as u64,
+                };
+                // SAFETY: a live handle of the kind `scope` names (or NULL); the out-parameters
+                // are ours (or NULL).
+                unsafe {
+                    f(
+                        null_or(null, "handle", h.raw()),
+                        scope,
+                        null_or(null, "value", &mut v),
+                        null_or(null, "ptr", &mut a),
+                    )
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "{entry} is called through its own wrapper, not with NULL arguments here"
+                ))
+            }
+        };
+        Ok(rc_of(rc, || Ok(())))
+    }
+}

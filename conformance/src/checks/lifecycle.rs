@@ -1,5 +1,6 @@
 //! Library lifecycle: version queries before initialization, initialize with supported and
-//! unsupported versions, finalize. Runs once per library in a fresh instance, in this order.
+//! unsupported versions, finalize. Runs once per library in a fresh instance, in this order:
+//! [`QUERIES`], then any other check that needs an uninitialized library, then [`INITIALIZE`].
 
 use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::Fail;
@@ -7,8 +8,8 @@ use crate::report::Outcome;
 use sim_target::abi::{api_version, Rc};
 use sim_target::callbacks;
 
-/// Checks of this family.
-pub static CHECKS: &[Check] = &[
+/// Checks of this family that run before `ompd_initialize`: the inventory and version queries.
+pub static QUERIES: &[Check] = &[
     Check {
         id: "lib.inventory.profile_entry_points_exported",
         requirements: &["OMPD-GEN-001", "OMPD-GEN-002"],
@@ -75,6 +76,10 @@ pub static CHECKS: &[Check] = &[
         arg: "",
         run: version_queries_no_callbacks,
     },
+];
+
+/// Checks of this family that initialize and finalize the library, after [`QUERIES`].
+pub static INITIALIZE: &[Check] = &[
     Check {
         id: "lib.initialize.unsupported_version",
         requirements: &["OMPD-INIT-022"],

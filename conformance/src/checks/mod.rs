@@ -19,6 +19,7 @@ mod aspace;
 mod compare;
 mod icvs;
 mod lifecycle;
+mod nulls;
 mod ownership;
 mod parallel;
 pub mod profile;
@@ -161,8 +162,12 @@ pub struct Setup {
 pub fn registry() -> &'static [&'static Check] {
     static REGISTRY: std::sync::OnceLock<Vec<&'static Check>> = std::sync::OnceLock::new();
     REGISTRY.get_or_init(|| {
+        // Within a stage checks run in registry order: the NULL-argument family is one table of
+        // both stages; its version-string query runs with the other queries, before
+        // `ompd_initialize`, and its target checks run after every other family (so a NULL that
+        // upsets a library's state affects no other family), before the contract check.
+        let nulls_at = |stage: Stage| nulls::CHECKS.iter().filter(move |c| c.stage == stage);
         let families: &[&'static [Check]] = &[
-            lifecycle::CHECKS,
             aspace::CHECKS,
             threads::CHECKS,
             parallel::CHECKS,
@@ -171,9 +176,15 @@ pub fn registry() -> &'static [&'static Check] {
             icvs::CHECKS,
             compare::CHECKS,
             ownership::CHECKS,
-            aspace::CONTRACT,
         ];
-        families.iter().flat_map(|f| f.iter()).collect()
+        lifecycle::QUERIES
+            .iter()
+            .chain(nulls_at(Stage::Library))
+            .chain(lifecycle::INITIALIZE)
+            .chain(families.iter().flat_map(|f| f.iter()))
+            .chain(nulls_at(Stage::Target))
+            .chain(aspace::CONTRACT)
+            .collect()
     })
 }
 
