@@ -13,7 +13,7 @@ use crate::vendors::Resolved;
 use crate::worker::{Event, StageName, Unit};
 use sim_target::arch::Arch;
 use sim_target::layout::Policy;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read, Seek, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -239,11 +239,30 @@ pub(crate) fn run_unit(unit: &Unit, timeout: Duration) -> UnitRun {
     while !remaining.is_empty() {
         let mut u = unit.clone();
         u.checks = remaining.clone();
+        // The worker's stderr (and the stdout it redirects there) goes to an unlinked file: it
+        // survives a crash, and the worker can read it back to attribute output to checks.
+        let capture = match tempfile::tempfile().and_then(|f| Ok((f.try_clone()?, f))) {
+            Ok(pair) => pair,
+            Err(e) => {
+                let detail = format!("cannot create the output capture file: {e}");
+                record_all(
+                    &mut out,
+                    unit,
+                    &remaining,
+                    Outcome::HarnessError,
+                    "",
+                    "",
+                    &detail,
+                );
+                return out;
+            }
+        };
+        let (capture_for_child, mut capture) = capture;
         let spawned = Command::new(&exe)
             .arg("__worker")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stderr(Stdio::from(capture_for_child))
             .env_remove("LD_PRELOAD")
             .spawn();
         let mut child = match spawned {
@@ -267,12 +286,6 @@ pub(crate) fn run_unit(unit: &Unit, timeout: Duration) -> UnitRun {
             let _ = writeln!(stdin, "{line}");
         }
         let stdout = child.stdout.take().expect("piped");
-        let mut stderr = child.stderr.take().expect("piped");
-        let err_reader = std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = stderr.by_ref().take(1 << 20).read_to_end(&mut buf);
-            String::from_utf8_lossy(&buf).into_owned()
-        });
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             for l in BufReader::new(stdout).lines() {
@@ -325,7 +338,13 @@ pub(crate) fn run_unit(unit: &Unit, timeout: Duration) -> UnitRun {
             }
         }
         let status = child.wait().ok();
-        let stderr_text = err_reader.join().unwrap_or_default();
+        let mut buf = Vec::new();
+        let _ = capture.seek(std::io::SeekFrom::Start(0)).and_then(|_| {
+            Read::by_ref(&mut capture)
+                .take(1 << 20)
+                .read_to_end(&mut buf)
+        });
+        let stderr_text = String::from_utf8_lossy(&buf).into_owned();
         out.output.push_str(&stderr_text);
         if let Some(msg) = &out.load_failed {
             let msg = msg.clone();

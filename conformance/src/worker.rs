@@ -132,6 +132,28 @@ pub fn main() -> i32 {
     0
 }
 
+/// Bytes written so far to this process's stderr (where stdout also goes), when the supervisor
+/// made it a regular file; 0 otherwise.
+fn captured_len() -> u64 {
+    nix::sys::stat::fstat(std::io::stderr())
+        .ok()
+        .filter(|st| st.st_mode & nix::libc::S_IFMT == nix::libc::S_IFREG)
+        .map(|st| st.st_size as u64)
+        .unwrap_or(0)
+}
+
+/// The captured output between two offsets (lossy UTF-8).
+fn captured_range(from: u64, to: u64) -> Option<String> {
+    use std::os::unix::fs::FileExt;
+    let fd = nix::unistd::dup(std::io::stderr()).ok()?;
+    let f = std::fs::File::from(fd);
+    let mut buf = vec![0u8; usize::try_from((to - from).min(4096)).ok()?];
+    // Positional read: the shared write offset of fds 1 and 2 is left alone.
+    let n = f.read_at(&mut buf, from).ok()?;
+    buf.truncate(n);
+    Some(String::from_utf8_lossy(&buf).into_owned())
+}
+
 /// Runs `unit`, calling `emit` for each event (the worker streams them; tests collect them).
 pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
     let lib = match Library::load(
@@ -194,6 +216,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
         setup: Setup::default(),
         severity: checks::Severity::Must,
         profile,
+        printed: Vec::new(),
         icv_table: Default::default(),
     };
     // A TR-era library has another ompd_initialize signature: the 5.x target setup must not
@@ -226,6 +249,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
             }
         }
     }
+    let mut printed = captured_len();
     let wanted = match unit.stage {
         StageName::Library => Stage::Library,
         StageName::Target => Stage::Target,
@@ -251,6 +275,13 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
             let _g = callbacks::enter("harness");
             (check.run)(&mut ctx, check.arg)
         };
+        let now = captured_len();
+        if now > printed {
+            if let Some(text) = captured_range(printed, now) {
+                ctx.printed.push((id.clone(), text));
+            }
+            printed = now;
+        }
         if !emit(&Event::Result {
             check: id.clone(),
             outcome: v.outcome,

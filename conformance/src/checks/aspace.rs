@@ -43,6 +43,16 @@ pub static CHECKS: &[Check] = &[
 
 /// Runs after every other check of a unit.
 pub static CONTRACT: &[Check] = &[Check {
+    id: "callbacks.contract.no_direct_output",
+    requirements: &["OMPD-THR-003"],
+    summary: "the library writes nothing to stdout or stderr itself (output goes through print_string)",
+    severity: Severity::Should,
+    entry_points: &["ompd_process_initialize"],
+    stage: Stage::Target,
+    since: Profile::V5_0,
+    arg: "",
+    run: no_direct_output,
+}, Check {
     id: "callbacks.contract.no_violations",
     requirements: &["OMPD-CB-001", "OMPD-CB-005", "OMPD-MEM-004", "OMPD-PROC-004"],
     summary: "the library calls back only inside entry points, with contexts the tool gave it, and frees only its own blocks once",
@@ -89,6 +99,25 @@ fn omp_version_string(ctx: &mut Ctx, _: &str) -> Verdict {
         Ok(s) => j.expect(s.contains(&want), || format!("{s:?}")),
         Err(e) => j.fail(e.to_string()),
     }
+    j.verdict()
+}
+
+fn no_direct_output(ctx: &mut Ctx, _: &str) -> Verdict {
+    if ctx.profile >= Profile::V6_0 {
+        // 6.0 forbids writing to descriptors the library did not open.
+        ctx.severity = Severity::Must;
+    }
+    let mut j = Judge::new(
+        ctx,
+        "no bytes on stdout or stderr during any check of the unit",
+    );
+    for (check, text) in &ctx.printed {
+        j.fail(format!(
+            "during {check}: {:?}",
+            text.lines().next().unwrap_or_default()
+        ));
+    }
+    j.holds();
     j.verdict()
 }
 

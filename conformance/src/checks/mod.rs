@@ -143,6 +143,9 @@ pub struct Ctx<'l> {
     pub severity: Severity,
     /// The API generation the library implements (detected once per worker).
     pub profile: Profile,
+    /// What checks of this unit wrote to stdout/stderr so far: (check id, first bytes). The
+    /// harness writes nothing there, so all of it is the library's.
+    pub printed: Vec<(String, String)>,
     /// The library's ICV list, enumerated once per unit.
     pub icv_table: std::cell::OnceCell<Result<Vec<icvs::IcvEntry>, String>>,
 }

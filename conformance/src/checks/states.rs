@@ -30,6 +30,17 @@ pub static CHECKS: &[Check] = &[
         run: names,
     },
     Check {
+        id: "state.enumerate.unknown_current",
+        requirements: &["OMPD-STATE-003"],
+        summary: "ompd_enumerate_states with a current_state that is not a state (a gap value, negative, huge) returns ompd_rc_bad_input",
+        severity: Severity::Must,
+        entry_points: &["ompd_enumerate_states"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: unknown_current,
+    },
+    Check {
         id: "state.get.matches_model",
         requirements: &["OMPD-STATE-010", "OMPD-STATE-012", "OMPD-RC-008"],
         summary: "every thread's state (and wait id in wait states) is the model's; without state tracking the answer is needs_state_tracking",
@@ -172,6 +183,24 @@ fn get_state(ctx: &mut Ctx, _: &str) -> Verdict {
             }
             Err(e) => j.fail(format!("gtid {}: {e}", t.0)),
         }
+    }
+    j.verdict()
+}
+
+fn unknown_current(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, "bad_input for 0x005, 0x030, -1 and 0x7fffffff");
+    for v in [0x005i64, 0x030, -1, 0x7fff_ffff] {
+        if state::ALL.iter().any(|(s, _)| *s == v) {
+            continue;
+        }
+        expect_rc(
+            &mut j,
+            &format!("current_state {v:#x}"),
+            ctx.lib.enumerate_states(ah, v),
+            Rc::BAD_INPUT,
+            &[],
+        );
     }
     j.verdict()
 }
