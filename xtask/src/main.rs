@@ -152,22 +152,33 @@ fn bench() -> i32 {
     let dir = target_dir().join("bench");
     let _ = std::fs::create_dir_all(&dir);
     println!(
-        "{:<14} {:>7} {:>8} {:>9} {:>12} {:>12}",
-        "library", "units", "checks", "wall s", "instances/s", "checks/s"
+        "{:<14} {:>7} {:>8} {:>9} {:>12} {:>12} {:>13}",
+        "library", "units", "checks", "wall s", "instances/s", "checks/s", "with props s"
     );
-    for name in &names {
-        let out = dir.join(format!("{name}.json"));
+    // Times `ompd-conform run NAME EXTRA..`; None when the run failed.
+    let timed = |name: &str, extra: &[&str], out: &Path| -> Option<f64> {
         let start = Instant::now();
         let status = Command::new(&exe)
             .args(["run", name, "--quiet", "--format", "json", "--output"])
-            .arg(&out)
+            .arg(out)
+            .args(extra)
             .stdout(std::process::Stdio::null())
             .status();
         let secs = start.elapsed().as_secs_f64();
-        if !matches!(status.map(|s| s.code()), Ok(Some(0 | 100))) {
+        matches!(status.map(|s| s.code()), Ok(Some(0 | 100))).then_some(secs)
+    };
+    for name in &names {
+        let out = dir.join(format!("{name}.json"));
+        // The full default run (scenarios, then the property phase over generated cases) ...
+        let Some(full) = timed(name, &[], &dir.join(format!("{name}-full.json"))) else {
             eprintln!("xtask bench: the run on {name} failed");
             return 1;
-        }
+        };
+        // ... and the scenario units alone, for per-instance and per-check rates.
+        let Some(secs) = timed(name, &["--cases", "0"], &out) else {
+            eprintln!("xtask bench: the run on {name} failed");
+            return 1;
+        };
         let text = std::fs::read_to_string(&out).unwrap_or_default();
         let results = text.matches("\"check\":").count();
         // One worker process (one fresh library instance) per unit: scenario x arch x layout,
@@ -186,7 +197,7 @@ fn bench() -> i32 {
             units.insert((s, a, l));
         }
         println!(
-            "{name:<14} {:>7} {results:>8} {secs:>9.2} {:>12.0} {:>12.0}",
+            "{name:<14} {:>7} {results:>8} {secs:>9.2} {:>12.0} {:>12.0} {full:>13.1}",
             units.len(),
             units.len() as f64 / secs,
             results as f64 / secs
