@@ -35,6 +35,7 @@ pub mod profile;
 mod states;
 mod tasks;
 mod threads;
+mod tooldata;
 
 use crate::library::{AspaceH, Call, Fail, Library, ParallelH, TaskH, ThreadH};
 pub use profile::Profile;
@@ -180,6 +181,7 @@ pub fn registry() -> &'static [&'static Check] {
             states::CHECKS,
             icvs::CHECKS,
             frames::CHECKS,
+            tooldata::CHECKS,
             aspace::CONTRACT,
         ];
         families.iter().flat_map(|f| f.iter()).collect()
