@@ -27,6 +27,7 @@ macro_rules! entry_or_skip {
 pub(crate) use entry_or_skip;
 
 mod aspace;
+mod dcv;
 mod frames;
 mod icvs;
 mod lifecycle;
@@ -182,6 +183,7 @@ pub fn registry() -> &'static [&'static Check] {
             icvs::CHECKS,
             frames::CHECKS,
             tooldata::CHECKS,
+            dcv::CHECKS,
             aspace::CONTRACT,
         ];
         families.iter().flat_map(|f| f.iter()).collect()
