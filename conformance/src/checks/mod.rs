@@ -29,6 +29,7 @@ pub(crate) use entry_or_skip;
 mod aspace;
 mod dcv;
 mod frames;
+mod icv_strings;
 mod icvs;
 mod lifecycle;
 mod parallel;
@@ -184,6 +185,7 @@ pub fn registry() -> &'static [&'static Check] {
             frames::CHECKS,
             tooldata::CHECKS,
             dcv::CHECKS,
+            icv_strings::CHECKS,
             aspace::CONTRACT,
         ];
         families.iter().flat_map(|f| f.iter()).collect()
