@@ -10,7 +10,9 @@
 //! check = "parallel.enclosing.outermost_unavailable"
 //! outcome = "fail"
 //! reason = "a NULL t_parent yields ompd_rc_unsupported instead of unavailable"
-//! # optional: scenario, arch, layout (globs, default "*"), link
+//! # optional: scenario, arch, layout (globs, default "*"), link; `outcome` may also be a
+//! # list when builds of one vendor differ (e.g. ["fail", "crash"] where only some builds have a
+//! # stack protector)
 //! ```
 
 use crate::report::{Outcome, ResultRecord};
@@ -33,6 +35,38 @@ pub struct File {
     pub path: PathBuf,
 }
 
+/// The outcome(s) an entry accepts: one, or a list.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum Outcomes {
+    /// Exactly this outcome.
+    One(Outcome),
+    /// Any of these outcomes.
+    Any(Vec<Outcome>),
+}
+
+impl Outcomes {
+    /// Whether `o` is accepted.
+    pub fn allows(&self, o: Outcome) -> bool {
+        match self {
+            Outcomes::One(x) => *x == o,
+            Outcomes::Any(v) => v.contains(&o),
+        }
+    }
+}
+
+impl std::fmt::Display for Outcomes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcomes::One(x) => f.write_str(x.as_str()),
+            Outcomes::Any(v) => {
+                let names: Vec<&str> = v.iter().map(|o| o.as_str()).collect();
+                write!(f, "{}", names.join(" or "))
+            }
+        }
+    }
+}
+
 fn star() -> String {
     "*".into()
 }
@@ -43,8 +77,8 @@ fn star() -> String {
 pub struct Expectation {
     /// Check id glob.
     pub check: String,
-    /// The outcome expected.
-    pub outcome: Outcome,
+    /// The outcome expected (or several accepted ones).
+    pub outcome: Outcomes,
     /// Why (required, one line).
     pub reason: String,
     /// Where to read more.
@@ -190,7 +224,7 @@ pub fn fold<'a>(name: &str, results: &'a [ResultRecord], files: &'a [File]) -> F
         match entries.iter().position(|e| e.covers(r)) {
             Some(i) => {
                 used[i] = true;
-                if entries[i].outcome == r.outcome {
+                if entries[i].outcome.allows(r.outcome) {
                     out.expected += 1;
                 } else {
                     out.changed.push((r, entries[i]));
@@ -249,5 +283,22 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("invalid expectations file"));
+    }
+
+    #[test]
+    fn an_entry_may_accept_several_outcomes() {
+        let f: File = toml::from_str(
+            "vendor = \"v\"\nlibraries = [\"*\"]\n[[expect]]\ncheck = \"a.b.c\"\noutcome = [\"fail\", \"crash\"]\nreason = \"r\"\n[[expect]]\ncheck = \"a.b.d\"\noutcome = \"warn\"\nreason = \"r\"\n",
+        )
+        .expect("parses");
+        assert!(f.expect[0].outcome.allows(Outcome::Crash));
+        assert!(f.expect[0].outcome.allows(Outcome::Fail));
+        assert!(!f.expect[0].outcome.allows(Outcome::Pass));
+        assert_eq!(f.expect[0].outcome.to_string(), "fail or crash");
+        assert!(f.expect[1].outcome.allows(Outcome::Warn));
+        assert!(toml::from_str::<File>(
+            "vendor = \"v\"\nlibraries = []\n[[expect]]\ncheck = \"x\"\noutcome = \"sometimes\"\nreason = \"r\"\n"
+        )
+        .is_err());
     }
 }

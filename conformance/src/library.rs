@@ -51,8 +51,10 @@ pub type Call<T> = Result<T, Fail>;
 
 /// A pointer value no allocator returns, written into pointer out-parameters before each call.
 const POISON_PTR: usize = 0xA5A5_A5A5_A5A5_A5A5u64 as usize;
-/// A word written into integer out-parameters before each call.
-const POISON_WORD: i64 = 0x5A5A_5A5A_5A5A_5A5A;
+/// A word written into integer out-parameters before each call; an output still holding it
+/// after `ok` was not written (wrappers that return outputs as written leave the test to the
+/// caller).
+pub const POISON_WORD: i64 = 0x5A5A_5A5A_5A5A_5A5A;
 
 macro_rules! api {
     ($($field:ident: $ty:ident = $name:literal,)*) => {
@@ -215,10 +217,9 @@ impl Library {
     }
 }
 
-/// Reads a NUL-terminated string the library says it owns, bounded by the readable mapping that
-/// contains it. Returns the bytes and the path of the mapping (to tell static from heap memory).
-fn read_mapped_cstr(ptr: *const c_char) -> Result<(Vec<u8>, String), String> {
-    let addr = ptr as usize;
+/// The readable mapping of this process that contains `addr`: how many bytes from `addr` to its
+/// end, and its path (empty for anonymous memory).
+fn mapped_extent(addr: usize) -> Result<(usize, String), String> {
     let maps = std::fs::read_to_string("/proc/self/maps")
         .map_err(|e| format!("reading /proc/self/maps: {e}"))?;
     for line in maps.lines() {
@@ -237,18 +238,80 @@ fn read_mapped_cstr(ptr: *const c_char) -> Result<(Vec<u8>, String), String> {
             continue;
         }
         if !perms.starts_with('r') {
-            return Err(format!("{ptr:p} lies in an unreadable mapping"));
+            return Err(format!("{addr:#x} lies in an unreadable mapping"));
         }
-        let path = parts.nth(3).unwrap_or("").to_string();
-        let len = (hi - addr).min(64 * 1024);
-        // SAFETY: `[addr, addr+len)` lies inside a readable mapping of this process.
-        let bytes = unsafe { std::slice::from_raw_parts(ptr as *const u8, len) };
-        return match bytes.iter().position(|b| *b == 0) {
-            Some(n) => Ok((bytes[..n].to_vec(), path)),
-            None => Err(format!("no NUL within {len} bytes at {ptr:p}")),
-        };
+        return Ok((hi - addr, parts.nth(3).unwrap_or("").to_string()));
     }
-    Err(format!("{ptr:p} is not inside any mapping of the process"))
+    Err(format!(
+        "{addr:#x} is not inside any mapping of the process"
+    ))
+}
+
+/// Reads up to `max` bytes at `addr`, bounded by the readable mapping that contains it. Returns
+/// the bytes and the path of the mapping (to tell static from heap memory).
+fn read_mapped(addr: usize, max: usize) -> Result<(Vec<u8>, String), String> {
+    let (extent, path) = mapped_extent(addr)?;
+    let len = extent.min(max);
+    // SAFETY: `[addr, addr+len)` lies inside a readable mapping of this process.
+    let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
+    Ok((bytes.to_vec(), path))
+}
+
+/// The bytes before the first NUL, or why there is none.
+fn until_nul(bytes: &[u8], at: usize) -> Result<Vec<u8>, String> {
+    match bytes.iter().position(|b| *b == 0) {
+        Some(n) => Ok(bytes[..n].to_vec()),
+        None => Err(format!("no NUL within {} bytes at {at:#x}", bytes.len())),
+    }
+}
+
+/// Reads a NUL-terminated string the library says it owns, bounded by the readable mapping that
+/// contains it. Returns the bytes and the path of the mapping (to tell static from heap memory).
+fn read_mapped_cstr(ptr: *const c_char) -> Result<(Vec<u8>, String), String> {
+    let (bytes, path) = read_mapped(ptr as usize, 64 * 1024)?;
+    Ok((until_nul(&bytes, ptr as usize)?, path))
+}
+
+/// Where memory the library handed back lies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Residence {
+    /// Inside a live `alloc_memory` block, `offset` bytes from its start.
+    Block {
+        /// Address of the block.
+        start: usize,
+        /// Offset of the pointer inside the block.
+        offset: usize,
+    },
+    /// In a readable mapping that holds no tool block, named by its path (`[heap]`, or empty
+    /// for anonymous memory, when it is not static data of a loaded object).
+    Mapping(String),
+}
+
+impl Residence {
+    /// True for memory the library may hand the tool: an `alloc_memory` block or static data of
+    /// a loaded object (a file-backed mapping).
+    pub fn is_tool_block_or_static(&self) -> bool {
+        match self {
+            Residence::Block { .. } => true,
+            Residence::Mapping(path) => path.starts_with('/'),
+        }
+    }
+}
+
+/// Reads up to `max` bytes at `addr`, from inside a live tool block when one holds it (bounded
+/// by the block) or else from the readable mapping holding it, and says which.
+fn read_returned(addr: usize, max: usize) -> Result<(Vec<u8>, Residence), String> {
+    let block = callbacks::ledger().containing(addr).map(|a| a.ptr);
+    match block {
+        Some(start) => Ok((
+            callbacks::read_inside_block(addr, max)?,
+            Residence::Block {
+                start,
+                offset: addr - start,
+            },
+        )),
+        None => read_mapped(addr, max).map(|(b, path)| (b, Residence::Mapping(path))),
+    }
 }
 
 /// A string the library returned, with where it lives.
@@ -441,6 +504,65 @@ pub type ThreadH<'l> = Handle<'l, ThreadHandle>;
 pub type ParallelH<'l> = Handle<'l, ParallelHandle>;
 /// A tool-owned task handle.
 pub type TaskH<'l> = Handle<'l, TaskHandle>;
+
+/// One entry of a display-control-variables vector: its text and where it lies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ControlVar {
+    /// The string (lossy UTF-8).
+    pub text: String,
+    /// Where the string lies.
+    pub residence: Residence,
+}
+
+/// The most entries read from a display-control-variables vector before it counts as
+/// unterminated.
+const MAX_CONTROL_VARS: usize = 4096;
+
+/// A display-control-variables vector the tool holds. The tool owns it but may release it only
+/// through `ompd_rel_display_control_vars` (OMPD-OWN-002): [`ControlVars::release`] or drop does
+/// that, and nothing here frees any part of it.
+pub struct ControlVars<'l> {
+    lib: &'l Library,
+    vec: *const *const c_char,
+    /// The entries before the terminating NULL, in order.
+    pub entries: Vec<ControlVar>,
+    /// Where the vector itself lies.
+    pub residence: Residence,
+}
+
+impl ControlVars<'_> {
+    fn rel(&self) -> Call<()> {
+        let f = self
+            .lib
+            .api
+            .rel_display_control_vars
+            .ok_or(Fail::Missing("ompd_rel_display_control_vars"))?;
+        let _g = callbacks::enter("ompd_rel_display_control_vars");
+        let mut v = self.vec;
+        // SAFETY: `v` is the vector the library returned; a ControlVars releases it once.
+        let rc = unsafe { f(&mut v) };
+        rc_of(rc, || Ok(()))
+    }
+
+    /// Releases the vector with `ompd_rel_display_control_vars` now.
+    pub fn release(self) -> Call<()> {
+        let r = self.rel();
+        std::mem::forget(self);
+        r
+    }
+}
+
+impl std::fmt::Debug for ControlVars<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "control vars {:p} {:?}", self.vec, self.entries)
+    }
+}
+
+impl Drop for ControlVars<'_> {
+    fn drop(&mut self) {
+        let _ = self.rel();
+    }
+}
 
 macro_rules! need {
     ($self:ident, $f:ident, $name:literal) => {
@@ -797,6 +919,56 @@ impl Library {
         })
     }
 
+    /// `ompd_get_display_control_vars`: the vector, validated before it is read (it must be
+    /// readable tool-block or mapped memory, NULL-terminated, each entry a readable
+    /// NUL-terminated string).
+    pub fn get_display_control_vars(&self, ah: &AspaceH) -> Call<ControlVars<'_>> {
+        let (f, g) = need!(
+            self,
+            get_display_control_vars,
+            "ompd_get_display_control_vars"
+        );
+        let mut v = POISON_PTR as *const *const c_char;
+        // SAFETY: live handle; valid out-parameter.
+        let rc = unsafe { f(ah.ptr, &mut v) };
+        drop(g);
+        rc_of(rc, || {
+            let vec = out_ptr(v as *mut *const c_char, "control_vars")? as *const *const c_char;
+            let width = std::mem::size_of::<usize>();
+            let (bytes, residence) = read_returned(vec as usize, MAX_CONTROL_VARS * width)
+                .map_err(|e| Fail::Invalid(format!("control_vars vector: {e}")))?;
+            let mut vars = ControlVars {
+                lib: self,
+                vec,
+                entries: Vec::new(),
+                residence,
+            };
+            let mut terminated = false;
+            for word in bytes.chunks_exact(width) {
+                let p = usize::from_ne_bytes(word.try_into().expect("pointer-sized chunk"));
+                if p == 0 {
+                    terminated = true;
+                    break;
+                }
+                let n = vars.entries.len();
+                let (text, residence) = read_returned(p, 64 * 1024)
+                    .and_then(|(b, r)| Ok((until_nul(&b, p)?, r)))
+                    .map_err(|e| Fail::Invalid(format!("control_vars[{n}]: {e}")))?;
+                vars.entries.push(ControlVar {
+                    text: String::from_utf8_lossy(&text).into_owned(),
+                    residence,
+                });
+            }
+            if !terminated {
+                return Err(Fail::Invalid(format!(
+                    "control_vars is not NULL-terminated within its {} readable bytes",
+                    bytes.len()
+                )));
+            }
+            Ok(vars)
+        })
+    }
+
     /// `ompd_enumerate_icvs`: next id, its (tool-owned) name, scope and more.
     pub fn enumerate_icvs(&self, ah: &AspaceH, current: u64) -> Call<(u64, String, Scope, i32)> {
         let (f, _g) = need!(self, enumerate_icvs, "ompd_enumerate_icvs");
@@ -853,20 +1025,39 @@ impl Library {
         rc_of(rc, || Ok(a))
     }
 
-    /// `ompd_get_task_frame`: (exit, enter), with poisoned flags left as written.
+    /// `ompd_get_task_frame`: (exit, enter), with poisoned flags left as written. Each output is
+    /// followed by guard bytes: a library that writes past an `ompd_frame_info_t` (e.g. a frame
+    /// field read with a larger `ompd_sizeof__*` than its variable) gives an invalid output.
     pub fn get_task_frame(&self, task: &TaskH) -> Call<(FrameInfo, FrameInfo)> {
         let (f, _g) = need!(self, get_task_frame, "ompd_get_task_frame");
-        let poison = FrameInfo {
-            frame_address: Address {
-                segment: POISON_WORD as u64,
-                address: POISON_WORD as u64,
+        const GUARD: usize = 64;
+        #[repr(C)]
+        struct Guarded {
+            info: FrameInfo,
+            guard: [u8; GUARD],
+        }
+        let poisoned = || Guarded {
+            info: FrameInfo {
+                frame_address: Address {
+                    segment: POISON_WORD as u64,
+                    address: POISON_WORD as u64,
+                },
+                frame_flag: POISON_WORD,
             },
-            frame_flag: POISON_WORD,
+            guard: [0xEE; GUARD],
         };
-        let (mut exit, mut enter) = (poison, poison);
-        // SAFETY: live handle; valid out-parameters.
-        let rc = unsafe { f(task.ptr, &mut exit, &mut enter) };
-        rc_of(rc, || Ok((exit, enter)))
+        let (mut exit, mut enter) = (poisoned(), poisoned());
+        // SAFETY: live handle; valid out-parameters, each followed by its guard.
+        let rc = unsafe { f(task.ptr, &mut exit.info, &mut enter.info) };
+        for (which, g) in [("exit_frame", &exit), ("enter_frame", &enter)] {
+            if let Some(last) = g.guard.iter().rposition(|b| *b != 0xEE) {
+                return Err(Fail::Invalid(format!(
+                    "wrote {} bytes past the {which} ompd_frame_info_t",
+                    last + 1
+                )));
+            }
+        }
+        rc_of(rc, || Ok((exit.info, enter.info)))
     }
 
     /// `ompd_get_tool_data`.

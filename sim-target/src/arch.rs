@@ -118,6 +118,13 @@ impl Arch {
         ((raw << shift) as i64) >> shift
     }
 
+    /// The pointer member of an `ompt_data_t` union whose 8-byte `value` member holds `value`:
+    /// the first pointer-width bytes of the value's target encoding. On a 32-bit target that is
+    /// the low half on little-endian and the high half on big-endian.
+    pub fn union_pointer(self, value: u64) -> u64 {
+        self.decode(&self.encode(value, 8)[..self.pointer as usize])
+    }
+
     /// Converts `count` units of `unit` bytes between target and host order (the job of
     /// `device_to_host`/`host_to_device`). The host is little-endian, so a big-endian target
     /// reverses each unit. `unit == 0` is a no-op, which Intel's library relies on.
@@ -184,6 +191,15 @@ mod tests {
         assert_eq!(Arch::LP64_LE.decode_signed(&[0xff, 0xff, 0xff, 0xff]), -1);
         assert_eq!(Arch::LP64_BE.decode_signed(&[0x80, 0x00]), -32768);
         assert_eq!(Arch::LP64_LE.decode_signed(&[0x7f]), 127);
+    }
+
+    #[test]
+    fn union_pointer_aliases_the_leading_bytes() {
+        let v = 0x1122_3344_5566_7788;
+        assert_eq!(Arch::LP64_LE.union_pointer(v), v);
+        assert_eq!(Arch::LP64_BE.union_pointer(v), v);
+        assert_eq!(Arch::ILP32_LE.union_pointer(v), 0x5566_7788);
+        assert_eq!(Arch::ILP32_BE.union_pointer(v), 0x1122_3344);
     }
 
     #[test]

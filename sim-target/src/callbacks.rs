@@ -244,6 +244,21 @@ pub fn read_block_cstr(ptr: *const c_char) -> Result<Vec<u8>, String> {
     }
 }
 
+/// Reads up to `max` bytes at `addr` from inside a live block, bounded by the block's end (a
+/// library may hand out pointers into a block it allocated). `Err` when no live block holds
+/// `addr`.
+pub fn read_inside_block(addr: usize, max: usize) -> Result<Vec<u8>, String> {
+    let (start, size) = match ledger().containing(addr) {
+        Some(a) => (a.ptr, a.size as usize),
+        None => return Err(format!("{addr:#x} lies in no live block from alloc_memory")),
+    };
+    let len = (start + size).saturating_sub(addr).min(max);
+    // SAFETY: `[addr, addr + len)` lies inside a live block of `size` bytes that `allocate`
+    // handed out and nobody has freed.
+    let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
+    Ok(bytes.to_vec())
+}
+
 unsafe extern "C" fn alloc_memory(nbytes: u64, ptr: *mut *mut c_void) -> Rc {
     guarded("alloc_memory", || {
         let site = ledger().attribute("alloc_memory");

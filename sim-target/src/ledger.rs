@@ -288,6 +288,15 @@ impl Ledger {
         self.live.get(&ptr)
     }
 
+    /// The live block that contains `addr` (its first byte or any byte inside it).
+    pub fn containing(&self, addr: usize) -> Option<&Allocation> {
+        self.live
+            .range(..=addr)
+            .next_back()
+            .map(|(_, a)| a)
+            .filter(|a| addr < a.ptr + a.size.max(1) as usize)
+    }
+
     /// Every live block.
     pub fn live(&self) -> impl Iterator<Item = &Allocation> {
         self.live.values()
@@ -400,6 +409,16 @@ mod tests {
         let mut l = Ledger::default();
         assert_eq!(l.attribute("read_memory"), "(none)");
         assert_eq!(l.violations().len(), 1);
+    }
+
+    #[test]
+    fn containing_finds_interior_addresses_only() {
+        let mut l = Ledger::default();
+        l.allocated(0x100, 0x10, "a");
+        assert_eq!(l.containing(0x100).map(|a| a.ptr), Some(0x100));
+        assert_eq!(l.containing(0x10f).map(|a| a.ptr), Some(0x100));
+        assert!(l.containing(0x110).is_none());
+        assert!(l.containing(0xff).is_none());
     }
 
     #[test]

@@ -908,6 +908,11 @@ pub fn default_scenarios() -> Vec<Scenario> {
             description: "2-thread region, inside it 3 nested serialized regions on thread 1",
             model: serialized(),
         },
+        Scenario {
+            name: "untracked",
+            description: "OMP_DEBUG disabled (ompd_state 0): 2-thread region, an explicit task",
+            model: untracked(),
+        },
     ]
 }
 
@@ -935,6 +940,24 @@ fn nested_tasks() -> Model {
         m.globals.max_task_priority = 7;
         m.globals.cancellation = true;
         m.globals.tool_libraries = Some("libtool.so".into());
+        m.globals.tool_verbose_init = Some("ompt-init.log".into());
+        m.globals.affinity_format = Some("tid=%i host=%H {%A}".into());
+        m.globals.display_env = [
+            ("OMP_DEBUG", "enabled"),
+            ("OMP_DYNAMIC", "true"),
+            ("OMP_NUM_THREADS", "4,2"),
+            ("OMP_PROC_BIND", "spread,close"),
+            ("OMP_SCHEDULE", "nonmonotonic:dynamic,4"),
+            ("OMP_CANCELLATION", "true"),
+            ("OMP_MAX_TASK_PRIORITY", "7"),
+            ("OMP_AFFINITY_FORMAT", "tid=%i host=%H {%A}"),
+            ("OMP_TOOL_LIBRARIES", "libtool.so"),
+            ("OMP_TOOL_VERBOSE_INIT", "ompt-init.log"),
+            ("KMP_BLOCKTIME", "200ms"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
         let icvs = &mut m.tasks[0].icvs;
         icvs.nthreads = 4;
         icvs.proc_bind = 4;
@@ -960,6 +983,8 @@ fn nested_tasks() -> Model {
     {
         let m = b.model_mut();
         m.tasks[x3.0].is_final = true;
+        // A task routine in a shared library mapped above 2 GiB, as on 32-bit Linux.
+        m.tasks[x1.0].function = 0xb7f0_2140;
         m.tasks[x2.0].icvs.default_device = 2;
         m.threads[o3.0].state = 0x014; // wait_barrier_explicit
         m.threads[o3.0].wait_id = 0x1234_5678;
@@ -970,6 +995,18 @@ fn nested_tasks() -> Model {
     let gen = b.model_mut().threads[0].current_task;
     let y = b.explicit_task_from(gen, b.member(outer, 1));
     let _ = (x1, x2, y);
+    // Tool data a tool stored as full 64-bit values: the pointer member of the union differs
+    // from the value on 32-bit targets, and task data has the sign bit set.
+    let m = b.model_mut();
+    for (g, t) in m.threads.iter_mut().enumerate() {
+        t.tool_data = 0x0bad_cafe_0000_2000 + g as u64;
+    }
+    for (i, r) in m.regions.iter_mut().enumerate() {
+        r.tool_data = 0x7ea1_0000_0000_4000 + i as u64;
+    }
+    for (i, t) in m.tasks.iter_mut().enumerate() {
+        t.tool_data = 0xdead_beef_0000_6000 + i as u64;
+    }
     b.build().expect("nested-tasks scenario is valid")
 }
 
@@ -982,6 +1019,23 @@ fn serialized() -> Model {
     b.parallel(t1, 1);
     b.parallel(t1, 1);
     b.build().expect("serialized scenario is valid")
+}
+
+fn untracked() -> Model {
+    let mut b = ModelBuilder::new();
+    {
+        let m = b.model_mut();
+        m.ompd_state = 0;
+        m.globals.nthreads_list = vec![2];
+        m.globals.display_env = vec![
+            ("OMP_DEBUG".into(), "disabled".into()),
+            ("OMP_NUM_THREADS".into(), "2".into()),
+        ];
+        m.tasks[0].icvs.nthreads = 2;
+    }
+    let outer = b.parallel(b.initial_thread(), 2);
+    b.explicit_task(b.member(outer, 1));
+    b.build().expect("untracked scenario is valid")
 }
 
 #[cfg(test)]
@@ -1026,6 +1080,16 @@ mod tests {
         assert_eq!(m.level(t.region), 4);
         assert_eq!(m.active_level(t.region), 1);
         assert!(m.is_serialized(t.region));
+    }
+
+    #[test]
+    fn some_scenario_tracks_no_state_and_some_has_wide_tool_data() {
+        let all = default_scenarios();
+        assert!(all.iter().any(|s| !s.model.debug_enabled()));
+        assert!(all.iter().any(|s| s.model.debug_enabled()));
+        let m = scenario("nested-tasks").unwrap().model;
+        assert!(m.tasks.iter().all(|t| t.tool_data > u32::MAX as u64));
+        assert!(m.globals.display_env.len() > 3);
     }
 
     #[test]

@@ -243,26 +243,40 @@ fn unknown_current(ctx: &mut Ctx, _: &str) -> Verdict {
 
 /// What the model says an ICV is, for one subject.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Truth {
+pub(super) enum Truth {
+    /// An integer.
     Int(i64),
+    /// A list (nthreads-var, bind-var), current element first.
     List(Vec<i64>),
+    /// Not representable as an integer.
     NotInteger,
 }
 
+/// What a handle stands for in the model.
 #[derive(Clone, Copy, Debug)]
-enum Subject {
+pub(super) enum Subject {
+    /// The address space (global and address-space scopes).
     Aspace,
+    /// A thread.
     Thread(ThreadId),
+    /// A parallel region.
     Parallel(RegionId),
+    /// A task.
     Task(TaskId),
 }
 
-fn truth(m: &Model, name: &str, subject: Subject) -> Option<Truth> {
-    let task = match subject {
+/// The task whose data environment answers for `subject` (a thread's current task).
+pub(super) fn subject_task(m: &Model, subject: Subject) -> Option<TaskId> {
+    match subject {
         Subject::Thread(t) => Some(m.threads[t.0].current_task),
         Subject::Task(t) => Some(t),
         _ => None,
-    };
+    }
+}
+
+/// The model's value of ICV `name` for `subject`, if the model knows it.
+pub(super) fn truth(m: &Model, name: &str, subject: Subject) -> Option<Truth> {
+    let task = subject_task(m, subject);
     let region = match subject {
         Subject::Thread(t) => Some(m.threads[t.0].region),
         Subject::Parallel(r) => Some(r),
@@ -309,36 +323,45 @@ fn truth(m: &Model, name: &str, subject: Subject) -> Option<Truth> {
     }
 }
 
-/// A handle held for the duration of a value check.
-enum Held<'l> {
+/// A handle held for the duration of a check.
+pub(super) enum Held<'l> {
+    /// The unit's address-space handle.
     Aspace,
+    /// A thread handle.
     Thread(ThreadH<'l>),
+    /// A parallel handle.
     Parallel(ParallelH<'l>),
+    /// A task handle.
     Task(TaskH<'l>),
 }
 
-fn value(ctx: &mut Ctx, name: &'static str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
-    let entry = match table(ctx, ah) {
-        Ok(list) => match list.into_iter().find(|e| e.name == name) {
-            Some(e) => e,
-            None => {
-                return Verdict::skip(format!(
-                    "the library does not enumerate {name} (see icv.enumerate.standard_names)"
-                ))
-            }
-        },
-        Err(e) => return Verdict::skip(e),
-    };
-    let p50 =
-        matches!(&ctx.setup.api_version, Some(Ok(v)) if *v < sim_target::abi::api_version::V5_1);
-    let mut j = Judge::new(
-        ctx,
-        format!("the model's value of {name} at scope {:?}", entry.scope),
-    );
-    // Handles of the enumerated scope, each with the subject it stands for.
-    let mut subjects: Vec<(String, Held, Subject)> = Vec::new();
-    match entry.scope {
+impl<'l> Held<'l> {
+    /// The handle to pass with a scope.
+    pub(super) fn any<'a>(&'a self, ah: &'a AspaceH<'l>) -> AnyHandle<'a, 'l> {
+        match self {
+            Held::Aspace => AnyHandle::Aspace(ah),
+            Held::Thread(h) => AnyHandle::Thread(h),
+            Held::Parallel(h) => AnyHandle::Parallel(h),
+            Held::Task(h) => AnyHandle::Task(h),
+        }
+    }
+}
+
+/// A handle of some scope with a label and what it stands for.
+pub(super) type ScopeSubject<'l> = (String, Held<'l>, Subject);
+
+/// Handles of `scope`, each with the subject it stands for: the address space (global and
+/// address-space scopes), every thread, every innermost region, or every thread's current task
+/// (only the implicit ones for the implicit-task scope). Failures to get a handle are recorded in
+/// `j`. `None` for a scope that has no handle here (teams, target, unknown values).
+pub(super) fn scope_subjects<'l>(
+    ctx: &Ctx<'l>,
+    ah: &AspaceH<'l>,
+    scope: Scope,
+    j: &mut Judge,
+) -> Option<Vec<ScopeSubject<'l>>> {
+    let mut subjects: Vec<ScopeSubject<'l>> = Vec::new();
+    match scope {
         Scope::ADDRESS_SPACE | Scope::GLOBAL => {
             subjects.push(("address space".into(), Held::Aspace, Subject::Aspace))
         }
@@ -355,7 +378,7 @@ fn value(ctx: &mut Ctx, name: &'static str) -> Verdict {
             }
         }
         Scope::PARALLEL => {
-            for (r, t, h) in ctx.regions_with_handles(ah, &mut j) {
+            for (r, t, h) in ctx.regions_with_handles(ah, j) {
                 let label = format!("region {} (via gtid {})", r.0, t.0);
                 subjects.push((label, Held::Parallel(h), Subject::Parallel(r)));
             }
@@ -363,7 +386,7 @@ fn value(ctx: &mut Ctx, name: &'static str) -> Verdict {
         Scope::TASK | Scope::IMPLICIT_TASK => {
             for t in ctx.threads() {
                 let task = ctx.model.threads[t.0].current_task;
-                if entry.scope == Scope::IMPLICIT_TASK && !super::is_implicit(ctx.model, task) {
+                if scope == Scope::IMPLICIT_TASK && !super::is_implicit(ctx.model, task) {
                     continue;
                 }
                 match ctx.curr_task(ah, t) {
@@ -376,23 +399,47 @@ fn value(ctx: &mut Ctx, name: &'static str) -> Verdict {
                 }
             }
         }
-        other => {
-            return Verdict::skip(format!(
-                "{name} is enumerated at scope {other:?}, which has no handle here"
-            ))
-        }
+        _ => return None,
     }
+    Some(subjects)
+}
+
+/// The enumerated entry of ICV `name`, or the skip verdict saying why there is none.
+pub(super) fn entry_of(ctx: &Ctx, ah: &AspaceH, name: &str) -> Result<IcvEntry, Verdict> {
+    match table(ctx, ah) {
+        Ok(list) => list.into_iter().find(|e| e.name == name).ok_or_else(|| {
+            Verdict::skip(format!(
+                "the library does not enumerate {name} (see icv.enumerate.standard_names)"
+            ))
+        }),
+        Err(e) => Err(Verdict::skip(e)),
+    }
+}
+
+fn value(ctx: &mut Ctx, name: &'static str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let entry = match entry_of(ctx, ah, name) {
+        Ok(e) => e,
+        Err(v) => return v,
+    };
+    let p50 =
+        matches!(&ctx.setup.api_version, Some(Ok(v)) if *v < sim_target::abi::api_version::V5_1);
+    let mut j = Judge::new(
+        ctx,
+        format!("the model's value of {name} at scope {:?}", entry.scope),
+    );
+    // Handles of the enumerated scope, each with the subject it stands for.
+    let Some(subjects) = scope_subjects(ctx, ah, entry.scope, &mut j) else {
+        return Verdict::skip(format!(
+            "{name} is enumerated at scope {:?}, which has no handle here",
+            entry.scope
+        ));
+    };
     for (label, held, subject) in &subjects {
         let Some(want) = truth(ctx.model, name, *subject) else {
             return Verdict::skip(format!("the model has no value of {name} for {label}"));
         };
-        let handle = match held {
-            Held::Aspace => AnyHandle::Aspace(ah),
-            Held::Thread(h) => AnyHandle::Thread(h),
-            Held::Parallel(h) => AnyHandle::Parallel(h),
-            Held::Task(h) => AnyHandle::Task(h),
-        };
-        let got = ctx.lib.get_icv(handle, entry.scope, entry.id);
+        let got = ctx.lib.get_icv(held.any(ah), entry.scope, entry.id);
         let got = match got {
             Ok(x) => x,
             Err(Fail::Missing(n)) => return Verdict::skip(format!("{n} is not exported")),

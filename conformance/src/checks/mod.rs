@@ -15,8 +15,22 @@ macro_rules! aspace_or_skip {
 }
 pub(crate) use aspace_or_skip;
 
+/// A required entry point, or return the skip verdict saying it is not exported (the inventory
+/// checks judge what a library exports).
+macro_rules! entry_or_skip {
+    ($ctx:expr, $field:ident, $name:literal) => {
+        if $ctx.lib.api.$field.is_none() {
+            return $crate::checks::Verdict::skip(concat!($name, " is not exported"));
+        }
+    };
+}
+pub(crate) use entry_or_skip;
+
 mod aspace;
 mod compare;
+mod dcv;
+mod frames;
+mod icv_strings;
 mod icvs;
 mod lifecycle;
 mod nulls;
@@ -26,6 +40,7 @@ pub mod profile;
 mod states;
 mod tasks;
 mod threads;
+mod tooldata;
 
 use crate::library::{AspaceH, Call, Fail, Library, ParallelH, TaskH, ThreadH};
 pub use profile::Profile;
@@ -177,6 +192,10 @@ pub fn registry() -> &'static [&'static Check] {
             tasks::CHECKS,
             states::CHECKS,
             icvs::CHECKS,
+            frames::CHECKS,
+            tooldata::CHECKS,
+            dcv::CHECKS,
+            icv_strings::CHECKS,
             compare::CHECKS,
             ownership::CHECKS,
         ];
@@ -397,6 +416,88 @@ impl<'l> Ctx<'l> {
         out
     }
 
+    /// The initial (outermost) region's parallel handle, reached from gtid 0 through the
+    /// enclosing chain, when that chain has exactly the model's length (a broken chain is judged
+    /// by the parallel family, not by its users).
+    pub fn initial_region(&self, ah: &AspaceH<'l>) -> Option<ParallelH<'l>> {
+        let mut ph = self.curr_parallel(ah, ThreadId(0)).ok()?;
+        let steps = self.model.level(innermost_region(self.model, ThreadId(0)));
+        for _ in 0..steps {
+            ph = self.lib.get_enclosing_parallel_handle(&ph).ok()?;
+        }
+        Some(ph)
+    }
+
+    /// Every innermost region of the model's threads (as [`Ctx::regions_with_handles`]) plus the
+    /// initial region when the threads' regions do not include it.
+    pub fn all_regions_with_handles(
+        &self,
+        ah: &AspaceH<'l>,
+        j: &mut Judge,
+    ) -> Vec<(RegionId, String, ParallelH<'l>)> {
+        let mut out: Vec<(RegionId, String, ParallelH<'l>)> = self
+            .regions_with_handles(ah, j)
+            .into_iter()
+            .map(|(r, t, ph)| (r, format!("region {} (via gtid {})", r.0, t.0), ph))
+            .collect();
+        if !out.iter().any(|(r, _, _)| r.0 == 0) {
+            if let Some(ph) = self.initial_region(ah) {
+                out.push((RegionId(0), "the initial region".into(), ph));
+            }
+        }
+        out
+    }
+
+    /// Task handles for every task the handle API reaches without walking the generating chain:
+    /// each thread's current task and the tasks of its scheduling chain, implicit task n of every
+    /// region of [`Ctx::all_regions_with_handles`], each paired with the model task it stands
+    /// for. A missing current task or implicit task is a failure recorded in `j`; a scheduling
+    /// chain is followed only while the library answers (the task family judges the chains).
+    pub fn task_subjects(&self, ah: &AspaceH<'l>, j: &mut Judge) -> Vec<TaskSubject<'l>> {
+        let mut out = Vec::new();
+        for t in self.threads() {
+            let cur = self.model.threads[t.0].current_task;
+            let handle = match self.curr_task(ah, t) {
+                Ok(h) => h,
+                Err(e) => {
+                    j.fail(format!("gtid {}: no current task handle: {e}", t.0));
+                    continue;
+                }
+            };
+            let chain = self.model.scheduling_chain(cur);
+            let mut parents = Vec::new();
+            let mut at = self.lib.get_scheduling_task_handle(&handle);
+            for (k, task) in chain.iter().enumerate().skip(1) {
+                let Ok(h) = at else { break };
+                at = self.lib.get_scheduling_task_handle(&h);
+                parents.push(TaskSubject {
+                    label: format!("scheduling parent {k} of gtid {}'s current task", t.0),
+                    task: *task,
+                    handle: h,
+                });
+            }
+            out.push(TaskSubject {
+                label: format!("current task of gtid {}", t.0),
+                task: cur,
+                handle,
+            });
+            out.extend(parents);
+        }
+        for (r, label, ph) in self.all_regions_with_handles(ah, j) {
+            for (n, task) in self.model.regions[r.0].implicit_tasks.iter().enumerate() {
+                match self.lib.get_task_in_parallel(&ph, n as i32) {
+                    Ok(handle) => out.push(TaskSubject {
+                        label: format!("implicit task {n} of {label}"),
+                        task: *task,
+                        handle,
+                    }),
+                    Err(e) => j.fail(format!("implicit task {n} of {label}: {e}")),
+                }
+            }
+        }
+        out
+    }
+
     /// An integer ICV by name through `handle` at `scope` (looked up by enumeration).
     pub fn icv(
         &self,
@@ -407,6 +508,30 @@ impl<'l> Ctx<'l> {
         let ah = self.aspace.as_ref()?;
         let id = icvs::icv_id(self, ah, name)?;
         Some(self.lib.get_icv(handle, scope, id))
+    }
+}
+
+/// A task handle a walk reached, with the model task it stands for.
+pub struct TaskSubject<'l> {
+    /// How the handle was reached, for messages.
+    pub label: String,
+    /// The model's task.
+    pub task: TaskId,
+    /// The handle.
+    pub handle: TaskH<'l>,
+}
+
+/// Judges the refusal of a getter whose answer may need state tracking: with the model's
+/// runtime tracking no state `ompd_rc_needs_state_tracking` holds (OMPD-RC-008), with tracking
+/// on it fails like every other code.
+pub fn refused(j: &mut Judge, ctx: &Ctx, what: &str, e: &Fail) {
+    match e {
+        Fail::Rc(rc) if *rc == Rc::NEEDS_STATE_TRACKING && !ctx.model.debug_enabled() => j.holds(),
+        Fail::Rc(rc) if *rc == Rc::NEEDS_STATE_TRACKING => j.fail(format!(
+            "{what}: needs_state_tracking, but the runtime tracks state (ompd_state {})",
+            ctx.model.ompd_state
+        )),
+        e => j.fail(format!("{what}: {e}")),
     }
 }
 
