@@ -652,6 +652,32 @@ impl Library {
         rc_of(rc, || self.handle(h, "address space handle"))
     }
 
+    /// `ompd_device_initialize` for a device of `kind` with id `id`, whose context is `device`.
+    pub fn device_initialize(
+        &self,
+        ah: &AspaceH,
+        device: &'static callbacks::Target,
+        kind: u64,
+        id: &[u8],
+    ) -> Call<AspaceH<'_>> {
+        let (f, _g) = need!(self, device_initialize, "ompd_device_initialize");
+        let mut h = POISON_PTR as *mut AddressSpaceHandle;
+        let mut buf = id.to_vec();
+        // SAFETY: live handle; a registered context; `buf` holds `buf.len()` bytes; valid
+        // out-parameter.
+        let rc = unsafe {
+            f(
+                ah.ptr,
+                device.context(),
+                kind,
+                buf.len() as u64,
+                buf.as_mut_ptr().cast(),
+                &mut h,
+            )
+        };
+        rc_of(rc, || self.handle(h, "device address space handle"))
+    }
+
     /// `ompd_get_omp_version`.
     pub fn get_omp_version(&self, ah: &AspaceH) -> Call<i64> {
         let (f, _g) = need!(self, get_omp_version, "ompd_get_omp_version");

@@ -2,6 +2,8 @@
 //! (last in every unit) the callback contract observed by the ledger.
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::library::Fail;
+use sim_target::abi::Rc;
 use sim_target::callbacks;
 
 /// Checks of this family.
@@ -39,6 +41,17 @@ pub static CHECKS: &[Check] = &[
         arg: "",
         run: omp_version_string,
     },
+    Check {
+        id: "aspace.device_initialize.unsupported_device",
+        requirements: &["OMPD-PROC-010", "OMPD-PROC-013"],
+        summary: "ompd_device_initialize for a device the target does not have gives no handle (ompd_rc_unsupported)",
+        severity: Severity::Must,
+        entry_points: &["ompd_device_initialize"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: device_unsupported,
+    },
 ];
 
 /// Runs after every other check of a unit.
@@ -53,6 +66,16 @@ pub static CONTRACT: &[Check] = &[Check {
     arg: "",
     run: no_direct_output,
 }, Check {
+    id: "aspace.release.ok",
+    requirements: &["OMPD-REL-001", "OMPD-OWN-003"],
+    summary: "releasing the unit's address-space handle, after every other handle of it is gone, returns ok",
+    severity: Severity::Must,
+    entry_points: &["ompd_rel_address_space_handle"],
+    stage: Stage::Target,
+    since: Profile::V5_0,
+    arg: "",
+    run: release,
+}, Check {
     id: "callbacks.contract.no_violations",
     requirements: &["OMPD-CB-001", "OMPD-CB-005", "OMPD-MEM-004", "OMPD-PROC-004"],
     summary: "the library calls back only inside entry points, with contexts the tool gave it, and frees only its own blocks once",
@@ -63,6 +86,30 @@ pub static CONTRACT: &[Check] = &[Check {
     arg: "",
     run: no_violations,
 }];
+
+fn device_unsupported(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    // A context the library has never seen, standing for a CUDA device of this host-only target.
+    let image = match sim_target::image::lower(ctx.model, ctx.arch, ctx.policy) {
+        Ok(i) => i,
+        Err(e) => return Verdict::skip(format!("cannot lower a device image: {e}")),
+    };
+    let device = sim_target::callbacks::Target::leak(image);
+    let mut j = Judge::new(
+        ctx,
+        "no device handle for a device the target does not have: unsupported (other errors warn)",
+    );
+    match ctx
+        .lib
+        .device_initialize(ah, device, sim_target::abi::device_kind::CUDA, &[0u8; 8])
+    {
+        Ok(_) => j.fail("ok: a device handle for a CUDA device the host-only target does not have"),
+        Err(Fail::Rc(Rc::UNSUPPORTED)) => j.holds(),
+        Err(Fail::Rc(rc)) => j.allowed(format!("{rc} (the spec names unsupported)")),
+        Err(e) => j.fail(e.to_string()),
+    }
+    j.verdict()
+}
 
 fn process_initialize(ctx: &mut Ctx, _: &str) -> Verdict {
     let mut j = Judge::new(ctx, "ok with a handle");
@@ -99,6 +146,19 @@ fn omp_version_string(ctx: &mut Ctx, _: &str) -> Verdict {
         Ok(s) => j.expect(s.contains(&want), || format!("{s:?}")),
         Err(e) => j.fail(e.to_string()),
     }
+    j.verdict()
+}
+
+fn release(ctx: &mut Ctx, _: &str) -> Verdict {
+    if let Err(v) = ctx.aspace() {
+        return v;
+    }
+    let ah = ctx.aspace.take().expect("checked just above");
+    let mut j = Judge::new(ctx, "ok");
+    let rc = ah.release();
+    j.expect(rc.is_ok(), || {
+        format!("ompd_rel_address_space_handle: {rc}")
+    });
     j.verdict()
 }
 

@@ -76,6 +76,17 @@ pub static QUERIES: &[Check] = &[
         arg: "",
         run: version_queries_no_callbacks,
     },
+    Check {
+        id: "lib.finalize.before_initialize",
+        requirements: &["OMPD-INIT-031"],
+        summary: "ompd_finalize before any ompd_initialize returns ompd_rc_unsupported (6.0 states it; earlier text is silent)",
+        severity: Severity::Ambig,
+        entry_points: &["ompd_finalize"],
+        stage: Stage::Library,
+        since: Profile::V5_0,
+        arg: "",
+        run: finalize_before_initialize,
+    },
 ];
 
 /// Checks of this family that initialize and finalize the library, after [`QUERIES`].
@@ -164,6 +175,21 @@ fn inventory_no_unknown(ctx: &mut Ctx, _: &str) -> Verdict {
             )
         });
     }
+    j.verdict()
+}
+
+fn finalize_before_initialize(ctx: &mut Ctx, _: &str) -> Verdict {
+    if ctx.profile >= Profile::V6_0 {
+        ctx.severity = Severity::Must;
+    }
+    let mut j = Judge::new(ctx, "unsupported");
+    expect_rc(
+        &mut j,
+        "ompd_finalize before ompd_initialize",
+        ctx.lib.finalize(),
+        Rc::UNSUPPORTED,
+        &[],
+    );
     j.verdict()
 }
 
