@@ -575,4 +575,32 @@ mod tests {
             assert!(!c.entry_points.is_empty(), "{}: no entry points", c.id);
         }
     }
+
+    #[test]
+    fn every_5_0_entry_point_has_a_positive_and_a_negative_check() {
+        // Negative checks: the NULL matrix, plus the lifecycle checks that probe refusals of
+        // routines the matrix leaves to them.
+        let negative_lifecycle = [
+            "lib.api_version.known_value",
+            "lib.initialize.null_callbacks",
+            "lib.initialize.unsupported_version",
+            "lib.finalize.before_initialize",
+        ];
+        let is_negative =
+            |c: &Check| c.id.starts_with("null.") || negative_lifecycle.contains(&c.id);
+        for ep in abi::ENTRY_POINTS_5_0 {
+            let calling: Vec<&&Check> = registry()
+                .iter()
+                .filter(|c| c.entry_points.contains(ep))
+                .collect();
+            assert!(
+                calling.iter().any(|c| !is_negative(c)),
+                "{ep}: no positive check"
+            );
+            assert!(
+                calling.iter().any(|c| is_negative(c)),
+                "{ep}: no negative check"
+            );
+        }
+    }
 }
