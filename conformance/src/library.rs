@@ -343,21 +343,12 @@ fn out_ptr<T>(p: *mut T, what: &str) -> Call<*mut T> {
     }
 }
 
-/// Takes ownership of a tool-owned string the library returned: checks it is a live
-/// `alloc_memory` block, reads it, and frees it as the tool would.
-fn owned_string(p: *const c_char, what: &str) -> Call<String> {
-    let p = out_ptr(p as *mut c_char, what)?;
-    let bytes = callbacks::read_block_cstr(p).map_err(|e| Fail::Invalid(format!("{what}: {e}")))?;
-    callbacks::tool_free(p as *const c_void)
-        .map_err(|rc| Fail::Invalid(format!("freeing {what}: {rc}")))?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
-}
-
 /// A tool-owned string block the library returned, kept alive (not freed) until dropped, so
 /// that ownership rules across calls can be checked.
 #[derive(Debug)]
 pub struct ToolString {
     ptr: *const c_char,
+    what: String,
     /// The text when it was returned.
     pub text: String,
 }
@@ -372,22 +363,35 @@ impl ToolString {
     pub fn reread(&self) -> Result<String, String> {
         callbacks::read_block_cstr(self.ptr).map(|b| String::from_utf8_lossy(&b).into_owned())
     }
+
+    /// Frees the block as the tool would and returns the text; a failed free is invalid output.
+    pub fn into_text(mut self) -> Call<String> {
+        // Taking the pointer leaves nothing for `drop` to free.
+        let ptr = std::mem::replace(&mut self.ptr, std::ptr::null());
+        callbacks::tool_free(ptr as *const c_void)
+            .map_err(|rc| Fail::Invalid(format!("freeing {}: {rc}", self.what)))?;
+        Ok(std::mem::take(&mut self.text))
+    }
 }
 
 impl Drop for ToolString {
     fn drop(&mut self) {
         // A failure to free was already impossible: the block was verified live when returned
         // and only this value frees it.
-        let _ = callbacks::tool_free(self.ptr as *const c_void);
+        if !self.ptr.is_null() {
+            let _ = callbacks::tool_free(self.ptr as *const c_void);
+        }
     }
 }
 
-/// Like [`owned_string`], but keeps the block for the caller.
+/// Takes a tool-owned string the library returned: checks it is a live `alloc_memory` block and
+/// reads it; the block is freed when the result is dropped or turned into text.
 fn kept_string(p: *const c_char, what: &str) -> Call<ToolString> {
     let p = out_ptr(p as *mut c_char, what)?;
     let bytes = callbacks::read_block_cstr(p).map_err(|e| Fail::Invalid(format!("{what}: {e}")))?;
     Ok(ToolString {
         ptr: p,
+        what: what.to_string(),
         text: String::from_utf8_lossy(&bytes).into_owned(),
     })
 }
@@ -573,6 +577,20 @@ macro_rules! need {
     };
 }
 
+/// A one-step navigation routine: one handle in, one new handle out.
+macro_rules! step {
+    ($method:ident, $name:literal, $in:ident, $out:ident, $kind:ident, $what:literal) => {
+        #[doc = concat!("`", $name, "`.")]
+        pub fn $method(&self, from: &$in) -> Call<$out<'_>> {
+            let (f, _g) = need!(self, $method, $name);
+            let mut h = POISON_PTR as *mut $kind;
+            // SAFETY: live handle; valid out-parameter.
+            let rc = unsafe { f(from.ptr, &mut h) };
+            rc_of(rc, || self.handle(h, $what))
+        }
+    };
+}
+
 impl Library {
     fn handle<K: Kind>(&self, p: *mut K, what: &str) -> Call<Handle<'_, K>> {
         out_ptr(p, what).map(|ptr| Handle { lib: self, ptr })
@@ -695,11 +713,7 @@ impl Library {
 
     /// `ompd_get_omp_version_string` (tool-owned result, freed here).
     pub fn get_omp_version_string(&self, ah: &AspaceH) -> Call<String> {
-        let (f, _g) = need!(self, get_omp_version_string, "ompd_get_omp_version_string");
-        let mut s = POISON_PTR as *const c_char;
-        // SAFETY: live handle; valid out-parameter.
-        let rc = unsafe { f(ah.ptr, &mut s) };
-        rc_of(rc, || owned_string(s, "string"))
+        self.get_omp_version_string_kept(ah)?.into_text()
     }
 
     /// `ompd_get_omp_version_string`, keeping the tool-owned block until the result is dropped.
@@ -725,7 +739,8 @@ impl Library {
             "ompd_get_icv_string_from_scope"
         );
         let mut s = POISON_PTR as *const c_char;
-        // SAFETY: `handle` is a live handle of the kind `scope` names; valid out-parameter.
+        // SAFETY: `handle` is a live handle; the scope may name another kind, which the library
+        // must detect from the scope; valid out-parameter.
         let rc = unsafe { f(handle.raw(), scope, id, &mut s) };
         rc_of(rc, || kept_string(s, "icv_string"))
     }
@@ -780,79 +795,54 @@ impl Library {
         rc_of(rc, || self.handle(h, "thread handle"))
     }
 
-    /// `ompd_get_curr_parallel_handle`.
-    pub fn get_curr_parallel_handle(&self, th: &ThreadH) -> Call<ParallelH<'_>> {
-        let (f, _g) = need!(
-            self,
-            get_curr_parallel_handle,
-            "ompd_get_curr_parallel_handle"
-        );
-        let mut h = POISON_PTR as *mut ParallelHandle;
-        // SAFETY: live handle; valid out-parameter.
-        let rc = unsafe { f(th.ptr, &mut h) };
-        rc_of(rc, || self.handle(h, "parallel handle"))
-    }
-
-    /// `ompd_get_enclosing_parallel_handle`.
-    pub fn get_enclosing_parallel_handle(&self, ph: &ParallelH) -> Call<ParallelH<'_>> {
-        let (f, _g) = need!(
-            self,
-            get_enclosing_parallel_handle,
-            "ompd_get_enclosing_parallel_handle"
-        );
-        let mut h = POISON_PTR as *mut ParallelHandle;
-        // SAFETY: live handle; valid out-parameter.
-        let rc = unsafe { f(ph.ptr, &mut h) };
-        rc_of(rc, || self.handle(h, "parallel handle"))
-    }
-
-    /// `ompd_get_task_parallel_handle`.
-    pub fn get_task_parallel_handle(&self, task: &TaskH) -> Call<ParallelH<'_>> {
-        let (f, _g) = need!(
-            self,
-            get_task_parallel_handle,
-            "ompd_get_task_parallel_handle"
-        );
-        let mut h = POISON_PTR as *mut ParallelHandle;
-        // SAFETY: live handle; valid out-parameter.
-        let rc = unsafe { f(task.ptr, &mut h) };
-        rc_of(rc, || self.handle(h, "parallel handle"))
-    }
-
-    /// `ompd_get_curr_task_handle`.
-    pub fn get_curr_task_handle(&self, th: &ThreadH) -> Call<TaskH<'_>> {
-        let (f, _g) = need!(self, get_curr_task_handle, "ompd_get_curr_task_handle");
-        let mut h = POISON_PTR as *mut TaskHandle;
-        // SAFETY: live handle; valid out-parameter.
-        let rc = unsafe { f(th.ptr, &mut h) };
-        rc_of(rc, || self.handle(h, "task handle"))
-    }
-
-    /// `ompd_get_generating_task_handle`.
-    pub fn get_generating_task_handle(&self, task: &TaskH) -> Call<TaskH<'_>> {
-        let (f, _g) = need!(
-            self,
-            get_generating_task_handle,
-            "ompd_get_generating_task_handle"
-        );
-        let mut h = POISON_PTR as *mut TaskHandle;
-        // SAFETY: live handle; valid out-parameter.
-        let rc = unsafe { f(task.ptr, &mut h) };
-        rc_of(rc, || self.handle(h, "task handle"))
-    }
-
-    /// `ompd_get_scheduling_task_handle`.
-    pub fn get_scheduling_task_handle(&self, task: &TaskH) -> Call<TaskH<'_>> {
-        let (f, _g) = need!(
-            self,
-            get_scheduling_task_handle,
-            "ompd_get_scheduling_task_handle"
-        );
-        let mut h = POISON_PTR as *mut TaskHandle;
-        // SAFETY: live handle; valid out-parameter.
-        let rc = unsafe { f(task.ptr, &mut h) };
-        rc_of(rc, || self.handle(h, "task handle"))
-    }
+    step!(
+        get_curr_parallel_handle,
+        "ompd_get_curr_parallel_handle",
+        ThreadH,
+        ParallelH,
+        ParallelHandle,
+        "parallel handle"
+    );
+    step!(
+        get_enclosing_parallel_handle,
+        "ompd_get_enclosing_parallel_handle",
+        ParallelH,
+        ParallelH,
+        ParallelHandle,
+        "parallel handle"
+    );
+    step!(
+        get_task_parallel_handle,
+        "ompd_get_task_parallel_handle",
+        TaskH,
+        ParallelH,
+        ParallelHandle,
+        "parallel handle"
+    );
+    step!(
+        get_curr_task_handle,
+        "ompd_get_curr_task_handle",
+        ThreadH,
+        TaskH,
+        TaskHandle,
+        "task handle"
+    );
+    step!(
+        get_generating_task_handle,
+        "ompd_get_generating_task_handle",
+        TaskH,
+        TaskH,
+        TaskHandle,
+        "task handle"
+    );
+    step!(
+        get_scheduling_task_handle,
+        "ompd_get_scheduling_task_handle",
+        TaskH,
+        TaskH,
+        TaskHandle,
+        "task handle"
+    );
 
     /// `ompd_get_task_in_parallel`.
     pub fn get_task_in_parallel(&self, ph: &ParallelH, n: i32) -> Call<TaskH<'_>> {
@@ -941,7 +931,11 @@ impl Library {
                     "next_state or more_enums was not written".into(),
                 ));
             }
-            Ok((next, owned_string(name, "next_state_name")?, more))
+            Ok((
+                next,
+                kept_string(name, "next_state_name")?.into_text()?,
+                more,
+            ))
         })
     }
 
@@ -1010,7 +1004,12 @@ impl Library {
                     "next_id, next_scope or more was not written".into(),
                 ));
             }
-            Ok((next, owned_string(name, "next_icv_name")?, scope, more))
+            Ok((
+                next,
+                kept_string(name, "next_icv_name")?.into_text()?,
+                scope,
+                more,
+            ))
         })
     }
 
@@ -1027,16 +1026,7 @@ impl Library {
 
     /// `ompd_get_icv_string_from_scope` (tool-owned result, freed here).
     pub fn get_icv_string(&self, handle: AnyHandle, scope: Scope, id: u64) -> Call<String> {
-        let (f, _g) = need!(
-            self,
-            get_icv_string_from_scope,
-            "ompd_get_icv_string_from_scope"
-        );
-        let mut s = POISON_PTR as *const c_char;
-        // SAFETY: `handle` is a live handle; the scope may name another kind, which the library
-        // must detect from the scope; valid out-parameter.
-        let rc = unsafe { f(handle.raw(), scope, id, &mut s) };
-        rc_of(rc, || owned_string(s, "icv_string"))
+        self.get_icv_string_kept(handle, scope, id)?.into_text()
     }
 
     /// `ompd_get_task_function`.
@@ -1311,7 +1301,7 @@ impl Library {
                     )
                 };
                 if rc.is_ok() && !is_null("string") {
-                    drop(owned_string(s, "string"));
+                    drop(kept_string(s, "string"));
                 }
                 rc
             }
@@ -1600,7 +1590,7 @@ impl Library {
                     )
                 };
                 if rc.is_ok() && !is_null("next_state_name") {
-                    drop(owned_string(name, "next_state_name"));
+                    drop(kept_string(name, "next_state_name"));
                 }
                 rc
             }
@@ -1664,7 +1654,7 @@ impl Library {
                     )
                 };
                 if rc.is_ok() && !is_null("next_icv_name") {
-                    drop(owned_string(name, "next_icv_name"));
+                    drop(kept_string(name, "next_icv_name"));
                 }
                 rc
             }
@@ -1698,7 +1688,7 @@ impl Library {
                     )
                 };
                 if rc.is_ok() && !is_null("icv_string") {
-                    drop(owned_string(s, "icv_string"));
+                    drop(kept_string(s, "icv_string"));
                 }
                 rc
             }
