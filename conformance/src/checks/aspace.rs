@@ -90,11 +90,7 @@ pub static CONTRACT: &[Check] = &[Check {
 fn device_unsupported(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = super::aspace_or_skip!(ctx);
     // A context the library has never seen, standing for a CUDA device of this host-only target.
-    let image = match sim_target::image::lower(ctx.model, ctx.arch, ctx.policy) {
-        Ok(i) => i,
-        Err(e) => return Verdict::skip(format!("cannot lower a device image: {e}")),
-    };
-    let device = sim_target::callbacks::Target::leak(image);
+    let device = ctx.fresh_target();
     let mut j = Judge::new(
         ctx,
         "no device handle for a device the target does not have: unsupported (other errors warn)",

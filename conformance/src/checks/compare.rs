@@ -29,9 +29,10 @@ macro_rules! law {
     };
 }
 
+/// The six laws for each handle kind, in one flat table.
 macro_rules! laws_for {
-    ($kind:literal) => {
-        [
+    ($($kind:literal),*) => {
+        &[$(
             law!(
                 concat!("compare.", $kind, ".reflexive"),
                 $kind,
@@ -80,25 +81,12 @@ macro_rules! laws_for {
                 "handles to the same entity from two address spaces do not compare equal (OpenMP 6.0: ompd_rc_incompatible_handle)",
                 other_aspace
             ),
-        ]
+        )*]
     };
 }
 
-const THREAD: [Check; 6] = laws_for!("thread");
-const PARALLEL: [Check; 6] = laws_for!("parallel");
-const TASK: [Check; 6] = laws_for!("task");
-
 /// Checks of this family.
-pub static CHECKS: &[Check] = &concat_checks();
-
-const fn concat_checks() -> [Check; 18] {
-    let [a0, a1, a2, a3, a4, a5] = THREAD;
-    let [b0, b1, b2, b3, b4, b5] = PARALLEL;
-    let [c0, c1, c2, c3, c4, c5] = TASK;
-    [
-        a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5, c0, c1, c2, c3, c4, c5,
-    ]
-}
+pub static CHECKS: &[Check] = laws_for!("thread", "parallel", "task");
 
 /// At most this many handles take part in the all-pairs and all-triples laws.
 const MAX_POOL: usize = 16;
@@ -472,11 +460,9 @@ fn stable(ctx: &mut Ctx, kind: &str) -> Verdict {
     )
 }
 
-/// A second address space over a fresh image of the same scenario, or the reason there is none.
+/// A second address space over a copy of the unit's image, or the reason there is none.
 fn second_aspace<'l>(ctx: &Ctx<'l>) -> Result<(AspaceH<'l>, &'static Target), Verdict> {
-    let image = sim_target::image::lower(ctx.model, ctx.arch, ctx.policy)
-        .map_err(|e| Verdict::skip(format!("cannot lower a second image: {e}")))?;
-    let target = Target::leak(image);
+    let target = ctx.fresh_target();
     match ctx.lib.process_initialize(target) {
         Ok(ah) => Ok((ah, target)),
         Err(e) => Err(Verdict::skip(format!(

@@ -360,6 +360,12 @@ impl<'l> Ctx<'l> {
         self.target.expect("target-stage checks run with a target")
     }
 
+    /// A new, never-initialized target serving a copy of this unit's image: another process (or
+    /// device) in the same state, under a context the library has not seen.
+    pub fn fresh_target(&self) -> &'static Target {
+        Target::leak(self.target().image().clone())
+    }
+
     /// Native id bytes (target byte order) of OpenMP thread `t` for `kind`.
     pub fn thread_id(&self, t: ThreadId, kind: u64) -> Vec<u8> {
         self.target()

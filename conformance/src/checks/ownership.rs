@@ -98,7 +98,7 @@ fn released_without_leak(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-/// Calls that must fail, by description; each runs in `f`.
+/// Calls that must fail, each with its description and whether it did fail.
 fn failing_calls(ctx: &Ctx, ah: &AspaceH) -> Vec<(&'static str, bool)> {
     let mut out = Vec::new();
     let t0 = ThreadId(0);
