@@ -81,18 +81,16 @@ struct Tally {
 }
 
 fn unit(lib: &Resolved, m: &Model, a: Arch, p: Policy, checks: &[String]) -> Unit {
-    Unit {
-        library: lib.name.clone(),
-        path: lib.path.clone(),
-        preload: lib.preload.clone(),
-        needs_cxx_runtime: lib.needs_cxx_runtime,
-        stage: StageName::Target,
-        scenario: SCENARIO.into(),
-        model: Some(m.clone()),
-        arch: a.name().into(),
-        layout: p.to_string(),
-        checks: checks.to_vec(),
-    }
+    let mut u = supervisor::unit_of(
+        lib,
+        StageName::Target,
+        SCENARIO,
+        a.name(),
+        &p.to_string(),
+        checks.to_vec(),
+    );
+    u.model = Some(m.clone());
+    u
 }
 
 /// Writes the model of a case as a replay file; returns its path.
@@ -254,21 +252,12 @@ pub fn run_library(
             }
         }
     }
+    // Results that sum up every case are reported against every arch and layout.
+    let over_all_cases = supervisor::unit_of(lib, StageName::Target, SCENARIO, "*", "*", vec![]);
     all.iter()
         .map(|id| {
-            let base = |outcome, actual: String, detail: String| ResultRecord {
-                library: lib.name.clone(),
-                check: id.clone(),
-                requirements: checks::find(id)
-                    .map(|c| c.requirements.iter().map(|r| r.to_string()).collect())
-                    .unwrap_or_default(),
-                scenario: SCENARIO.into(),
-                arch: "*".into(),
-                layout: "*".into(),
-                outcome,
-                expected: String::new(),
-                actual,
-                detail,
+            let base = |outcome, actual: String, detail: String| {
+                supervisor::record(&over_all_cases, id, outcome, "", actual, detail)
             };
             if let Some(why) = &harness {
                 return base(Outcome::HarnessError, String::new(), why.clone());

@@ -78,6 +78,29 @@ pub fn selected(id: &str, filters: &[String]) -> bool {
         })
 }
 
+/// A unit of `lib` running `checks` on a built-in scenario (set `model` for any other).
+pub(crate) fn unit_of(
+    lib: &Resolved,
+    stage: StageName,
+    scenario: &str,
+    arch: &str,
+    layout: &str,
+    checks: Vec<String>,
+) -> Unit {
+    Unit {
+        model: None,
+        library: lib.name.clone(),
+        path: lib.path.clone(),
+        preload: lib.preload.clone(),
+        needs_cxx_runtime: lib.needs_cxx_runtime,
+        stage,
+        scenario: scenario.to_string(),
+        arch: arch.to_string(),
+        layout: layout.to_string(),
+        checks,
+    }
+}
+
 /// The units to run for one library.
 pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
     let ids = |stage: Stage| -> Vec<String> {
@@ -87,17 +110,15 @@ pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
             .map(|c| c.id.to_string())
             .collect()
     };
-    let base = |stage, scenario: &str, arch: Arch, layout: Policy, checks| Unit {
-        model: None,
-        library: lib.name.clone(),
-        path: lib.path.clone(),
-        preload: lib.preload.clone(),
-        needs_cxx_runtime: lib.needs_cxx_runtime,
-        stage,
-        scenario: scenario.to_string(),
-        arch: arch.name().to_string(),
-        layout: layout.to_string(),
-        checks,
+    let base = |stage, scenario: &str, arch: Arch, layout: Policy, checks| {
+        unit_of(
+            lib,
+            stage,
+            scenario,
+            arch.name(),
+            &layout.to_string(),
+            checks,
+        )
     };
     let mut units = Vec::new();
     let lifecycle = ids(Stage::Library);
@@ -140,7 +161,8 @@ pub(crate) struct UnitRun {
     output: String,
 }
 
-fn record(
+/// The result record of `check` in `unit`.
+pub(crate) fn record(
     unit: &Unit,
     check: &str,
     outcome: Outcome,
@@ -216,59 +238,37 @@ fn tail(s: &str, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join(" | ")
 }
 
+/// Starts a worker of `exe`. Its stderr (and the stdout it redirects there) goes to an unlinked
+/// file, returned too: the file survives a crash, and the worker reads it back to attribute
+/// output to checks.
+fn start_worker(exe: &std::path::Path) -> Result<(Child, std::fs::File), String> {
+    let capture =
+        tempfile::tempfile().map_err(|e| format!("cannot create the output capture file: {e}"))?;
+    let for_child = capture
+        .try_clone()
+        .map_err(|e| format!("cannot create the output capture file: {e}"))?;
+    let child = Command::new(exe)
+        .arg("__worker")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(for_child))
+        .env_remove("LD_PRELOAD")
+        .spawn()
+        .map_err(|e| format!("cannot start a worker: {e}"))?;
+    Ok((child, capture))
+}
+
 /// Runs one unit to the end, replacing workers that die.
 pub(crate) fn run_unit(unit: &Unit, timeout: Duration) -> UnitRun {
     let mut out = UnitRun::default();
     let mut remaining = unit.checks.clone();
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => {
-            let detail = format!("cannot find own executable: {e}");
-            record_all(
-                &mut out,
-                unit,
-                &remaining,
-                Outcome::HarnessError,
-                "",
-                "",
-                &detail,
-            );
-            return out;
-        }
-    };
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"));
     while !remaining.is_empty() {
         let mut u = unit.clone();
         u.checks = remaining.clone();
-        // The worker's stderr (and the stdout it redirects there) goes to an unlinked file: it
-        // survives a crash, and the worker can read it back to attribute output to checks.
-        let capture = match tempfile::tempfile().and_then(|f| Ok((f.try_clone()?, f))) {
-            Ok(pair) => pair,
-            Err(e) => {
-                let detail = format!("cannot create the output capture file: {e}");
-                record_all(
-                    &mut out,
-                    unit,
-                    &remaining,
-                    Outcome::HarnessError,
-                    "",
-                    "",
-                    &detail,
-                );
-                return out;
-            }
-        };
-        let (capture_for_child, mut capture) = capture;
-        let spawned = Command::new(&exe)
-            .arg("__worker")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(capture_for_child))
-            .env_remove("LD_PRELOAD")
-            .spawn();
-        let mut child = match spawned {
-            Ok(c) => c,
-            Err(e) => {
-                let detail = format!("cannot start a worker: {e}");
+        let (mut child, mut capture) = match exe.clone().and_then(|exe| start_worker(&exe)) {
+            Ok(started) => started,
+            Err(detail) => {
                 record_all(
                     &mut out,
                     unit,
