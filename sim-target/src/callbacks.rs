@@ -395,6 +395,24 @@ fn check_thread(t: &Target, tctx: *mut ThreadContext, callback: &'static str) ->
     Ok(())
 }
 
+/// What the read callbacks check first: a known context, a thread context of it (or none), a
+/// non-NULL address; returns the target and the address to read.
+fn read_target(
+    name: &'static str,
+    ctx: *mut AddressSpaceContext,
+    tctx: *mut ThreadContext,
+    addr: *const abi::Address,
+) -> Result<(&'static Target, u64), Rc> {
+    ledger().attribute(name);
+    let t = target_of(ctx).ok_or_else(|| unknown_context(name))?;
+    check_thread(t, tctx, name)?;
+    if addr.is_null() {
+        return Err(null_arg(name, "addr"));
+    }
+    // SAFETY: `addr` is non-NULL and points to the library's address struct.
+    Ok((t, unsafe { addr.read_unaligned() }.address))
+}
+
 unsafe extern "C" fn read_memory(
     ctx: *mut AddressSpaceContext,
     tctx: *mut ThreadContext,
@@ -403,18 +421,10 @@ unsafe extern "C" fn read_memory(
     buffer: *mut c_void,
 ) -> Rc {
     guarded("read_memory", || {
-        ledger().attribute("read_memory");
-        let Some(t) = target_of(ctx) else {
-            return unknown_context("read_memory");
+        let (t, a) = match read_target("read_memory", ctx, tctx, addr) {
+            Ok(x) => x,
+            Err(rc) => return rc,
         };
-        if let Err(rc) = check_thread(t, tctx, "read_memory") {
-            return rc;
-        }
-        if addr.is_null() {
-            return null_arg("read_memory", "addr");
-        }
-        // SAFETY: `addr` is non-NULL and points to the library's address struct.
-        let a = unsafe { addr.read_unaligned() }.address;
         if nbytes == 0 {
             ledger().record(Event::ReadMemory {
                 addr: a,
@@ -454,21 +464,13 @@ unsafe extern "C" fn read_string(
     buffer: *mut c_void,
 ) -> Rc {
     guarded("read_string", || {
-        ledger().attribute("read_string");
-        let Some(t) = target_of(ctx) else {
-            return unknown_context("read_string");
+        let (t, a) = match read_target("read_string", ctx, tctx, addr) {
+            Ok(x) => x,
+            Err(rc) => return rc,
         };
-        if let Err(rc) = check_thread(t, tctx, "read_string") {
-            return rc;
-        }
-        if addr.is_null() {
-            return null_arg("read_string", "addr");
-        }
         if buffer.is_null() && nbytes > 0 {
             return null_arg("read_string", "buffer");
         }
-        // SAFETY: `addr` is non-NULL and points to the library's address struct.
-        let a = unsafe { addr.read_unaligned() }.address;
         if nbytes == 0 || nbytes > MAX_TRANSFER {
             ledger().record(Event::ReadString {
                 addr: a,
