@@ -2,12 +2,15 @@
 //!
 //! Every callback catches panics (none crosses FFI), validates each pointer it is given, checks
 //! that contexts are ones the tool handed out, bounds every read by the image, and records what it
-//! did in the process-wide [`Ledger`], attributed to the OMPD entry point in flight.
+//! did in the process-wide [`Ledger`], attributed to the OMPD entry point in flight. Once its
+//! arguments are validated, each callback reports itself to the fault plan in force
+//! ([`set_fault_plan`], [`crate::faults`]) and fails as the plan says instead of doing its work.
 //!
 //! The libraries keep the table pointer and the context pointers for their whole life, so both
 //! live for the rest of the process: the table is a `static`, and [`Target`]s are leaked.
 
 use crate::abi::{self, AddressSpaceContext, Callbacks, DeviceTypeSizes, Rc, ThreadContext};
+use crate::faults::{short_len, Action, Census, FaultPlan, Op};
 use crate::image::{Image, MemError};
 use crate::ledger::{AllocMode, Event, Ledger, Violation, POISON};
 use std::alloc::Layout as AllocLayout;
@@ -187,6 +190,59 @@ pub fn set_alloc_mode(mode: AllocMode) {
     ledger().mode = mode;
 }
 
+/// Sets the fault plan for the callbacks from now on (replacing any other) and starts its
+/// census; the plan is cleared when the returned guard is finished or dropped, so an early
+/// return cannot leave it in force.
+pub fn set_fault_plan(plan: FaultPlan) -> FaultGuard {
+    ledger().faults.set(plan);
+    FaultGuard { live: true }
+}
+
+/// Clears the fault plan when dropped; [`FaultGuard::finish`] also returns the census.
+#[derive(Debug)]
+pub struct FaultGuard {
+    live: bool,
+}
+
+impl FaultGuard {
+    /// Clears the plan and returns what the callbacks did under it.
+    pub fn finish(mut self) -> Census {
+        self.live = false;
+        ledger().faults.clear()
+    }
+}
+
+impl Drop for FaultGuard {
+    fn drop(&mut self) {
+        if self.live {
+            ledger().faults.clear();
+        }
+    }
+}
+
+/// The code an injected failure of `op` returns, if the fault plan breaks it (for callbacks
+/// that have no partial answer to give).
+fn broken(op: Op) -> Option<Rc> {
+    ledger().inject(op).map(|a| match a {
+        Action::Fail(rc) | Action::Short(rc) => rc,
+    })
+}
+
+/// Copies the first `len` bytes at `addr` of `t`'s memory to `buffer` when they are mapped (a
+/// short read's partial answer).
+///
+/// # Safety
+/// `buffer` must be valid for `len` bytes of writes.
+unsafe fn copy_prefix(t: &Target, addr: u64, len: u64, buffer: *mut c_void) {
+    if len == 0 {
+        return;
+    }
+    if let Ok(data) = t.image.memory.read(addr, len) {
+        // SAFETY: the caller guarantees `buffer` has room for `len` bytes.
+        unsafe { copy_out(data, buffer) };
+    }
+}
+
 fn allocate(nbytes: u64, site: &'static str) -> Option<*mut c_void> {
     let size = usize::try_from(nbytes.max(1)).ok()?;
     let layout = AllocLayout::from_size_align(size, BLOCK_ALIGN).ok()?;
@@ -266,6 +322,9 @@ unsafe extern "C" fn alloc_memory(nbytes: u64, ptr: *mut *mut c_void) -> Rc {
         if ptr.is_null() {
             return null_arg("alloc_memory", "ptr");
         }
+        if let Some(rc) = broken(Op::Alloc) {
+            return rc;
+        }
         if nbytes > MAX_TRANSFER {
             return Rc::NOMEM;
         }
@@ -320,6 +379,9 @@ unsafe extern "C" fn sizeof_type(ctx: *mut AddressSpaceContext, sizes: *mut Devi
         if sizes.is_null() {
             return null_arg("sizeof_type", "sizes");
         }
+        if let Some(rc) = broken(Op::OtherAccess) {
+            return rc;
+        }
         // SAFETY: `sizes` is non-NULL and points to the library's struct.
         unsafe { sizes.write_unaligned(t.image.arch.type_sizes()) };
         Rc::OK
@@ -348,6 +410,14 @@ unsafe extern "C" fn symbol_addr_lookup(
         let name = unsafe { CStr::from_ptr(name) }
             .to_string_lossy()
             .into_owned();
+        if let Some(rc) = broken(Op::Lookup(&name)) {
+            ledger().record(Event::SymbolAddrLookup {
+                name,
+                thread: !tctx.is_null(),
+                found: false,
+            });
+            return rc;
+        }
         let found = if name == "__kmp_gtid" {
             if tctx.is_null() {
                 None
@@ -425,6 +495,29 @@ unsafe extern "C" fn read_memory(
             Ok(x) => x,
             Err(rc) => return rc,
         };
+        if nbytes > 0 && buffer.is_null() {
+            return null_arg("read_memory", "buffer");
+        }
+        if nbytes > MAX_TRANSFER {
+            return Rc::BAD_INPUT;
+        }
+        let injected = ledger().inject(Op::ReadMemory);
+        if let Some(action) = injected {
+            let rc = match action {
+                Action::Fail(rc) => rc,
+                Action::Short(rc) => {
+                    // SAFETY: the library provides a buffer of at least `nbytes` bytes.
+                    unsafe { copy_prefix(t, a, short_len(nbytes), buffer) };
+                    rc
+                }
+            };
+            ledger().record(Event::ReadMemory {
+                addr: a,
+                len: nbytes,
+                ok: false,
+            });
+            return rc;
+        }
         if nbytes == 0 {
             ledger().record(Event::ReadMemory {
                 addr: a,
@@ -432,12 +525,6 @@ unsafe extern "C" fn read_memory(
                 ok: true,
             });
             return Rc::OK;
-        }
-        if buffer.is_null() {
-            return null_arg("read_memory", "buffer");
-        }
-        if nbytes > MAX_TRANSFER {
-            return Rc::BAD_INPUT;
         }
         let res = t.image.memory.read(a, nbytes);
         ledger().record(Event::ReadMemory {
@@ -471,13 +558,46 @@ unsafe extern "C" fn read_string(
         if buffer.is_null() && nbytes > 0 {
             return null_arg("read_string", "buffer");
         }
-        if nbytes == 0 || nbytes > MAX_TRANSFER {
+        if nbytes > MAX_TRANSFER {
             ledger().record(Event::ReadString {
                 addr: a,
                 max: nbytes,
-                ok: nbytes == 0,
+                ok: false,
             });
-            return if nbytes == 0 { Rc::OK } else { Rc::BAD_INPUT };
+            return Rc::BAD_INPUT;
+        }
+        let injected = ledger().inject(Op::ReadString);
+        if let Some(action) = injected {
+            let rc = match action {
+                Action::Fail(rc) => rc,
+                Action::Short(rc) => {
+                    // Half of what a full answer delivers: the string with its terminator, or
+                    // all `nbytes` when it has none within them.
+                    let full = match t.image.memory.read_cstr(a, nbytes) {
+                        Ok(s) => s.len() as u64 + 1,
+                        Err(MemError::Unterminated { .. }) => nbytes,
+                        Err(MemError::Unmapped { .. }) => 0,
+                    };
+                    // SAFETY: the library provides a buffer of at least `nbytes` bytes, and
+                    // half of `full` is at most `nbytes`.
+                    unsafe { copy_prefix(t, a, short_len(full), buffer) };
+                    rc
+                }
+            };
+            ledger().record(Event::ReadString {
+                addr: a,
+                max: nbytes,
+                ok: false,
+            });
+            return rc;
+        }
+        if nbytes == 0 {
+            ledger().record(Event::ReadString {
+                addr: a,
+                max: 0,
+                ok: true,
+            });
+            return Rc::OK;
         }
         let res = t.image.memory.read_cstr(a, nbytes);
         ledger().record(Event::ReadString {
@@ -521,6 +641,7 @@ unsafe extern "C" fn write_memory(
         }
         // SAFETY: `addr` is non-NULL and points to the library's address struct.
         let a = unsafe { addr.read_unaligned() }.address;
+        let injected = broken(Op::OtherAccess);
         let mut l = ledger();
         l.record(Event::WriteMemory {
             addr: a,
@@ -531,7 +652,7 @@ unsafe extern "C" fn write_memory(
             len: nbytes,
             site,
         });
-        Rc::ERROR
+        injected.unwrap_or(Rc::ERROR)
     })
 }
 
@@ -557,14 +678,22 @@ fn convert(
         let Some(total) = unit.checked_mul(count).filter(|n| *n <= MAX_TRANSFER) else {
             return Rc::BAD_INPUT;
         };
-        if total == 0 {
-            return Rc::OK;
-        }
-        if input.is_null() {
+        if total > 0 && input.is_null() {
             return null_arg(callback, "input");
         }
-        if output.is_null() {
+        if total > 0 && output.is_null() {
             return null_arg(callback, "output");
+        }
+        let op = if to_host {
+            Op::DeviceToHost
+        } else {
+            Op::OtherAccess
+        };
+        if let Some(rc) = broken(op) {
+            return rc;
+        }
+        if total == 0 {
+            return Rc::OK;
         }
         let mut tmp = vec![0u8; total as usize];
         // SAFETY: the library provides `total` readable bytes at `input`; `tmp` is ours, so a
@@ -615,6 +744,14 @@ unsafe extern "C" fn get_thread_context_for_thread_id(
         if out.is_null() {
             return null_arg("get_thread_context_for_thread_id", "thread_context");
         }
+        if let Some(rc) = broken(Op::ThreadContext) {
+            ledger().record(Event::ThreadContext {
+                kind,
+                size,
+                found: false,
+            });
+            return rc;
+        }
         let expected = match kind {
             abi::thread_id_kind::PTHREAD => t.image.arch.pointer as u64,
             abi::thread_id_kind::LWP => 4,
@@ -659,6 +796,13 @@ mod tests {
     use super::*;
     use crate::{arch::Arch, image::lower, layout::Policy, model};
 
+    /// The ledger, the site in flight and the fault plan are process-wide: the tests of this
+    /// module take turns.
+    fn serial() -> MutexGuard<'static, ()> {
+        static SERIAL: Mutex<()> = Mutex::new(());
+        SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn target(arch: Arch) -> &'static Target {
         let m = model::scenario("nested-tasks").unwrap().model;
         Target::leak(lower(&m, arch, Policy::Natural).unwrap())
@@ -667,6 +811,7 @@ mod tests {
     #[test]
     fn lookups_and_reads_serve_the_image() {
         let t = target(Arch::ILP32_BE);
+        let _s = serial();
         let _g = enter("test");
         let cb = table();
         let name = c"__kmp_openmp_version";
@@ -710,6 +855,7 @@ mod tests {
 
     #[test]
     fn unknown_contexts_are_refused() {
+        let _s = serial();
         let _g = enter("test");
         let mut sizes = DeviceTypeSizes::default();
         let bogus = 0x1234 as *mut AddressSpaceContext;
@@ -725,6 +871,7 @@ mod tests {
     #[test]
     fn thread_contexts_resolve_the_tls_gtid() {
         let t = target(Arch::LP64_LE);
+        let _s = serial();
         let _g = enter("test");
         let id = t
             .image()
@@ -773,6 +920,7 @@ mod tests {
 
     #[test]
     fn allocation_modes_zero_or_poison_new_blocks() {
+        let _s = serial();
         let _g = enter("test");
         for (mode, byte) in [(AllocMode::Zeroed, 0u8), (AllocMode::Poisoned, POISON)] {
             set_alloc_mode(mode);
@@ -790,6 +938,7 @@ mod tests {
 
     #[test]
     fn allocations_are_tracked_and_double_free_refused() {
+        let _s = serial();
         let _g = enter("test");
         let mut p = std::ptr::null_mut();
         // SAFETY: valid out-parameter.
@@ -804,6 +953,7 @@ mod tests {
     #[test]
     fn zero_width_reads_and_conversions_succeed() {
         let t = target(Arch::LP64_LE);
+        let _s = serial();
         let _g = enter("test");
         let a = abi::Address {
             segment: 0,
@@ -825,5 +975,193 @@ mod tests {
         // SAFETY: a unit-0 conversion touches no memory.
         let rc = unsafe { convert(t.context(), std::ptr::null(), 0, 1, std::ptr::null_mut()) };
         assert_eq!(rc, Rc::OK);
+    }
+
+    /// Reads through the table: `read_string` when `string`, else `read_memory`.
+    fn read(t: &Target, addr: u64, buf: &mut [u8], string: bool) -> Rc {
+        let a = abi::Address {
+            segment: 0,
+            address: addr,
+        };
+        let f = if string {
+            table().read_string.unwrap()
+        } else {
+            table().read_memory.unwrap()
+        };
+        // SAFETY: valid context and address; `buf` has `buf.len()` bytes.
+        unsafe {
+            f(
+                t.context(),
+                std::ptr::null_mut(),
+                &a,
+                buf.len() as u64,
+                buf.as_mut_ptr().cast(),
+            )
+        }
+    }
+
+    fn plan(fault: crate::faults::Fault) -> FaultGuard {
+        set_fault_plan(FaultPlan {
+            site: Some("fault-test"),
+            fault: Some(fault),
+        })
+    }
+
+    #[test]
+    fn a_fault_plan_breaks_the_kth_read_and_records_it() {
+        use crate::faults::Fault;
+        let _s = serial();
+        let t = target(Arch::LP64_LE);
+        let addr = t.image().symbol("__kmp_version_lib_ver").unwrap();
+        let _g = enter("fault-test");
+        let mut buf = [0u8; 4];
+        let guard = plan(Fault::ReadError(2));
+        let got: Vec<Rc> = (0..3).map(|_| read(t, addr, &mut buf, false)).collect();
+        let census = guard.finish();
+        assert_eq!(got, [Rc::OK, Rc::ERROR, Rc::OK]);
+        assert_eq!((census.reads, census.target_accesses), (3, 3));
+        assert_eq!(census.injected.len(), 1);
+        assert!(matches!(
+            ledger().events().last(),
+            Some(("fault-test", Event::ReadMemory { ok: true, .. }))
+        ));
+        assert!(ledger().events().iter().any(|(_, e)| matches!(
+            e,
+            Event::Injected {
+                into: "read_memory",
+                fault: Fault::ReadError(2),
+                rc: 4
+            }
+        )));
+        // Cleared: nothing fails any more.
+        assert_eq!(read(t, addr, &mut buf, false), Rc::OK);
+    }
+
+    #[test]
+    fn short_reads_deliver_half_and_never_a_terminator() {
+        use crate::faults::Fault;
+        let _s = serial();
+        let t = target(Arch::LP64_LE);
+        let _g = enter("fault-test");
+        let slot = t.image().symbol("ompd_env_block").unwrap();
+        let mut word = [0u8; 8];
+        assert_eq!(read(t, slot, &mut word, false), Rc::OK);
+        let text = u64::from_le_bytes(word);
+        let mut full = [0u8; 4096];
+        assert_eq!(read(t, text, &mut full, true), Rc::OK);
+        let len = full.iter().position(|b| *b == 0).unwrap();
+        assert!(len >= 2, "the scenario has a display environment");
+
+        let guard = plan(Fault::ShortRead(1));
+        let mut short = [0xEEu8; 4096];
+        assert_eq!(read(t, text, &mut short, true), Rc::INCOMPLETE);
+        let half = len.div_ceil(2);
+        assert_eq!(short[..half], full[..half]);
+        assert!(!short[..half].contains(&0), "no terminator delivered");
+        assert!(
+            short[half..].iter().all(|b| *b == 0xEE),
+            "the rest untouched"
+        );
+        drop(guard);
+
+        let _guard = plan(Fault::ShortRead(1));
+        let mut prefix = [0xEEu8; 8];
+        assert_eq!(read(t, slot, &mut prefix, false), Rc::ERROR);
+        assert_eq!(prefix[..4], word[..4]);
+        assert_eq!(prefix[4..], [0xEE; 4]);
+    }
+
+    #[test]
+    fn symbol_alloc_conversion_and_context_faults_return_their_codes() {
+        use crate::faults::Fault;
+        let _s = serial();
+        let t = target(Arch::LP64_LE);
+        let _g = enter("fault-test");
+        let lookup = |name: &std::ffi::CStr| {
+            let mut addr = abi::Address::default();
+            // SAFETY: valid context, name and out-parameter.
+            unsafe {
+                table().symbol_addr_lookup.unwrap()(
+                    t.context(),
+                    std::ptr::null_mut(),
+                    name.as_ptr(),
+                    &mut addr,
+                    std::ptr::null(),
+                )
+            }
+        };
+        let guard = plan(Fault::MissingSymbol("__kmp_version_lib_ver".into()));
+        assert_eq!(lookup(c"__kmp_openmp_version"), Rc::OK);
+        assert_eq!(lookup(c"__kmp_version_lib_ver"), Rc::ERROR);
+        assert_eq!(lookup(c"__kmp_version_lib_ver"), Rc::ERROR);
+        let census = guard.finish();
+        assert_eq!(
+            census.symbols,
+            ["__kmp_openmp_version", "__kmp_version_lib_ver"]
+        );
+        assert_eq!(census.injected.len(), 2);
+
+        let guard = plan(Fault::AllocFailure(1));
+        let mut p = std::ptr::dangling_mut::<c_void>();
+        // SAFETY: valid out-parameter.
+        let rc = unsafe { table().alloc_memory.unwrap()(8, &mut p) };
+        assert_eq!(rc, Rc::NOMEM);
+        assert_eq!(
+            p,
+            std::ptr::dangling_mut(),
+            "the out-parameter is left alone"
+        );
+        drop(guard);
+
+        let guard = plan(Fault::ConversionFailure(1));
+        let mut v = [1u8, 2, 3, 4];
+        // SAFETY: in-place conversion of 4 bytes.
+        let rc = unsafe {
+            table().device_to_host.unwrap()(
+                t.context(),
+                v.as_ptr().cast(),
+                4,
+                1,
+                v.as_mut_ptr().cast(),
+            )
+        };
+        assert_eq!((rc, v), (Rc::ERROR, [1, 2, 3, 4]));
+        drop(guard);
+
+        let guard = plan(Fault::ThreadContextFailure(1));
+        let id = t
+            .image()
+            .thread_id_bytes(0, abi::thread_id_kind::PTHREAD)
+            .unwrap();
+        let mut tctx = std::ptr::null_mut();
+        // SAFETY: valid context, id buffer and out-parameter.
+        let rc = unsafe {
+            table().get_thread_context_for_thread_id.unwrap()(
+                t.context(),
+                0,
+                8,
+                id.as_ptr().cast(),
+                &mut tctx,
+            )
+        };
+        assert_eq!((rc, tctx.is_null()), (Rc::ERROR, true));
+        assert_eq!(guard.finish().thread_contexts, 1);
+
+        let _guard = plan(Fault::StaleHandle(2));
+        assert_eq!(lookup(c"__kmp_openmp_version"), Rc::OK);
+        assert_eq!(lookup(c"__kmp_openmp_version"), Rc::STALE_HANDLE);
+    }
+
+    #[test]
+    fn a_dropped_guard_clears_the_plan() {
+        use crate::faults::Fault;
+        let _s = serial();
+        let t = target(Arch::LP64_LE);
+        let addr = t.image().symbol("__kmp_version_lib_ver").unwrap();
+        let _g = enter("fault-test");
+        drop(plan(Fault::ReadError(1)));
+        let mut buf = [0u8; 4];
+        assert_eq!(read(t, addr, &mut buf, false), Rc::OK);
+        assert_eq!(ledger().faults.clear(), Census::default());
     }
 }

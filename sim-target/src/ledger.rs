@@ -1,9 +1,11 @@
 //! The ledger: every allocation, free, symbol lookup, memory read and conversion made through the
 //! callback table, attributed to the OMPD entry point in flight, and every contract violation the
-//! callbacks detected (double free, foreign free, unknown context, callback outside a call).
+//! callbacks detected (double free, foreign free, unknown context, callback outside a call), and
+//! the fault plan in force with what it injected ([`crate::faults`]).
 //!
 //! Pure bookkeeping: no `unsafe`, no FFI. [`crate::callbacks`] writes into it.
 
+use crate::faults::{Action, Fault, FaultState, Op};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -163,6 +165,15 @@ pub enum Event {
         /// The category.
         category: i32,
     },
+    /// A failure injected by the fault plan (recorded next to the event of the callback it broke).
+    Injected {
+        /// The callback that failed.
+        into: &'static str,
+        /// The fault.
+        fault: Fault,
+        /// The raw `ompd_rc_t` the callback returned.
+        rc: i32,
+    },
 }
 
 /// Running totals, kept even when the event log is full.
@@ -199,6 +210,8 @@ pub struct Ledger {
     violations: Vec<Violation>,
     events: Vec<(&'static str, Event)>,
     counters: Counters,
+    /// The fault plan in force and its census.
+    pub faults: FaultState,
 }
 
 impl Ledger {
@@ -237,11 +250,26 @@ impl Ledger {
             Event::ReadString { .. } => self.counters.reads += 1,
             Event::Convert { .. } => self.counters.conversions += 1,
             Event::ThreadContext { .. } => self.counters.thread_contexts += 1,
-            Event::SizeofType | Event::WriteMemory { .. } | Event::PrintString { .. } => {}
+            Event::SizeofType
+            | Event::WriteMemory { .. }
+            | Event::PrintString { .. }
+            | Event::Injected { .. } => {}
         }
         if self.events.len() < EVENT_CAP {
             self.events.push((self.site.unwrap_or("(none)"), event));
         }
+    }
+
+    /// Reports callback `op` to the fault plan under the current site; when the plan breaks it,
+    /// records the injection as an event and returns what the callback must do instead.
+    pub fn inject(&mut self, op: Op) -> Option<Action> {
+        let (action, i) = self.faults.consult(self.site, op)?;
+        self.record(Event::Injected {
+            into: i.callback,
+            fault: i.fault,
+            rc: i.rc.0,
+        });
+        Some(action)
     }
 
     /// Records a violation.

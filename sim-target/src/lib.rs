@@ -13,11 +13,13 @@
 //! - [`image`]: target memory, lowering a model into it and reading it back.
 //! - [`callbacks`]: the `extern "C"` callback table served from an image (the only `unsafe` here).
 //! - [`ledger`]: allocations, frees, reads and lookups made through the callbacks.
+//! - [`faults`]: the fault plan that makes callbacks fail in controlled ways, and its census.
 //! - [`strategy`]: proptest strategies for whole runtime states.
 
 pub mod abi;
 pub mod arch;
 pub mod callbacks;
+pub mod faults;
 pub mod image;
 pub mod layout;
 pub mod ledger;
