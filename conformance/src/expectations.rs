@@ -14,6 +14,9 @@
 //! # list when builds of one vendor differ (e.g. ["fail", "crash"] where only some builds have a
 //! # stack protector)
 //! ```
+//!
+//! `check`, `scenario`, `arch` and `layout` may each be a list of globs, any of which matches
+//! (`layout = ["natural", "packed"]`): one finding that shows in several places is one entry.
 
 use crate::report::{Outcome, ResultRecord};
 use serde::Deserialize;
@@ -67,16 +70,54 @@ impl std::fmt::Display for Outcomes {
     }
 }
 
-fn star() -> String {
-    "*".into()
+/// One glob, or a list of globs any of which matches.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum Globs {
+    /// This glob.
+    One(String),
+    /// Any of these globs.
+    Any(Vec<String>),
+}
+
+impl Globs {
+    /// The globs.
+    pub fn patterns(&self) -> &[String] {
+        match self {
+            Globs::One(g) => std::slice::from_ref(g),
+            Globs::Any(v) => v,
+        }
+    }
+
+    /// Whether one of the globs matches `text`.
+    pub fn matches(&self, text: &str) -> bool {
+        self.patterns().iter().any(|g| glob(g, text))
+    }
+
+    /// True for the single glob `*` (the default: matches everything).
+    pub fn is_wildcard(&self) -> bool {
+        matches!(self, Globs::One(g) if g == "*")
+    }
+}
+
+impl Default for Globs {
+    fn default() -> Self {
+        Globs::One("*".into())
+    }
+}
+
+impl std::fmt::Display for Globs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.patterns().join(" | "))
+    }
 }
 
 /// One expected result.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expectation {
-    /// Check id glob.
-    pub check: String,
+    /// Check id glob(s).
+    pub check: Globs,
     /// The outcome expected (or several accepted ones).
     pub outcome: Outcomes,
     /// Why (required, one line).
@@ -84,15 +125,15 @@ pub struct Expectation {
     /// Where to read more.
     #[serde(default)]
     pub link: Option<String>,
-    /// Scenario glob.
-    #[serde(default = "star")]
-    pub scenario: String,
-    /// Architecture glob.
-    #[serde(default = "star")]
-    pub arch: String,
-    /// Layout glob.
-    #[serde(default = "star")]
-    pub layout: String,
+    /// Scenario glob(s).
+    #[serde(default)]
+    pub scenario: Globs,
+    /// Architecture glob(s).
+    #[serde(default)]
+    pub arch: Globs,
+    /// Layout glob(s).
+    #[serde(default)]
+    pub layout: Globs,
 }
 
 /// A malformed expectations file.
@@ -142,15 +183,16 @@ pub fn glob(pattern: &str, text: &str) -> bool {
 impl Expectation {
     /// True when this entry describes `r`'s unit and check (whatever its outcome).
     pub fn covers(&self, r: &ResultRecord) -> bool {
-        glob(&self.check, &r.check)
-            && glob(&self.scenario, &r.scenario)
-            && glob(&self.arch, &r.arch)
-            && glob(&self.layout, &r.layout)
+        self.check.matches(&r.check)
+            && self.scenario.matches(&r.scenario)
+            && self.arch.matches(&r.arch)
+            && self.layout.matches(&r.layout)
     }
 }
 
 impl File {
-    /// Parses one file; every entry needs a reason and a check glob naming a known check.
+    /// Parses one file; every entry needs a reason, and each of its check globs must name a known
+    /// check.
     pub fn load(path: &Path) -> Result<File, ExpectError> {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| ExpectError::Io {
@@ -169,8 +211,10 @@ impl File {
             if e.reason.trim().is_empty() {
                 return Err(invalid(format!("entry for {} has no reason", e.check)));
             }
-            if !ids.iter().any(|id| glob(&e.check, id)) {
-                return Err(invalid(format!("entry {} matches no known check", e.check)));
+            for g in e.check.patterns() {
+                if !ids.iter().any(|id| glob(g, id)) {
+                    return Err(invalid(format!("entry {g} matches no known check")));
+                }
             }
         }
         Ok(f)
@@ -300,5 +344,26 @@ mod tests {
             "vendor = \"v\"\nlibraries = []\n[[expect]]\ncheck = \"x\"\noutcome = \"sometimes\"\nreason = \"r\"\n"
         )
         .is_err());
+    }
+
+    #[test]
+    fn checks_and_units_may_be_lists_of_globs() {
+        let f: File = toml::from_str(
+            "vendor = \"v\"\nlibraries = [\"*\"]\n[[expect]]\ncheck = [\"a.b.*read\", \"a.b.c\"]\nlayout = [\"natural\", \"packed\"]\noutcome = \"fail\"\nreason = \"r\"\n",
+        )
+        .expect("parses");
+        let e = &f.expect[0];
+        assert!(e.check.matches("a.b.short_read") && e.check.matches("a.b.c"));
+        assert!(!e.check.matches("a.b.d"));
+        assert!(e.layout.matches("packed") && !e.layout.matches("random:1"));
+        assert!(e.scenario.is_wildcard() && !e.layout.is_wildcard());
+        assert_eq!(e.layout.to_string(), "natural | packed");
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("v.toml");
+        std::fs::write(&p, "vendor='x'\nlibraries=['x']\n[[expect]]\ncheck=['lib.*', 'no.such.check']\noutcome='fail'\nreason='r'\n").unwrap();
+        assert!(File::load(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("no.such.check matches no known check"));
     }
 }

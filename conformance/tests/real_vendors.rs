@@ -148,11 +148,7 @@ fn layout_specific(files: &[File], lib: &str, check: &str, layout: &str) -> bool
         .iter()
         .filter(|f| f.applies_to(lib))
         .flat_map(|f| &f.expect)
-        .any(|e| {
-            e.layout != "*"
-                && expectations::glob(&e.check, check)
-                && expectations::glob(&e.layout, layout)
-        })
+        .any(|e| !e.layout.is_wildcard() && e.check.matches(check) && e.layout.matches(layout))
 }
 
 proptest! {
