@@ -19,14 +19,16 @@ use sim_target::model::Model;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Check-id prefixes of families whose checks do not depend on the runtime state (the NULL
-/// matrix probes argument checking only): the scenario units cover them, and generated cases
-/// would only repeat them.
-pub const STATE_INDEPENDENT: &[&str] = &["null."];
+/// Check-id prefixes of families that run on the scenario units only: the NULL matrix does not
+/// depend on the runtime state (it probes argument checking only), and fault injection probes
+/// the error paths of callback failures, the same code whatever the state, at a cost that grows
+/// with every callback a routine makes. The scenarios × arch × layout cover both; generated
+/// cases would only repeat them.
+pub const SCENARIO_ONLY: &[&str] = &["null.", "fault."];
 
 /// Whether the property phase runs check `id`.
 pub fn runs(id: &str) -> bool {
-    !STATE_INDEPENDENT.iter().any(|p| id.starts_with(p))
+    !SCENARIO_ONLY.iter().any(|p| id.starts_with(p))
 }
 
 /// The scenario name of results from generated cases.

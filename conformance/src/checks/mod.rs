@@ -29,6 +29,7 @@ pub(crate) use entry_or_skip;
 mod aspace;
 mod compare;
 mod dcv;
+mod faults;
 mod frames;
 mod icv_strings;
 mod icvs;
@@ -42,7 +43,7 @@ mod tasks;
 mod threads;
 mod tooldata;
 
-use crate::library::{AspaceH, Call, Fail, Library, ParallelH, TaskH, ThreadH};
+use crate::library::{AnyHandle, AspaceH, Call, Fail, Library, ParallelH, TaskH, ThreadH};
 pub use profile::Profile;
 
 use crate::report::Outcome;
@@ -183,7 +184,8 @@ pub fn registry() -> &'static [&'static Check] {
         // Within a stage checks run in registry order: the NULL-argument family is one table of
         // both stages; its version-string query runs with the other queries, before
         // `ompd_initialize`, and its target checks run after every other family (so a NULL that
-        // upsets a library's state affects no other family), before the contract check.
+        // upsets a library's state affects no other family). The fault-injection family runs
+        // last for the same reason, before the contract check.
         let nulls_at = |stage: Stage| nulls::CHECKS.iter().filter(move |c| c.stage == stage);
         let families: &[&'static [Check]] = &[
             aspace::CHECKS,
@@ -205,6 +207,7 @@ pub fn registry() -> &'static [&'static Check] {
             .chain(lifecycle::INITIALIZE)
             .chain(families.iter().flat_map(|f| f.iter()))
             .chain(nulls_at(Stage::Target))
+            .chain(faults::CHECKS)
             .chain(aspace::CONTRACT)
             .collect()
     })
@@ -517,6 +520,102 @@ impl<'l> Ctx<'l> {
     }
 }
 
+/// One OpenMP thread's handles, each obtained once and absent where the library refuses it: the
+/// valid arguments of the families that make one call of one routine per check (NULL arguments,
+/// injected faults). Released when dropped.
+pub struct ThreadHandles<'l> {
+    /// The thread.
+    pub gtid: ThreadId,
+    /// Its thread handle.
+    pub thread: Option<ThreadH<'l>>,
+    /// Its current parallel handle.
+    pub parallel: Option<ParallelH<'l>>,
+    /// Its current task handle.
+    pub task: Option<TaskH<'l>>,
+}
+
+impl<'l> Ctx<'l> {
+    /// The thread whose handles let the all-valid call of `entry` answer, by the model: the first
+    /// with the relative the routine asks for, thread 0 for the other routines. `Err` names what no
+    /// thread has.
+    pub fn subject_thread(&self, entry: &str) -> Result<ThreadId, &'static str> {
+        let m = self.model;
+        let task = |t: &ThreadId| &m.tasks[m.threads[t.0].current_task.0];
+        let (found, why) = match entry {
+            "ompd_get_enclosing_parallel_handle" => (
+                self.threads()
+                    .find(|t| m.regions[m.threads[t.0].region.0].parent.is_some()),
+                "is in a region with an enclosing region",
+            ),
+            "ompd_get_generating_task_handle" => (
+                self.threads().find(|t| task(t).generating.is_some()),
+                "runs a task with a generating task",
+            ),
+            "ompd_get_scheduling_task_handle" => (
+                self.threads().find(|t| task(t).scheduling.is_some()),
+                "runs a task with a scheduling task",
+            ),
+            _ => (Some(ThreadId(0)), ""),
+        };
+        found.ok_or(why)
+    }
+
+    /// The thread, current parallel and current task handles of thread `t`.
+    pub fn thread_handles(&self, ah: &AspaceH<'l>, t: ThreadId) -> ThreadHandles<'l> {
+        let thread = self.thread_handle(ah, t).ok();
+        let parallel = thread
+            .as_ref()
+            .and_then(|h| self.lib.get_curr_parallel_handle(h).ok());
+        let task = thread
+            .as_ref()
+            .and_then(|h| self.lib.get_curr_task_handle(h).ok());
+        ThreadHandles {
+            gtid: t,
+            thread,
+            parallel,
+            task,
+        }
+    }
+}
+
+impl<'l> ThreadHandles<'l> {
+    /// An ICV (handle, scope, id) the getter answers with `ok`: the first enumerated ICV whose
+    /// scope one of these handles (or `ah`) stands for and that the getter (the string getter
+    /// when `string`) answers; the first with a handle when none answers.
+    pub fn answered_icv<'a>(
+        &'a self,
+        ctx: &Ctx<'l>,
+        ah: &'a AspaceH<'l>,
+        string: bool,
+    ) -> Option<(AnyHandle<'a, 'l>, abi::Scope, u64)> {
+        use abi::Scope;
+        let table = icvs::table(ctx, ah).ok()?;
+        let implicit = is_implicit(ctx.model, ctx.model.threads[self.gtid.0].current_task);
+        let mut first = None;
+        for e in table {
+            let handle = match e.scope {
+                Scope::GLOBAL | Scope::ADDRESS_SPACE => Some(AnyHandle::Aspace(ah)),
+                Scope::THREAD => self.thread.as_ref().map(AnyHandle::Thread),
+                Scope::PARALLEL => self.parallel.as_ref().map(AnyHandle::Parallel),
+                Scope::TASK => self.task.as_ref().map(AnyHandle::Task),
+                Scope::IMPLICIT_TASK if implicit => self.task.as_ref().map(AnyHandle::Task),
+                _ => None,
+            };
+            let Some(h) = handle else { continue };
+            let answers = if string {
+                ctx.lib.get_icv_string(h, e.scope, e.id).is_ok()
+            } else {
+                matches!(ctx.lib.get_icv(h, e.scope, e.id), Ok((Rc::OK, _)))
+            };
+            if answers {
+                return Some((h, e.scope, e.id));
+            }
+            first.get_or_insert((h, e.scope, e.id));
+        }
+        first
+    }
+}
+
 /// A task handle a walk reached, with the model task it stands for.
 pub struct TaskSubject<'l> {
     /// How the handle was reached, for messages.
@@ -584,16 +683,19 @@ mod tests {
 
     #[test]
     fn every_5_0_entry_point_has_a_positive_and_a_negative_check() {
-        // Negative checks: the NULL matrix, plus the lifecycle checks that probe refusals of
-        // routines the matrix leaves to them.
+        // Negative checks: the NULL matrix and the injected faults, plus the lifecycle checks
+        // that probe refusals of routines the matrix leaves to them.
         let negative_lifecycle = [
             "lib.api_version.known_value",
             "lib.initialize.null_callbacks",
             "lib.initialize.unsupported_version",
             "lib.finalize.before_initialize",
         ];
-        let is_negative =
-            |c: &Check| c.id.starts_with("null.") || negative_lifecycle.contains(&c.id);
+        let is_negative = |c: &Check| {
+            c.id.starts_with("null.")
+                || c.id.starts_with("fault.")
+                || negative_lifecycle.contains(&c.id)
+        };
         for ep in abi::ENTRY_POINTS_5_0 {
             let calling: Vec<&&Check> = registry()
                 .iter()

@@ -24,10 +24,8 @@
 //! the check skips (for `ompd_device_initialize` on a host-only target, `unsupported` from both
 //! is not-supported).
 
-use super::{describe, icvs, Check, Ctx, Profile, Severity, Stage, Verdict};
-use crate::library::{
-    AnyHandle, AspaceH, Call, Fail, Library, NullArgs, ParallelH, TaskH, ThreadH,
-};
+use super::{describe, Check, Ctx, Profile, Severity, Stage, Verdict};
+use crate::library::{AnyHandle, Call, Fail, Library, NullArgs};
 use crate::report::Outcome;
 use sim_target::abi::{thread_id_kind, Rc, Scope};
 use sim_target::callbacks;
@@ -225,7 +223,7 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
     if ctx.model.threads.is_empty() {
         return Verdict::skip("the scenario has no OpenMP thread");
     }
-    let t = match subject(ctx, row.entry) {
+    let t = match ctx.subject_thread(row.entry) {
         Ok(t) => t,
         // A NULL handle leaves the library nothing to look at: any thread will do.
         Err(_) if row.class == Class::Handle => ThreadId(0),
@@ -236,107 +234,28 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
         ))
         }
     };
-    let th = ctx.thread_handle(ah, t).ok();
-    let ph = th
-        .as_ref()
-        .and_then(|h| ctx.lib.get_curr_parallel_handle(h).ok());
-    let task = th
-        .as_ref()
-        .and_then(|h| ctx.lib.get_curr_task_handle(h).ok());
+    let held = ctx.thread_handles(ah, t);
     let thread_id = ctx.thread_id(t, thread_id_kind::PTHREAD);
     let icv = match row.entry {
         "ompd_get_icv_from_scope" | "ompd_get_icv_string_from_scope" => {
-            let held = Held {
-                aspace: ah,
-                thread: th.as_ref(),
-                parallel: ph.as_ref(),
-                task: task.as_ref(),
-                implicit: super::is_implicit(ctx.model, ctx.model.threads[t.0].current_task),
-            };
-            pick_icv(ctx, held, row.entry == "ompd_get_icv_string_from_scope")
+            held.answered_icv(ctx, ah, row.entry == "ompd_get_icv_string_from_scope")
         }
         _ => None,
     };
     let args = NullArgs {
         target: ctx.target,
         aspace: Some(ah),
-        thread: th.as_ref(),
+        thread: held.thread.as_ref(),
         thread_id: &thread_id,
-        parallel: ph.as_ref(),
-        task: task.as_ref(),
+        parallel: held.parallel.as_ref(),
+        task: held.task.as_ref(),
         icv,
-        tool_data: th.as_ref().map(|h| (AnyHandle::Thread(h), Scope::THREAD)),
+        tool_data: held
+            .thread
+            .as_ref()
+            .map(|h| (AnyHandle::Thread(h), Scope::THREAD)),
     };
     judge(ctx, row, &args)
-}
-
-/// The thread whose handles let the all-valid call of `entry` answer, by the model: the first
-/// with the relative the routine asks for, thread 0 for the other routines. `Err` names what no
-/// thread has.
-fn subject(ctx: &Ctx, entry: &str) -> Result<ThreadId, &'static str> {
-    let m = ctx.model;
-    let task = |t: &ThreadId| &m.tasks[m.threads[t.0].current_task.0];
-    let (found, why) = match entry {
-        "ompd_get_enclosing_parallel_handle" => (
-            ctx.threads()
-                .find(|t| m.regions[m.threads[t.0].region.0].parent.is_some()),
-            "is in a region with an enclosing region",
-        ),
-        "ompd_get_generating_task_handle" => (
-            ctx.threads().find(|t| task(t).generating.is_some()),
-            "runs a task with a generating task",
-        ),
-        "ompd_get_scheduling_task_handle" => (
-            ctx.threads().find(|t| task(t).scheduling.is_some()),
-            "runs a task with a scheduling task",
-        ),
-        _ => (Some(ThreadId(0)), ""),
-    };
-    found.ok_or(why)
-}
-
-/// The handles held for a check, to pick an ICV of a scope one of them stands for.
-#[derive(Clone, Copy)]
-struct Held<'a, 'l> {
-    aspace: &'a AspaceH<'l>,
-    thread: Option<&'a ThreadH<'l>>,
-    parallel: Option<&'a ParallelH<'l>>,
-    task: Option<&'a TaskH<'l>>,
-    /// Whether `task` is an implicit task.
-    implicit: bool,
-}
-
-/// An ICV (handle, scope, id) the all-valid call of the getter answers with `ok`: the first
-/// enumerated ICV whose scope has a held handle and that the getter (the string getter when
-/// `string`) answers; the first with a held handle when none answers.
-fn pick_icv<'a, 'l>(
-    ctx: &Ctx<'l>,
-    held: Held<'a, 'l>,
-    string: bool,
-) -> Option<(AnyHandle<'a, 'l>, Scope, u64)> {
-    let table = icvs::table(ctx, held.aspace).ok()?;
-    let mut first = None;
-    for e in table {
-        let handle = match e.scope {
-            Scope::GLOBAL | Scope::ADDRESS_SPACE => Some(AnyHandle::Aspace(held.aspace)),
-            Scope::THREAD => held.thread.map(AnyHandle::Thread),
-            Scope::PARALLEL => held.parallel.map(AnyHandle::Parallel),
-            Scope::TASK => held.task.map(AnyHandle::Task),
-            Scope::IMPLICIT_TASK if held.implicit => held.task.map(AnyHandle::Task),
-            _ => None,
-        };
-        let Some(h) = handle else { continue };
-        let answers = if string {
-            ctx.lib.get_icv_string(h, e.scope, e.id).is_ok()
-        } else {
-            matches!(ctx.lib.get_icv(h, e.scope, e.id), Ok((Rc::OK, _)))
-        };
-        if answers {
-            return Some((h, e.scope, e.id));
-        }
-        first.get_or_insert((h, e.scope, e.id));
-    }
-    first
 }
 
 /// Makes the NULL call of `row` and judges it.
