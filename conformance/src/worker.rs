@@ -296,9 +296,16 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
     drop(ctx.aspace.take());
     if std::env::var_os(TRACE_ENV).is_some() {
         // Debugging aid: every callback the library made, with the entry point in flight.
-        for (site, e) in callbacks::ledger().events() {
+        let l = callbacks::ledger();
+        for (site, e) in l.events() {
             eprintln!("trace {site}: {e:?}");
         }
+        // The busiest single call, to size the callback budget from data.
+        let (peak, site) = l.peak_call();
+        eprintln!(
+            "trace peak: {peak} target-access callbacks in one call of {site} (budget {:?})",
+            l.budget()
+        );
     }
     emit(&Event::Done);
 }

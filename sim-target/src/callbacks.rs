@@ -2,13 +2,14 @@
 //!
 //! Every callback catches panics (none crosses FFI), validates each pointer it is given, checks
 //! that contexts are ones the tool handed out, bounds every read by the image, and records what it
-//! did in the process-wide [`Ledger`], attributed to the OMPD entry point in flight.
+//! did in the process-wide [`Ledger`], attributed to the OMPD entry point in flight. The
+//! target-access callbacks are metered by the ledger's per-call budget ([`METERED`]).
 //!
 //! The libraries keep the table pointer and the context pointers for their whole life, so both
 //! live for the rest of the process: the table is a `static`, and [`Target`]s are leaked.
 
 use crate::abi::{self, AddressSpaceContext, Callbacks, DeviceTypeSizes, Rc, ThreadContext};
-use crate::image::{Image, MemError};
+use crate::image::{Image, MemError, Memory};
 use crate::ledger::{AllocMode, Event, Ledger, Violation, POISON};
 use std::alloc::Layout as AllocLayout;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -77,6 +78,34 @@ pub struct Target {
     image: Image,
     /// One context per native thread; the vector is never resized, so addresses are stable.
     threads: Vec<ThreadCtx>,
+    /// Memory served instead of the image's while a [`Substitution`] lives (corrupted images).
+    substitute: Mutex<Option<Memory>>,
+}
+
+/// Serves substituted memory until dropped (see [`Target::substitute`]).
+#[derive(Debug)]
+pub struct Substitution<'t> {
+    target: &'t Target,
+    prev: Option<Memory>,
+}
+
+impl Drop for Substitution<'_> {
+    fn drop(&mut self) {
+        *self.target.served() = self.prev.take();
+    }
+}
+
+/// The memory a target serves right now: its image's, or the substitute.
+struct Served<'t> {
+    guard: MutexGuard<'t, Option<Memory>>,
+    image: &'t Memory,
+}
+
+impl std::ops::Deref for Served<'_> {
+    type Target = Memory;
+    fn deref(&self) -> &Memory {
+        self.guard.as_ref().unwrap_or(self.image)
+    }
 }
 
 impl Target {
@@ -85,14 +114,37 @@ impl Target {
     pub fn leak(image: Image) -> &'static Target {
         let n = image.threads.len();
         let threads = (0..n).map(|index| ThreadCtx { index }).collect();
-        let t: &'static Target = Box::leak(Box::new(Target { image, threads }));
+        let t: &'static Target = Box::leak(Box::new(Target {
+            image,
+            threads,
+            substitute: Mutex::new(None),
+        }));
         registry().push(t as *const Target as usize);
         t
     }
 
-    /// The image served.
+    /// The image served (its memory is replaced while a [`Substitution`] lives).
     pub fn image(&self) -> &Image {
         &self.image
+    }
+
+    /// Serves `memory` (e.g. a corrupted copy of the image's) to the reads of every context of
+    /// this target until the guard is dropped; symbols, threads and layout stay the image's. The
+    /// library's caches keyed by the context survive, so handles obtained before stay usable.
+    pub fn substitute(&self, memory: Memory) -> Substitution<'_> {
+        let prev = self.served().replace(memory);
+        Substitution { target: self, prev }
+    }
+
+    fn served(&self) -> MutexGuard<'_, Option<Memory>> {
+        self.substitute.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn memory(&self) -> Served<'_> {
+        Served {
+            guard: self.served(),
+            image: &self.image.memory,
+        }
     }
 
     /// The context pointer to pass to `ompd_process_initialize`.
@@ -143,8 +195,23 @@ pub fn table() -> &'static Callbacks {
     &TABLE
 }
 
-/// Runs a callback body; a panic becomes a recorded violation and `ompd_rc_error`.
+/// The target-access callbacks: each is charged to the call in flight, and refused with
+/// `ompd_rc_error` past the ledger's budget (allocation, release and printing are not metered).
+pub const METERED: [&str; 6] = [
+    "symbol_addr_lookup",
+    "read_memory",
+    "read_string",
+    "device_to_host",
+    "host_to_device",
+    "get_thread_context_for_thread_id",
+];
+
+/// Runs a callback body; a panic becomes a recorded violation and `ompd_rc_error`. A metered
+/// callback over the call's budget answers `ompd_rc_error` without running.
 fn guarded(callback: &'static str, body: impl FnOnce() -> Rc) -> Rc {
+    if METERED.contains(&callback) && !ledger().charge(callback) {
+        return Rc::ERROR;
+    }
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(rc) => rc,
         Err(_) => {
@@ -439,7 +506,8 @@ unsafe extern "C" fn read_memory(
         if nbytes > MAX_TRANSFER {
             return Rc::BAD_INPUT;
         }
-        let res = t.image.memory.read(a, nbytes);
+        let memory = t.memory();
+        let res = memory.read(a, nbytes);
         ledger().record(Event::ReadMemory {
             addr: a,
             len: nbytes,
@@ -479,7 +547,8 @@ unsafe extern "C" fn read_string(
             });
             return if nbytes == 0 { Rc::OK } else { Rc::BAD_INPUT };
         }
-        let res = t.image.memory.read_cstr(a, nbytes);
+        let memory = t.memory();
+        let res = memory.read_cstr(a, nbytes);
         ledger().record(Event::ReadString {
             addr: a,
             max: nbytes,
@@ -494,7 +563,7 @@ unsafe extern "C" fn read_string(
                 Rc::OK
             }
             Err(MemError::Unterminated { .. }) => {
-                let data = t.image.memory.read(a, nbytes).unwrap_or_default();
+                let data = memory.read(a, nbytes).unwrap_or_default();
                 // SAFETY: as above; `data.len() <= nbytes`.
                 unsafe { copy_out(data, buffer) };
                 Rc::INCOMPLETE
@@ -706,6 +775,37 @@ mod tests {
         };
         assert_eq!(rc, Rc::OK);
         assert_eq!(i32::from_le_bytes(buf), 201611);
+    }
+
+    #[test]
+    fn substituted_memory_is_served_until_the_guard_drops() {
+        let t = target(Arch::LP64_LE);
+        let _g = enter("test");
+        let a = abi::Address {
+            segment: 0,
+            address: t.image().symbol("__kmp_openmp_version").unwrap(),
+        };
+        let read = |t: &Target| {
+            let mut buf = [0u8; 4];
+            // SAFETY: valid context, address and 4-byte buffer.
+            let rc = unsafe {
+                table().read_memory.unwrap()(
+                    t.context(),
+                    std::ptr::null_mut(),
+                    &a,
+                    4,
+                    buf.as_mut_ptr().cast(),
+                )
+            };
+            (rc, i32::from_le_bytes(buf))
+        };
+        let mut memory = t.image().memory.clone();
+        memory.write(a.address, &7i32.to_le_bytes()).unwrap();
+        {
+            let _s = t.substitute(memory);
+            assert_eq!(read(t), (Rc::OK, 7));
+        }
+        assert_eq!(read(t), (Rc::OK, 201611));
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub(crate) use entry_or_skip;
 
 mod aspace;
 mod compare;
+mod corrupt;
 mod dcv;
 mod frames;
 mod icv_strings;
@@ -183,7 +184,8 @@ pub fn registry() -> &'static [&'static Check] {
         // Within a stage checks run in registry order: the NULL-argument family is one table of
         // both stages; its version-string query runs with the other queries, before
         // `ompd_initialize`, and its target checks run after every other family (so a NULL that
-        // upsets a library's state affects no other family), before the contract check.
+        // upsets a library's state affects no other family). The corrupted-image family comes
+        // last, for the same reason, before the contract check.
         let nulls_at = |stage: Stage| nulls::CHECKS.iter().filter(move |c| c.stage == stage);
         let families: &[&'static [Check]] = &[
             aspace::CHECKS,
@@ -205,6 +207,7 @@ pub fn registry() -> &'static [&'static Check] {
             .chain(lifecycle::INITIALIZE)
             .chain(families.iter().flat_map(|f| f.iter()))
             .chain(nulls_at(Stage::Target))
+            .chain(corrupt::CHECKS)
             .chain(aspace::CONTRACT)
             .collect()
     })
