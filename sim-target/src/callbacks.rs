@@ -89,6 +89,18 @@ pub struct Substitution<'t> {
     prev: Option<Memory>,
 }
 
+impl Substitution<'_> {
+    /// Serves the image's own memory again until the returned guard is dropped, then this
+    /// substitute (to ask the same question of the intact image in the middle of a walk).
+    pub fn pause(&self) -> Substitution<'_> {
+        let prev = self.target.served().take();
+        Substitution {
+            target: self.target,
+            prev,
+        }
+    }
+}
+
 impl Drop for Substitution<'_> {
     fn drop(&mut self) {
         *self.target.served() = self.prev.take();
@@ -802,7 +814,12 @@ mod tests {
         let mut memory = t.image().memory.clone();
         memory.write(a.address, &7i32.to_le_bytes()).unwrap();
         {
-            let _s = t.substitute(memory);
+            let s = t.substitute(memory);
+            assert_eq!(read(t), (Rc::OK, 7));
+            {
+                let _p = s.pause();
+                assert_eq!(read(t), (Rc::OK, 201611));
+            }
             assert_eq!(read(t), (Rc::OK, 7));
         }
         assert_eq!(read(t), (Rc::OK, 201611));

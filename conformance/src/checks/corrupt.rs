@@ -13,15 +13,16 @@
 //!    (values and strings), the enclosing-region, generating-task and scheduling-task chains (each
 //!    bounded by the model's length plus one), threads and tasks of each region, frames, task
 //!    functions, compares, and for globals the address-space ICVs and display control variables;
-//! 3. restores the intact image and judges every call:
+//! 3. judges every call (asking the intact image again where needed) and restores it:
 //!    - more target-access callbacks than the ledger's budget in one call fails (the library
 //!      does not terminate on the corrupted state; OMPD-HANDLE-PAR-005 and OMPD-HANDLE-TASK-002
 //!      require chain walks to terminate);
 //!    - `ok` with an invalid output (unwritten, NULL, an unterminated string) fails
 //!      (OMPD-RC-002);
 //!    - `ok` after one of the call's own reads failed (the pointer was wild, the string had no
-//!      terminator) must give the answer the same call gives on the intact image (values
-//!      equal, handles comparing equal), else it fails (OMPD-CB-030);
+//!      terminator) must give the answer the same call, with the same arguments, gives on the
+//!      intact image without a failed read (values equal, handles comparing equal), else it
+//!      fails (OMPD-CB-030);
 //!    - any other non-ok passes, and `ok` on intact data passes (a cycle of valid objects is
 //!      indistinguishable from a deep but valid chain within one call);
 //!    - a crash is attributed by the supervisor;
@@ -39,7 +40,7 @@ use crate::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, ThreadH};
 use crate::report::Outcome;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 use sim_target::abi::{thread_id_kind, Rc, Scope};
-use sim_target::callbacks;
+use sim_target::callbacks::{self, Substitution};
 use sim_target::image::corrupt::{self, Corruption, Kind, Object};
 use sim_target::ledger::Violation;
 use sim_target::model::{Model, TaskId, ThreadId};
@@ -145,7 +146,7 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
             EXPECTED,
             why.message().to_string(),
             format!(
-                "minimal corruption: {c}; {} calls judged over {} corrupted images",
+                "minimal corruption: {c}; {} calls judged over {} corrupted images (drawn and shrunk)",
                 tally.calls, tally.cases
             ),
         ),
@@ -182,14 +183,23 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
     }
 }
 
-/// A seed for the unit: the same unit draws the same corruptions in every run.
-fn seed(ctx: &Ctx, kind: &str) -> [u8; 32] {
-    // FNV-1a: stable across Rust releases, unlike the standard hasher.
+/// FNV-1a of `text`: stable across Rust releases, unlike the standard hasher.
+fn fnv(text: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let text = format!("{kind}/{}/{}/{}", ctx.scenario, ctx.arch.name(), ctx.policy);
     for b in text.bytes() {
         h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
     }
+    h
+}
+
+/// A seed for the unit: the same unit draws the same corruptions in every run.
+fn seed(ctx: &Ctx, kind: &str) -> [u8; 32] {
+    let h = fnv(&format!(
+        "{kind}/{}/{}/{}",
+        ctx.scenario,
+        ctx.arch.name(),
+        ctx.policy
+    ));
     let mut out = [0u8; 32];
     for (i, chunk) in out.chunks_exact_mut(8).enumerate() {
         chunk.copy_from_slice(&(h ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).to_le_bytes());
@@ -347,6 +357,9 @@ struct Probe {
     failed_reads: u64,
     /// Callback-contract violations during this call (the budget's included).
     violations: Vec<Violation>,
+    /// For `ok` after a failed read: whether the same call on the intact image answers the same
+    /// (`Err` says how it differs).
+    reference: Option<Result<(), String>>,
 }
 
 /// A thread handle of a walk: the one taken on the intact image, or one the walk obtained.
@@ -362,10 +375,26 @@ struct Walk<'w, 'l> {
     ah: &'w AspaceH<'l>,
     ids: &'w Ids,
     before: &'w ThreadH<'l>,
+    /// The corrupted memory being served (paused to ask the intact image).
+    served: &'w Substitution<'w>,
     probes: Vec<Probe>,
     threads: Vec<ThreadH<'l>>,
     parallels: Vec<ParallelH<'l>>,
     tasks: Vec<TaskH<'l>>,
+}
+
+/// Runs `call`, returning its result with the reads that failed and the violations recorded
+/// meanwhile (taken from the ledger: they are this family's findings).
+fn measured<T>(call: impl FnOnce() -> T) -> (T, u64, Vec<Violation>) {
+    let (mark, failed) = {
+        let l = callbacks::ledger();
+        (l.mark(), l.counters().failed_reads)
+    };
+    let out = call();
+    let mut l = callbacks::ledger();
+    let violations = l.take_violations_since(mark);
+    let failed = l.counters().failed_reads - failed;
+    (out, failed, violations)
 }
 
 fn value<'a, T: std::fmt::Debug>(c: Call<T>) -> Call<Got<'a>> {
@@ -373,12 +402,19 @@ fn value<'a, T: std::fmt::Debug>(c: Call<T>) -> Call<Got<'a>> {
 }
 
 impl<'w, 'l> Walk<'w, 'l> {
-    fn new(ctx: &'w Ctx<'l>, ah: &'w AspaceH<'l>, ids: &'w Ids, before: &'w ThreadH<'l>) -> Self {
+    fn new(
+        ctx: &'w Ctx<'l>,
+        ah: &'w AspaceH<'l>,
+        ids: &'w Ids,
+        before: &'w ThreadH<'l>,
+        served: &'w Substitution<'w>,
+    ) -> Self {
         Walk {
             ctx,
             ah,
             ids,
             before,
+            served,
             probes: Vec::new(),
             threads: Vec::new(),
             parallels: Vec::new(),
@@ -393,25 +429,22 @@ impl<'w, 'l> Walk<'w, 'l> {
         }
     }
 
-    /// Makes one call, measuring its failed reads and violations, and keeps the answer.
-    fn probe(
-        &mut self,
-        label: String,
-        call: impl FnOnce(&Self) -> Call<Got<'l>>,
-    ) -> Option<Answer> {
-        let (mark, failed) = {
-            let l = callbacks::ledger();
-            (l.mark(), l.counters().failed_reads)
-        };
-        let got = call(self);
-        let (violations, failed_reads) = {
-            let mut l = callbacks::ledger();
-            let v = l.take_violations_since(mark);
-            (v, l.counters().failed_reads - failed)
-        };
+    /// Makes one call, measuring its failed reads and violations, and keeps the answer. When
+    /// the call answers `ok` after a failed read, the same call is made again on the intact image
+    /// to see whether the answer is still right.
+    fn probe(&mut self, label: String, call: impl Fn(&Self) -> Call<Got<'l>>) -> Option<Answer> {
+        let (got, failed_reads, violations) = measured(|| call(self));
         if matches!(got, Err(Fail::Missing(_))) {
             return None;
         }
+        let reference = match &got {
+            Ok(g) if failed_reads > 0 => {
+                let _intact = self.served.pause();
+                let (again, again_failed, _) = measured(|| call(self));
+                Some(self.same(g, again, again_failed))
+            }
+            _ => None,
+        };
         let got = got.map(|g| match g {
             Got::Value(v) => Answer::Value(v),
             Got::Thread(h) => {
@@ -433,8 +466,42 @@ impl<'w, 'l> Walk<'w, 'l> {
             got,
             failed_reads,
             violations,
+            reference,
         });
         answer
+    }
+
+    /// Whether `got` (on the corrupted image) is what the same call answered on the intact one.
+    fn same(&self, got: &Got<'l>, intact: Call<Got<'l>>, failed: u64) -> Result<(), String> {
+        let intact = match intact {
+            Ok(_) if failed > 0 => {
+                return Err(
+                    "its answer rests on garbage: the same call fails its reads on the \
+                     intact image too (its input came from the corrupted state)"
+                        .into(),
+                )
+            }
+            Ok(g) => g,
+            Err(e) => return Err(format!("the same call on the intact image answers {e}")),
+        };
+        let lib = self.ctx.lib;
+        let equal = |c: Call<i32>| match c {
+            Ok(0) => Ok(()),
+            Ok(v) => Err(format!(
+                "its handle compares {v} with the intact image's answer"
+            )),
+            Err(e) => Err(format!("comparing with the intact image's handle: {e}")),
+        };
+        match (got, &intact) {
+            (Got::Value(x), Got::Value(y)) if x == y => Ok(()),
+            (Got::Value(x), Got::Value(y)) => {
+                Err(format!("it answers {x} where the intact image answers {y}"))
+            }
+            (Got::Thread(x), Got::Thread(y)) => equal(lib.thread_compare(x, y)),
+            (Got::Parallel(x), Got::Parallel(y)) => equal(lib.parallel_compare(x, y)),
+            (Got::Task(x), Got::Task(y)) => equal(lib.task_compare(x, y)),
+            _ => Err("an answer of another kind than the intact image's".into()),
+        }
     }
 
     /// An ICV's value through `handle` (`ok` and `incomplete` are answers).
@@ -608,39 +675,6 @@ impl<'w, 'l> Walk<'w, 'l> {
             lib.get_task_parallel_handle(&w.tasks[i]).map(Got::Parallel)
         });
     }
-
-    /// Whether the answer of `probe` equals the answer of the same call in `intact`.
-    fn same_as(&self, a: &Answer, intact: &Walk<'_, 'l>, label: &str) -> Result<(), String> {
-        let Some(b) = intact.probes.iter().find(|p| p.label == label) else {
-            return Err("the intact image never gets that far".into());
-        };
-        let b = match &b.got {
-            Ok(b) => b,
-            Err(e) => return Err(format!("the intact image answers {e}")),
-        };
-        let lib = self.ctx.lib;
-        let equal = |c: Call<i32>| match c {
-            Ok(0) => Ok(()),
-            Ok(v) => Err(format!("the handle compares {v} with the intact image's")),
-            Err(e) => Err(format!("comparing with the intact image's handle: {e}")),
-        };
-        match (a, b) {
-            (Answer::Value(x), Answer::Value(y)) if x == y => Ok(()),
-            (Answer::Value(x), Answer::Value(y)) => {
-                Err(format!("{x}, while the intact image answers {y}"))
-            }
-            (Answer::Thread(x), Answer::Thread(y)) => {
-                equal(lib.thread_compare(&self.threads[*x], &intact.threads[*y]))
-            }
-            (Answer::Parallel(x), Answer::Parallel(y)) => {
-                equal(lib.parallel_compare(&self.parallels[*x], &intact.parallels[*y]))
-            }
-            (Answer::Task(x), Answer::Task(y)) => {
-                equal(lib.task_compare(&self.tasks[*x], &intact.tasks[*y]))
-            }
-            _ => Err("an answer of another kind than the intact image's".into()),
-        }
-    }
 }
 
 /// Runs one corrupted image; `Err` is the finding (routine and what it did).
@@ -662,37 +696,37 @@ fn run_case(
         if let Err(e) = c.apply(&mut memory) {
             return Err(format!("harness: the corruption does not apply: {e}"));
         }
-        let mut walk = Walk::new(ctx, ah, ids, &before);
-        {
-            let _served = target.substitute(memory);
-            walk.run(&plan);
-        }
+        let served = target.substitute(memory);
+        let mut walk = Walk::new(ctx, ah, ids, &before, &served);
+        walk.run(&plan);
         tally.borrow_mut().calls += walk.probes.len();
-        judge(&walk, &plan, ctx, ah, ids, &before)
+        judge(&walk.probes)
+        // The walk's handles and strings are released here, then the intact image is back.
     };
-    // Every handle and string of the case is released by now.
-    let live = callbacks::ledger().since(mark).new_live.len();
+    let leak = {
+        let l = callbacks::ledger();
+        let live = l.since(mark).new_live;
+        live.first().map(|b| {
+            format!(
+                "{} block(s) still live after releasing every handle and string of the walk \
+                 (first: {} bytes from {}) on {c}",
+                live.len(),
+                b.size,
+                b.site
+            )
+        })
+    };
     let mut t = tally.borrow_mut();
     t.cases += 1;
-    if live > 0 && verdict.is_ok() {
-        t.leaks.push(format!(
-            "{live} block(s) still live after releasing every handle and string of the walk ({c})"
-        ));
+    if let (Some(leak), Ok(())) = (leak, &verdict) {
+        t.leaks.push(leak);
     }
     verdict
 }
 
-/// Judges every call of the corrupted walk; the intact walk is made only when some call answered
-/// `ok` after a failed read.
-fn judge(
-    walk: &Walk,
-    plan: &Plan,
-    ctx: &Ctx,
-    ah: &AspaceH,
-    ids: &Ids,
-    before: &ThreadH,
-) -> Result<(), String> {
-    for p in &walk.probes {
+/// Judges every call of a walk over the corrupted image.
+fn judge(probes: &[Probe]) -> Result<(), String> {
+    for p in probes {
         if let Some(v) = p.violations.first() {
             return Err(match v {
                 Violation::BudgetExceeded { cap, .. } => format!(
@@ -705,20 +739,7 @@ fn judge(
         if let Err(Fail::Invalid(m)) = &p.got {
             return Err(format!("{}: ok with an invalid output: {m}", p.label));
         }
-    }
-    let suspicious: Vec<&Probe> = walk
-        .probes
-        .iter()
-        .filter(|p| p.got.is_ok() && p.failed_reads > 0)
-        .collect();
-    if suspicious.is_empty() {
-        return Ok(());
-    }
-    let mut intact = Walk::new(ctx, ah, ids, before);
-    intact.run(plan);
-    for p in suspicious {
-        let Ok(a) = &p.got else { continue };
-        if let Err(why) = walk.same_as(a, &intact, &p.label) {
+        if let Some(Err(why)) = &p.reference {
             return Err(format!(
                 "{}: ok after {} failed read(s), but {why}",
                 p.label, p.failed_reads
@@ -740,6 +761,52 @@ mod tests {
         for c in CHECKS {
             assert_eq!(c.id, format!("corrupt.{}", c.arg));
         }
+    }
+
+    fn probe(got: Call<Answer>, failed_reads: u64) -> Probe {
+        Probe {
+            label: "parallel[0] ompd_get_thread_in_parallel(0)".into(),
+            got,
+            failed_reads,
+            violations: Vec::new(),
+            reference: None,
+        }
+    }
+
+    #[test]
+    fn judging_fails_on_budget_invalid_output_and_wrong_answers_after_failed_reads() {
+        let ok = || Ok(Answer::Value("ok Some(4)".into()));
+        // Non-ok passes, and ok on intact data passes.
+        assert!(judge(&[probe(Err(Fail::Rc(Rc::ERROR)), 2), probe(ok(), 0)]).is_ok());
+        // Ok after a failed read passes only with the intact image's answer.
+        let mut same = probe(ok(), 1);
+        same.reference = Some(Ok(()));
+        assert!(judge(&[same]).is_ok());
+        let mut wrong = probe(ok(), 1);
+        wrong.reference = Some(Err("it answers 0 where the intact image answers 4".into()));
+        let e = judge(&[wrong]).unwrap_err();
+        assert!(
+            e.contains("thread_in_parallel(0): ok after 1 failed read"),
+            "{e}"
+        );
+        let mut looping = probe(Err(Fail::Rc(Rc::ERROR)), 0);
+        looping.violations.push(Violation::BudgetExceeded {
+            site: "ompd_get_thread_in_parallel",
+            callback: "read_memory",
+            cap: 10,
+        });
+        assert!(judge(&[looping])
+            .unwrap_err()
+            .contains("does not terminate"));
+        let invalid = probe(Err(Fail::Invalid("thread handle is NULL".into())), 0);
+        assert!(judge(&[invalid]).unwrap_err().contains("invalid output"));
+    }
+
+    #[test]
+    fn seeds_differ_by_unit_and_reproduce() {
+        let a = fnv("pointer.wild/serial/lp64-le/natural");
+        assert_eq!(a, fnv("pointer.wild/serial/lp64-le/natural"));
+        assert_ne!(a, fnv("pointer.wild/serial/lp64-le/packed"));
     }
 
     #[test]
