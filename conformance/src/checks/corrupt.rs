@@ -50,7 +50,7 @@ use std::cell::RefCell;
 pub const CASES: u32 = 6;
 
 /// Shrink steps allowed when a case fails.
-const MAX_SHRINK_ITERS: u32 = 16;
+const MAX_SHRINK_ITERS: u32 = 8;
 
 /// A thread index no team of the scenarios has, past every array a library indexes.
 const FAR_INDEX: i32 = 1000;
