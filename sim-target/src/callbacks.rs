@@ -740,6 +740,12 @@ mod tests {
     use super::*;
     use crate::{arch::Arch, image::lower, layout::Policy, model};
 
+    /// The ledger (entry point in flight, budget) is process-wide: these tests run one at a time.
+    fn serial() -> MutexGuard<'static, ()> {
+        static SERIAL: Mutex<()> = Mutex::new(());
+        SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn target(arch: Arch) -> &'static Target {
         let m = model::scenario("nested-tasks").unwrap().model;
         Target::leak(lower(&m, arch, Policy::Natural).unwrap())
@@ -747,6 +753,7 @@ mod tests {
 
     #[test]
     fn lookups_and_reads_serve_the_image() {
+        let _serial = serial();
         let t = target(Arch::ILP32_BE);
         let _g = enter("test");
         let cb = table();
@@ -791,6 +798,7 @@ mod tests {
 
     #[test]
     fn substituted_memory_is_served_until_the_guard_drops() {
+        let _serial = serial();
         let t = target(Arch::LP64_LE);
         let _g = enter("test");
         let a = abi::Address {
@@ -827,6 +835,7 @@ mod tests {
 
     #[test]
     fn unknown_contexts_are_refused() {
+        let _serial = serial();
         let _g = enter("test");
         let mut sizes = DeviceTypeSizes::default();
         let bogus = 0x1234 as *mut AddressSpaceContext;
@@ -841,6 +850,7 @@ mod tests {
 
     #[test]
     fn thread_contexts_resolve_the_tls_gtid() {
+        let _serial = serial();
         let t = target(Arch::LP64_LE);
         let _g = enter("test");
         let id = t
@@ -890,6 +900,7 @@ mod tests {
 
     #[test]
     fn allocation_modes_zero_or_poison_new_blocks() {
+        let _serial = serial();
         let _g = enter("test");
         for (mode, byte) in [(AllocMode::Zeroed, 0u8), (AllocMode::Poisoned, POISON)] {
             set_alloc_mode(mode);
@@ -907,6 +918,7 @@ mod tests {
 
     #[test]
     fn allocations_are_tracked_and_double_free_refused() {
+        let _serial = serial();
         let _g = enter("test");
         let mut p = std::ptr::null_mut();
         // SAFETY: valid out-parameter.
@@ -920,6 +932,7 @@ mod tests {
 
     #[test]
     fn zero_width_reads_and_conversions_succeed() {
+        let _serial = serial();
         let t = target(Arch::LP64_LE);
         let _g = enter("test");
         let a = abi::Address {
@@ -942,5 +955,51 @@ mod tests {
         // SAFETY: a unit-0 conversion touches no memory.
         let rc = unsafe { convert(t.context(), std::ptr::null(), 0, 1, std::ptr::null_mut()) };
         assert_eq!(rc, Rc::OK);
+    }
+
+    #[test]
+    fn metered_callbacks_refuse_past_the_budget() {
+        let _serial = serial();
+        let t = target(Arch::LP64_LE);
+        let a = abi::Address {
+            segment: 0,
+            address: t.image().symbol("__kmp_openmp_version").unwrap(),
+        };
+        let read = || {
+            let mut buf = [0u8; 4];
+            // SAFETY: a registered context, a valid address and a 4-byte buffer.
+            unsafe {
+                table().read_memory.unwrap()(
+                    t.context(),
+                    std::ptr::null_mut(),
+                    &a,
+                    4,
+                    buf.as_mut_ptr().cast(),
+                )
+            }
+        };
+        assert!(METERED.contains(&"read_memory") && !METERED.contains(&"alloc_memory"));
+        let before = ledger().budget();
+        let mark = ledger().mark();
+        ledger().set_budget(Some(2));
+        let rcs: Vec<Rc> = {
+            let _g = enter("ompd_budget_test");
+            (0..4).map(|_| read()).collect()
+        };
+        let again = {
+            let _g = enter("ompd_budget_test_2");
+            read()
+        };
+        ledger().set_budget(before);
+        assert_eq!(rcs, [Rc::OK, Rc::OK, Rc::ERROR, Rc::ERROR]);
+        assert_eq!(again, Rc::OK, "the next call has a budget of its own");
+        assert_eq!(
+            ledger().take_violations_since(mark),
+            [Violation::BudgetExceeded {
+                site: "ompd_budget_test",
+                callback: "read_memory",
+                cap: 2
+            }]
+        );
     }
 }
