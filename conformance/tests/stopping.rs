@@ -7,8 +7,8 @@ use conformance::vendors;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-/// Results a full scenario run (`--cases 0`) of one library plans: the lifecycle unit's checks
-/// once, the target checks once per scenario × arch/layout pair.
+/// Results a full scenario run (`--cases 0`) of one library plans: the static and lifecycle
+/// checks once, the target checks once per scenario × arch/layout pair.
 fn planned_results() -> usize {
     let out = Command::new(env!("CARGO_BIN_EXE_ompd-conform"))
         .args(["list", "--format", "json"])
@@ -18,7 +18,7 @@ fn planned_results() -> usize {
     let stage = |s: &str| checks.iter().filter(|c| c["stage"] == s).count();
     let units_per_scenario = 4 * 3 + 1; // four arch variants × three layouts, plus Intel's
     let scenarios = sim_target::model::default_scenarios().len();
-    stage("library") + stage("target") * scenarios * units_per_scenario
+    stage("static") + stage("library") + stage("target") * scenarios * units_per_scenario
 }
 
 fn run_and_stop(
