@@ -8,7 +8,7 @@
 
 use crate::checks::{self, Stage};
 use crate::report::{Outcome, ResultRecord};
-use crate::supervisor::{self, RunOptions};
+use crate::supervisor::{self, Exec, RunOptions};
 use crate::vendors::Resolved;
 use crate::worker::{StageName, Unit};
 use proptest::prelude::*;
@@ -175,14 +175,14 @@ fn failed(r: &ResultRecord) -> bool {
 /// and its record, or `None` when the case no longer fails (a flaky check or library).
 fn shrink(
     lib: &Resolved,
-    opts: &RunOptions,
+    exec: Exec,
     popts: &PropertyOptions,
     check: &str,
     i: u32,
 ) -> Option<(ResultRecord, Model)> {
     let checks = [check.to_string()];
     let run = |(m, a, p): &(Model, Arch, Policy)| -> Option<ResultRecord> {
-        supervisor::run_unit(&unit(lib, m, *a, *p, &checks), opts.check_timeout)
+        supervisor::run_unit(&unit(lib, m, *a, *p, &checks), exec)
             .records
             .into_iter()
             .find(failed)
@@ -215,10 +215,12 @@ fn shrink(
 /// Runs the property phase for one library and returns one record per target-stage check:
 /// every check runs on every generated case; each check that fails somewhere is shrunk, on its
 /// own, from its first failing case.
-pub fn run_library(
+/// Stops early when the run is stopped (the report is then marked incomplete).
+pub(crate) fn run_library(
     lib: &Resolved,
     opts: &RunOptions,
     popts: &PropertyOptions,
+    exec: Exec,
 ) -> Vec<ResultRecord> {
     let all: Vec<String> = checks::registry()
         .iter()
@@ -231,6 +233,9 @@ pub fn run_library(
     let mut tally: BTreeMap<String, Tally> = BTreeMap::new();
     let mut harness: Option<String> = None;
     for i in 0..popts.cases {
+        if exec.stop.reason().is_some() {
+            break;
+        }
         let (m, a, p) = match case_tree(popts.seed, i) {
             Ok(t) => t.current(),
             Err(e) => {
@@ -238,7 +243,7 @@ pub fn run_library(
                 break;
             }
         };
-        for r in supervisor::run_unit(&unit(lib, &m, a, p, &all), opts.check_timeout).records {
+        for r in supervisor::run_unit(&unit(lib, &m, a, p, &all), exec).records {
             let e = tally.entry(r.check.clone()).or_default();
             if r.outcome != Outcome::Skip {
                 e.evaluated += 1;
@@ -263,7 +268,7 @@ pub fn run_library(
                 return base(Outcome::HarnessError, String::new(), why.clone());
             }
             if let Some(&i) = first_failure.get(id) {
-                return match shrink(lib, opts, popts, id, i) {
+                return match shrink(lib, exec, popts, id, i) {
                     Some((r, m)) => {
                         with_replay(r, lib, &popts.replay_dir, &m, "minimal failing case")
                     }

@@ -84,6 +84,9 @@ pub struct ResultRecord {
     pub actual: String,
     /// Anything else worth knowing (where it went wrong, how to reproduce).
     pub detail: String,
+    /// A crash that did not reproduce when the check was re-run alone in a fresh worker.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flaky: bool,
 }
 
 /// A library as the report describes it.
@@ -286,6 +289,7 @@ mod tests {
             expected: "e".into(),
             actual: "a".into(),
             detail: String::new(),
+            flaky: false,
         }
     }
 

@@ -99,6 +99,10 @@ pub enum Event {
 
 /// Runs the unit read from stdin. Returns the process exit code.
 pub fn main() -> i32 {
+    // The supervisor blocks SIGINT/SIGTERM (a stop request is its to handle) and the mask is
+    // inherited: a worker must die of them again. It must also never outlive its supervisor.
+    let _ = nix::sys::signal::SigSet::all().thread_unblock();
+    let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
     let results = match nix::unistd::dup(std::io::stdout()) {
         Ok(fd) => std::fs::File::from(fd),
         Err(e) => {
