@@ -253,6 +253,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
             }
         }
     }
+    crate::library::flush_c_stdio();
     let mut printed = captured_len();
     let wanted = match unit.stage {
         StageName::Library => Stage::Library,
@@ -279,6 +280,8 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
             let _g = callbacks::enter("harness");
             (check.run)(&mut ctx, check.arg)
         };
+        // What the library printed with C stdio may still sit in a buffer.
+        crate::library::flush_c_stdio();
         let now = captured_len();
         if now > printed {
             if let Some(text) = captured_range(printed, now) {
