@@ -105,7 +105,7 @@ static void *inner_symbol(const char *name) {
 #if defined(VIOLATION_SEGFAULT) || defined(VIOLATION_FLAKY)
 /* Crashes with SIGSEGV (a write through a NULL pointer the compiler cannot prove NULL). */
 static void write_through_null(void) {
-  int *volatile target = NULL;
+  volatile int *volatile target = NULL;
   *target = 1;
 }
 #endif
@@ -175,7 +175,18 @@ ompd_rc_t ompd_get_api_version(ompd_word_t *version) {
 #endif
 }
 
-FORWARD(ompd_get_version_string, (const char **string), (string))
+ompd_rc_t ompd_get_version_string(const char **string) {
+  INNER(ompd_get_version_string);
+  /* The string is static data of this library, as the inner one's is of the inner library. */
+  static char copy[512];
+  const char *inner = NULL;
+  ompd_rc_t rc = fn(string == NULL ? NULL : &inner);
+  if (rc != ompd_rc_ok || string == NULL || inner == NULL)
+    return rc;
+  snprintf(copy, sizeof copy, "%s", inner);
+  *string = copy;
+  return rc;
+}
 
 ompd_rc_t ompd_finalize(void) {
   INNER(ompd_finalize);
