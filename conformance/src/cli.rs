@@ -64,6 +64,15 @@ enum Cmd {
     /// Internal: run one unit (used by the supervisor).
     #[command(name = "__worker", hide = true)]
     Worker,
+    /// Internal: throughput figures of one library as JSON (used by `cargo xtask bench`).
+    #[command(name = "__bench", hide = true)]
+    Bench {
+        /// Library path or vendor name.
+        library: String,
+        /// Runs of the measured unit per pass.
+        #[arg(long, default_value_t = 20)]
+        reps: usize,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -199,11 +208,30 @@ pub fn main() -> i32 {
     };
     match cli.cmd {
         Cmd::Worker => crate::worker::main(),
+        Cmd::Bench { library, reps } => bench(&library, reps),
         Cmd::List { format } => list(format),
         Cmd::Coverage { format } => coverage(format),
         Cmd::Vendors { cmd } => vendors_cmd(cmd),
         Cmd::Run(args) if args.list => list(args.format),
         Cmd::Run(args) => run(*args),
+    }
+}
+
+fn bench(library: &str, reps: usize) -> i32 {
+    let lib = match vendors::resolve(library, &vendors::default_cache_dir()) {
+        Ok(l) => l,
+        Err(e) => return harness(e.to_string()),
+    };
+    match crate::bench::measure(&lib, reps) {
+        // The figures are the last line: the library may print while it runs in this process.
+        Ok(f) => match serde_json::to_string(&f) {
+            Ok(s) => {
+                println!("\n{s}");
+                EXIT_OK
+            }
+            Err(e) => harness(format!("cannot render the figures: {e}")),
+        },
+        Err(e) => harness(format!("cannot measure {library}: {e}")),
     }
 }
 

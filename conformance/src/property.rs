@@ -229,7 +229,8 @@ pub(crate) fn run_library(
         })
         .map(|c| c.id.to_string())
         .collect();
-    let mut first_failure: BTreeMap<String, u32> = BTreeMap::new();
+    let mut first_failure: BTreeMap<String, (u32, ResultRecord, Model)> = BTreeMap::new();
+    let mut ran = 0u32;
     let mut tally: BTreeMap<String, Tally> = BTreeMap::new();
     let mut harness: Option<String> = None;
     for i in 0..popts.cases {
@@ -243,13 +244,16 @@ pub(crate) fn run_library(
                 break;
             }
         };
+        ran += 1;
         for r in supervisor::run_unit(&unit(lib, &m, a, p, &all), exec).records {
             let e = tally.entry(r.check.clone()).or_default();
             if r.outcome != Outcome::Skip {
                 e.evaluated += 1;
             }
             if failed(&r) {
-                first_failure.entry(r.check.clone()).or_insert(i);
+                first_failure
+                    .entry(r.check.clone())
+                    .or_insert_with(|| (i, r.clone(), m.clone()));
             } else if matches!(r.outcome, Outcome::Warn | Outcome::NotSupported)
                 && e.first_deviation.is_none()
             {
@@ -267,12 +271,28 @@ pub(crate) fn run_library(
             if let Some(why) = &harness {
                 return base(Outcome::HarnessError, String::new(), why.clone());
             }
-            if let Some(&i) = first_failure.get(id) {
-                return match shrink(lib, exec, popts, id, i) {
-                    Some((r, m)) => {
+            if let Some((i, r, m)) = first_failure.get(id) {
+                let shrunk = exec
+                    .stop
+                    .reason()
+                    .is_none()
+                    .then(|| shrink(lib, exec, popts, id, *i))
+                    .flatten();
+                // A stop during shrinking leaves the smallest case found so far; a stop before
+                // it, the case that failed first.
+                return match (shrunk, exec.stop.reason()) {
+                    (Some((r, m)), None) => {
                         with_replay(r, lib, &popts.replay_dir, &m, "minimal failing case")
                     }
-                    None => base(
+                    (Some((r, m)), Some(why)) => {
+                        let note = format!("smallest failing case found before the stop ({why})");
+                        with_replay(r, lib, &popts.replay_dir, &m, &note)
+                    }
+                    (None, Some(why)) => {
+                        let note = format!("failing case {i}, not shrunk ({why})");
+                        with_replay(r.clone(), lib, &popts.replay_dir, m, &note)
+                    }
+                    (None, None) => base(
                         Outcome::Warn,
                         format!("failed on generated case {i} once, then passed when run again"),
                         "a flaky check or library".into(),
@@ -286,8 +306,13 @@ pub(crate) fn run_library(
                 }) => with_replay(r.clone(), lib, &popts.replay_dir, m, "first deviating case"),
                 Some(Tally { evaluated, .. }) if *evaluated > 0 => base(
                     Outcome::Pass,
-                    format!("held in {evaluated} of {} generated cases", popts.cases),
-                    if *evaluated < popts.cases as usize {
+                    format!("held in {evaluated} of {ran} generated cases"),
+                    if let Some(why) = exec.stop.reason() {
+                        format!(
+                            "seed {}; the run stopped after {ran} of {} cases ({why})",
+                            popts.seed, popts.cases
+                        )
+                    } else if *evaluated < ran as usize {
                         format!("seed {}; the other cases skipped it", popts.seed)
                     } else {
                         format!("seed {}", popts.seed)

@@ -98,6 +98,15 @@ pub struct LibraryInfo {
     pub path: String,
     /// sha256 of the file.
     pub sha256: String,
+    /// ELF class and machine, e.g. `ELF64 X86_64`.
+    #[serde(default)]
+    pub elf: String,
+    /// DT_SONAME, when the file has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soname: Option<String>,
+    /// DT_NEEDED entries, in order.
+    #[serde(default)]
+    pub needed: Vec<String>,
     /// `ompd_get_api_version`, if it answered.
     pub api_version: Option<i64>,
     /// `ompd_get_version_string`, if it answered.
@@ -192,6 +201,17 @@ impl Report {
                 "  sha256 {}  {} entry points exported",
                 lib.sha256,
                 lib.entry_points.len()
+            );
+            let _ = writeln!(
+                out,
+                "  {}  soname {}  DT_NEEDED {}",
+                lib.elf,
+                lib.soname.as_deref().unwrap_or("(none)"),
+                if lib.needed.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    lib.needed.join(", ")
+                }
             );
             for d in &lib.diagnostics {
                 let _ = writeln!(out, "  note: {d}");

@@ -422,6 +422,32 @@ fn rerun_crashed(unit: &Unit, rec: &mut ResultRecord, exec: Exec) {
     }
 }
 
+/// Starts a fresh worker for `unit` with no checks: it loads the library, initializes it and the
+/// unit's address space, and ends (the cost of one fresh library instance).
+pub(crate) fn setup_only(unit: &Unit, exec: Exec) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
+    let (mut child, _capture) = start_worker(&exe, exec.keep_env)?;
+    let bare = Unit {
+        checks: Vec::new(),
+        ..unit.clone()
+    };
+    let line = serde_json::to_string(&bare).expect("units serialize");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = writeln!(stdin, "{line}");
+    }
+    let stdout = child.stdout.take().expect("piped");
+    let mut done = Err("the worker ended before setting up the target".to_string());
+    for l in BufReader::new(stdout).lines() {
+        match serde_json::from_str::<Event>(&l.map_err(|e| e.to_string())?) {
+            Ok(Event::Done) => done = Ok(()),
+            Ok(Event::LoadFailed { message }) => done = Err(message),
+            _ => {}
+        }
+    }
+    let _ = child.wait();
+    done
+}
+
 /// Runs one unit to the end, replacing workers that die; a stop ends it early with the checks
 /// not reached reported as skipped.
 pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
@@ -675,8 +701,34 @@ pub fn run(
             sha256: info.sha256.clone(),
             entry_points: info.exported_ompd.clone(),
             package_version: lib.version.clone(),
+            elf: format!("{} {}", info.class, info.machine),
+            soname: info.soname.clone(),
+            needed: info.needed.clone(),
             ..LibraryInfo::default()
         };
+        // The static stage: judged from the file, reported like the library-level checks.
+        let host = unit_of(
+            lib,
+            StageName::Library,
+            "none",
+            "lp64-le",
+            "natural",
+            vec![],
+        );
+        for c in checks::registry()
+            .iter()
+            .filter(|c| c.stage == Stage::Static && selected(c.id, &opts.checks))
+        {
+            let v = checks::statics::judge(c.id, info);
+            report.push(record(
+                &host,
+                c.id,
+                v.outcome,
+                &v.expected,
+                v.actual,
+                v.detail,
+            ));
+        }
         for (u, r) in units.iter().zip(&results) {
             if u.library != lib.name || u.path != lib.path {
                 continue;
@@ -719,10 +771,6 @@ pub fn run(
                     li.diagnostics.push(d);
                 }
             }
-        }
-        if !info.needed.is_empty() {
-            li.diagnostics
-                .push(format!("DT_NEEDED: {}", info.needed.join(", ")));
         }
         report.libraries.push(li);
     }

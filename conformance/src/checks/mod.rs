@@ -38,6 +38,7 @@ mod ownership;
 mod parallel;
 pub mod profile;
 mod states;
+pub mod statics;
 mod tasks;
 mod threads;
 mod tooldata;
@@ -69,6 +70,8 @@ pub enum Severity {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Stage {
+    /// Once per library, from the file alone, before any of its code runs.
+    Static,
     /// Once per library, in a fresh instance with no target (lifecycle order matters).
     Library,
     /// In every unit (scenario × arch × layout), after initialize and process initialize.
@@ -202,8 +205,9 @@ pub fn registry() -> &'static [&'static Check] {
             compare::CHECKS,
             ownership::CHECKS,
         ];
-        lifecycle::QUERIES
+        statics::CHECKS
             .iter()
+            .chain(lifecycle::QUERIES)
             .chain(nulls_at(Stage::Library))
             .chain(lifecycle::INITIALIZE)
             .chain(families.iter().flat_map(|f| f.iter()))
@@ -581,7 +585,13 @@ mod tests {
                 "{}",
                 c.id
             );
-            assert!(!c.entry_points.is_empty(), "{}: no entry points", c.id);
+            // Static checks read the file; every other check calls the library.
+            assert_eq!(
+                c.entry_points.is_empty(),
+                c.stage == Stage::Static,
+                "{}: entry points",
+                c.id
+            );
         }
     }
 
