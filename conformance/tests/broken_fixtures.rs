@@ -59,7 +59,11 @@ struct Run {
 /// Copies `fixture` into a fresh directory beside `libompd_inner.so` (a link to the inner
 /// library) and runs `ompd-conform run` on the copy with [`RUN_ARGS`] and `extra`.
 fn run(fixture: &Fixture, extra: &[&str]) -> Run {
-    let dir = tempfile::tempdir().expect("temporary directory");
+    // Under the target directory, not /tmp, which may be mounted noexec.
+    let dir = tempfile::Builder::new()
+        .prefix("broken-fixture-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("temporary directory");
     // A copy: the harness canonicalizes the path, and the fixture finds its inner library in
     // the directory it was loaded from.
     let lib = dir
