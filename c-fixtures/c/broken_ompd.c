@@ -5,7 +5,8 @@
  * library: `libompd_inner.so`, found in the directory this library itself was loaded from (no
  * environment variable: workers may run with a scrubbed environment). Compiled once per
  * violation with `-DVIOLATION_<NAME>`, each build is correct except for that one violation;
- * without any, the build is the clean baseline (pure forwarding).
+ * without any, the build is the clean baseline (pure forwarding; only the library version
+ * string is copied into this library's static data, as the inner library keeps it in its own).
  *
  * Violations (the entry point that carries each):
  *   SEGFAULT            ompd_get_omp_version writes through NULL.
@@ -35,7 +36,6 @@
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <omp-tools.h>
 #include <stdint.h>
