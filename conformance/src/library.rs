@@ -233,6 +233,18 @@ fn diagnose_load_failure(e: &str) -> String {
     e.to_string()
 }
 
+/// Flushes every C `stdio` output stream of this process (`fflush(NULL)`). A library that
+/// prints with `printf` writes into the C library's buffer, which, with stdout redirected to a
+/// file, reaches the file only when full or at exit: flushed after each check, the output lands
+/// where the worker attributes it to the check that printed it.
+pub fn flush_c_stdio() {
+    // SAFETY: `fflush(NULL)` is defined by C to flush every open output stream; it takes no
+    // pointer from us, and the worker calls it between checks, when no library code runs.
+    unsafe {
+        nix::libc::fflush(std::ptr::null_mut());
+    }
+}
+
 /// The readable mapping of this process that contains `addr`: how many bytes from `addr` to its
 /// end, and its path (empty for anonymous memory).
 fn mapped_extent(addr: usize) -> Result<(usize, String), String> {

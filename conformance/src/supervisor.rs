@@ -177,6 +177,7 @@ pub(crate) fn unit_of(
         arch: arch.to_string(),
         layout: layout.to_string(),
         checks,
+        carried: Default::default(),
     }
 }
 
@@ -452,6 +453,8 @@ pub(crate) fn setup_only(unit: &Unit, exec: Exec) -> Result<(), String> {
 pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
     let mut out = UnitRun::default();
     let mut remaining = unit.checks.clone();
+    // What replaced workers of this unit saw, for the contract checks of the next one.
+    let mut carried = unit.carried.clone();
     let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"));
     while !remaining.is_empty() {
         if let Some(why) = exec.stop.reason() {
@@ -461,6 +464,7 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
         }
         let mut u = unit.clone();
         u.checks = remaining.clone();
+        u.carried = carried.clone();
         let (mut child, mut capture) = match exe
             .clone()
             .and_then(|exe| start_worker(&exe, exec.keep_env))
@@ -520,7 +524,9 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
                         expected,
                         actual,
                         detail,
+                        contract,
                     }) => {
+                        carried.extend(contract);
                         out.records
                             .push(record(unit, &check, outcome, &expected, actual, detail));
                         remaining.retain(|c| *c != check);

@@ -164,6 +164,9 @@ pub struct Ctx<'l> {
     /// What checks of this unit wrote to stdout/stderr so far: (check id, first bytes). The
     /// harness writes nothing there, so all of it is the library's.
     pub printed: Vec<(String, String)>,
+    /// Callback contract violations recorded by earlier workers of this unit (replaced after a
+    /// crash or timeout): (check id, violation). This worker's own are in the ledger.
+    pub earlier_violations: Vec<(String, String)>,
     /// The library's ICV list, enumerated once per unit.
     pub icv_table: std::cell::OnceCell<Result<Vec<icvs::IcvEntry>, String>>,
 }
