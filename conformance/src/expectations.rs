@@ -10,7 +10,7 @@
 //! check = "parallel.enclosing.outermost_unavailable"
 //! outcome = "fail"
 //! reason = "a NULL t_parent yields ompd_rc_unsupported instead of unavailable"
-//! # optional: scenario, arch, layout (globs, default "*"), link; `outcome` may also be a
+//! # optional: library, scenario, arch, layout (globs, default "*"), link; `outcome` may also be a
 //! # list when builds of one vendor differ (e.g. ["fail", "crash"] where only some builds have a
 //! # stack protector)
 //! ```
@@ -84,6 +84,9 @@ pub struct Expectation {
     /// Where to read more.
     #[serde(default)]
     pub link: Option<String>,
+    /// Library-name glob, within the file's libraries (versions of one vendor can differ).
+    #[serde(default = "star")]
+    pub library: String,
     /// Scenario glob.
     #[serde(default = "star")]
     pub scenario: String,
@@ -143,6 +146,7 @@ impl Expectation {
     /// True when this entry describes `r`'s unit and check (whatever its outcome).
     pub fn covers(&self, r: &ResultRecord) -> bool {
         glob(&self.check, &r.check)
+            && glob(&self.library, &r.library)
             && glob(&self.scenario, &r.scenario)
             && glob(&self.arch, &r.arch)
             && glob(&self.layout, &r.layout)
@@ -217,6 +221,7 @@ pub fn fold<'a>(name: &str, results: &'a [ResultRecord], files: &'a [File]) -> F
         .iter()
         .filter(|f| f.applies_to(name))
         .flat_map(|f| &f.expect)
+        .filter(|e| glob(&e.library, name))
         .collect();
     let mut out = Fold::default();
     let mut used = vec![false; entries.len()];
