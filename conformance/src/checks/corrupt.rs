@@ -38,7 +38,8 @@
 use super::{icvs, Check, Ctx, Profile, Severity, Stage, Verdict};
 use crate::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, ThreadH};
 use crate::report::Outcome;
-use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use sim_target::abi::{thread_id_kind, Rc, Scope};
 use sim_target::callbacks::{self, Substitution};
 use sim_target::image::corrupt::{self, Corruption, Kind, Object};
@@ -56,7 +57,7 @@ const MAX_SHRINK_ITERS: u32 = 8;
 const FAR_INDEX: i32 = 1000;
 
 macro_rules! corrupt_checks {
-    ($($kind:literal [$($req:literal),+] $summary:literal [$($ep:literal),+];)*) => {
+    ($($kind:literal [$($req:literal),+] $summary:literal;)*) => {
         /// Checks of this family, one per corruption kind.
         pub static CHECKS: &[Check] = &[$(
             Check {
@@ -64,7 +65,7 @@ macro_rules! corrupt_checks {
                 requirements: &[$($req),+],
                 summary: $summary,
                 severity: Severity::Must,
-                entry_points: &[$($ep),+],
+                entry_points: WALKED,
                 stage: Stage::Target,
                 since: Profile::V5_0,
                 arg: $kind,
@@ -76,30 +77,52 @@ macro_rules! corrupt_checks {
 
 corrupt_checks! {
     "parent_cycle.team" ["OMPD-HANDLE-PAR-005", "OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-006"]
-        "with a team's t_parent pointing at the team itself or a team nested in it, every call terminates within the callback budget and answers ok only with the intact answer or from intact data"
-        ["ompd_get_curr_parallel_handle", "ompd_get_enclosing_parallel_handle", "ompd_get_thread_in_parallel", "ompd_get_task_in_parallel", "ompd_get_icv_from_scope", "ompd_get_tool_data"];
+        "with a team's t_parent pointing at the team itself or a team nested in it, every call terminates within the callback budget and answers ok only with the intact answer or from intact data";
     "parent_cycle.task" ["OMPD-HANDLE-TASK-002", "OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-006"]
-        "with a task's td_parent pointing at the task itself or a task it generated, every call terminates within the callback budget and answers ok only with the intact answer or from intact data"
-        ["ompd_get_curr_task_handle", "ompd_get_generating_task_handle", "ompd_get_scheduling_task_handle", "ompd_get_task_parallel_handle", "ompd_get_task_frame", "ompd_get_task_function", "ompd_get_icv_from_scope"];
+        "with a task's td_parent pointing at the task itself or a task it generated, every call terminates within the callback budget and answers ok only with the intact answer or from intact data";
     "parent_cycle.lwt" ["OMPD-HANDLE-PAR-005", "OMPD-HANDLE-TASK-002", "OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-006"]
-        "with a serialized-region record's parent pointing at itself or a record inside it, every call terminates within the callback budget and answers ok only with the intact answer or from intact data"
-        ["ompd_get_enclosing_parallel_handle", "ompd_get_generating_task_handle", "ompd_get_task_frame", "ompd_get_tool_data", "ompd_get_icv_from_scope"];
+        "with a serialized-region record's parent pointing at itself or a record inside it, every call terminates within the callback budget and answers ok only with the intact answer or from intact data";
     "pointer.null" ["OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-002", "OMPD-RC-006"]
-        "with a NULL pointer anywhere in the runtime's object graph, no call crashes or exceeds the callback budget, and ok comes only with the intact answer or from intact data"
-        ["ompd_get_thread_handle", "ompd_get_curr_parallel_handle", "ompd_get_curr_task_handle", "ompd_get_state", "ompd_get_icv_from_scope", "ompd_get_display_control_vars"];
+        "with a NULL pointer anywhere in the runtime's object graph, no call crashes or exceeds the callback budget, and ok comes only with the intact answer or from intact data";
     "pointer.wild" ["OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-002", "OMPD-RC-006"]
-        "with a pointer of the object graph aimed at unmapped memory or an object of another type, no call crashes or exceeds the callback budget, and ok comes only with the intact answer or from intact data"
-        ["ompd_get_thread_handle", "ompd_get_curr_parallel_handle", "ompd_get_curr_task_handle", "ompd_get_thread_in_parallel", "ompd_get_icv_from_scope", "ompd_get_icv_string_from_scope"];
+        "with a pointer of the object graph aimed at unmapped memory or an object of another type, no call crashes or exceeds the callback budget, and ok comes only with the intact answer or from intact data";
     "pointer.misaligned" ["OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-002", "OMPD-RC-006"]
-        "with a pointer of the object graph off by 1 to 7 bytes, no call crashes or exceeds the callback budget, and ok comes only with the intact answer or from intact data"
-        ["ompd_get_thread_handle", "ompd_get_curr_parallel_handle", "ompd_get_curr_task_handle", "ompd_get_task_frame", "ompd_get_tool_data"];
+        "with a pointer of the object graph off by 1 to 7 bytes, no call crashes or exceeds the callback budget, and ok comes only with the intact answer or from intact data";
     "count.huge" ["OMPD-CB-030", "OMPD-CB-034", "OMPD-MEM-006", "OMPD-RC-002", "OMPD-RC-006"]
-        "with a huge team size, level, thread count, list length or environment-block size, no call crashes or exceeds the callback budget, and ok comes only with the intact answer or from intact data"
-        ["ompd_get_thread_in_parallel", "ompd_get_task_in_parallel", "ompd_get_icv_from_scope", "ompd_get_icv_string_from_scope", "ompd_get_display_control_vars", "ompd_get_thread_handle"];
+        "with a huge team size, level, thread count, list length or environment-block size, no call crashes or exceeds the callback budget, and ok comes only with the intact answer or from intact data";
     "string.unterminated" ["OMPD-CB-007", "OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-002", "OMPD-RC-006"]
-        "with a string the library reads running to the end of its region without a NUL, no call crashes, and ok comes only with the intact answer and a terminated string"
-        ["ompd_get_icv_string_from_scope", "ompd_get_display_control_vars"];
+        "with a string the library reads running to the end of its region without a NUL, no call crashes, and ok comes only with the intact answer and a terminated string";
 }
+
+/// Every entry point a walk may call (any kind's walk reaches any of them: the thread, its
+/// current region and task are probed whatever the corrupted object), plus the releases.
+const WALKED: &[&str] = &[
+    "ompd_get_thread_handle",
+    "ompd_get_thread_id",
+    "ompd_get_state",
+    "ompd_get_tool_data",
+    "ompd_thread_handle_compare",
+    "ompd_enumerate_icvs",
+    "ompd_get_icv_from_scope",
+    "ompd_get_icv_string_from_scope",
+    "ompd_get_curr_parallel_handle",
+    "ompd_get_enclosing_parallel_handle",
+    "ompd_get_thread_in_parallel",
+    "ompd_get_task_in_parallel",
+    "ompd_parallel_handle_compare",
+    "ompd_get_curr_task_handle",
+    "ompd_get_generating_task_handle",
+    "ompd_get_scheduling_task_handle",
+    "ompd_get_task_parallel_handle",
+    "ompd_get_task_frame",
+    "ompd_get_task_function",
+    "ompd_task_handle_compare",
+    "ompd_get_display_control_vars",
+    "ompd_rel_display_control_vars",
+    "ompd_rel_thread_handle",
+    "ompd_rel_parallel_handle",
+    "ompd_rel_task_handle",
+];
 
 /// What the family expects, in one line.
 const EXPECTED: &str = "every call on the corrupted image terminates within the callback budget; ok only from intact reads or with the intact image's answer, never with an invalid output";
@@ -114,6 +137,12 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
         );
     };
     let ah = super::aspace_or_skip!(ctx);
+    // Like every family, a check skips when an entry point it calls is not exported (the
+    // inventory checks judge the exports).
+    let exported = ctx.lib.api.exported();
+    if let Some(missing) = WALKED.iter().find(|e| !exported.contains(e)) {
+        return Verdict::skip(format!("{missing} is not exported"));
+    }
     if ctx.model.threads.is_empty() {
         return Verdict::skip("the scenario has no OpenMP thread");
     }
@@ -126,31 +155,42 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
     };
     // Everything cached per unit is filled before the first mark, so it never counts as a leak.
     let ids = Ids::new(ctx, ah);
+    // The cases and the shrinking are driven here rather than by `TestRunner::run`, which
+    // prints to stderr when it stops shrinking (that output would count as the library's).
     let mut runner = TestRunner::new_with_rng(
-        Config {
-            cases: CASES,
-            max_shrink_iters: MAX_SHRINK_ITERS,
-            failure_persistence: None,
-            ..Config::default()
-        },
+        Config::default(),
         TestRng::from_seed(RngAlgorithm::ChaCha, &seed(ctx, arg)),
     );
     let tally = RefCell::new(Tally::default());
-    let result = runner.run(&strategy, |c| {
-        run_case(ctx, ah, &ids, &c, &tally).map_err(TestCaseError::fail)
-    });
+    let mut result = Ok(());
+    for _ in 0..CASES {
+        let mut tree = match strategy.new_tree(&mut runner) {
+            Ok(t) => t,
+            Err(why) => {
+                result = Err(Err(why));
+                break;
+            }
+        };
+        let first = tree.current();
+        if let Err(why) = run_case(ctx, ah, &ids, &first, &tally) {
+            result = Err(Ok(shrink(&mut *tree, (first, why), |c| {
+                run_case(ctx, ah, &ids, c, &tally)
+            })));
+            break;
+        }
+    }
     let tally = tally.into_inner();
     match result {
-        Err(TestError::Fail(why, c)) => Verdict::new(
+        Err(Ok((c, why))) => Verdict::new(
             Outcome::Fail,
             EXPECTED,
-            why.message().to_string(),
+            why,
             format!(
                 "minimal corruption: {c}; {} calls judged over {} corrupted images (drawn and shrunk)",
                 tally.calls, tally.cases
             ),
         ),
-        Err(TestError::Abort(why)) => Verdict::new(
+        Err(Err(why)) => Verdict::new(
             Outcome::HarnessError,
             EXPECTED,
             "",
@@ -181,6 +221,32 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
             ),
         },
     }
+}
+
+/// Shrinks a failing case: simpler corruptions are tried while they still fail, at most
+/// [`MAX_SHRINK_ITERS`] of them; returns the simplest failing one with its finding.
+fn shrink(
+    tree: &mut dyn ValueTree<Value = Corruption>,
+    mut best: (Corruption, String),
+    mut fails: impl FnMut(&Corruption) -> Result<(), String>,
+) -> (Corruption, String) {
+    if !tree.simplify() {
+        return best;
+    }
+    for _ in 0..MAX_SHRINK_ITERS {
+        let c = tree.current();
+        let more = match fails(&c) {
+            Err(why) => {
+                best = (c, why);
+                tree.simplify()
+            }
+            Ok(()) => tree.complicate(),
+        };
+        if !more {
+            break;
+        }
+    }
+    best
 }
 
 /// FNV-1a of `text`: stable across Rust releases, unlike the standard hasher.
