@@ -7,6 +7,10 @@
 //! 3. Probes which OpenMP 5.2/6.0 names the header declares (`OMPD_HEADER_PROBES`), and whether
 //!    the compile-time signature checks reject an injected drift (`OMPD_ABI_DRIFT_PROBES`).
 //!    The tests assert on both; this script only records them.
+//! 4. Compiles `c/broken_ompd.c` into one shared object per entry of [`BROKEN`] (the clean
+//!    forwarding baseline and one build per violation, `-DVIOLATION_<NAME>`), and
+//!    `c/fixture_dep.c` into `libompd_fixture_dep.so`; writes `$OUT_DIR/broken_libraries.rs`,
+//!    the table `src/lib.rs` exposes.
 
 use std::env;
 use std::fs;
@@ -28,6 +32,112 @@ const PROBED_NAMES: &[&str] = &[
     "ompd_get_device_thread_id_kinds",
     "ompd_get_device_from_thread",
 ];
+
+/// The builds of `c/broken_ompd.c`: (name, `VIOLATION_` define or "" for the clean baseline,
+/// entry point carrying the violation or "", the violation in words). The comment at the top
+/// of `c/broken_ompd.c` describes each define.
+const BROKEN: &[(&str, &str, &str, &str)] = &[
+    (
+        "clean",
+        "",
+        "",
+        "none: every entry point forwards to the inner library",
+    ),
+    (
+        "segfault",
+        "SEGFAULT",
+        "ompd_get_omp_version",
+        "writes through a NULL pointer (SIGSEGV)",
+    ),
+    (
+        "abort",
+        "ABORT",
+        "ompd_get_thread_id",
+        "calls abort() (SIGABRT)",
+    ),
+    (
+        "exit0",
+        "EXIT0",
+        "ompd_get_task_function",
+        "calls exit(0) in the middle of the call",
+    ),
+    ("hang", "HANG", "ompd_finalize", "never returns"),
+    (
+        "stack_smash",
+        "STACK_SMASH",
+        "ompd_get_task_frame",
+        "overflows a local buffer; built with -fstack-protector-all, the canary check aborts",
+    ),
+    (
+        "stdout",
+        "STDOUT",
+        "ompd_get_omp_version",
+        "prints a line on stdout itself",
+    ),
+    (
+        "leak",
+        "LEAK",
+        "ompd_get_thread_handle",
+        "allocates a block with alloc_memory that nothing ever frees",
+    ),
+    (
+        "double_free",
+        "DOUBLE_FREE",
+        "ompd_get_omp_version_string",
+        "frees a block it allocated twice",
+    ),
+    (
+        "free_tool_memory",
+        "FREE_TOOL_MEMORY",
+        "ompd_get_thread_id",
+        "frees the tool's thread-id buffer with free_memory",
+    ),
+    (
+        "static_string",
+        "STATIC_STRING",
+        "ompd_get_omp_version_string",
+        "returns a static string where an alloc_memory block is required",
+    ),
+    (
+        "compare_asymmetric",
+        "COMPARE_ASYMMETRIC",
+        "ompd_thread_handle_compare",
+        "answers 1 for two different threads in both orders",
+    ),
+    (
+        "null_ok",
+        "NULL_OK",
+        "ompd_get_omp_version",
+        "returns ompd_rc_ok for a NULL omp_version",
+    ),
+    (
+        "wrong_api_version",
+        "WRONG_API_VERSION",
+        "ompd_get_api_version",
+        "answers 201800, no OpenMP API version (ompd_initialize accepts it as its own)",
+    ),
+    (
+        "missing_entry",
+        "MISSING_ENTRY",
+        "ompd_get_task_function",
+        "is not exported",
+    ),
+    (
+        "undeclared_dep",
+        "UNDECLARED_DEP",
+        "ompd_get_api_version",
+        "calls a function of libompd_fixture_dep.so, which is missing from DT_NEEDED",
+    ),
+    (
+        "flaky",
+        "FLAKY",
+        "ompd_get_omp_version",
+        "crashes (SIGSEGV) the first time any process of the run calls it",
+    ),
+];
+
+/// The file name of the undeclared dependency of the `undeclared_dep` build.
+const DEPENDENCY: &str = "libompd_fixture_dep.so";
 
 /// Drift variants of `abi_check.c` (`ABI_CHECK_INJECT_DRIFT` value, label).
 const DRIFTS: &[(u32, &str)] = &[(1, "entry_point"), (2, "callback")];
@@ -109,6 +219,55 @@ fn main() {
         drifts.push(format!("{label}={}", u8::from(!output.status.success())));
     }
 
+    // The deliberately broken OMPD libraries and the dependency one of them does not declare.
+    let shared = |source: &Path, output: &Path, extra: &[&str]| {
+        let mut cmd = c_command(&["-shared", "-fPIC"]);
+        cmd.args(extra)
+            .arg(source)
+            .arg("-o")
+            .arg(output)
+            .arg("-ldl");
+        let result = run(&mut cmd);
+        if !result.status.success() {
+            panic!(
+                "c-fixtures: compiling {} failed:\n{}",
+                source.display(),
+                describe(&cmd, &result)
+            );
+        }
+    };
+    let dependency = out_dir.join(DEPENDENCY);
+    shared(
+        &manifest_dir.join("c").join("fixture_dep.c"),
+        &dependency,
+        &[],
+    );
+    let broken_source = manifest_dir.join("c").join("broken_ompd.c");
+    let mut table = String::from("&[\n");
+    for (name, define, entry_point, violation) in BROKEN {
+        let library = out_dir.join(format!("libompd_broken_{name}.so"));
+        let mut extra = vec!["-U_FORTIFY_SOURCE".to_string()];
+        if !define.is_empty() {
+            extra.push(format!("-DVIOLATION_{define}"));
+        }
+        if *define == "STACK_SMASH" {
+            extra.push("-fstack-protector-all".into());
+        }
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        shared(&broken_source, &library, &extra);
+        table.push_str(&format!(
+            "    Fixture {{ name: {name:?}, entry_point: {entry_point:?}, violation: {violation:?}, \
+             path: {:?} }},\n",
+            library.display().to_string()
+        ));
+    }
+    table.push_str("]\n");
+    fs::write(out_dir.join("broken_libraries.rs"), table).expect("write broken_libraries.rs");
+
+    println!(
+        "cargo:rustc-env=OMPD_FIXTURE_DEPENDENCY={}",
+        dependency.display()
+    );
     println!("cargo:rustc-env=OMPD_ABI_CHECK_EXE={}", exe.display());
     println!("cargo:rustc-env=OMP_TOOLS_H_USED={}", header.display());
     println!("cargo:rustc-env=OMPD_HEADER_PROBES={}", probes.join(","));

@@ -8,8 +8,13 @@
 //!   of every scalar typedef as the header defines them, and which fails to compile if any of the
 //!   35 OMPD 5.0 entry points or the 11 callback slots drifts from the signatures the suite
 //!   expects. `tests/abi.rs` compares that output with `sim_target::abi`.
-//! - later: deliberately broken OMPD libraries (for the suite to catch) and OpenMP target
-//!   programs (for live runs).
+//! - deliberately broken OMPD libraries, the suite's self-tests ([`broken_libraries`]): one C
+//!   source, `c/broken_ompd.c`, forwards every OMPD 5.0 entry point to a real vendor library
+//!   (the *inner* library, `libompd_inner.so` in the fixture's own directory, see
+//!   [`INNER_LIBRARY`]), and is built once per violation with exactly that one violation, plus
+//!   a clean build that only forwards ([`clean_library`]). The suite must classify each
+//!   violation as an attributed result and finish the run (`conformance/tests/broken_fixtures.rs`).
+//! - later: OpenMP target programs (for live runs).
 //!
 //! The header is located by `build.rs`, in this order: the `OMP_TOOLS_H` environment variable
 //! (the path of the header file), `/usr/lib/llvm-19/lib/clang/19/include/omp-tools.h` (Debian
@@ -60,4 +65,48 @@ fn entries(list: &'static str) -> impl Iterator<Item = (&'static str, bool)> {
 
 fn lookup(list: &'static str, key: &str) -> Option<bool> {
     entries(list).find(|(k, _)| *k == key).map(|(_, v)| v)
+}
+
+/// The file name under which a fixture finds its inner library: in the directory the fixture
+/// itself was loaded from (found with `dladdr`, no environment variable).
+pub const INNER_LIBRARY: &str = "libompd_inner.so";
+
+/// One build of `c/broken_ompd.c`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fixture {
+    /// Short name: `clean` for the baseline, else the violation (`segfault`, `hang`, ...).
+    pub name: &'static str,
+    /// The entry point that carries the violation (empty for the clean build).
+    pub entry_point: &'static str,
+    /// The violation in words (what the entry point does wrong).
+    pub violation: &'static str,
+    /// Path of the built shared object (`libompd_broken_<name>.so` in the build directory).
+    pub path: &'static str,
+}
+
+/// Every build of `c/broken_ompd.c`, the clean baseline first.
+pub fn all_libraries() -> &'static [Fixture] {
+    static ALL: &[Fixture] = include!(concat!(env!("OUT_DIR"), "/broken_libraries.rs"));
+    ALL
+}
+
+/// The clean build: every entry point forwards to the inner library.
+pub fn clean_library() -> &'static Fixture {
+    &all_libraries()[0]
+}
+
+/// The broken builds, one per violation.
+pub fn broken_libraries() -> &'static [Fixture] {
+    &all_libraries()[1..]
+}
+
+/// A build by name.
+pub fn library(name: &str) -> Option<&'static Fixture> {
+    all_libraries().iter().find(|f| f.name == name)
+}
+
+/// Path of `libompd_fixture_dep.so`, the library the `undeclared_dep` build calls without
+/// declaring it in DT_NEEDED (preloading it lets that build load).
+pub fn undeclared_dependency() -> &'static str {
+    env!("OMPD_FIXTURE_DEPENDENCY")
 }

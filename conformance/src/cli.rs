@@ -13,6 +13,7 @@ use sim_target::arch::Arch;
 use sim_target::layout::Policy;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Every result passed.
@@ -23,6 +24,9 @@ pub const EXIT_HARNESS: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 /// Conformance failures were found.
 pub const EXIT_FINDINGS: i32 = 100;
+/// The run was interrupted (SIGINT, SIGTERM) or hit `--run-timeout`; the report written is
+/// marked incomplete.
+pub const EXIT_INTERRUPTED: i32 = 130;
 
 /// Command line.
 #[derive(Debug, Parser)]
@@ -60,6 +64,15 @@ enum Cmd {
     /// Internal: run one unit (used by the supervisor).
     #[command(name = "__worker", hide = true)]
     Worker,
+    /// Internal: throughput figures of one library as JSON (used by `cargo xtask bench`).
+    #[command(name = "__bench", hide = true)]
+    Bench {
+        /// Library path or vendor name.
+        library: String,
+        /// Runs of the measured unit per pass.
+        #[arg(long, default_value_t = 20)]
+        reps: usize,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -120,6 +133,18 @@ struct RunArgs {
     /// Seconds one check may take before its worker is stopped.
     #[arg(long, default_value_t = 60)]
     timeout: u64,
+    /// Seconds the whole run may take; checks not reached by then are reported as skipped and the
+    /// report is marked incomplete (default: no limit).
+    #[arg(long, value_name = "SECS")]
+    run_timeout: Option<u64>,
+    /// Do not re-run a crashed check alone in a fresh worker (by default each crash is re-run
+    /// once, to tell a flake from a reproducible crash).
+    #[arg(long)]
+    no_rerun: bool,
+    /// Pass this environment variable on to the workers that load the library (repeatable;
+    /// workers otherwise get only PATH and OMPD_CONFORM_TRACE).
+    #[arg(long, value_name = "NAME")]
+    keep_env: Vec<String>,
     /// Vendor cache directory (default: $OMPD_VENDOR_CACHE or target/ompd-vendors).
     #[arg(long)]
     cache: Option<PathBuf>,
@@ -135,6 +160,11 @@ struct RunArgs {
     /// Directory for the minimal reproducers of property findings (default: target/ompd-replays).
     #[arg(long)]
     replay_dir: Option<PathBuf>,
+    /// Load this library (a path, or a name the dynamic loader finds) with RTLD_GLOBAL before each
+    /// library under test: the way around a dependency it uses without declaring it in DT_NEEDED
+    /// (repeatable).
+    #[arg(long, value_name = "LIBRARY")]
+    preload: Vec<PathBuf>,
     /// Print no progress lines.
     #[arg(long, short)]
     quiet: bool,
@@ -178,11 +208,30 @@ pub fn main() -> i32 {
     };
     match cli.cmd {
         Cmd::Worker => crate::worker::main(),
+        Cmd::Bench { library, reps } => bench(&library, reps),
         Cmd::List { format } => list(format),
         Cmd::Coverage { format } => coverage(format),
         Cmd::Vendors { cmd } => vendors_cmd(cmd),
         Cmd::Run(args) if args.list => list(args.format),
         Cmd::Run(args) => run(*args),
+    }
+}
+
+fn bench(library: &str, reps: usize) -> i32 {
+    let lib = match vendors::resolve(library, &vendors::default_cache_dir()) {
+        Ok(l) => l,
+        Err(e) => return harness(e.to_string()),
+    };
+    match crate::bench::measure(&lib, reps) {
+        // The figures are the last line: the library may print while it runs in this process.
+        Ok(f) => match serde_json::to_string(&f) {
+            Ok(s) => {
+                println!("\n{s}");
+                EXIT_OK
+            }
+            Err(e) => harness(format!("cannot render the figures: {e}")),
+        },
+        Err(e) => harness(format!("cannot measure {library}: {e}")),
     }
 }
 
@@ -311,6 +360,11 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
         return Err("--timeout must be at least 1 second".into());
     }
     o.check_timeout = Duration::from_secs(args.timeout);
+    if args.run_timeout == Some(0) {
+        return Err("--run-timeout must be at least 1 second".into());
+    }
+    o.rerun_crashes = !args.no_rerun;
+    o.keep_env = args.keep_env.clone();
     // Generated cases complement the default scenario set; a run narrowed to scenarios or
     // replayed models runs exactly those.
     o.property =
@@ -356,7 +410,10 @@ fn run(args: RunArgs) -> i32 {
     let mut libs = Vec::new();
     for n in &names {
         match vendors::resolve(n, &cache) {
-            Ok(r) => libs.push(r),
+            Ok(mut r) => {
+                r.preload.extend(args.preload.iter().cloned());
+                libs.push(r)
+            }
             Err(e) => return harness(e.to_string()),
         }
     }
@@ -365,7 +422,13 @@ fn run(args: RunArgs) -> i32 {
         Err(e) => return harness(e.to_string()),
     };
     let show = !args.quiet && std::io::stderr().is_terminal();
-    let report = supervisor::run(&libs, &statics, &opts, &|line| {
+    let stop = Arc::new(supervisor::Stop::with_deadline(
+        args.run_timeout.map(Duration::from_secs),
+    ));
+    if let Err(e) = stop_on_signals(Arc::clone(&stop)) {
+        return harness(format!("cannot handle SIGINT/SIGTERM: {e}"));
+    }
+    let report = supervisor::run(&libs, &statics, &opts, &stop, &|line| {
         if show {
             eprintln!("{line}");
         }
@@ -373,7 +436,38 @@ fn run(args: RunArgs) -> i32 {
     if let Err(code) = emit(&report, &args) {
         return code;
     }
+    for l in &report.libraries {
+        if let Some(d) = l
+            .diagnostics
+            .iter()
+            .find_map(|d| d.strip_prefix("load failed: "))
+        {
+            eprintln!("ompd-conform: error: cannot load {}: {d}", l.name);
+        }
+    }
+    if let Some(why) = stop.reason() {
+        eprintln!("ompd-conform: error: the run stopped early ({why}); the report is incomplete");
+        return EXIT_INTERRUPTED;
+    }
     exit_code(&report)
+}
+
+/// Turns SIGINT and SIGTERM into a stop of the run: they are blocked in this thread (and so in
+/// every thread spawned after it) and taken by one thread that waits for them. Workers unblock
+/// them again; they run in process groups of their own, so a Ctrl-C at the terminal reaches only
+/// the supervisor, which stops them and writes what it has.
+fn stop_on_signals(stop: Arc<supervisor::Stop>) -> nix::Result<()> {
+    use nix::sys::signal::{SigSet, Signal};
+    let mut set = SigSet::empty();
+    set.add(Signal::SIGINT);
+    set.add(Signal::SIGTERM);
+    set.thread_block()?;
+    std::thread::spawn(move || {
+        if let Ok(sig) = set.wait() {
+            stop.interrupt(format!("interrupted by {}", sig.as_str()));
+        }
+    });
+    Ok(())
 }
 
 fn emit(report: &Report, args: &RunArgs) -> Result<(), i32> {

@@ -10,13 +10,14 @@
 //! check = "parallel.enclosing.outermost_unavailable"
 //! outcome = "fail"
 //! reason = "a NULL t_parent yields ompd_rc_unsupported instead of unavailable"
-//! # optional: scenario, arch, layout (globs, default "*"), link; `outcome` may also be a
+//! # optional: library, scenario, arch, layout (globs, default "*"), link; `outcome` may also be a
 //! # list when builds of one vendor differ (e.g. ["fail", "crash"] where only some builds have a
 //! # stack protector)
 //! ```
 //!
-//! `check`, `scenario`, `arch` and `layout` may each be a list of globs, any of which matches
-//! (`layout = ["natural", "packed"]`): one finding that shows in several places is one entry.
+//! `check`, `library`, `scenario`, `arch` and `layout` may each be a list of globs, any of which
+//! matches (`layout = ["natural", "packed"]`): one finding that shows in several places is one
+//! entry.
 
 use crate::report::{Outcome, ResultRecord};
 use serde::Deserialize;
@@ -125,6 +126,9 @@ pub struct Expectation {
     /// Where to read more.
     #[serde(default)]
     pub link: Option<String>,
+    /// Library-name glob(s), within the file's libraries (versions of one vendor can differ).
+    #[serde(default)]
+    pub library: Globs,
     /// Scenario glob(s).
     #[serde(default)]
     pub scenario: Globs,
@@ -184,6 +188,7 @@ impl Expectation {
     /// True when this entry describes `r`'s unit and check (whatever its outcome).
     pub fn covers(&self, r: &ResultRecord) -> bool {
         self.check.matches(&r.check)
+            && self.library.matches(&r.library)
             && self.scenario.matches(&r.scenario)
             && self.arch.matches(&r.arch)
             && self.layout.matches(&r.layout)
@@ -261,6 +266,7 @@ pub fn fold<'a>(name: &str, results: &'a [ResultRecord], files: &'a [File]) -> F
         .iter()
         .filter(|f| f.applies_to(name))
         .flat_map(|f| &f.expect)
+        .filter(|e| e.library.matches(name))
         .collect();
     let mut out = Fold::default();
     let mut used = vec![false; entries.len()];

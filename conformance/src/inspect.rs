@@ -33,6 +33,16 @@ pub enum InspectError {
         /// Cause.
         source: std::io::Error,
     },
+    /// An ELF shared object for another machine or class than this harness.
+    #[error("{path} is an {found} shared object; this harness runs as {host} and can only load libraries built for that (use a harness built for {found})")]
+    OtherTarget {
+        /// File.
+        path: String,
+        /// The file's class and machine.
+        found: String,
+        /// The harness's class and machine.
+        host: String,
+    },
     /// Not an ELF shared object we can load.
     #[error("{path} is not a loadable ELF shared object: {why}")]
     NotElf {
@@ -58,8 +68,24 @@ pub fn inspect(path: &Path) -> Result<StaticInfo, InspectError> {
     if file.format() != object::BinaryFormat::Elf {
         return Err(not_elf(format!("format {:?}", file.format())));
     }
+    if file.kind() != object::ObjectKind::Dynamic {
+        return Err(not_elf(format!(
+            "it is an ELF {:?} file, not a shared object",
+            file.kind()
+        )));
+    }
     let class = if file.is_64() { "ELF64" } else { "ELF32" }.to_string();
     let machine = format!("{:?}", file.architecture());
+    if let Some(host) = host() {
+        let found = format!("{class} {machine}");
+        if found != host {
+            return Err(InspectError::OtherTarget {
+                path: shown,
+                found,
+                host,
+            });
+        }
+    }
     let mut exported_ompd: Vec<String> = file
         .dynamic_symbols()
         .filter(|s| s.is_definition() && s.is_global())
@@ -100,6 +126,18 @@ pub fn inspect(path: &Path) -> Result<StaticInfo, InspectError> {
     })
 }
 
+/// This harness's own ELF class and machine (`ELF64 X86_64`), read from its executable.
+fn host() -> Option<String> {
+    static HOST: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    HOST.get_or_init(|| {
+        let data = std::fs::read("/proc/self/exe").ok()?;
+        let f = object::File::parse(&*data).ok()?;
+        let class = if f.is_64() { "ELF64" } else { "ELF32" };
+        Some(format!("{class} {:?}", f.architecture()))
+    })
+    .clone()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +149,58 @@ mod tests {
         std::fs::write(&p, "hello").unwrap();
         let e = inspect(&p).unwrap_err().to_string();
         assert!(e.contains("not a loadable ELF shared object"), "{e}");
+    }
+
+    #[test]
+    fn an_object_file_is_not_a_shared_object() {
+        let d = tempfile::tempdir().unwrap();
+        let c = d.path().join("x.c");
+        let o = d.path().join("x.o");
+        std::fs::write(&c, "int ompd_x(void) { return 0; }\n").unwrap();
+        let ok = std::process::Command::new("cc")
+            .arg("-c")
+            .arg(&c)
+            .arg("-o")
+            .arg(&o)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let e = inspect(&o).unwrap_err().to_string();
+        assert!(e.contains("not a shared object"), "{e}");
+    }
+
+    #[test]
+    fn a_library_of_another_class_is_refused_by_name() {
+        let d = tempfile::tempdir().unwrap();
+        let c = d.path().join("x.c");
+        let so = d.path().join("lib32.so");
+        std::fs::write(&c, "int ompd_x(void) { return 0; }\n").unwrap();
+        // An ELF32 object of this machine needs a multilib compiler; the test needs only the
+        // header, so write a minimal ELF32 shared-object header by hand when cc cannot.
+        let built = std::process::Command::new("cc")
+            .args(["-m32", "-shared", "-fPIC", "-nostdlib", "-o"])
+            .arg(&so)
+            .arg(&c)
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if !built {
+            let mut h = vec![0u8; 52];
+            h[..4].copy_from_slice(b"\x7fELF");
+            h[4] = 1; // ELFCLASS32
+            h[5] = 1; // little-endian
+            h[6] = 1; // EV_CURRENT
+            h[16] = 3; // ET_DYN
+            h[18] = 3; // EM_386
+            h[20] = 1; // e_version
+            h[40] = 52; // e_ehsize
+            std::fs::write(&so, h).unwrap();
+        }
+        let e = inspect(&so).unwrap_err().to_string();
+        assert!(
+            e.contains("ELF32") && e.contains("this harness runs as ELF64"),
+            "{e}"
+        );
     }
 
     #[test]

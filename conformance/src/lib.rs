@@ -11,7 +11,10 @@
 //! - [`report`]: outcomes, results and the report renderings.
 //! - [`expectations`]: per-vendor expected results with reasons, folded with a run.
 //! - [`cli`]: the `ompd-conform` command line and its exit codes.
+//! - [`bench`]: throughput figures (instances per second, checks per second with and without
+//!   isolation).
 
+pub mod bench;
 pub mod checks;
 pub mod cli;
 pub mod coverage;

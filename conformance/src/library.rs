@@ -147,7 +147,13 @@ pub struct Library {
 fn dlopen(path: &Path, flags: c_int) -> Result<RawLibrary, String> {
     // SAFETY: loading a shared object runs its initializers; the library is untrusted, which is
     // why this only ever happens in a worker process that the supervisor can lose.
-    unsafe { RawLibrary::open(Some(path), RTLD_NOW | flags) }.map_err(|e| e.to_string())
+    unsafe { RawLibrary::open(Some(path), RTLD_NOW | flags) }.map_err(|e| {
+        // libloading's own text is just "dlopen failed"; the loader's message is the source.
+        match std::error::Error::source(&e) {
+            Some(source) => source.to_string(),
+            None => e.to_string(),
+        }
+    })
 }
 
 /// Options for loading.
@@ -172,7 +178,7 @@ impl Library {
             let lib = dlopen(p, RTLD_GLOBAL)
                 .map_err(|e| fail(format!("preloading dependency {}: {e}", p.display())))?;
             diagnostics.push(format!(
-                "preloaded {} (a DT_NEEDED dependency not installed on this system)",
+                "preloaded {} with RTLD_GLOBAL before the library (a dependency it needs that the system does not provide)",
                 p.display()
             ));
             preloaded.push(lib);
@@ -188,23 +194,7 @@ impl Library {
         }
         let lib = match dlopen(path, RTLD_LOCAL) {
             Ok(l) => l,
-            Err(e) if e.contains("undefined symbol: _Z") && !opts.needs_cxx_runtime => {
-                preloaded.push(
-                    dlopen(cxx, RTLD_GLOBAL)
-                        .map_err(|e| fail(format!("preloading libstdc++: {e}")))?,
-                );
-                diagnostics.push(format!(
-                    "the library uses the C++ runtime without declaring it in DT_NEEDED ({e}); preloaded libstdc++.so.6"
-                ));
-                dlopen(path, RTLD_LOCAL).map_err(fail)?
-            }
-            Err(e) if e.contains("cannot open shared object file") => {
-                let dep = e.split(':').next().unwrap_or("?").trim().to_string();
-                return Err(fail(format!(
-                    "a DT_NEEDED dependency is missing ({dep}); it is not installed on this system: {e}"
-                )));
-            }
-            Err(e) => return Err(fail(e)),
+            Err(e) => return Err(fail(diagnose_load_failure(&e))),
         };
         let api = Api::resolve(&lib);
         Ok(Library {
@@ -214,6 +204,44 @@ impl Library {
             api,
             diagnostics,
         })
+    }
+}
+
+/// One line naming why `dlopen` refused a library, with the way around it where there is one.
+/// The harness never works around an undeclared dependency on its own: it does when asked
+/// (`--preload`, or a vendor entry that records the quirk).
+fn diagnose_load_failure(e: &str) -> String {
+    if let Some(sym) = e.split("undefined symbol: ").nth(1) {
+        let sym = sym.split_whitespace().next().unwrap_or(sym);
+        let provider = if sym.starts_with("_Z") || sym.starts_with("__cxa_") {
+            "a C++ runtime symbol: libstdc++.so.6 provides it"
+        } else {
+            "a symbol of a library it does not declare"
+        };
+        return format!(
+            "undeclared dependency: undefined symbol {sym} ({provider}); no DT_NEEDED entry \
+             provides it, so the library cannot load on its own; rerun with --preload LIBRARY \
+             to load the provider first ({e})"
+        );
+    }
+    if e.contains("cannot open shared object file") {
+        let dep = e.split(':').next().unwrap_or("?").trim();
+        return format!(
+            "a DT_NEEDED dependency is missing ({dep}); it is not installed on this system: {e}"
+        );
+    }
+    e.to_string()
+}
+
+/// Flushes every C `stdio` output stream of this process (`fflush(NULL)`). A library that
+/// prints with `printf` writes into the C library's buffer, which, with stdout redirected to a
+/// file, reaches the file only when full or at exit: flushed after each check, the output lands
+/// where the worker attributes it to the check that printed it.
+pub fn flush_c_stdio() {
+    // SAFETY: `fflush(NULL)` is defined by C to flush every open output stream; it takes no
+    // pointer from us, and the worker calls it between checks, when no library code runs.
+    unsafe {
+        nix::libc::fflush(std::ptr::null_mut());
     }
 }
 

@@ -8,7 +8,7 @@
 
 use crate::checks::{self, Stage};
 use crate::report::{Outcome, ResultRecord};
-use crate::supervisor::{self, RunOptions};
+use crate::supervisor::{self, Exec, RunOptions};
 use crate::vendors::Resolved;
 use crate::worker::{StageName, Unit};
 use proptest::prelude::*;
@@ -26,9 +26,18 @@ use std::path::{Path, PathBuf};
 /// cases would only repeat them.
 pub const SCENARIO_ONLY: &[&str] = &["null.", "fault."];
 
+/// Check-id prefixes of families that draw random cases of their own: the corrupted-image checks
+/// already run a seeded proptest loop over corruptions of every scenario unit, and generated
+/// states would multiply that cost by the case count without reaching other code in the libraries
+/// (the walks follow the same fields whatever the model's shape).
+pub const SELF_RANDOMIZED: &[&str] = &["corrupt."];
+
 /// Whether the property phase runs check `id`.
 pub fn runs(id: &str) -> bool {
-    !SCENARIO_ONLY.iter().any(|p| id.starts_with(p))
+    !SCENARIO_ONLY
+        .iter()
+        .chain(SELF_RANDOMIZED)
+        .any(|p| id.starts_with(p))
 }
 
 /// The scenario name of results from generated cases.
@@ -177,14 +186,14 @@ fn failed(r: &ResultRecord) -> bool {
 /// and its record, or `None` when the case no longer fails (a flaky check or library).
 fn shrink(
     lib: &Resolved,
-    opts: &RunOptions,
+    exec: Exec,
     popts: &PropertyOptions,
     check: &str,
     i: u32,
 ) -> Option<(ResultRecord, Model)> {
     let checks = [check.to_string()];
     let run = |(m, a, p): &(Model, Arch, Policy)| -> Option<ResultRecord> {
-        supervisor::run_unit(&unit(lib, m, *a, *p, &checks), opts.check_timeout)
+        supervisor::run_unit(&unit(lib, m, *a, *p, &checks), exec)
             .records
             .into_iter()
             .find(failed)
@@ -217,10 +226,12 @@ fn shrink(
 /// Runs the property phase for one library and returns one record per target-stage check:
 /// every check runs on every generated case; each check that fails somewhere is shrunk, on its
 /// own, from its first failing case.
-pub fn run_library(
+/// Stops early when the run is stopped (the report is then marked incomplete).
+pub(crate) fn run_library(
     lib: &Resolved,
     opts: &RunOptions,
     popts: &PropertyOptions,
+    exec: Exec,
 ) -> Vec<ResultRecord> {
     let all: Vec<String> = checks::registry()
         .iter()
@@ -229,10 +240,14 @@ pub fn run_library(
         })
         .map(|c| c.id.to_string())
         .collect();
-    let mut first_failure: BTreeMap<String, u32> = BTreeMap::new();
+    let mut first_failure: BTreeMap<String, (u32, ResultRecord, Model)> = BTreeMap::new();
+    let mut ran = 0u32;
     let mut tally: BTreeMap<String, Tally> = BTreeMap::new();
     let mut harness: Option<String> = None;
     for i in 0..popts.cases {
+        if exec.stop.reason().is_some() {
+            break;
+        }
         let (m, a, p) = match case_tree(popts.seed, i) {
             Ok(t) => t.current(),
             Err(e) => {
@@ -240,13 +255,16 @@ pub fn run_library(
                 break;
             }
         };
-        for r in supervisor::run_unit(&unit(lib, &m, a, p, &all), opts.check_timeout).records {
+        ran += 1;
+        for r in supervisor::run_unit(&unit(lib, &m, a, p, &all), exec).records {
             let e = tally.entry(r.check.clone()).or_default();
             if r.outcome != Outcome::Skip {
                 e.evaluated += 1;
             }
             if failed(&r) {
-                first_failure.entry(r.check.clone()).or_insert(i);
+                first_failure
+                    .entry(r.check.clone())
+                    .or_insert_with(|| (i, r.clone(), m.clone()));
             } else if matches!(r.outcome, Outcome::Warn | Outcome::NotSupported)
                 && e.first_deviation.is_none()
             {
@@ -264,12 +282,28 @@ pub fn run_library(
             if let Some(why) = &harness {
                 return base(Outcome::HarnessError, String::new(), why.clone());
             }
-            if let Some(&i) = first_failure.get(id) {
-                return match shrink(lib, opts, popts, id, i) {
-                    Some((r, m)) => {
+            if let Some((i, r, m)) = first_failure.get(id) {
+                let shrunk = exec
+                    .stop
+                    .reason()
+                    .is_none()
+                    .then(|| shrink(lib, exec, popts, id, *i))
+                    .flatten();
+                // A stop during shrinking leaves the smallest case found so far; a stop before
+                // it, the case that failed first.
+                return match (shrunk, exec.stop.reason()) {
+                    (Some((r, m)), None) => {
                         with_replay(r, lib, &popts.replay_dir, &m, "minimal failing case")
                     }
-                    None => base(
+                    (Some((r, m)), Some(why)) => {
+                        let note = format!("smallest failing case found before the stop ({why})");
+                        with_replay(r, lib, &popts.replay_dir, &m, &note)
+                    }
+                    (None, Some(why)) => {
+                        let note = format!("failing case {i}, not shrunk ({why})");
+                        with_replay(r.clone(), lib, &popts.replay_dir, m, &note)
+                    }
+                    (None, None) => base(
                         Outcome::Warn,
                         format!("failed on generated case {i} once, then passed when run again"),
                         "a flaky check or library".into(),
@@ -283,8 +317,13 @@ pub fn run_library(
                 }) => with_replay(r.clone(), lib, &popts.replay_dir, m, "first deviating case"),
                 Some(Tally { evaluated, .. }) if *evaluated > 0 => base(
                     Outcome::Pass,
-                    format!("held in {evaluated} of {} generated cases", popts.cases),
-                    if *evaluated < popts.cases as usize {
+                    format!("held in {evaluated} of {ran} generated cases"),
+                    if let Some(why) = exec.stop.reason() {
+                        format!(
+                            "seed {}; the run stopped after {ran} of {} cases ({why})",
+                            popts.seed, popts.cases
+                        )
+                    } else if *evaluated < ran as usize {
                         format!("seed {}; the other cases skipped it", popts.seed)
                     } else {
                         format!("seed {}", popts.seed)

@@ -84,6 +84,9 @@ pub struct ResultRecord {
     pub actual: String,
     /// Anything else worth knowing (where it went wrong, how to reproduce).
     pub detail: String,
+    /// A crash that did not reproduce when the check was re-run alone in a fresh worker.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flaky: bool,
 }
 
 /// A library as the report describes it.
@@ -95,6 +98,15 @@ pub struct LibraryInfo {
     pub path: String,
     /// sha256 of the file.
     pub sha256: String,
+    /// ELF class and machine, e.g. `ELF64 X86_64`.
+    #[serde(default)]
+    pub elf: String,
+    /// DT_SONAME, when the file has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soname: Option<String>,
+    /// DT_NEEDED entries, in order.
+    #[serde(default)]
+    pub needed: Vec<String>,
     /// `ompd_get_api_version`, if it answered.
     pub api_version: Option<i64>,
     /// `ompd_get_version_string`, if it answered.
@@ -189,6 +201,17 @@ impl Report {
                 "  sha256 {}  {} entry points exported",
                 lib.sha256,
                 lib.entry_points.len()
+            );
+            let _ = writeln!(
+                out,
+                "  {}  soname {}  DT_NEEDED {}",
+                lib.elf,
+                lib.soname.as_deref().unwrap_or("(none)"),
+                if lib.needed.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    lib.needed.join(", ")
+                }
             );
             for d in &lib.diagnostics {
                 let _ = writeln!(out, "  note: {d}");
@@ -286,6 +309,7 @@ mod tests {
             expected: "e".into(),
             actual: "a".into(),
             detail: String::new(),
+            flaky: false,
         }
     }
 

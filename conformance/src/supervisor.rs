@@ -13,8 +13,10 @@ use crate::vendors::Resolved;
 use crate::worker::{Event, StageName, Unit};
 use sim_target::arch::Arch;
 use sim_target::layout::Policy;
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Seek, Write};
 use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
@@ -42,6 +44,10 @@ pub struct RunOptions {
     pub check_timeout: Duration,
     /// The property phase over generated cases (none: scenarios only).
     pub property: Option<crate::property::PropertyOptions>,
+    /// Re-run each crashed check once, alone, in a fresh worker (flake or reproducible).
+    pub rerun_crashes: bool,
+    /// Environment variables passed on to workers besides `PATH` (the environment is scrubbed).
+    pub keep_env: Vec<String>,
 }
 
 impl Default for RunOptions {
@@ -65,6 +71,79 @@ impl Default for RunOptions {
                 .unwrap_or(1),
             check_timeout: Duration::from_secs(60),
             property: Some(crate::property::PropertyOptions::default()),
+            rerun_crashes: true,
+            keep_env: Vec::new(),
+        }
+    }
+}
+
+/// Why a run ends early: an interruption (Ctrl-C, SIGTERM) or the whole-run deadline. Shared by
+/// every worker thread; units not started yet and checks not reached are reported as skipped with
+/// the reason, and the report is marked incomplete.
+#[derive(Debug, Default)]
+pub struct Stop {
+    interrupted: Mutex<Option<String>>,
+    deadline: Option<Instant>,
+}
+
+impl Stop {
+    /// A stop that fires only when interrupted, or also once `limit` has passed from now.
+    pub fn with_deadline(limit: Option<Duration>) -> Stop {
+        Stop {
+            interrupted: Mutex::new(None),
+            deadline: limit.map(|l| Instant::now() + l),
+        }
+    }
+
+    /// Ends the run early for `why` (the first reason given is kept).
+    pub fn interrupt(&self, why: impl Into<String>) {
+        self.interrupted
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert_with(|| why.into());
+    }
+
+    /// Why the run must end now, if it must.
+    pub fn reason(&self) -> Option<String> {
+        if let Some(why) = self
+            .interrupted
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+        {
+            return Some(why);
+        }
+        match self.deadline {
+            Some(d) if Instant::now() >= d => {
+                Some("the whole-run timeout (--run-timeout) expired".into())
+            }
+            _ => None,
+        }
+    }
+}
+
+/// How units run: the time one check may take, the run's stop, and whether a crashed check is
+/// re-run alone in a fresh worker to tell a flake from a reproducible crash.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Exec<'a> {
+    /// Time a single check may take before its worker is stopped.
+    pub(crate) timeout: Duration,
+    /// The run's stop.
+    pub(crate) stop: &'a Stop,
+    /// Re-run each crashed check once, alone, in a fresh worker.
+    pub(crate) rerun_crashes: bool,
+    /// Environment variables passed on to workers besides `PATH`.
+    pub(crate) keep_env: &'a [String],
+}
+
+impl<'a> Exec<'a> {
+    /// How the units of a run with `opts` run.
+    pub(crate) fn of(opts: &'a RunOptions, stop: &'a Stop) -> Exec<'a> {
+        Exec {
+            timeout: opts.check_timeout,
+            stop,
+            rerun_crashes: opts.rerun_crashes,
+            keep_env: &opts.keep_env,
         }
     }
 }
@@ -98,6 +177,7 @@ pub(crate) fn unit_of(
         arch: arch.to_string(),
         layout: layout.to_string(),
         checks,
+        carried: Default::default(),
     }
 }
 
@@ -158,6 +238,8 @@ pub(crate) struct UnitRun {
     pub(crate) records: Vec<ResultRecord>,
     loaded: Option<Event>,
     load_failed: Option<String>,
+    /// The worker died before the library reported itself loaded.
+    died_loading: bool,
     output: String,
 }
 
@@ -183,6 +265,7 @@ pub(crate) fn record(
         expected: expected.to_string(),
         actual,
         detail,
+        flaky: false,
     }
 }
 
@@ -208,14 +291,29 @@ fn record_all(
     }
 }
 
+/// How a worker ended, in words a vendor engineer acts on: the signal and what usually raises it,
+/// or the exit code of a process the library ended itself.
 fn describe_exit(status: std::process::ExitStatus) -> String {
+    use nix::sys::signal::Signal;
     if let Some(sig) = status.signal() {
-        let name = nix::sys::signal::Signal::try_from(sig)
+        let name = Signal::try_from(sig)
             .map(|s| s.as_str().to_string())
             .unwrap_or(format!("signal {sig}"));
-        format!("killed by {name}")
+        let cause = match Signal::try_from(sig) {
+            Ok(Signal::SIGSEGV) | Ok(Signal::SIGBUS) => " (invalid memory access)",
+            Ok(Signal::SIGABRT) => {
+                " (abort: an assertion, a detected stack smash or heap corruption)"
+            }
+            Ok(Signal::SIGFPE) => " (arithmetic fault)",
+            Ok(Signal::SIGILL) => " (illegal instruction)",
+            _ => "",
+        };
+        format!("killed by {name}{cause}")
     } else {
-        format!("exited with code {}", status.code().unwrap_or(-1))
+        let code = status.code().unwrap_or(-1);
+        format!(
+            "the process exited with code {code} in the middle of the unit (the library ended it)"
+        )
     }
 }
 
@@ -238,35 +336,139 @@ fn tail(s: &str, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join(" | ")
 }
 
-/// Starts a worker of `exe`. Its stderr (and the stdout it redirects there) goes to an unlinked
-/// file, returned too: the file survives a crash, and the worker reads it back to attribute
-/// output to checks.
-fn start_worker(exe: &std::path::Path) -> Result<(Child, std::fs::File), String> {
+/// Environment variables a worker always gets, when set: the search path and the trace switch.
+const WORKER_ENV: &[&str] = &["PATH", crate::worker::TRACE_ENV];
+
+/// Starts a worker of `exe` in a scrubbed environment (only [`WORKER_ENV`] and `keep_env`), in a
+/// process group of its own (a Ctrl-C at the terminal reaches the supervisor, which stops its
+/// workers itself). Its stderr (and the stdout it redirects there) goes to an unlinked file,
+/// returned too: the file survives a crash, and the worker reads it back to attribute output to
+/// checks.
+fn start_worker(
+    exe: &std::path::Path,
+    keep_env: &[String],
+) -> Result<(Child, std::fs::File), String> {
+    use std::os::unix::process::CommandExt;
     let capture =
         tempfile::tempfile().map_err(|e| format!("cannot create the output capture file: {e}"))?;
     let for_child = capture
         .try_clone()
         .map_err(|e| format!("cannot create the output capture file: {e}"))?;
-    let child = Command::new(exe)
-        .arg("__worker")
+    let mut cmd = Command::new(exe);
+    cmd.arg("__worker")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::from(for_child))
-        .env_remove("LD_PRELOAD")
+        .env_clear()
+        .process_group(0);
+    for name in WORKER_ENV
+        .iter()
+        .copied()
+        .chain(keep_env.iter().map(String::as_str))
+    {
+        if let Some(v) = std::env::var_os(name) {
+            cmd.env(name, v);
+        }
+    }
+    let child = cmd
         .spawn()
         .map_err(|e| format!("cannot start a worker: {e}"))?;
     Ok((child, capture))
 }
 
-/// Runs one unit to the end, replacing workers that die.
-pub(crate) fn run_unit(unit: &Unit, timeout: Duration) -> UnitRun {
+/// How a worker's stream ended.
+enum Ending {
+    /// The worker finished or died on its own (EOF on its stream).
+    Closed,
+    /// The check in flight took longer than the timeout.
+    TimedOut,
+    /// The run was stopped, for this reason.
+    Stopped(String),
+}
+
+/// A unit of the single check `check` of `unit` (for a re-run).
+fn alone(unit: &Unit, check: &str) -> Unit {
+    Unit {
+        checks: vec![check.to_string()],
+        ..unit.clone()
+    }
+}
+
+/// Re-runs `check` of `unit` alone in a fresh worker after it crashed, and says in `rec` whether
+/// the crash reproduced.
+fn rerun_crashed(unit: &Unit, rec: &mut ResultRecord, exec: Exec) {
+    let again = run_unit(
+        &alone(unit, &rec.check),
+        Exec {
+            rerun_crashes: false,
+            ..exec
+        },
+    );
+    match again.records.iter().find(|r| r.check == rec.check) {
+        Some(r) if r.outcome == Outcome::Crash => {
+            rec.detail
+                .push_str("; reproduced: it crashed again when re-run alone in a fresh worker");
+        }
+        Some(r) if r.outcome == Outcome::Skip && exec.stop.reason().is_some() => {}
+        Some(r) => {
+            rec.flaky = true;
+            rec.detail.push_str(&format!(
+                "; did not reproduce: re-run alone in a fresh worker it gave {} (a flaky \
+                 library, or a crash that depends on the checks before it)",
+                r.outcome.as_str()
+            ));
+        }
+        None => {}
+    }
+}
+
+/// Starts a fresh worker for `unit` with no checks: it loads the library, initializes it and the
+/// unit's address space, and ends (the cost of one fresh library instance).
+pub(crate) fn setup_only(unit: &Unit, exec: Exec) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
+    let (mut child, _capture) = start_worker(&exe, exec.keep_env)?;
+    let bare = Unit {
+        checks: Vec::new(),
+        ..unit.clone()
+    };
+    let line = serde_json::to_string(&bare).expect("units serialize");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = writeln!(stdin, "{line}");
+    }
+    let stdout = child.stdout.take().expect("piped");
+    let mut done = Err("the worker ended before setting up the target".to_string());
+    for l in BufReader::new(stdout).lines() {
+        match serde_json::from_str::<Event>(&l.map_err(|e| e.to_string())?) {
+            Ok(Event::Done) => done = Ok(()),
+            Ok(Event::LoadFailed { message }) => done = Err(message),
+            _ => {}
+        }
+    }
+    let _ = child.wait();
+    done
+}
+
+/// Runs one unit to the end, replacing workers that die; a stop ends it early with the checks
+/// not reached reported as skipped.
+pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
     let mut out = UnitRun::default();
     let mut remaining = unit.checks.clone();
+    // What replaced workers of this unit saw, for the contract checks of the next one.
+    let mut carried = unit.carried.clone();
     let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"));
     while !remaining.is_empty() {
+        if let Some(why) = exec.stop.reason() {
+            let detail = format!("not reached: {why}");
+            record_all(&mut out, unit, &remaining, Outcome::Skip, "", "", &detail);
+            return out;
+        }
         let mut u = unit.clone();
         u.checks = remaining.clone();
-        let (mut child, mut capture) = match exe.clone().and_then(|exe| start_worker(&exe)) {
+        u.carried = carried.clone();
+        let (mut child, mut capture) = match exe
+            .clone()
+            .and_then(|exe| start_worker(&exe, exec.keep_env))
+        {
             Ok(started) => started,
             Err(detail) => {
                 record_all(
@@ -297,14 +499,23 @@ pub(crate) fn run_unit(unit: &Unit, timeout: Duration) -> UnitRun {
         });
         let mut in_flight: Option<String> = None;
         let mut done = false;
-        let mut timed_out = false;
-        let mut deadline = Instant::now() + timeout;
-        loop {
-            let wait = deadline.saturating_duration_since(Instant::now());
-            match rx.recv_timeout(wait) {
+        let mut deadline = Instant::now() + exec.timeout;
+        // The stop is polled this often while a check runs.
+        let poll = Duration::from_millis(100);
+        let ending = loop {
+            if let Some(why) = exec.stop.reason() {
+                stop(&mut child);
+                break Ending::Stopped(why);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                stop(&mut child);
+                break Ending::TimedOut;
+            }
+            match rx.recv_timeout((deadline - now).min(poll)) {
                 Ok(l) => match serde_json::from_str::<Event>(&l) {
                     Ok(Event::Start { check }) => {
-                        deadline = Instant::now() + timeout;
+                        deadline = Instant::now() + exec.timeout;
                         in_flight = Some(check);
                     }
                     Ok(Event::Result {
@@ -313,7 +524,9 @@ pub(crate) fn run_unit(unit: &Unit, timeout: Duration) -> UnitRun {
                         expected,
                         actual,
                         detail,
+                        contract,
                     }) => {
+                        carried.extend(contract);
                         out.records
                             .push(record(unit, &check, outcome, &expected, actual, detail));
                         remaining.retain(|c| *c != check);
@@ -321,7 +534,7 @@ pub(crate) fn run_unit(unit: &Unit, timeout: Duration) -> UnitRun {
                     }
                     Ok(e @ Event::Loaded { .. }) => {
                         out.loaded.get_or_insert(e);
-                        deadline = Instant::now() + timeout;
+                        deadline = Instant::now() + exec.timeout;
                     }
                     Ok(Event::LoadFailed { message }) => out.load_failed = Some(message),
                     Ok(Event::Done) => done = true,
@@ -329,14 +542,10 @@ pub(crate) fn run_unit(unit: &Unit, timeout: Duration) -> UnitRun {
                         .output
                         .push_str(&format!("unparsable worker line ({e}): {l}\n")),
                 },
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    timed_out = true;
-                    stop(&mut child);
-                    break;
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break Ending::Closed,
             }
-        }
+        };
         let status = child.wait().ok();
         let mut buf = Vec::new();
         let _ = capture.seek(std::io::SeekFrom::Start(0)).and_then(|_| {
@@ -362,40 +571,59 @@ pub(crate) fn run_unit(unit: &Unit, timeout: Duration) -> UnitRun {
         if done && remaining.is_empty() {
             return out;
         }
-        let how = if timed_out {
-            format!("no answer within {}s", timeout.as_secs())
-        } else {
-            status
+        let how = match &ending {
+            Ending::Stopped(why) => {
+                if let Some(check) = in_flight.take() {
+                    let detail = format!("interrupted while running: {why}");
+                    out.records.push(record(
+                        unit,
+                        &check,
+                        Outcome::Skip,
+                        "",
+                        String::new(),
+                        detail,
+                    ));
+                    remaining.retain(|c| *c != check);
+                }
+                let detail = format!("not reached: {why}");
+                record_all(&mut out, unit, &remaining, Outcome::Skip, "", "", &detail);
+                return out;
+            }
+            Ending::TimedOut => format!(
+                "no answer within {}s (stopped with SIGTERM, then SIGKILL)",
+                exec.timeout.as_secs()
+            ),
+            Ending::Closed => status
                 .map(describe_exit)
-                .unwrap_or_else(|| "worker vanished".into())
+                .unwrap_or_else(|| "worker vanished".into()),
         };
-        let last = tail(&stderr_text, 3);
+        let outcome = match ending {
+            Ending::TimedOut => Outcome::Timeout,
+            _ => Outcome::Crash,
+        };
+        let last = match tail(&stderr_text, 3) {
+            t if t.trim().is_empty() => "the worker printed nothing".to_string(),
+            t => format!("worker output: {t}"),
+        };
         match in_flight {
             Some(check) => {
-                let outcome = if timed_out {
-                    Outcome::Timeout
-                } else {
-                    Outcome::Crash
-                };
-                out.records.push(record(
-                    unit,
-                    &check,
-                    outcome,
-                    "the check completes",
-                    how,
-                    format!("worker output: {last}"),
-                ));
+                let mut rec = record(unit, &check, outcome, "the check completes", how, last);
+                if outcome == Outcome::Crash && exec.rerun_crashes {
+                    rerun_crashed(unit, &mut rec, exec);
+                }
+                out.records.push(rec);
                 remaining.retain(|c| *c != check);
             }
             None => {
                 // Died outside any check (loading, setup): nothing further can run in this unit.
-                let outcome = if timed_out {
-                    Outcome::Timeout
-                } else {
-                    Outcome::Crash
-                };
                 let actual = format!("worker {how} before the check");
-                let detail = format!("during library load or target setup; worker output: {last}");
+                let when = if out.loaded.is_none() {
+                    "while loading the library"
+                } else {
+                    "during target setup"
+                };
+                let detail = format!("{when}; {last}");
+                out.died_loading = out.loaded.is_none();
                 record_all(
                     &mut out,
                     unit,
@@ -417,13 +645,18 @@ pub fn run(
     libs: &[Resolved],
     statics: &[StaticInfo],
     opts: &RunOptions,
+    stop: &Stop,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Report {
     let mut report = Report::new();
+    let exec = Exec::of(opts, stop);
     let units: Vec<Unit> = libs.iter().flat_map(|l| plan(l, opts)).collect();
     let total = units.len();
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<UnitRun>>> = Mutex::new((0..total).map(|_| None).collect());
+    // A library that cannot load fails the same way in every unit: once one unit saw it, the
+    // library's other units are recorded from that failure without starting workers.
+    let unloadable: Mutex<BTreeMap<PathBuf, LoadFailure>> = Mutex::new(BTreeMap::new());
     std::thread::scope(|s| {
         for _ in 0..opts.jobs.max(1).min(total.max(1)) {
             s.spawn(|| loop {
@@ -432,7 +665,22 @@ pub fn run(
                     break;
                 }
                 let u = &units[i];
-                let r = run_unit(u, opts.check_timeout);
+                let known = unloadable
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(&u.path)
+                    .cloned();
+                let r = match known {
+                    Some(f) => f.unit_run(u),
+                    None => run_unit(u, exec),
+                };
+                if let Some(f) = LoadFailure::of(&r) {
+                    unloadable
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .entry(u.path.clone())
+                        .or_insert(f);
+                }
                 progress(&format!(
                     "[{}/{total}] {} {} {} {}",
                     i + 1,
@@ -453,8 +701,34 @@ pub fn run(
             sha256: info.sha256.clone(),
             entry_points: info.exported_ompd.clone(),
             package_version: lib.version.clone(),
+            elf: format!("{} {}", info.class, info.machine),
+            soname: info.soname.clone(),
+            needed: info.needed.clone(),
             ..LibraryInfo::default()
         };
+        // The static stage: judged from the file, reported like the library-level checks.
+        let host = unit_of(
+            lib,
+            StageName::Library,
+            "none",
+            "lp64-le",
+            "natural",
+            vec![],
+        );
+        for c in checks::registry()
+            .iter()
+            .filter(|c| c.stage == Stage::Static && selected(c.id, &opts.checks))
+        {
+            let v = checks::statics::judge(c.id, info);
+            report.push(record(
+                &host,
+                c.id,
+                v.outcome,
+                &v.expected,
+                v.actual,
+                v.detail,
+            ));
+        }
         for (u, r) in units.iter().zip(&results) {
             if u.library != lib.name || u.path != lib.path {
                 continue;
@@ -498,10 +772,6 @@ pub fn run(
                 }
             }
         }
-        if !info.needed.is_empty() {
-            li.diagnostics
-                .push(format!("DT_NEEDED: {}", info.needed.join(", ")));
-        }
         report.libraries.push(li);
     }
     for r in results.into_iter().flatten() {
@@ -510,13 +780,57 @@ pub fn run(
         }
     }
     if let Some(p) = &opts.property {
-        for recs in property_phase(libs, opts, p, progress) {
+        for recs in property_phase(libs, opts, p, exec, progress) {
             for rec in recs {
                 report.push(rec);
             }
         }
     }
+    report.incomplete = stop.reason().is_some();
     report
+}
+
+/// How a library failed to load in one unit, replayed for its other units.
+#[derive(Clone, Debug)]
+struct LoadFailure {
+    first: ResultRecord,
+    load_failed: Option<String>,
+}
+
+impl LoadFailure {
+    /// The load failure `r` shows, if its library never loaded.
+    fn of(r: &UnitRun) -> Option<LoadFailure> {
+        if r.load_failed.is_none() && !r.died_loading {
+            return None;
+        }
+        Some(LoadFailure {
+            first: r.records.first()?.clone(),
+            load_failed: r.load_failed.clone(),
+        })
+    }
+
+    /// The same failure for every check of `unit`, without running it.
+    fn unit_run(&self, unit: &Unit) -> UnitRun {
+        let mut out = UnitRun {
+            load_failed: self.load_failed.clone(),
+            died_loading: true,
+            ..UnitRun::default()
+        };
+        let detail = format!(
+            "{} (not attempted again: the library failed to load in an earlier unit)",
+            self.first.detail
+        );
+        record_all(
+            &mut out,
+            unit,
+            &unit.checks,
+            self.first.outcome,
+            &self.first.expected,
+            &self.first.actual,
+            &detail,
+        );
+        out
+    }
 }
 
 /// Runs the property phase of every library, `opts.jobs` libraries at a time.
@@ -524,8 +838,14 @@ fn property_phase(
     libs: &[Resolved],
     opts: &RunOptions,
     p: &crate::property::PropertyOptions,
+    exec: Exec,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Vec<Vec<ResultRecord>> {
+    // The property phase reports one summary per check; a crash there is shrunk, not re-run.
+    let exec = Exec {
+        rerun_crashes: false,
+        ..exec
+    };
     let next = AtomicUsize::new(0);
     let out: Mutex<Vec<Vec<ResultRecord>>> = Mutex::new(vec![Vec::new(); libs.len()]);
     std::thread::scope(|s| {
@@ -535,7 +855,7 @@ fn property_phase(
                 if i >= libs.len() {
                     break;
                 }
-                let recs = crate::property::run_library(&libs[i], opts, p);
+                let recs = crate::property::run_library(&libs[i], opts, p, exec);
                 progress(&format!(
                     "[property] {}: {} checks over generated cases",
                     libs[i].name,

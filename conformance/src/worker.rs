@@ -41,6 +41,36 @@ pub struct Unit {
     pub layout: String,
     /// Check ids to run, in order.
     pub checks: Vec<String>,
+    /// What earlier workers of this unit saw for the unit's contract checks.
+    #[serde(default, skip_serializing_if = "Contract::is_empty")]
+    pub carried: Contract,
+}
+
+/// Facts the unit's contract checks judge over all of its checks: what the library printed and
+/// the callback contract violations it committed, each with the check in flight. A worker
+/// replaced after a crash or timeout takes its ledger and output with it, so each result
+/// reports its check's facts and the supervisor hands them to the next worker of the unit.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contract {
+    /// Output on stdout/stderr: (check id, first bytes).
+    #[serde(default)]
+    pub printed: Vec<(String, String)>,
+    /// Callback contract violations still recorded after the check: (check id, violation).
+    #[serde(default)]
+    pub violations: Vec<(String, String)>,
+}
+
+impl Contract {
+    /// True when nothing was seen.
+    pub fn is_empty(&self) -> bool {
+        self.printed.is_empty() && self.violations.is_empty()
+    }
+
+    /// Adds the facts of `other` after these.
+    pub fn extend(&mut self, other: Contract) {
+        self.printed.extend(other.printed);
+        self.violations.extend(other.violations);
+    }
 }
 
 /// Serializable stage.
@@ -92,6 +122,9 @@ pub enum Event {
         actual: String,
         /// Detail.
         detail: String,
+        /// What the check's calls printed and violated (for the unit's contract checks).
+        #[serde(default, skip_serializing_if = "Contract::is_empty")]
+        contract: Contract,
     },
     /// Every check ran.
     Done,
@@ -99,6 +132,10 @@ pub enum Event {
 
 /// Runs the unit read from stdin. Returns the process exit code.
 pub fn main() -> i32 {
+    // The supervisor blocks SIGINT/SIGTERM (a stop request is its to handle) and the mask is
+    // inherited: a worker must die of them again. It must also never outlive its supervisor.
+    let _ = nix::sys::signal::SigSet::all().thread_unblock();
+    let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
     let results = match nix::unistd::dup(std::io::stdout()) {
         Ok(fd) => std::fs::File::from(fd),
         Err(e) => {
@@ -216,7 +253,8 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
         setup: Setup::default(),
         severity: checks::Severity::Must,
         profile,
-        printed: Vec::new(),
+        printed: unit.carried.printed.clone(),
+        earlier_violations: unit.carried.violations.clone(),
         icv_table: Default::default(),
     };
     // A TR-era library has another ompd_initialize signature: the 5.x target setup must not
@@ -249,6 +287,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
             }
         }
     }
+    crate::library::flush_c_stdio();
     let mut printed = captured_len();
     let wanted = match unit.stage {
         StageName::Library => Stage::Library,
@@ -266,6 +305,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
             return;
         }
         ctx.severity = check.severity;
+        let violations_before = callbacks::ledger().violations().len();
         let v = if check.since > profile {
             checks::Verdict::skip(format!(
                 "a requirement of {}; the library implements {profile}",
@@ -275,19 +315,32 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
             let _g = callbacks::enter("harness");
             (check.run)(&mut ctx, check.arg)
         };
+        // What the library printed with C stdio may still sit in a buffer.
+        crate::library::flush_c_stdio();
+        let mut contract = Contract::default();
         let now = captured_len();
         if now > printed {
             if let Some(text) = captured_range(printed, now) {
-                ctx.printed.push((id.clone(), text));
+                ctx.printed.push((id.clone(), text.clone()));
+                contract.printed.push((id.clone(), text));
             }
             printed = now;
         }
+        // Checks take the violations they provoke on purpose; the rest are the unit's.
+        let ledger = callbacks::ledger();
+        let recorded = ledger.violations();
+        contract.violations = recorded[violations_before.min(recorded.len())..]
+            .iter()
+            .map(|v| (id.clone(), format!("{v:?}")))
+            .collect();
+        drop(ledger);
         if !emit(&Event::Result {
             check: id.clone(),
             outcome: v.outcome,
             expected: v.expected,
             actual: v.actual,
             detail: v.detail,
+            contract,
         }) {
             return;
         }
@@ -296,9 +349,16 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
     drop(ctx.aspace.take());
     if std::env::var_os(TRACE_ENV).is_some() {
         // Debugging aid: every callback the library made, with the entry point in flight.
-        for (site, e) in callbacks::ledger().events() {
+        let l = callbacks::ledger();
+        for (site, e) in l.events() {
             eprintln!("trace {site}: {e:?}");
         }
+        // The busiest single call, to size the callback budget from data.
+        let (peak, site) = l.peak_call();
+        eprintln!(
+            "trace peak: {peak} target-access callbacks in one call of {site} (budget {:?})",
+            l.budget()
+        );
     }
     emit(&Event::Done);
 }

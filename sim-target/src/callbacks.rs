@@ -2,7 +2,8 @@
 //!
 //! Every callback catches panics (none crosses FFI), validates each pointer it is given, checks
 //! that contexts are ones the tool handed out, bounds every read by the image, and records what it
-//! did in the process-wide [`Ledger`], attributed to the OMPD entry point in flight. Once its
+//! did in the process-wide [`Ledger`], attributed to the OMPD entry point in flight. The
+//! target-access callbacks are metered by the ledger's per-call budget ([`METERED`]). Once its
 //! arguments are validated, each callback reports itself to the fault plan in force
 //! ([`set_fault_plan`], [`crate::faults`]) and fails as the plan says instead of doing its work.
 //!
@@ -11,7 +12,7 @@
 
 use crate::abi::{self, AddressSpaceContext, Callbacks, DeviceTypeSizes, Rc, ThreadContext};
 use crate::faults::{short_len, Action, Census, FaultPlan, Op};
-use crate::image::{Image, MemError};
+use crate::image::{Image, MemError, Memory};
 use crate::ledger::{AllocMode, Event, Ledger, Violation, POISON};
 use std::alloc::Layout as AllocLayout;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -80,6 +81,46 @@ pub struct Target {
     image: Image,
     /// One context per native thread; the vector is never resized, so addresses are stable.
     threads: Vec<ThreadCtx>,
+    /// Memory served instead of the image's while a [`Substitution`] lives (corrupted images).
+    substitute: Mutex<Option<Memory>>,
+}
+
+/// Serves substituted memory until dropped (see [`Target::substitute`]).
+#[derive(Debug)]
+pub struct Substitution<'t> {
+    target: &'t Target,
+    prev: Option<Memory>,
+}
+
+impl Substitution<'_> {
+    /// Serves the image's own memory again until the returned guard is dropped, then this
+    /// substitute (to ask the same question of the intact image in the middle of a walk).
+    pub fn pause(&self) -> Substitution<'_> {
+        let prev = self.target.served().take();
+        Substitution {
+            target: self.target,
+            prev,
+        }
+    }
+}
+
+impl Drop for Substitution<'_> {
+    fn drop(&mut self) {
+        *self.target.served() = self.prev.take();
+    }
+}
+
+/// The memory a target serves right now: its image's, or the substitute.
+struct Served<'t> {
+    guard: MutexGuard<'t, Option<Memory>>,
+    image: &'t Memory,
+}
+
+impl std::ops::Deref for Served<'_> {
+    type Target = Memory;
+    fn deref(&self) -> &Memory {
+        self.guard.as_ref().unwrap_or(self.image)
+    }
 }
 
 impl Target {
@@ -88,14 +129,37 @@ impl Target {
     pub fn leak(image: Image) -> &'static Target {
         let n = image.threads.len();
         let threads = (0..n).map(|index| ThreadCtx { index }).collect();
-        let t: &'static Target = Box::leak(Box::new(Target { image, threads }));
+        let t: &'static Target = Box::leak(Box::new(Target {
+            image,
+            threads,
+            substitute: Mutex::new(None),
+        }));
         registry().push(t as *const Target as usize);
         t
     }
 
-    /// The image served.
+    /// The image served (its memory is replaced while a [`Substitution`] lives).
     pub fn image(&self) -> &Image {
         &self.image
+    }
+
+    /// Serves `memory` (e.g. a corrupted copy of the image's) to the reads of every context of
+    /// this target until the guard is dropped; symbols, threads and layout stay the image's. The
+    /// library's caches keyed by the context survive, so handles obtained before stay usable.
+    pub fn substitute(&self, memory: Memory) -> Substitution<'_> {
+        let prev = self.served().replace(memory);
+        Substitution { target: self, prev }
+    }
+
+    fn served(&self) -> MutexGuard<'_, Option<Memory>> {
+        self.substitute.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn memory(&self) -> Served<'_> {
+        Served {
+            guard: self.served(),
+            image: &self.image.memory,
+        }
     }
 
     /// The context pointer to pass to `ompd_process_initialize`.
@@ -146,8 +210,23 @@ pub fn table() -> &'static Callbacks {
     &TABLE
 }
 
-/// Runs a callback body; a panic becomes a recorded violation and `ompd_rc_error`.
+/// The target-access callbacks: each is charged to the call in flight, and refused with
+/// `ompd_rc_error` past the ledger's budget (allocation, release and printing are not metered).
+pub const METERED: [&str; 6] = [
+    "symbol_addr_lookup",
+    "read_memory",
+    "read_string",
+    "device_to_host",
+    "host_to_device",
+    "get_thread_context_for_thread_id",
+];
+
+/// Runs a callback body; a panic becomes a recorded violation and `ompd_rc_error`. A metered
+/// callback over the call's budget answers `ompd_rc_error` without running.
 fn guarded(callback: &'static str, body: impl FnOnce() -> Rc) -> Rc {
+    if METERED.contains(&callback) && !ledger().charge(callback) {
+        return Rc::ERROR;
+    }
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(rc) => rc,
         Err(_) => {
@@ -228,16 +307,16 @@ fn broken(op: Op) -> Option<Rc> {
     })
 }
 
-/// Copies the first `len` bytes at `addr` of `t`'s memory to `buffer` when they are mapped (a
+/// Copies the first `len` bytes at `addr` of `memory` to `buffer` when they are mapped (a
 /// short read's partial answer).
 ///
 /// # Safety
 /// `buffer` must be valid for `len` bytes of writes.
-unsafe fn copy_prefix(t: &Target, addr: u64, len: u64, buffer: *mut c_void) {
+unsafe fn copy_prefix(memory: &Memory, addr: u64, len: u64, buffer: *mut c_void) {
     if len == 0 {
         return;
     }
-    if let Ok(data) = t.image.memory.read(addr, len) {
+    if let Ok(data) = memory.read(addr, len) {
         // SAFETY: the caller guarantees `buffer` has room for `len` bytes.
         unsafe { copy_out(data, buffer) };
     }
@@ -507,7 +586,7 @@ unsafe extern "C" fn read_memory(
                 Action::Fail(rc) => rc,
                 Action::Short(rc) => {
                     // SAFETY: the library provides a buffer of at least `nbytes` bytes.
-                    unsafe { copy_prefix(t, a, short_len(nbytes), buffer) };
+                    unsafe { copy_prefix(&t.memory(), a, short_len(nbytes), buffer) };
                     rc
                 }
             };
@@ -526,7 +605,8 @@ unsafe extern "C" fn read_memory(
             });
             return Rc::OK;
         }
-        let res = t.image.memory.read(a, nbytes);
+        let memory = t.memory();
+        let res = memory.read(a, nbytes);
         ledger().record(Event::ReadMemory {
             addr: a,
             len: nbytes,
@@ -573,14 +653,15 @@ unsafe extern "C" fn read_string(
                 Action::Short(rc) => {
                     // Half of what a full answer delivers: the string with its terminator, or
                     // all `nbytes` when it has none within them.
-                    let full = match t.image.memory.read_cstr(a, nbytes) {
+                    let memory = t.memory();
+                    let full = match memory.read_cstr(a, nbytes) {
                         Ok(s) => s.len() as u64 + 1,
                         Err(MemError::Unterminated { .. }) => nbytes,
                         Err(MemError::Unmapped { .. }) => 0,
                     };
                     // SAFETY: the library provides a buffer of at least `nbytes` bytes, and
                     // half of `full` is at most `nbytes`.
-                    unsafe { copy_prefix(t, a, short_len(full), buffer) };
+                    unsafe { copy_prefix(&memory, a, short_len(full), buffer) };
                     rc
                 }
             };
@@ -599,7 +680,8 @@ unsafe extern "C" fn read_string(
             });
             return Rc::OK;
         }
-        let res = t.image.memory.read_cstr(a, nbytes);
+        let memory = t.memory();
+        let res = memory.read_cstr(a, nbytes);
         ledger().record(Event::ReadString {
             addr: a,
             max: nbytes,
@@ -614,7 +696,7 @@ unsafe extern "C" fn read_string(
                 Rc::OK
             }
             Err(MemError::Unterminated { .. }) => {
-                let data = t.image.memory.read(a, nbytes).unwrap_or_default();
+                let data = memory.read(a, nbytes).unwrap_or_default();
                 // SAFETY: as above; `data.len() <= nbytes`.
                 unsafe { copy_out(data, buffer) };
                 Rc::INCOMPLETE
@@ -796,8 +878,8 @@ mod tests {
     use super::*;
     use crate::{arch::Arch, image::lower, layout::Policy, model};
 
-    /// The ledger, the site in flight and the fault plan are process-wide: the tests of this
-    /// module take turns.
+    /// The ledger (entry point in flight, budget, fault plan) is process-wide: these tests run one
+    /// at a time.
     fn serial() -> MutexGuard<'static, ()> {
         static SERIAL: Mutex<()> = Mutex::new(());
         SERIAL.lock().unwrap_or_else(|e| e.into_inner())
@@ -810,8 +892,8 @@ mod tests {
 
     #[test]
     fn lookups_and_reads_serve_the_image() {
+        let _serial = serial();
         let t = target(Arch::ILP32_BE);
-        let _s = serial();
         let _g = enter("test");
         let cb = table();
         let name = c"__kmp_openmp_version";
@@ -854,8 +936,45 @@ mod tests {
     }
 
     #[test]
+    fn substituted_memory_is_served_until_the_guard_drops() {
+        let _serial = serial();
+        let t = target(Arch::LP64_LE);
+        let _g = enter("test");
+        let a = abi::Address {
+            segment: 0,
+            address: t.image().symbol("__kmp_openmp_version").unwrap(),
+        };
+        let read = |t: &Target| {
+            let mut buf = [0u8; 4];
+            // SAFETY: valid context, address and 4-byte buffer.
+            let rc = unsafe {
+                table().read_memory.unwrap()(
+                    t.context(),
+                    std::ptr::null_mut(),
+                    &a,
+                    4,
+                    buf.as_mut_ptr().cast(),
+                )
+            };
+            (rc, i32::from_le_bytes(buf))
+        };
+        let mut memory = t.image().memory.clone();
+        memory.write(a.address, &7i32.to_le_bytes()).unwrap();
+        {
+            let s = t.substitute(memory);
+            assert_eq!(read(t), (Rc::OK, 7));
+            {
+                let _p = s.pause();
+                assert_eq!(read(t), (Rc::OK, 201611));
+            }
+            assert_eq!(read(t), (Rc::OK, 7));
+        }
+        assert_eq!(read(t), (Rc::OK, 201611));
+    }
+
+    #[test]
     fn unknown_contexts_are_refused() {
-        let _s = serial();
+        let _serial = serial();
         let _g = enter("test");
         let mut sizes = DeviceTypeSizes::default();
         let bogus = 0x1234 as *mut AddressSpaceContext;
@@ -870,8 +989,8 @@ mod tests {
 
     #[test]
     fn thread_contexts_resolve_the_tls_gtid() {
+        let _serial = serial();
         let t = target(Arch::LP64_LE);
-        let _s = serial();
         let _g = enter("test");
         let id = t
             .image()
@@ -920,7 +1039,7 @@ mod tests {
 
     #[test]
     fn allocation_modes_zero_or_poison_new_blocks() {
-        let _s = serial();
+        let _serial = serial();
         let _g = enter("test");
         for (mode, byte) in [(AllocMode::Zeroed, 0u8), (AllocMode::Poisoned, POISON)] {
             set_alloc_mode(mode);
@@ -938,7 +1057,7 @@ mod tests {
 
     #[test]
     fn allocations_are_tracked_and_double_free_refused() {
-        let _s = serial();
+        let _serial = serial();
         let _g = enter("test");
         let mut p = std::ptr::null_mut();
         // SAFETY: valid out-parameter.
@@ -952,8 +1071,8 @@ mod tests {
 
     #[test]
     fn zero_width_reads_and_conversions_succeed() {
+        let _serial = serial();
         let t = target(Arch::LP64_LE);
-        let _s = serial();
         let _g = enter("test");
         let a = abi::Address {
             segment: 0,
@@ -1010,7 +1129,7 @@ mod tests {
     #[test]
     fn a_fault_plan_breaks_the_kth_read_and_records_it() {
         use crate::faults::Fault;
-        let _s = serial();
+        let _serial = serial();
         let t = target(Arch::LP64_LE);
         let addr = t.image().symbol("__kmp_version_lib_ver").unwrap();
         let _g = enter("fault-test");
@@ -1040,7 +1159,7 @@ mod tests {
     #[test]
     fn short_reads_deliver_half_and_never_a_terminator() {
         use crate::faults::Fault;
-        let _s = serial();
+        let _serial = serial();
         let t = target(Arch::LP64_LE);
         let _g = enter("fault-test");
         let slot = t.image().symbol("ompd_env_block").unwrap();
@@ -1074,7 +1193,7 @@ mod tests {
     #[test]
     fn symbol_alloc_conversion_and_context_faults_return_their_codes() {
         use crate::faults::Fault;
-        let _s = serial();
+        let _serial = serial();
         let t = target(Arch::LP64_LE);
         let _g = enter("fault-test");
         let lookup = |name: &std::ffi::CStr| {
@@ -1155,7 +1274,7 @@ mod tests {
     #[test]
     fn a_dropped_guard_clears_the_plan() {
         use crate::faults::Fault;
-        let _s = serial();
+        let _serial = serial();
         let t = target(Arch::LP64_LE);
         let addr = t.image().symbol("__kmp_version_lib_ver").unwrap();
         let _g = enter("fault-test");
@@ -1163,5 +1282,51 @@ mod tests {
         let mut buf = [0u8; 4];
         assert_eq!(read(t, addr, &mut buf, false), Rc::OK);
         assert_eq!(ledger().faults.clear(), Census::default());
+    }
+
+    #[test]
+    fn metered_callbacks_refuse_past_the_budget() {
+        let _serial = serial();
+        let t = target(Arch::LP64_LE);
+        let a = abi::Address {
+            segment: 0,
+            address: t.image().symbol("__kmp_openmp_version").unwrap(),
+        };
+        let read = || {
+            let mut buf = [0u8; 4];
+            // SAFETY: a registered context, a valid address and a 4-byte buffer.
+            unsafe {
+                table().read_memory.unwrap()(
+                    t.context(),
+                    std::ptr::null_mut(),
+                    &a,
+                    4,
+                    buf.as_mut_ptr().cast(),
+                )
+            }
+        };
+        assert!(METERED.contains(&"read_memory") && !METERED.contains(&"alloc_memory"));
+        let before = ledger().budget();
+        let mark = ledger().mark();
+        ledger().set_budget(Some(2));
+        let rcs: Vec<Rc> = {
+            let _g = enter("ompd_budget_test");
+            (0..4).map(|_| read()).collect()
+        };
+        let again = {
+            let _g = enter("ompd_budget_test_2");
+            read()
+        };
+        ledger().set_budget(before);
+        assert_eq!(rcs, [Rc::OK, Rc::OK, Rc::ERROR, Rc::ERROR]);
+        assert_eq!(again, Rc::OK, "the next call has a budget of its own");
+        assert_eq!(
+            ledger().take_violations_since(mark),
+            [Violation::BudgetExceeded {
+                site: "ompd_budget_test",
+                callback: "read_memory",
+                cap: 2
+            }]
+        );
     }
 }

@@ -152,8 +152,16 @@ fn bench() -> i32 {
     let dir = target_dir().join("bench");
     let _ = std::fs::create_dir_all(&dir);
     println!(
-        "{:<14} {:>7} {:>8} {:>9} {:>12} {:>12} {:>13}",
-        "library", "workers", "checks", "wall s", "instances/s", "checks/s", "with props s"
+        "{:<14} {:>7} {:>8} {:>9} {:>12} {:>12} {:>13} {:>11} {:>11}",
+        "library",
+        "workers",
+        "checks",
+        "wall s",
+        "instances/s",
+        "checks/s",
+        "with props s",
+        "isolated/s",
+        "in-proc/s"
     );
     // Times `ompd-conform run NAME EXTRA..`; None when the run failed.
     let timed = |name: &str, extra: &[&str], out: &Path| -> Option<f64> {
@@ -196,14 +204,41 @@ fn bench() -> i32 {
                 .map(|x| x.chars().take_while(|c| *c != '"').collect::<String>());
             units.insert((s, a, l));
         }
-        // A crash or timeout ends a worker; the unit's remaining checks run in a new one.
+        // A crash or timeout ends a worker; the unit's remaining checks run in a new one, and a
+        // crashed check is re-run alone in one more.
         let workers = units.len()
-            + text.matches("\"outcome\": \"crash\"").count()
+            + 2 * text.matches("\"outcome\": \"crash\"").count()
             + text.matches("\"outcome\": \"timeout\"").count();
+        // One unit's checks with a worker per run and in one process, and bare fresh instances
+        // (load + initialize + process initialize) per second.
+        let figures = Command::new(&exe)
+            .args(["__bench", name])
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| {
+                let text = String::from_utf8_lossy(&o.stdout).into_owned();
+                text.lines().last().map(str::to_string)
+            });
+        let Some(f) = figures else {
+            eprintln!("xtask bench: measuring {name} failed");
+            return 1;
+        };
+        // The figures line is flat JSON of numbers: `"key":value`.
+        let rate = |k: &str| -> f64 {
+            f.split(&format!("\"{k}\":"))
+                .nth(1)
+                .and_then(|v| v.split([',', '}']).next())
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(f64::NAN)
+        };
         println!(
-            "{name:<14} {workers:>7} {results:>8} {secs:>9.2} {:>12.0} {:>12.0} {full:>13.1}",
-            workers as f64 / secs,
-            results as f64 / secs
+            "{name:<14} {workers:>7} {results:>8} {secs:>9.2} {:>12.0} {:>12.0} {full:>13.1} {:>11.0} {:>11.0}",
+            rate("instances_per_s"),
+            results as f64 / secs,
+            rate("isolated_checks_per_s"),
+            rate("in_process_checks_per_s"),
         );
     }
     0

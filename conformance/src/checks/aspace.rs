@@ -179,6 +179,11 @@ fn no_direct_output(ctx: &mut Ctx, _: &str) -> Verdict {
 
 fn no_violations(ctx: &mut Ctx, _: &str) -> Verdict {
     let mut j = Judge::new(ctx, "no callback contract violation");
+    for (check, v) in &ctx.earlier_violations {
+        j.fail(format!(
+            "{v} (during {check}, in an earlier worker of the unit)"
+        ));
+    }
     for v in callbacks::ledger().violations() {
         j.fail(format!("{v:?}"));
     }

@@ -28,6 +28,7 @@ pub(crate) use entry_or_skip;
 
 mod aspace;
 mod compare;
+mod corrupt;
 mod dcv;
 mod faults;
 mod frames;
@@ -39,6 +40,7 @@ mod ownership;
 mod parallel;
 pub mod profile;
 mod states;
+pub mod statics;
 mod tasks;
 mod threads;
 mod tooldata;
@@ -70,6 +72,8 @@ pub enum Severity {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Stage {
+    /// Once per library, from the file alone, before any of its code runs.
+    Static,
     /// Once per library, in a fresh instance with no target (lifecycle order matters).
     Library,
     /// In every unit (scenario × arch × layout), after initialize and process initialize.
@@ -162,6 +166,9 @@ pub struct Ctx<'l> {
     /// What checks of this unit wrote to stdout/stderr so far: (check id, first bytes). The
     /// harness writes nothing there, so all of it is the library's.
     pub printed: Vec<(String, String)>,
+    /// Callback contract violations recorded by earlier workers of this unit (replaced after a
+    /// crash or timeout): (check id, violation). This worker's own are in the ledger.
+    pub earlier_violations: Vec<(String, String)>,
     /// The library's ICV list, enumerated once per unit.
     pub icv_table: std::cell::OnceCell<Result<Vec<icvs::IcvEntry>, String>>,
 }
@@ -184,8 +191,8 @@ pub fn registry() -> &'static [&'static Check] {
         // Within a stage checks run in registry order: the NULL-argument family is one table of
         // both stages; its version-string query runs with the other queries, before
         // `ompd_initialize`, and its target checks run after every other family (so a NULL that
-        // upsets a library's state affects no other family). The fault-injection family runs
-        // last for the same reason, before the contract check.
+        // upsets a library's state affects no other family). The corrupted-image and the
+        // fault-injection families come last, for the same reason, before the contract check.
         let nulls_at = |stage: Stage| nulls::CHECKS.iter().filter(move |c| c.stage == stage);
         let families: &[&'static [Check]] = &[
             aspace::CHECKS,
@@ -201,12 +208,14 @@ pub fn registry() -> &'static [&'static Check] {
             compare::CHECKS,
             ownership::CHECKS,
         ];
-        lifecycle::QUERIES
+        statics::CHECKS
             .iter()
+            .chain(lifecycle::QUERIES)
             .chain(nulls_at(Stage::Library))
             .chain(lifecycle::INITIALIZE)
             .chain(families.iter().flat_map(|f| f.iter()))
             .chain(nulls_at(Stage::Target))
+            .chain(corrupt::CHECKS)
             .chain(faults::CHECKS)
             .chain(aspace::CONTRACT)
             .collect()
@@ -677,7 +686,13 @@ mod tests {
                 "{}",
                 c.id
             );
-            assert!(!c.entry_points.is_empty(), "{}: no entry points", c.id);
+            // Static checks read the file; every other check calls the library.
+            assert_eq!(
+                c.entry_points.is_empty(),
+                c.stage == Stage::Static,
+                "{}: entry points",
+                c.id
+            );
         }
     }
 

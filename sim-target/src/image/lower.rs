@@ -534,6 +534,7 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
         thread: thread_addr,
         team: team_addr,
         task: task_addr,
+        lwt: lwt_addr.into_iter().map(|(r, a)| (r.0, a)).collect(),
     };
     Ok(Image {
         arch,

@@ -2,8 +2,10 @@
 //!
 //! [`lower`] turns a [`Model`](crate::model::Model) into an [`Image`] for one architecture and
 //! layout policy, following the LLVM-family object graph; [`read`] walks an image the way the
-//! libraries do and rebuilds the model, so the two can be round-tripped.
+//! libraries do and rebuilds the model, so the two can be round-tripped; [`corrupt`] tears a
+//! lowered image the way a wild write or a mid-update core file would.
 
+pub mod corrupt;
 mod lower;
 mod memory;
 mod read;
@@ -37,6 +39,9 @@ pub struct Placement {
     pub team: Vec<u64>,
     /// Address of the `kmp_taskdata_t` serving each task, by task id.
     pub task: Vec<u64>,
+    /// Address of the `ompt_lw_taskteam_t` record of each outer serialized region kept in an
+    /// lwt chain, by region id.
+    pub lwt: BTreeMap<usize, u64>,
 }
 
 /// A lowered target: memory, symbols, native threads, and the layout that describes it.
