@@ -16,6 +16,7 @@ use crate::image::{Image, MemError, Memory};
 use crate::ledger::{AllocMode, Event, Ledger, Violation, POISON};
 use std::alloc::Layout as AllocLayout;
 use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
@@ -307,19 +308,47 @@ fn broken(op: Op) -> Option<Rc> {
     })
 }
 
-/// Copies the first `len` bytes at `addr` of `memory` to `buffer` when they are mapped (a
-/// short read's partial answer).
+/// Breaks read `op` (`read_memory` or `read_string`) of `nbytes` at `addr` when the fault plan
+/// says so: returns the code to answer, after delivering a short read's partial answer (half of
+/// what a full answer delivers: all `nbytes`, or for a string the string with its terminator,
+/// or all `nbytes` when it has none within them), and records the failed read. `None` when the
+/// read is not broken.
 ///
 /// # Safety
-/// `buffer` must be valid for `len` bytes of writes.
-unsafe fn copy_prefix(memory: &Memory, addr: u64, len: u64, buffer: *mut c_void) {
-    if len == 0 {
-        return;
-    }
-    if let Ok(data) = memory.read(addr, len) {
-        // SAFETY: the caller guarantees `buffer` has room for `len` bytes.
-        unsafe { copy_out(data, buffer) };
-    }
+/// `buffer` must be valid for `nbytes` bytes of writes.
+unsafe fn injected_read(
+    op: Op,
+    t: &Target,
+    addr: u64,
+    nbytes: u64,
+    buffer: *mut c_void,
+) -> Option<Rc> {
+    let action = ledger().inject(op)?;
+    let rc = match action {
+        Action::Fail(rc) => rc,
+        Action::Short(rc) => {
+            let memory = t.memory();
+            let full = match op {
+                Op::ReadString => match memory.read_cstr(addr, nbytes) {
+                    Ok(s) => s.len() as u64 + 1,
+                    Err(MemError::Unterminated { .. }) => nbytes,
+                    Err(MemError::Unmapped { .. }) => 0,
+                },
+                _ => nbytes,
+            };
+            let len = short_len(full);
+            if len > 0 {
+                if let Ok(data) = memory.read(addr, len) {
+                    // SAFETY: the caller guarantees `nbytes` writable bytes, and half of `full`
+                    // is at most `nbytes`.
+                    unsafe { copy_out(data, buffer) };
+                }
+            }
+            rc
+        }
+    };
+    ledger().record(read_event(op, addr, nbytes, false));
+    Some(rc)
 }
 
 fn allocate(nbytes: u64, site: &'static str) -> Option<*mut c_void> {
@@ -544,22 +573,66 @@ fn check_thread(t: &Target, tctx: *mut ThreadContext, callback: &'static str) ->
     Ok(())
 }
 
-/// What the read callbacks check first: a known context, a thread context of it (or none), a
-/// non-NULL address; returns the target and the address to read.
-fn read_target(
-    name: &'static str,
+/// The ledger event of read `op` (`read_memory` or `read_string`).
+fn read_event(op: Op, addr: u64, nbytes: u64, ok: bool) -> Event {
+    match op {
+        Op::ReadString => Event::ReadString {
+            addr,
+            max: nbytes,
+            ok,
+        },
+        _ => Event::ReadMemory {
+            addr,
+            len: nbytes,
+            ok,
+        },
+    }
+}
+
+/// What both read callbacks do before reading: check for a known context, a thread context of it
+/// (or none), a non-NULL address and a buffer for a non-empty read; refuse oversized reads;
+/// consult the fault plan; answer zero-byte reads. `Continue` gives the target and the address to
+/// read, `Break` the code to answer without reading.
+///
+/// # Safety
+/// A non-NULL `buffer` must be valid for `nbytes` bytes of writes.
+unsafe fn read_prologue(
+    op: Op,
     ctx: *mut AddressSpaceContext,
     tctx: *mut ThreadContext,
     addr: *const abi::Address,
-) -> Result<(&'static Target, u64), Rc> {
+    nbytes: u64,
+    buffer: *mut c_void,
+) -> ControlFlow<Rc, (&'static Target, u64)> {
+    let name = op.callback();
     ledger().attribute(name);
-    let t = target_of(ctx).ok_or_else(|| unknown_context(name))?;
-    check_thread(t, tctx, name)?;
+    let Some(t) = target_of(ctx) else {
+        return ControlFlow::Break(unknown_context(name));
+    };
+    if let Err(rc) = check_thread(t, tctx, name) {
+        return ControlFlow::Break(rc);
+    }
     if addr.is_null() {
-        return Err(null_arg(name, "addr"));
+        return ControlFlow::Break(null_arg(name, "addr"));
     }
     // SAFETY: `addr` is non-NULL and points to the library's address struct.
-    Ok((t, unsafe { addr.read_unaligned() }.address))
+    let a = unsafe { addr.read_unaligned() }.address;
+    if nbytes > 0 && buffer.is_null() {
+        return ControlFlow::Break(null_arg(name, "buffer"));
+    }
+    if nbytes > MAX_TRANSFER {
+        ledger().record(read_event(op, a, nbytes, false));
+        return ControlFlow::Break(Rc::BAD_INPUT);
+    }
+    // SAFETY: the caller guarantees `nbytes` writable bytes at `buffer`.
+    if let Some(rc) = unsafe { injected_read(op, t, a, nbytes, buffer) } {
+        return ControlFlow::Break(rc);
+    }
+    if nbytes == 0 {
+        ledger().record(read_event(op, a, 0, true));
+        return ControlFlow::Break(Rc::OK);
+    }
+    ControlFlow::Continue((t, a))
 }
 
 unsafe extern "C" fn read_memory(
@@ -570,41 +643,12 @@ unsafe extern "C" fn read_memory(
     buffer: *mut c_void,
 ) -> Rc {
     guarded("read_memory", || {
-        let (t, a) = match read_target("read_memory", ctx, tctx, addr) {
-            Ok(x) => x,
-            Err(rc) => return rc,
+        // SAFETY: the library provides a buffer of at least `nbytes` bytes (or NULL).
+        let (t, a) = match unsafe { read_prologue(Op::ReadMemory, ctx, tctx, addr, nbytes, buffer) }
+        {
+            ControlFlow::Continue(x) => x,
+            ControlFlow::Break(rc) => return rc,
         };
-        if nbytes > 0 && buffer.is_null() {
-            return null_arg("read_memory", "buffer");
-        }
-        if nbytes > MAX_TRANSFER {
-            return Rc::BAD_INPUT;
-        }
-        let injected = ledger().inject(Op::ReadMemory);
-        if let Some(action) = injected {
-            let rc = match action {
-                Action::Fail(rc) => rc,
-                Action::Short(rc) => {
-                    // SAFETY: the library provides a buffer of at least `nbytes` bytes.
-                    unsafe { copy_prefix(&t.memory(), a, short_len(nbytes), buffer) };
-                    rc
-                }
-            };
-            ledger().record(Event::ReadMemory {
-                addr: a,
-                len: nbytes,
-                ok: false,
-            });
-            return rc;
-        }
-        if nbytes == 0 {
-            ledger().record(Event::ReadMemory {
-                addr: a,
-                len: 0,
-                ok: true,
-            });
-            return Rc::OK;
-        }
         let memory = t.memory();
         let res = memory.read(a, nbytes);
         ledger().record(Event::ReadMemory {
@@ -631,55 +675,12 @@ unsafe extern "C" fn read_string(
     buffer: *mut c_void,
 ) -> Rc {
     guarded("read_string", || {
-        let (t, a) = match read_target("read_string", ctx, tctx, addr) {
-            Ok(x) => x,
-            Err(rc) => return rc,
+        // SAFETY: the library provides a buffer of at least `nbytes` bytes (or NULL).
+        let (t, a) = match unsafe { read_prologue(Op::ReadString, ctx, tctx, addr, nbytes, buffer) }
+        {
+            ControlFlow::Continue(x) => x,
+            ControlFlow::Break(rc) => return rc,
         };
-        if buffer.is_null() && nbytes > 0 {
-            return null_arg("read_string", "buffer");
-        }
-        if nbytes > MAX_TRANSFER {
-            ledger().record(Event::ReadString {
-                addr: a,
-                max: nbytes,
-                ok: false,
-            });
-            return Rc::BAD_INPUT;
-        }
-        let injected = ledger().inject(Op::ReadString);
-        if let Some(action) = injected {
-            let rc = match action {
-                Action::Fail(rc) => rc,
-                Action::Short(rc) => {
-                    // Half of what a full answer delivers: the string with its terminator, or
-                    // all `nbytes` when it has none within them.
-                    let memory = t.memory();
-                    let full = match memory.read_cstr(a, nbytes) {
-                        Ok(s) => s.len() as u64 + 1,
-                        Err(MemError::Unterminated { .. }) => nbytes,
-                        Err(MemError::Unmapped { .. }) => 0,
-                    };
-                    // SAFETY: the library provides a buffer of at least `nbytes` bytes, and
-                    // half of `full` is at most `nbytes`.
-                    unsafe { copy_prefix(&memory, a, short_len(full), buffer) };
-                    rc
-                }
-            };
-            ledger().record(Event::ReadString {
-                addr: a,
-                max: nbytes,
-                ok: false,
-            });
-            return rc;
-        }
-        if nbytes == 0 {
-            ledger().record(Event::ReadString {
-                addr: a,
-                max: 0,
-                ok: true,
-            });
-            return Rc::OK;
-        }
         let memory = t.memory();
         let res = memory.read_cstr(a, nbytes);
         ledger().record(Event::ReadString {
@@ -885,6 +886,27 @@ mod tests {
         SERIAL.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// `get_thread_context_for_thread_id` for the pthread id of native thread `index` of a 64-bit
+    /// target.
+    fn thread_context(t: &Target, index: usize) -> (Rc, *mut ThreadContext) {
+        let id = t
+            .image()
+            .thread_id_bytes(index, abi::thread_id_kind::PTHREAD)
+            .unwrap();
+        let mut tctx = std::ptr::null_mut();
+        // SAFETY: valid context, 8-byte id buffer and out-parameter.
+        let rc = unsafe {
+            table().get_thread_context_for_thread_id.unwrap()(
+                t.context(),
+                abi::thread_id_kind::PTHREAD,
+                8,
+                id.as_ptr().cast(),
+                &mut tctx,
+            )
+        };
+        (rc, tctx)
+    }
+
     fn target(arch: Arch) -> &'static Target {
         let m = model::scenario("nested-tasks").unwrap().model;
         Target::leak(lower(&m, arch, Policy::Natural).unwrap())
@@ -992,24 +1014,14 @@ mod tests {
         let _serial = serial();
         let t = target(Arch::LP64_LE);
         let _g = enter("test");
+        let (rc, mut tctx) = thread_context(t, 2);
         let id = t
             .image()
             .thread_id_bytes(2, abi::thread_id_kind::PTHREAD)
             .unwrap();
-        let mut tctx = std::ptr::null_mut();
-        // SAFETY: valid context, id buffer and out-parameter.
-        let rc = unsafe {
-            table().get_thread_context_for_thread_id.unwrap()(
-                t.context(),
-                0,
-                8,
-                id.as_ptr().cast(),
-                &mut tctx,
-            )
-        };
         assert_eq!(rc, Rc::OK);
         let mut addr = abi::Address::default();
-        // SAFETY: as above.
+        // SAFETY: valid context, thread context, name and out-parameter.
         let rc = unsafe {
             table().symbol_addr_lookup.unwrap()(
                 t.context(),
@@ -1248,21 +1260,7 @@ mod tests {
         drop(guard);
 
         let guard = plan(Fault::ThreadContextFailure(1));
-        let id = t
-            .image()
-            .thread_id_bytes(0, abi::thread_id_kind::PTHREAD)
-            .unwrap();
-        let mut tctx = std::ptr::null_mut();
-        // SAFETY: valid context, id buffer and out-parameter.
-        let rc = unsafe {
-            table().get_thread_context_for_thread_id.unwrap()(
-                t.context(),
-                0,
-                8,
-                id.as_ptr().cast(),
-                &mut tctx,
-            )
-        };
+        let (rc, tctx) = thread_context(t, 0);
         assert_eq!((rc, tctx.is_null()), (Rc::ERROR, true));
         assert_eq!(guard.finish().thread_contexts, 1);
 
