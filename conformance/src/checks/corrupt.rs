@@ -129,12 +129,7 @@ const EXPECTED: &str = "every call on the corrupted image terminates within the 
 
 fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
     let Some(kind) = Kind::from_id(arg) else {
-        return Verdict::new(
-            Outcome::HarnessError,
-            "",
-            "",
-            format!("unknown corruption kind {arg:?}"),
-        );
+        return Verdict::harness_error(format!("unknown corruption kind {arg:?}"));
     };
     let ah = super::aspace_or_skip!(ctx);
     // Like every family, a check skips when an entry point it calls is not exported (the

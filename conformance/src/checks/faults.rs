@@ -29,7 +29,6 @@
 
 use super::{describe, Check, Ctx, Judge, Profile, Severity, Stage, ThreadHandles, Verdict};
 use crate::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, ThreadH};
-use crate::report::Outcome;
 use sim_target::abi::{state, thread_id_kind, Rc, Scope, ICV_UNDEFINED};
 use sim_target::callbacks::{self, Target};
 use sim_target::faults::{Census, Fault, FaultPlan};
@@ -394,12 +393,7 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
         .split_once(' ')
         .and_then(|(k, e)| Some((Kind::parse(k)?, e)));
     let Some((kind, entry)) = parsed else {
-        return Verdict::new(
-            Outcome::HarnessError,
-            "",
-            "",
-            format!("malformed fault row {arg:?}"),
-        );
+        return Verdict::harness_error(format!("malformed fault row {arg:?}"));
     };
     let ah = super::aspace_or_skip!(ctx);
     if ctx.model.threads.is_empty() {

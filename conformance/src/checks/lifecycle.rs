@@ -4,7 +4,6 @@
 
 use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::Fail;
-use crate::report::Outcome;
 use sim_target::abi::{api_version, Rc};
 use sim_target::callbacks;
 
@@ -140,7 +139,7 @@ pub static INITIALIZE: &[Check] = &[
 /// The exported `ompd_*` names of the library file and the profile's list.
 fn inventory(ctx: &Ctx) -> Result<(Vec<String>, Vec<&'static str>), Verdict> {
     let info = crate::inspect::inspect(&ctx.lib.path)
-        .map_err(|e| Verdict::new(Outcome::HarnessError, "", "", e.to_string()))?;
+        .map_err(|e| Verdict::harness_error(e.to_string()))?;
     Ok((info.exported_ompd, ctx.profile.entry_points()))
 }
 

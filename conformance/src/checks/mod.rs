@@ -139,6 +139,11 @@ impl Verdict {
     pub fn skip(reason: impl Into<String>) -> Verdict {
         Verdict::new(Outcome::Skip, "", "", reason)
     }
+
+    /// The harness could not run the check (a malformed table row, a failing tool).
+    pub fn harness_error(detail: impl Into<String>) -> Verdict {
+        Verdict::new(Outcome::HarnessError, "", "", detail)
+    }
 }
 
 /// Everything a check can use.

@@ -208,12 +208,7 @@ impl Row {
 
 fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
     let Some(row) = Row::parse(arg) else {
-        return Verdict::new(
-            Outcome::HarnessError,
-            "",
-            "",
-            format!("malformed NULL-argument row {arg:?}"),
-        );
+        return Verdict::harness_error(format!("malformed NULL-argument row {arg:?}"));
     };
     if ctx.target.is_none() {
         // Library stage: the version string needs no target.
