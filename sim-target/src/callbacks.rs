@@ -300,6 +300,19 @@ impl Drop for FaultGuard {
     }
 }
 
+/// Fills the `len` bytes of a broken callback's output at `out` with [`POISON`]: a library that
+/// uses the output of a failed callback anyway sees the same bytes every run, where its own
+/// uninitialized memory would make the outcome depend on what ran before.
+///
+/// # Safety
+/// `out` must be valid for `len` bytes of writes (or `len` must be 0).
+unsafe fn poison(out: *mut c_void, len: usize) {
+    if len > 0 {
+        // SAFETY: the caller guarantees `len` writable bytes at `out`.
+        unsafe { std::ptr::write_bytes(out as *mut u8, POISON, len) };
+    }
+}
+
 /// The code an injected failure of `op` returns, if the fault plan breaks it (for callbacks
 /// that have no partial answer to give).
 fn broken(op: Op) -> Option<Rc> {
@@ -309,10 +322,10 @@ fn broken(op: Op) -> Option<Rc> {
 }
 
 /// Breaks read `op` (`read_memory` or `read_string`) of `nbytes` at `addr` when the fault plan
-/// says so: returns the code to answer, after delivering a short read's partial answer (half of
-/// what a full answer delivers: all `nbytes`, or for a string the string with its terminator,
-/// or all `nbytes` when it has none within them), and records the failed read. `None` when the
-/// read is not broken.
+/// says so: returns the code to answer, after poisoning the buffer and delivering a short read's
+/// partial answer (half of what a full answer delivers: all `nbytes`, or for a string the string
+/// with its terminator, or all `nbytes` when it has none within them), and records the failed
+/// read. `None` when the read is not broken.
 ///
 /// # Safety
 /// `buffer` must be valid for `nbytes` bytes of writes.
@@ -324,6 +337,8 @@ unsafe fn injected_read(
     buffer: *mut c_void,
 ) -> Option<Rc> {
     let action = ledger().inject(op)?;
+    // SAFETY: the caller guarantees `nbytes` writable bytes at `buffer`.
+    unsafe { poison(buffer, nbytes as usize) };
     let rc = match action {
         Action::Fail(rc) => rc,
         Action::Short(rc) => {
@@ -431,6 +446,8 @@ unsafe extern "C" fn alloc_memory(nbytes: u64, ptr: *mut *mut c_void) -> Rc {
             return null_arg("alloc_memory", "ptr");
         }
         if let Some(rc) = broken(Op::Alloc) {
+            // SAFETY: `ptr` is non-NULL and points to the library's out-parameter.
+            unsafe { poison(ptr.cast(), std::mem::size_of::<*mut c_void>()) };
             return rc;
         }
         if nbytes > MAX_TRANSFER {
@@ -488,6 +505,8 @@ unsafe extern "C" fn sizeof_type(ctx: *mut AddressSpaceContext, sizes: *mut Devi
             return null_arg("sizeof_type", "sizes");
         }
         if let Some(rc) = broken(Op::OtherAccess) {
+            // SAFETY: `sizes` is non-NULL and points to the library's struct.
+            unsafe { poison(sizes.cast(), std::mem::size_of::<DeviceTypeSizes>()) };
             return rc;
         }
         // SAFETY: `sizes` is non-NULL and points to the library's struct.
@@ -519,6 +538,8 @@ unsafe extern "C" fn symbol_addr_lookup(
             .to_string_lossy()
             .into_owned();
         if let Some(rc) = broken(Op::Lookup(&name)) {
+            // SAFETY: `out` is non-NULL and points to the library's address struct.
+            unsafe { poison(out.cast(), std::mem::size_of::<abi::Address>()) };
             ledger().record(Event::SymbolAddrLookup {
                 name,
                 thread: !tctx.is_null(),
@@ -773,6 +794,8 @@ fn convert(
             Op::OtherAccess
         };
         if let Some(rc) = broken(op) {
+            // SAFETY: the library provides `total` writable bytes at `output` (none when 0).
+            unsafe { poison(output, total as usize) };
             return rc;
         }
         if total == 0 {
@@ -828,6 +851,8 @@ unsafe extern "C" fn get_thread_context_for_thread_id(
             return null_arg("get_thread_context_for_thread_id", "thread_context");
         }
         if let Some(rc) = broken(Op::ThreadContext) {
+            // SAFETY: `out` is non-NULL and points to the library's out-parameter.
+            unsafe { poison(out.cast(), std::mem::size_of::<*mut ThreadContext>()) };
             ledger().record(Event::ThreadContext {
                 kind,
                 size,
@@ -1190,8 +1215,8 @@ mod tests {
         assert_eq!(short[..half], full[..half]);
         assert!(!short[..half].contains(&0), "no terminator delivered");
         assert!(
-            short[half..].iter().all(|b| *b == 0xEE),
-            "the rest untouched"
+            short[half..].iter().all(|b| *b == POISON),
+            "the rest poisoned"
         );
         drop(guard);
 
@@ -1199,7 +1224,7 @@ mod tests {
         let mut prefix = [0xEEu8; 8];
         assert_eq!(read(t, slot, &mut prefix, false), Rc::ERROR);
         assert_eq!(prefix[..4], word[..4]);
-        assert_eq!(prefix[4..], [0xEE; 4]);
+        assert_eq!(prefix[4..], [POISON; 4]);
     }
 
     #[test]
@@ -1237,11 +1262,7 @@ mod tests {
         // SAFETY: valid out-parameter.
         let rc = unsafe { table().alloc_memory.unwrap()(8, &mut p) };
         assert_eq!(rc, Rc::NOMEM);
-        assert_eq!(
-            p,
-            std::ptr::dangling_mut(),
-            "the out-parameter is left alone"
-        );
+        assert_eq!(p as usize, usize::from_ne_bytes([POISON; 8]), "poisoned");
         drop(guard);
 
         let guard = plan(Fault::ConversionFailure(1));
@@ -1256,12 +1277,15 @@ mod tests {
                 v.as_mut_ptr().cast(),
             )
         };
-        assert_eq!((rc, v), (Rc::ERROR, [1, 2, 3, 4]));
+        assert_eq!((rc, v), (Rc::ERROR, [POISON; 4]));
         drop(guard);
 
         let guard = plan(Fault::ThreadContextFailure(1));
         let (rc, tctx) = thread_context(t, 0);
-        assert_eq!((rc, tctx.is_null()), (Rc::ERROR, true));
+        assert_eq!(
+            (rc, tctx as usize),
+            (Rc::ERROR, usize::from_ne_bytes([POISON; 8]))
+        );
         assert_eq!(guard.finish().thread_contexts, 1);
 
         let _guard = plan(Fault::StaleHandle(2));

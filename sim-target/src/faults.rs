@@ -9,22 +9,24 @@
 //! callbacks made while the plan's entry point is in flight (every entry point when it names
 //! none), so a plan aimed at one routine leaves the calls around it alone.
 //!
-//! What each fault does (the codes are the ones a debugger's callbacks return for these cases):
+//! What each fault does (the codes are the ones a debugger's callbacks return for these cases).
+//! A broken callback fills its outputs with the poison byte (`0xA5`, [`crate::ledger::POISON`])
+//! before it returns: a library that uses the output of a failed callback anyway then sees the
+//! same bytes on every run, where its own uninitialized memory would make the outcome depend on
+//! what ran before.
 //! - [`Fault::ReadError`]: the k-th read (`read_memory` and `read_string` counted together)
-//!   returns `ompd_rc_error` and copies nothing, as for unmapped memory (OMPD-CB-023).
+//!   returns `ompd_rc_error` and delivers nothing, as for unmapped memory (OMPD-CB-023).
 //! - [`Fault::ShortRead`]: the k-th read delivers only the first half (rounded down) of the bytes
-//!   a full answer would have delivered and leaves the rest of the buffer untouched.
-//!   `read_memory` then returns `ompd_rc_error`, as a read that runs into unmapped memory;
-//!   `read_string` returns `ompd_rc_incomplete` with a truncated, unterminated string (half of the
-//!   string with its terminator never includes the terminator).
+//!   a full answer would have delivered, the rest of the buffer poisoned. `read_memory` then
+//!   returns `ompd_rc_error`, as a read that runs into unmapped memory; `read_string` returns
+//!   `ompd_rc_incomplete` with a truncated, unterminated string (half of the string with its
+//!   terminator never includes the terminator, and the poison byte is not NUL).
 //! - [`Fault::MissingSymbol`]: every `symbol_addr_lookup` of that name returns `ompd_rc_error`
 //!   (not found, OMPD-CB-022).
-//! - [`Fault::AllocFailure`]: the k-th `alloc_memory` returns `ompd_rc_nomem` and leaves the
-//!   out-parameter untouched.
-//! - [`Fault::ConversionFailure`]: the k-th `device_to_host` returns `ompd_rc_error` and leaves
-//!   the output untouched.
+//! - [`Fault::AllocFailure`]: the k-th `alloc_memory` returns `ompd_rc_nomem`.
+//! - [`Fault::ConversionFailure`]: the k-th `device_to_host` returns `ompd_rc_error`.
 //! - [`Fault::ThreadContextFailure`]: the k-th `get_thread_context_for_thread_id` returns
-//!   `ompd_rc_error` (no such thread) and leaves the out-parameter untouched.
+//!   `ompd_rc_error` (no such thread).
 //! - [`Fault::StaleHandle`]: the k-th target-access callback (`sizeof_type`,
 //!   `symbol_addr_lookup`, `read_memory`, `read_string`, `write_memory`, `device_to_host`,
 //!   `host_to_device`, `get_thread_context_for_thread_id`) returns `ompd_rc_stale_handle`: the

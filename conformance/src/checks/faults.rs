@@ -32,6 +32,7 @@ use crate::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, ThreadH};
 use sim_target::abi::{state, thread_id_kind, Rc, Scope, ICV_UNDEFINED};
 use sim_target::callbacks::{self, Target};
 use sim_target::faults::{Census, Fault, FaultPlan};
+use sim_target::ledger::Mark;
 
 /// The most positions of one kind injected per check; beyond it positions are spread evenly over
 /// the callbacks the routine made.
@@ -90,15 +91,26 @@ macro_rules! requirements {
     };
 }
 
-/// One check of the family: routine (without `ompd_`) and fault kind.
+/// One check of the family: routine (without `ompd_`), fault kind, and the other entry points
+/// the check calls besides the thread handles it holds (to compare or release an answer, to find
+/// an ICV).
 macro_rules! fault_check {
-    ($api:literal, $kind:ident) => {
+    ($api:literal, $kind:ident, [$($extra:literal),*]) => {
         Check {
             id: concat!("fault.", $api, ".", stringify!($kind)),
             requirements: requirements!($kind),
             summary: concat!("ompd_", $api, summary_tail!($kind)),
             severity: Severity::Must,
-            entry_points: &[concat!("ompd_", $api)],
+            entry_points: &[
+                concat!("ompd_", $api),
+                "ompd_get_thread_handle",
+                "ompd_get_curr_parallel_handle",
+                "ompd_get_curr_task_handle",
+                "ompd_rel_thread_handle",
+                "ompd_rel_parallel_handle",
+                "ompd_rel_task_handle",
+                $($extra),*
+            ],
             stage: Stage::Target,
             since: Profile::V5_0,
             arg: concat!(stringify!($kind), " ompd_", $api),
@@ -107,46 +119,46 @@ macro_rules! fault_check {
     };
 }
 
-/// Builds the family from its table: one routine (without the `ompd_` prefix) per row, each
-/// expanded into one check per fault kind.
+/// Builds the family from its table: one routine (without the `ompd_` prefix) per row with the
+/// other entry points its checks call, each row expanded into one check per fault kind.
 macro_rules! faults {
-    ($($api:literal;)*) => {
+    ($($api:literal [$($extra:literal),*];)*) => {
         /// Checks of this family: every fault kind for every routine that reads or allocates.
         pub static CHECKS: &[Check] = &[$(
-            fault_check!($api, read),
-            fault_check!($api, short_read),
-            fault_check!($api, symbol),
-            fault_check!($api, alloc),
-            fault_check!($api, conversion),
-            fault_check!($api, thread_context),
-            fault_check!($api, stale_handle),
+            fault_check!($api, read, [$($extra),*]),
+            fault_check!($api, short_read, [$($extra),*]),
+            fault_check!($api, symbol, [$($extra),*]),
+            fault_check!($api, alloc, [$($extra),*]),
+            fault_check!($api, conversion, [$($extra),*]),
+            fault_check!($api, thread_context, [$($extra),*]),
+            fault_check!($api, stale_handle, [$($extra),*]),
         )*];
     };
 }
 
 faults! {
-    "get_omp_version";
-    "get_omp_version_string";
-    "get_thread_handle";
-    "get_thread_in_parallel";
-    "get_thread_id";
-    "get_curr_parallel_handle";
-    "get_enclosing_parallel_handle";
-    "get_task_parallel_handle";
-    "get_curr_task_handle";
-    "get_generating_task_handle";
-    "get_scheduling_task_handle";
-    "get_task_in_parallel";
-    "get_task_function";
-    "get_task_frame";
-    "enumerate_states";
-    "get_state";
-    "get_display_control_vars";
-    "enumerate_icvs";
-    "get_icv_from_scope";
-    "get_icv_string_from_scope";
-    "get_tool_data";
-    "process_initialize";
+    "get_omp_version" [];
+    "get_omp_version_string" [];
+    "get_thread_handle" ["ompd_thread_handle_compare"];
+    "get_thread_in_parallel" ["ompd_thread_handle_compare"];
+    "get_thread_id" [];
+    "get_curr_parallel_handle" ["ompd_parallel_handle_compare"];
+    "get_enclosing_parallel_handle" ["ompd_parallel_handle_compare"];
+    "get_task_parallel_handle" ["ompd_parallel_handle_compare"];
+    "get_curr_task_handle" ["ompd_task_handle_compare"];
+    "get_generating_task_handle" ["ompd_task_handle_compare"];
+    "get_scheduling_task_handle" ["ompd_task_handle_compare"];
+    "get_task_in_parallel" ["ompd_task_handle_compare"];
+    "get_task_function" [];
+    "get_task_frame" [];
+    "enumerate_states" [];
+    "get_state" [];
+    "get_display_control_vars" ["ompd_rel_display_control_vars"];
+    "enumerate_icvs" [];
+    "get_icv_from_scope" ["ompd_enumerate_icvs"];
+    "get_icv_string_from_scope" ["ompd_enumerate_icvs"];
+    "get_tool_data" [];
+    "process_initialize" ["ompd_get_omp_version", "ompd_rel_address_space_handle"];
 }
 
 /// A kind of fault, as named in check ids.
@@ -479,30 +491,12 @@ fn judge(ctx: &Ctx, ah: &AspaceH, s: &Subjects, entry: &'static str, kind: Kind)
             continue;
         };
         fired += 1;
-        let what = format!("{what} ({})", injected.rc);
-        match got {
-            Ok(answer) => match differs(ctx, &want, &answer) {
-                None => j.holds(),
-                Some(d) => j.fail(format!("{what} → ok with {d}")),
-            },
-            Err(Fail::Rc(rc)) => {
-                if kind.accepts(injected.rc, rc) {
-                    j.holds();
-                } else {
-                    j.allowed(format!("{what} → {rc}"));
-                }
-                let l = callbacks::ledger();
-                let live = l.since(mark).new_live;
-                if let Some(b) = live.first() {
-                    j.allowed(format!(
-                        "{what} → {rc}, leaving {} block(s) allocated (first: {} bytes)",
-                        live.len(),
-                        b.size
-                    ));
-                }
-            }
-            Err(e) => j.fail(format!("{what} → {e}")),
-        }
+        let at = Injected {
+            what: format!("{what} ({})", injected.rc),
+            own: injected.rc,
+            mark,
+        };
+        judge_one(ctx, &mut j, kind, &want, got, &at);
     }
     if fired == 0 {
         return Verdict::skip(format!(
@@ -541,6 +535,59 @@ fn judge(ctx: &Ctx, ah: &AspaceH, s: &Subjects, entry: &'static str, kind: Kind)
     v
 }
 
+/// One injected failure that fired: how it reads, the code the callback returned, and the ledger
+/// position before the call.
+struct Injected {
+    what: String,
+    own: Rc,
+    mark: Mark,
+}
+
+/// Judges the answer `got` of one call under an injected failure: `ok` only with the fault-free
+/// answer `want`, a non-ok code the kind accepts (another warns), no block left allocated by a
+/// failed call (warns), and nothing invalid passed on to the tool (the callbacks' violations,
+/// which fail: they are this check's finding, not the unit's contract check's).
+fn judge_one(
+    ctx: &Ctx,
+    j: &mut Judge,
+    kind: Kind,
+    want: &Answer,
+    got: Call<Answer>,
+    at: &Injected,
+) {
+    let what = &at.what;
+    match got {
+        Ok(answer) => match differs(ctx, want, &answer) {
+            None => j.holds(),
+            Some(d) => j.fail(format!("{what} → ok with {d}")),
+        },
+        Err(Fail::Rc(rc)) => {
+            if kind.accepts(at.own, rc) {
+                j.holds();
+            } else {
+                j.allowed(format!("{what} → {rc}"));
+            }
+            let l = callbacks::ledger();
+            let live = l.since(at.mark).new_live;
+            if let Some(b) = live.first() {
+                j.allowed(format!(
+                    "{what} → {rc}, leaving {} block(s) allocated (first: {} bytes)",
+                    live.len(),
+                    b.size
+                ));
+            }
+        }
+        Err(e) => j.fail(format!("{what} → {e}")),
+    }
+    let provoked = callbacks::ledger().take_violations_since(at.mark);
+    if let Some(v) = provoked.first() {
+        j.fail(format!(
+            "{what} → the library then handed the tool something invalid: {v:?} ({} violation(s))",
+            provoked.len()
+        ));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -563,7 +610,10 @@ mod tests {
             let (k, e) = c.arg.split_once(' ').expect("kind and entry");
             let kind = Kind::parse(k).unwrap_or_else(|| panic!("{}: kind", c.id));
             assert!(Library::pointer_args(e).is_some(), "{}: entry", c.id);
-            assert_eq!(c.entry_points, [e]);
+            assert_eq!(c.entry_points[0], e);
+            for ep in c.entry_points {
+                assert!(Library::pointer_args(ep).is_some(), "{}: {ep}", c.id);
+            }
             assert_eq!(c.id, format!("fault.{}.{k}", &e["ompd_".len()..]));
             // Every kind accepts the callback's own code except the two with a preferred one.
             let own_passes = kind.accepts(Rc::ERROR, Rc::ERROR);
