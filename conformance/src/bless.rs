@@ -203,7 +203,11 @@ fn civil(days: u64) -> String {
 pub fn blessed_reason(date: &str, actual: &str) -> String {
     let one_line = actual.split_whitespace().collect::<Vec<_>>().join(" ");
     let short: String = one_line.chars().take(160).collect();
-    let cut = if short.len() < one_line.len() { "…" } else { "" };
+    let cut = if short.len() < one_line.len() {
+        "…"
+    } else {
+        ""
+    };
     format!("blessed on {date} from run: {short}{cut}")
 }
 
@@ -224,11 +228,7 @@ pub fn render_new(e: &NewEntry, date: &str) -> String {
         }
     }
     let _ = writeln!(s, "outcome = {}", outcome_value(&e.outcomes));
-    let _ = writeln!(
-        s,
-        "reason = {}",
-        quote(&blessed_reason(date, &e.actual))
-    );
+    let _ = writeln!(s, "reason = {}", quote(&blessed_reason(date, &e.actual)));
     s
 }
 
@@ -242,7 +242,11 @@ pub fn unexpected_toml(report: &Report, ev: &Evaluation, li: usize, date: &str) 
         "# Unexpected results of {lib} on {date}, in the expectations format.\n\
          # `ompd-conform run {lib} --bless` adopts them into its expectations file."
     );
-    let _ = writeln!(s, "vendor = {}", quote(&format!("{lib} (unexpected results)")));
+    let _ = writeln!(
+        s,
+        "vendor = {}",
+        quote(&format!("{lib} (unexpected results)"))
+    );
     let _ = writeln!(s, "libraries = [{}]", quote(lib));
     if p.is_empty() {
         s.push_str("# every result matched the expectations\n");
@@ -600,9 +604,7 @@ mod tests {
         assert!(out.starts_with("# header\nvendor = 'v'\n"));
         assert!(!out.contains("# first"), "{out}");
         assert!(out.contains("# second\n[[expect]]\ncheck = 'icv.*'\noutcome = [\"pass\", \"crash\"]\nreason = 'b'\n"), "{out}");
-        assert!(out.contains(
-            "reason = \"blessed on 2026-01-02 from run: got \\\"x\\\" and more\""
-        ));
+        assert!(out.contains("reason = \"blessed on 2026-01-02 from run: got \\\"x\\\" and more\""));
         let g = File::parse(&out, Path::new("v.toml")).unwrap();
         assert_eq!(g.expect.len(), 2);
         assert_eq!(g.expect[1].scenario, "serial");

@@ -532,7 +532,11 @@ fn expectation_files(
 /// A progress bar over the run's units (and one step per library's property phase).
 fn progress_bar(libs: &[vendors::Resolved], opts: &RunOptions) -> indicatif::ProgressBar {
     let units: usize = libs.iter().map(|l| supervisor::plan(l, opts).len()).sum();
-    let property = if opts.property.is_some() { libs.len() } else { 0 };
+    let property = if opts.property.is_some() {
+        libs.len()
+    } else {
+        0
+    };
     let bar = indicatif::ProgressBar::new((units + property) as u64);
     if let Ok(style) = indicatif::ProgressStyle::with_template(
         "{elapsed_precise} [{bar:30}] {pos}/{len} {wide_msg}",

@@ -131,7 +131,8 @@ impl Evaluation {
     /// One line summing up the gate, e.g. `gate: 2 regressions, 1 unexpected pass, 410
     /// expected failures (exit 100)`.
     pub fn summary_line(&self) -> String {
-        let n = |c: usize, one: &str, many: &str| format!("{c} {}", if c == 1 { one } else { many });
+        let n =
+            |c: usize, one: &str, many: &str| format!("{c} {}", if c == 1 { one } else { many });
         let mut parts = vec![
             n(self.count(Gate::Regression), "regression", "regressions"),
             n(self.count(Gate::Flake), "flake", "flakes"),
@@ -308,7 +309,11 @@ mod tests {
             "{HEAD}[[expect]]\ncheck = 'lib.api_version.known_value'\nscenario = 'serial'\noutcome = 'fail'\nreason = 'r'\n\
              [[expect]]\ncheck = 'icv.enumerate.*'\noutcome = 'fail'\nreason = 'r'\n"
         ));
-        let rep = report(vec![rec("lib.api_version.known_value", "none", Outcome::Pass)]);
+        let rep = report(vec![rec(
+            "lib.api_version.known_value",
+            "none",
+            Outcome::Pass,
+        )]);
         let ev = Evaluation::new(&rep, f.clone(), false);
         // The first entry's scenario did not run, the second's check did not run.
         assert!(ev.libraries[0].stale.is_empty());

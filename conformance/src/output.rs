@@ -82,12 +82,20 @@ pub fn human(report: &Report, ev: &Evaluation) -> String {
         let mut fams: BTreeMap<&str, BTreeMap<&str, Vec<&Judged>>> = BTreeMap::new();
         for j in &lg.judged {
             let c = &report.results[j.result].check;
-            fams.entry(family(c)).or_default().entry(c).or_default().push(j);
+            fams.entry(family(c))
+                .or_default()
+                .entry(c)
+                .or_default()
+                .push(j);
         }
         let nf = fams.len();
         for (fi, (fam, checks)) in fams.iter().enumerate() {
             let last_f = fi + 1 == nf && lg.stale.is_empty();
-            let (branch, pipe) = if last_f { ("└─", "   ") } else { ("├─", "│  ") };
+            let (branch, pipe) = if last_f {
+                ("└─", "   ")
+            } else {
+                ("├─", "│  ")
+            };
             let mut by_gate: BTreeMap<Gate, usize> = BTreeMap::new();
             for js in checks.values() {
                 let worst = js.iter().map(|j| j.gate).max().unwrap_or(Gate::Match);
@@ -109,7 +117,11 @@ pub fn human(report: &Report, ev: &Evaluation) -> String {
                 .collect();
             let n = lines.len();
             for (i, l) in lines.iter().enumerate() {
-                let (b, p) = if i + 1 == n { ("└─", "   ") } else { ("├─", "│  ") };
+                let (b, p) = if i + 1 == n {
+                    ("└─", "   ")
+                } else {
+                    ("├─", "│  ")
+                };
                 let mut ls = l.lines();
                 if let Some(first) = ls.next() {
                     let _ = writeln!(out, "{pipe}{b} {first}");
@@ -197,7 +209,12 @@ fn check_lines(report: &Report, ev: &Evaluation, check: &str, js: &[&Judged]) ->
         _ => {
             let bad: Vec<&&Judged> = js
                 .iter()
-                .filter(|j| matches!(j.gate, Gate::UnexpectedPass | Gate::Flake | Gate::Regression))
+                .filter(|j| {
+                    matches!(
+                        j.gate,
+                        Gate::UnexpectedPass | Gate::Flake | Gate::Regression
+                    )
+                })
                 .collect();
             let _ = writeln!(
                 s,
