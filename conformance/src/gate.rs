@@ -5,9 +5,9 @@
 //! An entry applies to a library when its file's `libraries` globs and its own `library`,
 //! `version` and `profile` conditions hold; the first applicable entry that covers a result
 //! (check, scenario, arch, layout, target) judges it. An entry is *stale* when it covers no
-//! result although the run ran its check, scenario, arch, layout and target (each glob matched
-//! some result of the library), so a run narrowed with `--check` or `--scenario` does not call
-//! the entries it left out stale.
+//! result at all although the run ran its check and a unit matching its scenario, arch, layout
+//! and target, so a run narrowed with `--check`, `--scenario` or `--arch` does not call the
+//! entries it left out stale (nor one shadowed by an earlier entry).
 
 use crate::expectations::{glob, Expectation, File};
 use crate::report::{Gate, LibraryInfo, Outcome, Report, ResultRecord};
@@ -196,11 +196,7 @@ fn judge_library(report: &Report, lib: &LibraryInfo, files: &[File]) -> LibraryG
             entry,
         });
     }
-    let ran = |f: fn(&ResultRecord) -> &str, pattern: &str| {
-        judged
-            .iter()
-            .any(|j| glob(pattern, f(&report.results[j.result])))
-    };
+    let mine: Vec<&ResultRecord> = judged.iter().map(|j| &report.results[j.result]).collect();
     let stale = entries
         .iter()
         .zip(&used)
@@ -208,11 +204,16 @@ fn judge_library(report: &Report, lib: &LibraryInfo, files: &[File]) -> LibraryG
         .map(|(e, _)| *e)
         .filter(|e| {
             let x = &files[e.file].expect[e.index];
-            ran(|r| &r.check, &x.check)
-                && ran(|r| &r.scenario, &x.scenario)
-                && ran(|r| &r.arch, &x.arch)
-                && ran(|r| &r.layout, &x.layout)
-                && ran(|r| &r.target, &x.target)
+            // Shadowed by an earlier entry is not stale; neither is an entry whose check or unit
+            // the run did not run.
+            !mine.iter().any(|r| x.covers(r))
+                && mine.iter().any(|r| glob(&x.check, &r.check))
+                && mine.iter().any(|r| {
+                    glob(&x.scenario, &r.scenario)
+                        && glob(&x.arch, &r.arch)
+                        && glob(&x.layout, &r.layout)
+                        && glob(&x.target, &r.target)
+                })
         })
         .collect();
     LibraryGate {
