@@ -63,7 +63,7 @@ fn acceptable(ev: &Evaluation, j: &Judged) -> String {
 /// The human rendering: the library headers, then per library a tree of check families.
 pub fn human(report: &Report, ev: &Evaluation) -> String {
     let mut out = report.library_header();
-    for (li, lg) in ev.libraries.iter().enumerate() {
+    for lg in &ev.libraries {
         let files: Vec<String> = lg
             .files
             .iter()
@@ -152,7 +152,6 @@ pub fn human(report: &Report, ev: &Evaluation) -> String {
                 );
             }
         }
-        let _ = li;
     }
     let counts: Vec<String> = Outcome::ALL
         .iter()

@@ -133,7 +133,7 @@ fn one_changed_expectation_fails_the_gate(#[case] check: &str, #[case] message: 
     assert!(unexpected.contains(check), "{unexpected}");
     if message.starts_with("UNEXPECTED") || message.starts_with("STALE") {
         let (code, out, _) = conform(
-            &lib,
+            lib,
             &["--expectations", f, "--allow-improvements"],
             d.path(),
         );
@@ -196,7 +196,7 @@ fn a_malformed_expectations_file_is_one_usage_error_line() {
     )
     .unwrap();
     let (code, out, err) = conform(
-        &fetched("llvm-19"),
+        fetched("llvm-19"),
         &["--expectations", file.to_str().unwrap()],
         d.path(),
     );
@@ -217,7 +217,7 @@ fn junit_has_one_testcase_per_result_and_failures_carry_the_message() {
     let junit = d.path().join("r.xml");
     let json = d.path().join("r.json");
     let (code, _, _) = conform(
-        &fetched("llvm-19"),
+        fetched("llvm-19"),
         &[
             "--expectations",
             file.to_str().unwrap(),
