@@ -1,8 +1,10 @@
 //! The `ompd-conform` command line: `run`, `list`, `vendors fetch|list`, and the hidden worker.
 //!
-//! Exit codes: 0 every result passed (or warned, or was not supported, or skipped); 100 the
-//! suite found conformance failures (fail, crash, timeout); 1 the harness could not do its job
-//! (a library did not load, a worker could not start, a file could not be written); 2 usage.
+//! Exit codes: 0 every result matched the expectations (expected failures included); 100 the
+//! gate failed: a regression (a fail, crash or timeout no expectation accepts), a flaky crash,
+//! or, without `--allow-improvements`, an unexpected pass or a stale expectation entry; 1 the
+//! harness could not do its job (a library did not load, a worker could not start, a file could
+//! not be written); 2 usage (including a malformed expectations file); 130 the run was stopped.
 
 use crate::checks;
 use crate::report::{Outcome, Report};
@@ -22,7 +24,7 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_HARNESS: i32 = 1;
 /// Bad usage.
 pub const EXIT_USAGE: i32 = 2;
-/// Conformance failures were found.
+/// The gate failed: conformance regressions (or unexpected passes, stale entries) were found.
 pub const EXIT_FINDINGS: i32 = 100;
 /// The run was interrupted (SIGINT, SIGTERM) or hit `--run-timeout`; the report written is
 /// marked incomplete.
@@ -168,6 +170,28 @@ struct RunArgs {
     /// Print no progress lines.
     #[arg(long, short)]
     quiet: bool,
+    // ---- the expectations gate, bless and JUnit (see `run_gate`) ----
+    /// Expectations file for the libraries it applies to (repeatable; default: the repository's
+    /// `golden/expectations/*.toml`, embedded in the runner).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_expectations")]
+    expectations: Vec<PathBuf>,
+    /// Judge the run without expectations: every fail, crash or timeout fails the gate.
+    #[arg(long)]
+    no_expectations: bool,
+    /// Unexpected passes and stale expectation entries do not fail the gate.
+    #[arg(long)]
+    allow_improvements: bool,
+    /// Adopt this run as the new baseline: rewrite each library's expectations file (the
+    /// repository file it came from, or the `--expectations` file, created when missing).
+    #[arg(long, conflicts_with = "no_expectations")]
+    bless: bool,
+    /// Write a JUnit XML report to this file (atomically).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Directory for each library's unexpected results in the expectations format
+    /// (`LIB.unexpected.toml`; default: target/ompd-conform).
+    #[arg(long, value_name = "DIR")]
+    results_dir: Option<PathBuf>,
 }
 
 /// A usage error: one line, exit 2.
@@ -417,6 +441,10 @@ fn run(args: RunArgs) -> i32 {
             Err(e) => return harness(e.to_string()),
         }
     }
+    let files = match expectation_files(&args, &libs) {
+        Ok(f) => f,
+        Err(e) => return usage(e),
+    };
     let statics = match supervisor::inspect_all(&libs) {
         Ok(s) => s,
         Err(e) => return harness(e.to_string()),
@@ -428,14 +456,25 @@ fn run(args: RunArgs) -> i32 {
     if let Err(e) = stop_on_signals(Arc::clone(&stop)) {
         return harness(format!("cannot handle SIGINT/SIGTERM: {e}"));
     }
-    let report = supervisor::run(&libs, &statics, &opts, &stop, &|line| {
-        if show {
-            eprintln!("{line}");
+    let bar = show.then(|| progress_bar(&libs, &opts));
+    let mut report = supervisor::run(&libs, &statics, &opts, &stop, &|line| {
+        if let Some(b) = &bar {
+            b.inc(1);
+            b.set_message(line.to_string());
         }
     });
-    if let Err(code) = emit(&report, &args) {
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let ev = crate::gate::Evaluation::new(&report, files, args.allow_improvements);
+    ev.mark(&mut report);
+    if let Err(code) = emit(&report, &crate::output::human(&report, &ev), &args) {
         return code;
     }
+    let gate_code = match run_gate(&report, &ev, &args, stop.reason().is_some()) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     for l in &report.libraries {
         if let Some(d) = l
             .diagnostics
@@ -449,7 +488,126 @@ fn run(args: RunArgs) -> i32 {
         eprintln!("ompd-conform: error: the run stopped early ({why}); the report is incomplete");
         return EXIT_INTERRUPTED;
     }
-    exit_code(&report)
+    if report.count(Outcome::HarnessError) > 0 {
+        return EXIT_HARNESS;
+    }
+    gate_code
+}
+
+// ---- the expectations gate, bless and JUnit ----
+
+/// The expectation files of a run: `--expectations` files (a missing one is created empty for
+/// the run's libraries under `--bless`), none with `--no-expectations`, else the embedded
+/// repository files. A malformed file is a usage error.
+fn expectation_files(
+    args: &RunArgs,
+    libs: &[vendors::Resolved],
+) -> Result<Vec<crate::expectations::File>, String> {
+    use crate::expectations::{embedded, File};
+    if args.no_expectations {
+        return Ok(Vec::new());
+    }
+    if args.expectations.is_empty() {
+        return embedded().map_err(|e| e.to_string());
+    }
+    let mut out = Vec::new();
+    for p in &args.expectations {
+        if args.bless && !p.exists() {
+            out.push(File {
+                vendor: p
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                libraries: libs.iter().map(|l| l.name.clone()).collect(),
+                expect: Vec::new(),
+                path: p.clone(),
+            });
+            continue;
+        }
+        out.push(File::load(p).map_err(|e| e.to_string())?);
+    }
+    Ok(out)
+}
+
+/// A progress bar over the run's units (and one step per library's property phase).
+fn progress_bar(libs: &[vendors::Resolved], opts: &RunOptions) -> indicatif::ProgressBar {
+    let units: usize = libs.iter().map(|l| supervisor::plan(l, opts).len()).sum();
+    let property = if opts.property.is_some() {
+        libs.len()
+    } else {
+        0
+    };
+    let bar = indicatif::ProgressBar::new((units + property) as u64);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{elapsed_precise} [{bar:30}] {pos}/{len} {wide_msg}",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+/// After the report is out: writes each library's unexpected results, the JUnit report, and
+/// (with `--bless`) the new expectations. Returns the gate's exit code (0 or 100; after a
+/// successful bless, the verdict against the blessed files).
+fn run_gate(
+    report: &Report,
+    ev: &crate::gate::Evaluation,
+    args: &RunArgs,
+    stopped: bool,
+) -> Result<i32, i32> {
+    let date = crate::bless::today();
+    let dir = args
+        .results_dir
+        .clone()
+        .unwrap_or_else(crate::bless::default_dir);
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        return Err(harness(format!("cannot create {}: {e}", dir.display())));
+    }
+    for (li, lg) in ev.libraries.iter().enumerate() {
+        let path = crate::bless::unexpected_path(&dir, &lg.library);
+        let text = crate::bless::unexpected_toml(report, ev, li, &date);
+        crate::report::write_atomic(&path, text.as_bytes())
+            .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
+        if !args.quiet && !crate::bless::plan(report, ev, li).is_empty() {
+            eprintln!(
+                "ompd-conform: unexpected results of {} (expectations format): {}",
+                lg.library,
+                path.display()
+            );
+        }
+    }
+    if let Some(path) = &args.junit {
+        let xml = crate::output::junit(report, ev)
+            .map_err(|e| harness(format!("cannot render the JUnit report: {e}")))?;
+        crate::report::write_atomic(path, xml.as_bytes())
+            .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if !args.bless {
+        return Ok(if ev.fails() { EXIT_FINDINGS } else { EXIT_OK });
+    }
+    if stopped {
+        eprintln!("ompd-conform: error: not blessing an incomplete run");
+        return Ok(EXIT_INTERRUPTED);
+    }
+    let written = crate::bless::bless(report, ev, &date).map_err(|e| harness(e.to_string()))?;
+    for w in &written {
+        eprintln!("ompd-conform: blessed {w}");
+    }
+    // Judge the run again against the files as written.
+    let mut files = Vec::new();
+    for f in &ev.files {
+        match crate::expectations::File::load(&f.path) {
+            Ok(g) => files.push(g),
+            Err(_) if !f.path.exists() && f.expect.is_empty() => {}
+            Err(e) => return Err(harness(e.to_string())),
+        }
+    }
+    let again = crate::gate::Evaluation::new(report, files, args.allow_improvements);
+    if again.fails() {
+        eprintln!("ompd-conform: error: the blessed expectations still do not match the run");
+        return Ok(EXIT_FINDINGS);
+    }
+    Ok(EXIT_OK)
 }
 
 /// Turns SIGINT and SIGTERM into a stop of the run: they are blocked in this thread (and so in
@@ -470,11 +628,11 @@ fn stop_on_signals(stop: Arc<supervisor::Stop>) -> nix::Result<()> {
     Ok(())
 }
 
-fn emit(report: &Report, args: &RunArgs) -> Result<(), i32> {
+fn emit(report: &Report, human: &str, args: &RunArgs) -> Result<(), i32> {
     match (args.format, &args.output) {
         (Format::Json, Some(path)) => {
             // The human report goes out first, so a failing write loses nothing computed.
-            print!("{}", report.human());
+            print!("{human}");
             report
                 .write_json(path)
                 .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
@@ -484,16 +642,16 @@ fn emit(report: &Report, args: &RunArgs) -> Result<(), i32> {
             Err(e) => return Err(harness(format!("cannot render the report: {e}"))),
         },
         (Format::Human, Some(path)) => {
-            crate::report::write_atomic(path, report.human().as_bytes())
+            crate::report::write_atomic(path, human.as_bytes())
                 .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
             println!("{}", report.closing_line());
         }
-        (Format::Human, None) => print!("{}", report.human()),
+        (Format::Human, None) => print!("{human}"),
     }
     Ok(())
 }
 
-/// The exit code a report calls for.
+/// The exit code a report calls for without expectations (`--no-expectations`).
 pub fn exit_code(report: &Report) -> i32 {
     if report.count(Outcome::HarnessError) > 0 {
         EXIT_HARNESS

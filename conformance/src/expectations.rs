@@ -13,9 +13,13 @@
 //! # optional: library, scenario, arch, layout (globs, default "*"), link; `outcome` may also be a
 //! # list when builds of one vendor differ (e.g. ["fail", "crash"] where only some builds have a
 //! # stack protector)
+//! # optional conditions on the library and target (globs, default "*"):
+//! #   version: the package version or the version string (either may match)
+//! #   profile: the API profile detected ("TR2.001", "5.0", "5.1", "5.2", "6.0")
+//! #   target:  the target kind ("sim" today)
 //! ```
 
-use crate::report::{Outcome, ResultRecord};
+use crate::report::{LibraryInfo, Outcome, ResultRecord};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -96,6 +100,15 @@ pub struct Expectation {
     /// Layout glob.
     #[serde(default = "star")]
     pub layout: String,
+    /// Library version glob: matches the package version or the version string.
+    #[serde(default = "star")]
+    pub version: String,
+    /// API profile glob (`5.0`, `TR2.001`, ...).
+    #[serde(default = "star")]
+    pub profile: String,
+    /// Target kind glob (`sim`).
+    #[serde(default = "star")]
+    pub target: String,
 }
 
 /// A malformed expectations file.
@@ -143,29 +156,54 @@ pub fn glob(pattern: &str, text: &str) -> bool {
 }
 
 impl Expectation {
-    /// True when this entry describes `r`'s unit and check (whatever its outcome).
+    /// True when this entry describes `r`'s unit and check (whatever its outcome). The library
+    /// conditions (version, profile) are judged by [`Expectation::applies_to`].
     pub fn covers(&self, r: &ResultRecord) -> bool {
         glob(&self.check, &r.check)
             && glob(&self.library, &r.library)
             && glob(&self.scenario, &r.scenario)
             && glob(&self.arch, &r.arch)
             && glob(&self.layout, &r.layout)
+            && glob(&self.target, &r.target)
+    }
+
+    /// True when the entry's library conditions hold for `lib`: its name, its version (package
+    /// version or version string; an unknown version matches only `*`) and its API profile.
+    pub fn applies_to(&self, lib: &LibraryInfo) -> bool {
+        let version = self.version == "*"
+            || [&lib.package_version, &lib.version_string]
+                .iter()
+                .any(|v| v.as_deref().is_some_and(|v| glob(&self.version, v)));
+        let profile = self.profile == "*"
+            || lib.profile.is_some_and(|p| {
+                serde_json::to_value(p)
+                    .ok()
+                    .and_then(|v| v.as_str().map(|s| glob(&self.profile, s)))
+                    .unwrap_or(false)
+            });
+        glob(&self.library, &lib.name) && version && profile
     }
 }
 
 impl File {
     /// Parses one file; every entry needs a reason and a check glob naming a known check.
     pub fn load(path: &Path) -> Result<File, ExpectError> {
-        let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| ExpectError::Io {
-            path: shown.clone(),
+            path: path.display().to_string(),
             source,
         })?;
+        File::parse(&text, path)
+    }
+
+    /// Parses `text` as the file at `path` (which need not exist: embedded files keep the path
+    /// of their repository copy).
+    pub fn parse(text: &str, path: &Path) -> Result<File, ExpectError> {
+        let shown = path.display().to_string();
         let invalid = |message: String| ExpectError::Invalid {
             path: shown.clone(),
             message,
         };
-        let mut f: File = toml::from_str(&text)
+        let mut f: File = toml::from_str(text)
             .map_err(|e| invalid(e.to_string().lines().next().unwrap_or("").to_string()))?;
         f.path = path.to_path_buf();
         let ids: Vec<&str> = crate::checks::registry().iter().map(|c| c.id).collect();
@@ -184,6 +222,15 @@ impl File {
     pub fn applies_to(&self, name: &str) -> bool {
         self.libraries.iter().any(|g| glob(g, name))
     }
+}
+
+/// The repository's expectations files, embedded in the runner at compile time
+/// (`golden::EXPECTATIONS`); each keeps the path of its repository copy, which `--bless` rewrites.
+pub fn embedded() -> Result<Vec<File>, ExpectError> {
+    golden::EXPECTATIONS
+        .iter()
+        .map(|(name, text)| File::parse(text, &golden::expectations_dir().join(name)))
+        .collect()
 }
 
 /// Loads every `*.toml` in `dir`, sorted by name.

@@ -266,6 +266,8 @@ pub(crate) fn record(
         actual,
         detail,
         flaky: false,
+        target: crate::report::TARGET_SIM.into(),
+        gate: None,
     }
 }
 
