@@ -11,6 +11,8 @@
 //! - [`report`]: outcomes, results and the report renderings.
 //! - [`expectations`]: per-vendor expected results with reasons, folded with a run.
 //! - [`cli`]: the `ompd-conform` command line and its exit codes.
+//! - [`snapshot`]: golden snapshots of a library's observable answers, recorded and diffed.
+//! - [`regression`]: the comparison of two JSON reports (regressions, fixes, changed answers).
 //! - [`bench`]: throughput figures (instances per second, checks per second with and without
 //!   isolation).
 
@@ -22,7 +24,9 @@ pub mod expectations;
 pub mod inspect;
 pub mod library;
 pub mod property;
+pub mod regression;
 pub mod report;
+pub mod snapshot;
 pub mod supervisor;
 pub mod vendors;
 pub mod worker;

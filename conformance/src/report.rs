@@ -138,6 +138,10 @@ pub struct Report {
     /// True when the run was cut short (the results are what it had).
     #[serde(default)]
     pub incomplete: bool,
+    /// With `--golden`: each library's snapshot answers (path → value, see
+    /// `crate::snapshot`), so that `compare` can diff them. Absent otherwise.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub answers: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 /// The report schema id.
