@@ -202,15 +202,10 @@ pub fn probe(ctx: &Ctx) -> Vec<(String, String)> {
         }
     }
     let state_names: BTreeMap<i64, String> = states.iter().cloned().collect();
-    put(
-        &mut out,
-        "states/enumerate".into(),
-        states
-            .iter()
-            .map(|(v, n)| format!("{n}={v:#x}"))
-            .collect::<Vec<_>>()
-            .join(" "),
-    );
+    // One answer per state, so that a state added or renumbered is one line of the diff.
+    for (v, n) in &states {
+        put(&mut out, format!("states/enumerate/{n}"), format!("{v:#x}"));
+    }
 
     let mut threads: Classes<'_, abi::ThreadHandle> = Classes::new("T");
     let mut parallels: Classes<'_, abi::ParallelHandle> = Classes::new("P");
@@ -408,14 +403,14 @@ pub fn probe(ctx: &Ctx) -> Vec<(String, String)> {
             }
         }
     }
-    put(
-        &mut out,
-        "icv/enumerate".into(),
-        icvs.iter()
-            .map(|(_, n, s)| format!("{n}@{}", scope_name(*s)))
-            .collect::<Vec<_>>()
-            .join(" "),
-    );
+    // One answer per ICV: its id's rank in the enumeration and its scope.
+    for (rank, (_, n, sc)) in icvs.iter().enumerate() {
+        put(
+            &mut out,
+            format!("icv/enumerate/{n}"),
+            format!("#{rank} {}", scope_name(*sc)),
+        );
+    }
     for (id, name, scope) in &icvs {
         let subjects: Vec<(String, AnyHandle)> = match *scope {
             Scope::ADDRESS_SPACE => vec![("aspace".into(), AnyHandle::Aspace(ah))],
