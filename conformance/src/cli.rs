@@ -269,15 +269,21 @@ fn list(format: Format) -> i32 {
             Ok(s) => println!("{s}"),
             Err(e) => return harness(format!("cannot render the check list: {e}")),
         },
-        Format::Human => {
-            let w = all.iter().map(|c| c.id.len()).max().unwrap_or(0);
-            for c in all {
-                println!("{:<w$}  {}", c.id, c.requirements.join(", "));
-            }
-            println!("{} checks", all.len());
-        }
+        Format::Human => print!("{}", list_text(all)),
     }
     EXIT_OK
+}
+
+/// The human rendering of `list`: one line per check with its requirement ids, then the count.
+fn list_text(checks: &[&checks::Check]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let w = checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    for c in checks {
+        let _ = writeln!(s, "{:<w$}  {}", c.id, c.requirements.join(", "));
+    }
+    let _ = writeln!(s, "{} checks", checks.len());
+    s
 }
 
 fn coverage(format: Format) -> i32 {
@@ -412,7 +418,9 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
 fn run(args: RunArgs) -> i32 {
     // ---- golden snapshots ----
     if (args.bless || args.golden_dir.is_some()) && !args.golden {
-        return usage("--bless and --golden-dir update or locate golden snapshots: they need --golden".into());
+        return usage(
+            "--bless and --golden-dir update or locate golden snapshots: they need --golden".into(),
+        );
     }
     // ---- end of golden snapshots ----
     let opts = match options(&args) {
@@ -564,10 +572,7 @@ fn golden(report: &Report, args: &RunArgs) -> Result<bool, i32> {
 // ---- regression tracking (conformance::regression) ----
 
 fn compare(old: &std::path::Path, new: &std::path::Path, format: Format) -> i32 {
-    let (a, b) = match (
-        crate::regression::load(old),
-        crate::regression::load(new),
-    ) {
+    let (a, b) = match (crate::regression::load(old), crate::regression::load(new)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => return harness(e),
     };
@@ -640,5 +645,20 @@ pub fn exit_code(report: &Report) -> i32 {
         EXIT_FINDINGS
     } else {
         EXIT_OK
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_renders_the_lifecycle_family() {
+        let lib: Vec<&checks::Check> = checks::registry()
+            .iter()
+            .copied()
+            .filter(|c| c.id.starts_with("lib."))
+            .collect();
+        insta::assert_snapshot!("list_lifecycle_family", list_text(&lib));
     }
 }

@@ -187,11 +187,8 @@ pub fn compare(old: &Report, new: &Report) -> Comparison {
         (false, false) => {
             for (lib, x) in &old.answers {
                 if let Some(y) = new.answers.get(lib) {
-                    c.changed_answers.extend(
-                        snapshot::diff(x, y)
-                            .iter()
-                            .map(|ch| format!("{lib}: {ch}")),
-                    );
+                    c.changed_answers
+                        .extend(snapshot::diff(x, y).iter().map(|ch| format!("{lib}: {ch}")));
                 }
             }
         }
@@ -350,7 +347,10 @@ mod tests {
             [(
                 "x".to_string(),
                 [
-                    ("serial/lp64-le/icv/nthreads-var@thread[0]".to_string(), v.to_string()),
+                    (
+                        "serial/lp64-le/icv/nthreads-var@thread[0]".to_string(),
+                        v.to_string(),
+                    ),
                     ("serial/lp64-le/setup".to_string(), "ok".to_string()),
                 ]
                 .into_iter()

@@ -310,7 +310,11 @@ pub fn probe(ctx: &Ctx) -> Vec<(String, String)> {
                             }
                         }
                     }
-                    put(&mut out, format!("{at}/task/{what}-chain"), chain.join(" > "));
+                    put(
+                        &mut out,
+                        format!("{at}/task/{what}-chain"),
+                        chain.join(" > "),
+                    );
                 }
                 put(
                     &mut out,
@@ -703,9 +707,9 @@ pub fn diff(old: &Answers, new: &Answers) -> Vec<Change> {
 
 fn path_of_change(c: &Change) -> &str {
     match c {
-        Change::Added { path, .. } | Change::Removed { path, .. } | Change::Changed { path, .. } => {
-            path
-        }
+        Change::Added { path, .. }
+        | Change::Removed { path, .. }
+        | Change::Changed { path, .. } => path,
     }
 }
 
@@ -722,7 +726,10 @@ mod tests {
 
     #[test]
     fn render_and_parse_round_trip() {
-        let a = answers(&[("s/lp64-le/icv/x@thread[0]", "4"), ("s/lp64-le/setup", "ok")]);
+        let a = answers(&[
+            ("s/lp64-le/icv/x@thread[0]", "4"),
+            ("s/lp64-le/setup", "ok"),
+        ]);
         assert_eq!(parse(&render("lib", &a)).unwrap(), a);
     }
 

@@ -233,13 +233,15 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
     let scenario = match (&unit.stage, &unit.model) {
         (StageName::Library, _) => None,
         (StageName::Target | StageName::Snapshot, Some(m)) => Some(m.clone()),
-        (StageName::Target | StageName::Snapshot, None) => match sim_target::model::scenario(&unit.scenario) {
-            Some(s) => Some(s.model),
-            None => {
-                eprintln!("worker: unknown scenario {}", unit.scenario);
-                return;
+        (StageName::Target | StageName::Snapshot, None) => {
+            match sim_target::model::scenario(&unit.scenario) {
+                Some(s) => Some(s.model),
+                None => {
+                    eprintln!("worker: unknown scenario {}", unit.scenario);
+                    return;
+                }
             }
-        },
+        }
     };
     let (arch, policy) = match (unit.arch.parse::<Arch>(), unit.layout.parse::<Policy>()) {
         (Ok(a), Ok(p)) => (a, p),

@@ -49,7 +49,10 @@ fn each_vendor_matches_its_committed_snapshot(#[case] lib: &str) {
     let o = golden_run(lib, &[]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
-    assert!(err.contains(&format!("{lib} matches its golden snapshot")), "{err}");
+    assert!(
+        err.contains(&format!("{lib} matches its golden snapshot")),
+        "{err}"
+    );
 }
 
 #[test]
@@ -75,7 +78,10 @@ fn snapshots_are_deterministic_and_a_changed_answer_exits_100_with_its_path() {
     let o = golden_run("llvm-19", &["--golden-dir", path(a.path())]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(100), "{err}");
-    assert!(err.contains("llvm-19 differs from its golden snapshot"), "{err}");
+    assert!(
+        err.contains("llvm-19 differs from its golden snapshot"),
+        "{err}"
+    );
     assert!(
         err.contains("~ serial/lp64-le/omp-version: 201811 → 201611"),
         "{err}"
@@ -164,7 +170,10 @@ fn compare_llvm_19_with_llvm_22_and_with_intel() {
         "{}",
         c.human()
     );
-    assert!(c.changed.iter().any(|m| m.check == "thread.handle.by_lwp_id"));
+    assert!(c
+        .changed
+        .iter()
+        .any(|m| m.check == "thread.handle.by_lwp_id"));
     assert_eq!(c.changed_answers.len(), 8 * 4, "{:#?}", c.changed_answers);
     assert!(c
         .changed_answers
