@@ -63,6 +63,19 @@ enum Cmd {
         #[command(subcommand)]
         cmd: VendorCmd,
     },
+    // ---- regression tracking (conformance::regression) ----
+    /// Compare two JSON reports: regressions, fixes, changed outcomes, new and removed checks,
+    /// changed snapshot answers. Exit 0 without regressions, 100 with, 1 for an unreadable file.
+    Compare {
+        /// The older report (`--format json`).
+        old: PathBuf,
+        /// The newer report.
+        new: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    // ---- end of regression tracking ----
     /// Internal: run one unit (used by the supervisor).
     #[command(name = "__worker", hide = true)]
     Worker,
@@ -192,6 +205,16 @@ struct RunArgs {
     /// (`LIB.unexpected.toml`; default: target/ompd-conform).
     #[arg(long, value_name = "DIR")]
     results_dir: Option<PathBuf>,
+    // ---- golden snapshots (conformance::snapshot) ----
+    /// Also record each library's observable answers on the default scenarios and compare them
+    /// with its golden snapshot (`golden/snapshots/LIB.txt`): a difference is printed as a diff
+    /// and exits 100. The answers go into the JSON report (`answers`).
+    #[arg(long)]
+    golden: bool,
+    /// Directory of the golden snapshots (default: the repository's golden/snapshots).
+    #[arg(long, value_name = "DIR")]
+    golden_dir: Option<PathBuf>,
+    // ---- end of golden snapshots ----
 }
 
 /// A usage error: one line, exit 2.
@@ -236,6 +259,7 @@ pub fn main() -> i32 {
         Cmd::List { format } => list(format),
         Cmd::Coverage { format } => coverage(format),
         Cmd::Vendors { cmd } => vendors_cmd(cmd),
+        Cmd::Compare { old, new, format } => compare(&old, &new, format),
         Cmd::Run(args) if args.list => list(args.format),
         Cmd::Run(args) => run(*args),
     }
@@ -266,15 +290,21 @@ fn list(format: Format) -> i32 {
             Ok(s) => println!("{s}"),
             Err(e) => return harness(format!("cannot render the check list: {e}")),
         },
-        Format::Human => {
-            let w = all.iter().map(|c| c.id.len()).max().unwrap_or(0);
-            for c in all {
-                println!("{:<w$}  {}", c.id, c.requirements.join(", "));
-            }
-            println!("{} checks", all.len());
-        }
+        Format::Human => print!("{}", list_text(all)),
     }
     EXIT_OK
+}
+
+/// The human rendering of `list`: one line per check with its requirement ids, then the count.
+fn list_text(checks: &[&checks::Check]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let w = checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    for c in checks {
+        let _ = writeln!(s, "{:<w$}  {}", c.id, c.requirements.join(", "));
+    }
+    let _ = writeln!(s, "{} checks", checks.len());
+    s
 }
 
 fn coverage(format: Format) -> i32 {
@@ -407,6 +437,11 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
 }
 
 fn run(args: RunArgs) -> i32 {
+    // ---- golden snapshots ----
+    if args.golden_dir.is_some() && !args.golden {
+        return usage("--golden-dir locates golden snapshots: it needs --golden".into());
+    }
+    // ---- end of golden snapshots ----
     let opts = match options(&args) {
         Ok(o) => o,
         Err(e) => return usage(e),
@@ -466,11 +501,22 @@ fn run(args: RunArgs) -> i32 {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
+    if args.golden {
+        let exec = supervisor::Exec::of(&opts, &stop);
+        for l in &libs {
+            let answers = crate::snapshot::collect(l, exec);
+            report.answers.insert(l.name.clone(), answers);
+        }
+    }
     let ev = crate::gate::Evaluation::new(&report, files, args.allow_improvements);
     ev.mark(&mut report);
     if let Err(code) = emit(&report, &crate::output::human(&report, &ev), &args) {
         return code;
     }
+    let golden_differs = match golden(&report, &args) {
+        Ok(d) => d,
+        Err(code) => return code,
+    };
     let gate_code = match run_gate(&report, &ev, &args, stop.reason().is_some()) {
         Ok(c) => c,
         Err(code) => return code,
@@ -491,7 +537,10 @@ fn run(args: RunArgs) -> i32 {
     if report.count(Outcome::HarnessError) > 0 {
         return EXIT_HARNESS;
     }
-    gate_code
+    match gate_code {
+        EXIT_OK if golden_differs => EXIT_FINDINGS,
+        code => code,
+    }
 }
 
 // ---- the expectations gate, bless and JUnit ----
@@ -610,6 +659,93 @@ fn run_gate(
     Ok(EXIT_OK)
 }
 
+// ---- golden snapshots (conformance::snapshot) ----
+
+/// With `--golden`, compares each library's answers with its stored snapshot (printing the
+/// diff on stderr) or, with `--bless`, writes them. Returns whether any snapshot differs.
+fn golden(report: &Report, args: &RunArgs) -> Result<bool, i32> {
+    if !args.golden {
+        return Ok(false);
+    }
+    let dir = args
+        .golden_dir
+        .clone()
+        .unwrap_or_else(crate::snapshot::default_dir);
+    let mut differs = false;
+    for (lib, answers) in &report.answers {
+        let path = crate::snapshot::path_of(&dir, lib);
+        if args.bless {
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| harness(format!("cannot create {}: {e}", dir.display())))?;
+            crate::report::write_atomic(&path, crate::snapshot::render(lib, answers).as_bytes())
+                .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
+            eprintln!(
+                "ompd-conform: wrote the golden snapshot of {lib} ({} answers) to {}",
+                answers.len(),
+                path.display()
+            );
+            continue;
+        }
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(harness(format!(
+                    "no golden snapshot of {lib} at {}; create it with `cargo xtask conform {lib} --golden --bless`",
+                    path.display()
+                )))
+            }
+            Err(e) => return Err(harness(format!("cannot read {}: {e}", path.display()))),
+        };
+        let stored = crate::snapshot::parse(&text)
+            .map_err(|e| harness(format!("{}: {e}", path.display())))?;
+        let changes = crate::snapshot::diff(&stored, answers);
+        if changes.is_empty() {
+            eprintln!(
+                "ompd-conform: {lib} matches its golden snapshot ({} answers)",
+                answers.len()
+            );
+            continue;
+        }
+        differs = true;
+        eprintln!(
+            "ompd-conform: {lib} differs from its golden snapshot {} ({} answers changed; \
+             `cargo xtask conform {lib} --golden --bless` accepts them):",
+            path.display(),
+            changes.len()
+        );
+        for c in &changes {
+            eprintln!("  {c}");
+        }
+    }
+    Ok(differs)
+}
+
+// ---- end of golden snapshots ----
+
+// ---- regression tracking (conformance::regression) ----
+
+fn compare(old: &std::path::Path, new: &std::path::Path, format: Format) -> i32 {
+    let (a, b) = match (crate::regression::load(old), crate::regression::load(new)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => return harness(e),
+    };
+    let c = crate::regression::compare(&a, &b);
+    match format {
+        Format::Human => print!("{}", c.human()),
+        Format::Json => match serde_json::to_string_pretty(&c) {
+            Ok(s) => println!("{s}"),
+            Err(e) => return harness(format!("cannot render the comparison: {e}")),
+        },
+    }
+    if c.regression_count() > 0 {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }
+}
+
+// ---- end of regression tracking ----
+
 /// Turns SIGINT and SIGTERM into a stop of the run: they are blocked in this thread (and so in
 /// every thread spawned after it) and taken by one thread that waits for them. Workers unblock
 /// them again; they run in process groups of their own, so a Ctrl-C at the terminal reaches only
@@ -662,5 +798,20 @@ pub fn exit_code(report: &Report) -> i32 {
         EXIT_FINDINGS
     } else {
         EXIT_OK
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_renders_the_lifecycle_family() {
+        let lib: Vec<&checks::Check> = checks::registry()
+            .iter()
+            .copied()
+            .filter(|c| c.id.starts_with("lib."))
+            .collect();
+        insta::assert_snapshot!("list_lifecycle_family", list_text(&lib));
     }
 }

@@ -15,6 +15,8 @@
 //! - [`bless`]: a run's unexpected results in the expectations format, and `--bless`.
 //! - [`output`]: the gate-aware human tree and the JUnit XML rendering.
 //! - [`cli`]: the `ompd-conform` command line and its exit codes.
+//! - [`snapshot`]: golden snapshots of a library's observable answers, recorded and diffed.
+//! - [`regression`]: the comparison of two JSON reports (regressions, fixes, changed answers).
 //! - [`bench`]: throughput figures (instances per second, checks per second with and without
 //!   isolation).
 
@@ -29,7 +31,9 @@ pub mod inspect;
 pub mod library;
 pub mod output;
 pub mod property;
+pub mod regression;
 pub mod report;
+pub mod snapshot;
 pub mod supervisor;
 pub mod vendors;
 pub mod worker;

@@ -182,6 +182,10 @@ pub struct Report {
     /// True when the run was cut short (the results are what it had).
     #[serde(default)]
     pub incomplete: bool,
+    /// With `--golden`: each library's snapshot answers (path → value, see
+    /// `crate::snapshot`), so that `compare` can diff them. Absent otherwise.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub answers: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 /// The report schema id.
@@ -370,15 +374,46 @@ mod tests {
         }
     }
 
-    #[test]
-    fn closing_line_counts_and_mentions_skips_only_when_present() {
+    #[rstest::rstest]
+    #[case(&[Outcome::Pass, Outcome::Warn, Outcome::Fail], "2 passed, 1 failed")]
+    #[case(&[Outcome::Pass, Outcome::Warn, Outcome::Fail, Outcome::Skip], "2 passed, 1 failed, 1 skipped")]
+    #[case(&[Outcome::NotSupported, Outcome::Crash, Outcome::HarnessError], "1 passed, 2 failed")]
+    #[case(&[], "0 passed, 0 failed")]
+    fn closing_line_counts_and_mentions_skips_only_when_present(
+        #[case] outcomes: &[Outcome],
+        #[case] line: &str,
+    ) {
         let mut r = Report::new();
+        for o in outcomes {
+            r.push(rec(*o));
+        }
+        assert_eq!(r.closing_line(), line);
+    }
+
+    #[test]
+    fn human_rendering_of_a_small_fixed_report() {
+        let mut r = Report::new();
+        r.libraries.push(LibraryInfo {
+            name: "l".into(),
+            path: "/x/libompd.so".into(),
+            sha256: "ab".repeat(32),
+            elf: "ELF64 X86_64".into(),
+            soname: Some("libompd.so".into()),
+            api_version: Some(201811),
+            version_string: Some("LLVM OpenMP".into()),
+            entry_points: vec!["ompd_initialize".into()],
+            diagnostics: vec!["preloaded libstdc++.so.6".into()],
+            ..LibraryInfo::default()
+        });
         r.push(rec(Outcome::Pass));
-        r.push(rec(Outcome::Warn));
-        r.push(rec(Outcome::Fail));
-        assert_eq!(r.closing_line(), "2 passed, 1 failed");
-        r.push(rec(Outcome::Skip));
-        assert_eq!(r.closing_line(), "2 passed, 1 failed, 1 skipped");
+        let mut f = rec(Outcome::Fail);
+        f.check = "d".into();
+        f.detail = "1 of 3 facts violated".into();
+        r.push(f);
+        let mut s = rec(Outcome::Skip);
+        s.check = "e".into();
+        r.push(s);
+        insta::assert_snapshot!("human_small_report", r.human());
     }
 
     #[test]

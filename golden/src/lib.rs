@@ -25,6 +25,12 @@ pub fn expectations_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expectations")
 }
 
+/// The directory holding the golden snapshots, one `<library>.txt` per vendor library
+/// (format: `conformance::snapshot`).
+pub fn snapshots_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("snapshots")
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
