@@ -1,8 +1,10 @@
 //! The `ompd-conform` command line: `run`, `list`, `vendors fetch|list`, and the hidden worker.
 //!
-//! Exit codes: 0 every result passed (or warned, or was not supported, or skipped); 100 the
-//! suite found conformance failures (fail, crash, timeout); 1 the harness could not do its job
-//! (a library did not load, a worker could not start, a file could not be written); 2 usage.
+//! Exit codes: 0 every result matched the expectations (expected failures included); 100 the
+//! gate failed: a regression (a fail, crash or timeout no expectation accepts), a flaky crash,
+//! or, without `--allow-improvements`, an unexpected pass or a stale expectation entry; 1 the
+//! harness could not do its job (a library did not load, a worker could not start, a file could
+//! not be written); 2 usage (including a malformed expectations file); 130 the run was stopped.
 
 use crate::checks;
 use crate::report::{Outcome, Report};
@@ -22,7 +24,7 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_HARNESS: i32 = 1;
 /// Bad usage.
 pub const EXIT_USAGE: i32 = 2;
-/// Conformance failures were found.
+/// The gate failed: conformance regressions (or unexpected passes, stale entries) were found.
 pub const EXIT_FINDINGS: i32 = 100;
 /// The run was interrupted (SIGINT, SIGTERM) or hit `--run-timeout`; the report written is
 /// marked incomplete.
@@ -61,6 +63,19 @@ enum Cmd {
         #[command(subcommand)]
         cmd: VendorCmd,
     },
+    // ---- regression tracking (conformance::regression) ----
+    /// Compare two JSON reports: regressions, fixes, changed outcomes, new and removed checks,
+    /// changed snapshot answers. Exit 0 without regressions, 100 with, 1 for an unreadable file.
+    Compare {
+        /// The older report (`--format json`).
+        old: PathBuf,
+        /// The newer report.
+        new: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    // ---- end of regression tracking ----
     /// Internal: run one unit (used by the supervisor).
     #[command(name = "__worker", hide = true)]
     Worker,
@@ -168,6 +183,38 @@ struct RunArgs {
     /// Print no progress lines.
     #[arg(long, short)]
     quiet: bool,
+    // ---- the expectations gate, bless and JUnit (see `run_gate`) ----
+    /// Expectations file for the libraries it applies to (repeatable; default: the repository's
+    /// `golden/expectations/*.toml`, embedded in the runner).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_expectations")]
+    expectations: Vec<PathBuf>,
+    /// Judge the run without expectations: every fail, crash or timeout fails the gate.
+    #[arg(long)]
+    no_expectations: bool,
+    /// Unexpected passes and stale expectation entries do not fail the gate.
+    #[arg(long)]
+    allow_improvements: bool,
+    /// Adopt this run as the new baseline: rewrite each library's expectations file (the
+    /// repository file it came from, or the `--expectations` file, created when missing).
+    #[arg(long, conflicts_with = "no_expectations")]
+    bless: bool,
+    /// Write a JUnit XML report to this file (atomically).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Directory for each library's unexpected results in the expectations format
+    /// (`LIB.unexpected.toml`; default: target/ompd-conform).
+    #[arg(long, value_name = "DIR")]
+    results_dir: Option<PathBuf>,
+    // ---- golden snapshots (conformance::snapshot) ----
+    /// Also record each library's observable answers on the default scenarios and compare them
+    /// with its golden snapshot (`golden/snapshots/LIB.txt`): a difference is printed as a diff
+    /// and exits 100. The answers go into the JSON report (`answers`).
+    #[arg(long)]
+    golden: bool,
+    /// Directory of the golden snapshots (default: the repository's golden/snapshots).
+    #[arg(long, value_name = "DIR")]
+    golden_dir: Option<PathBuf>,
+    // ---- end of golden snapshots ----
 }
 
 /// A usage error: one line, exit 2.
@@ -212,6 +259,7 @@ pub fn main() -> i32 {
         Cmd::List { format } => list(format),
         Cmd::Coverage { format } => coverage(format),
         Cmd::Vendors { cmd } => vendors_cmd(cmd),
+        Cmd::Compare { old, new, format } => compare(&old, &new, format),
         Cmd::Run(args) if args.list => list(args.format),
         Cmd::Run(args) => run(*args),
     }
@@ -242,15 +290,21 @@ fn list(format: Format) -> i32 {
             Ok(s) => println!("{s}"),
             Err(e) => return harness(format!("cannot render the check list: {e}")),
         },
-        Format::Human => {
-            let w = all.iter().map(|c| c.id.len()).max().unwrap_or(0);
-            for c in all {
-                println!("{:<w$}  {}", c.id, c.requirements.join(", "));
-            }
-            println!("{} checks", all.len());
-        }
+        Format::Human => print!("{}", list_text(all)),
     }
     EXIT_OK
+}
+
+/// The human rendering of `list`: one line per check with its requirement ids, then the count.
+fn list_text(checks: &[&checks::Check]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let w = checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    for c in checks {
+        let _ = writeln!(s, "{:<w$}  {}", c.id, c.requirements.join(", "));
+    }
+    let _ = writeln!(s, "{} checks", checks.len());
+    s
 }
 
 fn coverage(format: Format) -> i32 {
@@ -383,6 +437,11 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
 }
 
 fn run(args: RunArgs) -> i32 {
+    // ---- golden snapshots ----
+    if args.golden_dir.is_some() && !args.golden {
+        return usage("--golden-dir locates golden snapshots: it needs --golden".into());
+    }
+    // ---- end of golden snapshots ----
     let opts = match options(&args) {
         Ok(o) => o,
         Err(e) => return usage(e),
@@ -417,6 +476,10 @@ fn run(args: RunArgs) -> i32 {
             Err(e) => return harness(e.to_string()),
         }
     }
+    let files = match expectation_files(&args, &libs) {
+        Ok(f) => f,
+        Err(e) => return usage(e),
+    };
     let statics = match supervisor::inspect_all(&libs) {
         Ok(s) => s,
         Err(e) => return harness(e.to_string()),
@@ -428,14 +491,36 @@ fn run(args: RunArgs) -> i32 {
     if let Err(e) = stop_on_signals(Arc::clone(&stop)) {
         return harness(format!("cannot handle SIGINT/SIGTERM: {e}"));
     }
-    let report = supervisor::run(&libs, &statics, &opts, &stop, &|line| {
-        if show {
-            eprintln!("{line}");
+    let bar = show.then(|| progress_bar(&libs, &opts));
+    let mut report = supervisor::run(&libs, &statics, &opts, &stop, &|line| {
+        if let Some(b) = &bar {
+            b.inc(1);
+            b.set_message(line.to_string());
         }
     });
-    if let Err(code) = emit(&report, &args) {
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    if args.golden {
+        let exec = supervisor::Exec::of(&opts, &stop);
+        for l in &libs {
+            let answers = crate::snapshot::collect(l, exec);
+            report.answers.insert(l.name.clone(), answers);
+        }
+    }
+    let ev = crate::gate::Evaluation::new(&report, files, args.allow_improvements);
+    ev.mark(&mut report);
+    if let Err(code) = emit(&report, &crate::output::human(&report, &ev), &args) {
         return code;
     }
+    let golden_differs = match golden(&report, &args) {
+        Ok(d) => d,
+        Err(code) => return code,
+    };
+    let gate_code = match run_gate(&report, &ev, &args, stop.reason().is_some()) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     for l in &report.libraries {
         if let Some(d) = l
             .diagnostics
@@ -449,8 +534,217 @@ fn run(args: RunArgs) -> i32 {
         eprintln!("ompd-conform: error: the run stopped early ({why}); the report is incomplete");
         return EXIT_INTERRUPTED;
     }
-    exit_code(&report)
+    if report.count(Outcome::HarnessError) > 0 {
+        return EXIT_HARNESS;
+    }
+    match gate_code {
+        EXIT_OK if golden_differs => EXIT_FINDINGS,
+        code => code,
+    }
 }
+
+// ---- the expectations gate, bless and JUnit ----
+
+/// The expectation files of a run: `--expectations` files (a missing one is created empty for
+/// the run's libraries under `--bless`), none with `--no-expectations`, else the embedded
+/// repository files. A malformed file is a usage error.
+fn expectation_files(
+    args: &RunArgs,
+    libs: &[vendors::Resolved],
+) -> Result<Vec<crate::expectations::File>, String> {
+    use crate::expectations::{embedded, File};
+    if args.no_expectations {
+        return Ok(Vec::new());
+    }
+    if args.expectations.is_empty() {
+        return embedded().map_err(|e| e.to_string());
+    }
+    let mut out = Vec::new();
+    for p in &args.expectations {
+        if args.bless && !p.exists() {
+            out.push(File {
+                vendor: p
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                libraries: libs.iter().map(|l| l.name.clone()).collect(),
+                expect: Vec::new(),
+                path: p.clone(),
+            });
+            continue;
+        }
+        out.push(File::load(p).map_err(|e| e.to_string())?);
+    }
+    Ok(out)
+}
+
+/// A progress bar over the run's units (and one step per library's property phase).
+fn progress_bar(libs: &[vendors::Resolved], opts: &RunOptions) -> indicatif::ProgressBar {
+    let units: usize = libs.iter().map(|l| supervisor::plan(l, opts).len()).sum();
+    let property = if opts.property.is_some() {
+        libs.len()
+    } else {
+        0
+    };
+    let bar = indicatif::ProgressBar::new((units + property) as u64);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{elapsed_precise} [{bar:30}] {pos}/{len} {wide_msg}",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+/// After the report is out: writes each library's unexpected results, the JUnit report, and
+/// (with `--bless`) the new expectations. Returns the gate's exit code (0 or 100; after a
+/// successful bless, the verdict against the blessed files).
+fn run_gate(
+    report: &Report,
+    ev: &crate::gate::Evaluation,
+    args: &RunArgs,
+    stopped: bool,
+) -> Result<i32, i32> {
+    let date = crate::bless::today();
+    let dir = args
+        .results_dir
+        .clone()
+        .unwrap_or_else(crate::bless::default_dir);
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        return Err(harness(format!("cannot create {}: {e}", dir.display())));
+    }
+    for (li, lg) in ev.libraries.iter().enumerate() {
+        let path = crate::bless::unexpected_path(&dir, &lg.library);
+        let text = crate::bless::unexpected_toml(report, ev, li, &date);
+        crate::report::write_atomic(&path, text.as_bytes())
+            .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
+        if !args.quiet && !crate::bless::plan(report, ev, li).is_empty() {
+            eprintln!(
+                "ompd-conform: unexpected results of {} (expectations format): {}",
+                lg.library,
+                path.display()
+            );
+        }
+    }
+    if let Some(path) = &args.junit {
+        let xml = crate::output::junit(report, ev)
+            .map_err(|e| harness(format!("cannot render the JUnit report: {e}")))?;
+        crate::report::write_atomic(path, xml.as_bytes())
+            .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if !args.bless {
+        return Ok(if ev.fails() { EXIT_FINDINGS } else { EXIT_OK });
+    }
+    if stopped {
+        eprintln!("ompd-conform: error: not blessing an incomplete run");
+        return Ok(EXIT_INTERRUPTED);
+    }
+    let written = crate::bless::bless(report, ev, &date).map_err(|e| harness(e.to_string()))?;
+    for w in &written {
+        eprintln!("ompd-conform: blessed {w}");
+    }
+    // Judge the run again against the files as written.
+    let mut files = Vec::new();
+    for f in &ev.files {
+        match crate::expectations::File::load(&f.path) {
+            Ok(g) => files.push(g),
+            Err(_) if !f.path.exists() && f.expect.is_empty() => {}
+            Err(e) => return Err(harness(e.to_string())),
+        }
+    }
+    let again = crate::gate::Evaluation::new(report, files, args.allow_improvements);
+    if again.fails() {
+        eprintln!("ompd-conform: error: the blessed expectations still do not match the run");
+        return Ok(EXIT_FINDINGS);
+    }
+    Ok(EXIT_OK)
+}
+
+// ---- golden snapshots (conformance::snapshot) ----
+
+/// With `--golden`, compares each library's answers with its stored snapshot (printing the
+/// diff on stderr) or, with `--bless`, writes them. Returns whether any snapshot differs.
+fn golden(report: &Report, args: &RunArgs) -> Result<bool, i32> {
+    if !args.golden {
+        return Ok(false);
+    }
+    let dir = args
+        .golden_dir
+        .clone()
+        .unwrap_or_else(crate::snapshot::default_dir);
+    let mut differs = false;
+    for (lib, answers) in &report.answers {
+        let path = crate::snapshot::path_of(&dir, lib);
+        if args.bless {
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| harness(format!("cannot create {}: {e}", dir.display())))?;
+            crate::report::write_atomic(&path, crate::snapshot::render(lib, answers).as_bytes())
+                .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
+            eprintln!(
+                "ompd-conform: wrote the golden snapshot of {lib} ({} answers) to {}",
+                answers.len(),
+                path.display()
+            );
+            continue;
+        }
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(harness(format!(
+                    "no golden snapshot of {lib} at {}; create it with `cargo xtask conform {lib} --golden --bless`",
+                    path.display()
+                )))
+            }
+            Err(e) => return Err(harness(format!("cannot read {}: {e}", path.display()))),
+        };
+        let stored = crate::snapshot::parse(&text)
+            .map_err(|e| harness(format!("{}: {e}", path.display())))?;
+        let changes = crate::snapshot::diff(&stored, answers);
+        if changes.is_empty() {
+            eprintln!(
+                "ompd-conform: {lib} matches its golden snapshot ({} answers)",
+                answers.len()
+            );
+            continue;
+        }
+        differs = true;
+        eprintln!(
+            "ompd-conform: {lib} differs from its golden snapshot {} ({} answers changed; \
+             `cargo xtask conform {lib} --golden --bless` accepts them):",
+            path.display(),
+            changes.len()
+        );
+        for c in &changes {
+            eprintln!("  {c}");
+        }
+    }
+    Ok(differs)
+}
+
+// ---- end of golden snapshots ----
+
+// ---- regression tracking (conformance::regression) ----
+
+fn compare(old: &std::path::Path, new: &std::path::Path, format: Format) -> i32 {
+    let (a, b) = match (crate::regression::load(old), crate::regression::load(new)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => return harness(e),
+    };
+    let c = crate::regression::compare(&a, &b);
+    match format {
+        Format::Human => print!("{}", c.human()),
+        Format::Json => match serde_json::to_string_pretty(&c) {
+            Ok(s) => println!("{s}"),
+            Err(e) => return harness(format!("cannot render the comparison: {e}")),
+        },
+    }
+    if c.regression_count() > 0 {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }
+}
+
+// ---- end of regression tracking ----
 
 /// Turns SIGINT and SIGTERM into a stop of the run: they are blocked in this thread (and so in
 /// every thread spawned after it) and taken by one thread that waits for them. Workers unblock
@@ -470,11 +764,11 @@ fn stop_on_signals(stop: Arc<supervisor::Stop>) -> nix::Result<()> {
     Ok(())
 }
 
-fn emit(report: &Report, args: &RunArgs) -> Result<(), i32> {
+fn emit(report: &Report, human: &str, args: &RunArgs) -> Result<(), i32> {
     match (args.format, &args.output) {
         (Format::Json, Some(path)) => {
             // The human report goes out first, so a failing write loses nothing computed.
-            print!("{}", report.human());
+            print!("{human}");
             report
                 .write_json(path)
                 .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
@@ -484,16 +778,16 @@ fn emit(report: &Report, args: &RunArgs) -> Result<(), i32> {
             Err(e) => return Err(harness(format!("cannot render the report: {e}"))),
         },
         (Format::Human, Some(path)) => {
-            crate::report::write_atomic(path, report.human().as_bytes())
+            crate::report::write_atomic(path, human.as_bytes())
                 .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
             println!("{}", report.closing_line());
         }
-        (Format::Human, None) => print!("{}", report.human()),
+        (Format::Human, None) => print!("{human}"),
     }
     Ok(())
 }
 
-/// The exit code a report calls for.
+/// The exit code a report calls for without expectations (`--no-expectations`).
 pub fn exit_code(report: &Report) -> i32 {
     if report.count(Outcome::HarnessError) > 0 {
         EXIT_HARNESS
@@ -504,5 +798,20 @@ pub fn exit_code(report: &Report) -> i32 {
         EXIT_FINDINGS
     } else {
         EXIT_OK
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_renders_the_lifecycle_family() {
+        let lib: Vec<&checks::Check> = checks::registry()
+            .iter()
+            .copied()
+            .filter(|c| c.id.starts_with("lib."))
+            .collect();
+        insta::assert_snapshot!("list_lifecycle_family", list_text(&lib));
     }
 }

@@ -1,6 +1,6 @@
 //! Per-vendor expectations: which results a vendor library is known to produce, each with a
-//! reason. Stored as TOML in `golden/expectations/`; folded with a run to find the unexpected
-//! results and the stale entries.
+//! reason. Stored as TOML in `golden/expectations/`; `gate` judges a run against them to find
+//! the unexpected results and the stale entries.
 //!
 //! ```toml
 //! vendor = "LLVM"
@@ -13,13 +13,17 @@
 //! # optional: library, scenario, arch, layout (globs, default "*"), link; `outcome` may also be a
 //! # list when builds of one vendor differ (e.g. ["fail", "crash"] where only some builds have a
 //! # stack protector)
+//! # optional conditions on the library and target (globs, default "*"):
+//! #   version: the package version or the version string (either may match)
+//! #   profile: the API profile detected ("TR2.001", "5.0", "5.1", "5.2", "6.0")
+//! #   target:  the target kind ("sim" today)
 //! ```
 //!
 //! `check`, `library`, `scenario`, `arch` and `layout` may each be a list of globs, any of which
 //! matches (`layout = ["natural", "packed"]`): one finding that shows in several places is one
 //! entry.
 
-use crate::report::{Outcome, ResultRecord};
+use crate::report::{LibraryInfo, Outcome, ResultRecord};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -138,6 +142,15 @@ pub struct Expectation {
     /// Layout glob(s).
     #[serde(default)]
     pub layout: Globs,
+    /// Library version glob(s): each matches the package version or the version string.
+    #[serde(default)]
+    pub version: Globs,
+    /// API profile glob(s) (`5.0`, `TR2.001`, ...).
+    #[serde(default)]
+    pub profile: Globs,
+    /// Target kind glob(s) (`sim`).
+    #[serde(default)]
+    pub target: Globs,
 }
 
 /// A malformed expectations file.
@@ -185,13 +198,32 @@ pub fn glob(pattern: &str, text: &str) -> bool {
 }
 
 impl Expectation {
-    /// True when this entry describes `r`'s unit and check (whatever its outcome).
+    /// True when this entry describes `r`'s unit and check (whatever its outcome). The library
+    /// conditions (version, profile) are judged by [`Expectation::applies_to`].
     pub fn covers(&self, r: &ResultRecord) -> bool {
         self.check.matches(&r.check)
             && self.library.matches(&r.library)
             && self.scenario.matches(&r.scenario)
             && self.arch.matches(&r.arch)
             && self.layout.matches(&r.layout)
+            && self.target.matches(&r.target)
+    }
+
+    /// True when the entry's library conditions hold for `lib`: its name, its version (package
+    /// version or version string; an unknown version matches only `*`) and its API profile.
+    pub fn applies_to(&self, lib: &LibraryInfo) -> bool {
+        let version = self.version.is_wildcard()
+            || [&lib.package_version, &lib.version_string]
+                .iter()
+                .any(|v| v.as_deref().is_some_and(|v| self.version.matches(v)));
+        let profile = self.profile.is_wildcard()
+            || lib.profile.is_some_and(|p| {
+                serde_json::to_value(p)
+                    .ok()
+                    .and_then(|v| v.as_str().map(|s| self.profile.matches(s)))
+                    .unwrap_or(false)
+            });
+        self.library.matches(&lib.name) && version && profile
     }
 }
 
@@ -199,16 +231,22 @@ impl File {
     /// Parses one file; every entry needs a reason, and each of its check globs must name a known
     /// check.
     pub fn load(path: &Path) -> Result<File, ExpectError> {
-        let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| ExpectError::Io {
-            path: shown.clone(),
+            path: path.display().to_string(),
             source,
         })?;
+        File::parse(&text, path)
+    }
+
+    /// Parses `text` as the file at `path` (which need not exist: embedded files keep the path
+    /// of their repository copy).
+    pub fn parse(text: &str, path: &Path) -> Result<File, ExpectError> {
+        let shown = path.display().to_string();
         let invalid = |message: String| ExpectError::Invalid {
             path: shown.clone(),
             message,
         };
-        let mut f: File = toml::from_str(&text)
+        let mut f: File = toml::from_str(text)
             .map_err(|e| invalid(e.to_string().lines().next().unwrap_or("").to_string()))?;
         f.path = path.to_path_buf();
         let ids: Vec<&str> = crate::checks::registry().iter().map(|c| c.id).collect();
@@ -231,6 +269,15 @@ impl File {
     }
 }
 
+/// The repository's expectations files, embedded in the runner at compile time
+/// (`golden::EXPECTATIONS`); each keeps the path of its repository copy, which `--bless` rewrites.
+pub fn embedded() -> Result<Vec<File>, ExpectError> {
+    golden::EXPECTATIONS
+        .iter()
+        .map(|(name, text)| File::parse(text, &golden::expectations_dir().join(name)))
+        .collect()
+}
+
 /// Loads every `*.toml` in `dir`, sorted by name.
 pub fn load_dir(dir: &Path) -> Result<Vec<File>, ExpectError> {
     let io = |source| ExpectError::Io {
@@ -244,55 +291,6 @@ pub fn load_dir(dir: &Path) -> Result<Vec<File>, ExpectError> {
         .collect();
     paths.sort();
     paths.iter().map(|p| File::load(p)).collect()
-}
-
-/// A run folded with expectations.
-#[derive(Debug, Default)]
-pub struct Fold<'a> {
-    /// Results that are findings (fail, crash, timeout, harness-error) and no entry covers.
-    pub unexpected: Vec<&'a ResultRecord>,
-    /// Results an entry covers whose outcome differs from the entry's (e.g. an expected failure
-    /// that now passes).
-    pub changed: Vec<(&'a ResultRecord, &'a Expectation)>,
-    /// Entries that cover no result of the run.
-    pub stale: Vec<&'a Expectation>,
-    /// Results that matched their entry.
-    pub expected: usize,
-}
-
-/// Folds the results of library `name` with the files that apply to it.
-pub fn fold<'a>(name: &str, results: &'a [ResultRecord], files: &'a [File]) -> Fold<'a> {
-    let entries: Vec<&Expectation> = files
-        .iter()
-        .filter(|f| f.applies_to(name))
-        .flat_map(|f| &f.expect)
-        .filter(|e| e.library.matches(name))
-        .collect();
-    let mut out = Fold::default();
-    let mut used = vec![false; entries.len()];
-    for r in results.iter().filter(|r| r.library == name) {
-        match entries.iter().position(|e| e.covers(r)) {
-            Some(i) => {
-                used[i] = true;
-                if entries[i].outcome.allows(r.outcome) {
-                    out.expected += 1;
-                } else {
-                    out.changed.push((r, entries[i]));
-                }
-            }
-            None if r.outcome.is_failure() || r.outcome == Outcome::HarnessError => {
-                out.unexpected.push(r)
-            }
-            None => {}
-        }
-    }
-    out.stale = entries
-        .iter()
-        .zip(&used)
-        .filter(|(_, u)| !**u)
-        .map(|(e, _)| *e)
-        .collect();
-    out
 }
 
 #[cfg(test)]

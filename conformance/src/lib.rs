@@ -10,19 +10,30 @@
 //! - [`supervisor`]: plans units, runs workers, attributes crashes and timeouts.
 //! - [`report`]: outcomes, results and the report renderings.
 //! - [`expectations`]: per-vendor expected results with reasons, folded with a run.
+//! - [`gate`]: every result judged against the expectations (match, expected-fail,
+//!   unexpected-pass, flake, regression), stale entries, the gate's verdict.
+//! - [`bless`]: a run's unexpected results in the expectations format, and `--bless`.
+//! - [`output`]: the gate-aware human tree and the JUnit XML rendering.
 //! - [`cli`]: the `ompd-conform` command line and its exit codes.
+//! - [`snapshot`]: golden snapshots of a library's observable answers, recorded and diffed.
+//! - [`regression`]: the comparison of two JSON reports (regressions, fixes, changed answers).
 //! - [`bench`]: throughput figures (instances per second, checks per second with and without
 //!   isolation).
 
 pub mod bench;
+pub mod bless;
 pub mod checks;
 pub mod cli;
 pub mod coverage;
 pub mod expectations;
+pub mod gate;
 pub mod inspect;
 pub mod library;
+pub mod output;
 pub mod property;
+pub mod regression;
 pub mod report;
+pub mod snapshot;
 pub mod supervisor;
 pub mod vendors;
 pub mod worker;

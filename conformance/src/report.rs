@@ -61,6 +61,44 @@ impl Outcome {
     }
 }
 
+/// A result relative to the expectations it was judged against (the gate, `gate` in the JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Gate {
+    /// As expected: an outcome an expectation entry accepts, or no entry and no finding.
+    Match,
+    /// A finding (fail, crash, timeout) that an expectation entry records.
+    ExpectedFail,
+    /// An entry covers the result but its outcome is gone: an expected failure (or warning)
+    /// that now passes. Fails the gate unless `--allow-improvements`.
+    UnexpectedPass,
+    /// A crash that did not reproduce when re-run (`flaky`), and no entry accepts a crash.
+    /// Fails the gate: the library did crash once.
+    Flake,
+    /// A finding (fail, crash, timeout, harness-error) that no entry accepts: a regression.
+    Regression,
+}
+
+impl Gate {
+    /// The report spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Gate::Match => "match",
+            Gate::ExpectedFail => "expected-fail",
+            Gate::UnexpectedPass => "unexpected-pass",
+            Gate::Flake => "flake",
+            Gate::Regression => "regression",
+        }
+    }
+}
+
+/// The target kind every result of this version runs against (`live` and `core` come later).
+pub const TARGET_SIM: &str = "sim";
+
+fn target_sim() -> String {
+    TARGET_SIM.into()
+}
+
 /// One result: a check on one library, scenario, architecture and layout.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResultRecord {
@@ -87,6 +125,12 @@ pub struct ResultRecord {
     /// A crash that did not reproduce when the check was re-run alone in a fresh worker.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub flaky: bool,
+    /// The kind of target the check ran against: `sim` (the simulated target).
+    #[serde(default = "target_sim")]
+    pub target: String,
+    /// The result relative to the expectations (absent when the run used none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<Gate>,
 }
 
 /// A library as the report describes it.
@@ -138,6 +182,10 @@ pub struct Report {
     /// True when the run was cut short (the results are what it had).
     #[serde(default)]
     pub incomplete: bool,
+    /// With `--golden`: each library's snapshot answers (path → value, see
+    /// `crate::snapshot`), so that `compare` can diff them. Absent otherwise.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub answers: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 /// The report schema id.
@@ -184,6 +232,14 @@ impl Report {
 
     /// The human rendering: libraries, findings grouped by check, totals, closing line.
     pub fn human(&self) -> String {
+        let mut out = self.library_header();
+        self.human_findings(&mut out);
+        out
+    }
+
+    /// The lines naming each library: API version, profile, version string, sha256, ELF facts
+    /// and loader notes.
+    pub fn library_header(&self) -> String {
         let mut out = String::new();
         for lib in &self.libraries {
             let _ = writeln!(out, "library {}  {}", lib.name, lib.path);
@@ -217,6 +273,10 @@ impl Report {
                 let _ = writeln!(out, "  note: {d}");
             }
         }
+        out
+    }
+
+    fn human_findings(&self, out: &mut String) {
         let mut by_check: BTreeMap<(&str, &str), Vec<&ResultRecord>> = BTreeMap::new();
         for r in &self.results {
             by_check.entry((&r.library, &r.check)).or_default().push(r);
@@ -268,7 +328,6 @@ impl Report {
         }
         out.push_str(&self.closing_line());
         out.push('\n');
-        out
     }
 
     /// Writes the JSON rendering to `path` atomically (temporary file, then rename).
@@ -310,18 +369,51 @@ mod tests {
             actual: "a".into(),
             detail: String::new(),
             flaky: false,
+            target: TARGET_SIM.into(),
+            gate: None,
         }
     }
 
-    #[test]
-    fn closing_line_counts_and_mentions_skips_only_when_present() {
+    #[rstest::rstest]
+    #[case(&[Outcome::Pass, Outcome::Warn, Outcome::Fail], "2 passed, 1 failed")]
+    #[case(&[Outcome::Pass, Outcome::Warn, Outcome::Fail, Outcome::Skip], "2 passed, 1 failed, 1 skipped")]
+    #[case(&[Outcome::NotSupported, Outcome::Crash, Outcome::HarnessError], "1 passed, 2 failed")]
+    #[case(&[], "0 passed, 0 failed")]
+    fn closing_line_counts_and_mentions_skips_only_when_present(
+        #[case] outcomes: &[Outcome],
+        #[case] line: &str,
+    ) {
         let mut r = Report::new();
+        for o in outcomes {
+            r.push(rec(*o));
+        }
+        assert_eq!(r.closing_line(), line);
+    }
+
+    #[test]
+    fn human_rendering_of_a_small_fixed_report() {
+        let mut r = Report::new();
+        r.libraries.push(LibraryInfo {
+            name: "l".into(),
+            path: "/x/libompd.so".into(),
+            sha256: "ab".repeat(32),
+            elf: "ELF64 X86_64".into(),
+            soname: Some("libompd.so".into()),
+            api_version: Some(201811),
+            version_string: Some("LLVM OpenMP".into()),
+            entry_points: vec!["ompd_initialize".into()],
+            diagnostics: vec!["preloaded libstdc++.so.6".into()],
+            ..LibraryInfo::default()
+        });
         r.push(rec(Outcome::Pass));
-        r.push(rec(Outcome::Warn));
-        r.push(rec(Outcome::Fail));
-        assert_eq!(r.closing_line(), "2 passed, 1 failed");
-        r.push(rec(Outcome::Skip));
-        assert_eq!(r.closing_line(), "2 passed, 1 failed, 1 skipped");
+        let mut f = rec(Outcome::Fail);
+        f.check = "d".into();
+        f.detail = "1 of 3 facts violated".into();
+        r.push(f);
+        let mut s = rec(Outcome::Skip);
+        s.check = "e".into();
+        r.push(s);
+        insta::assert_snapshot!("human_small_report", r.human());
     }
 
     #[test]

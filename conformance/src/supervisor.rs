@@ -266,6 +266,8 @@ pub(crate) fn record(
         actual,
         detail,
         flaky: false,
+        target: crate::report::TARGET_SIM.into(),
+        gate: None,
     }
 }
 
@@ -293,7 +295,7 @@ fn record_all(
 
 /// How a worker ended, in words a vendor engineer acts on: the signal and what usually raises it,
 /// or the exit code of a process the library ended itself.
-fn describe_exit(status: std::process::ExitStatus) -> String {
+pub(crate) fn describe_exit(status: std::process::ExitStatus) -> String {
     use nix::sys::signal::Signal;
     if let Some(sig) = status.signal() {
         let name = Signal::try_from(sig)
@@ -317,7 +319,7 @@ fn describe_exit(status: std::process::ExitStatus) -> String {
     }
 }
 
-fn stop(child: &mut Child) {
+pub(crate) fn stop(child: &mut Child) {
     let pid = nix::unistd::Pid::from_raw(child.id() as i32);
     let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
     let deadline = Instant::now() + Duration::from_secs(2);
@@ -344,7 +346,7 @@ const WORKER_ENV: &[&str] = &["PATH", crate::worker::TRACE_ENV];
 /// workers itself). Its stderr (and the stdout it redirects there) goes to an unlinked file,
 /// returned too: the file survives a crash, and the worker reads it back to attribute output to
 /// checks.
-fn start_worker(
+pub(crate) fn start_worker(
     exe: &std::path::Path,
     keep_env: &[String],
 ) -> Result<(Child, std::fs::File), String> {
@@ -538,6 +540,7 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
                     }
                     Ok(Event::LoadFailed { message }) => out.load_failed = Some(message),
                     Ok(Event::Done) => done = true,
+                    Ok(Event::Answer { .. }) => {}
                     Err(e) => out
                         .output
                         .push_str(&format!("unparsable worker line ({e}): {l}\n")),

@@ -81,6 +81,9 @@ pub enum StageName {
     Library,
     /// Checks against a simulated target.
     Target,
+    /// The golden-snapshot probes against a simulated target (`crate::snapshot`): answers are
+    /// recorded, never judged.
+    Snapshot,
 }
 
 /// One line of the result stream.
@@ -125,6 +128,13 @@ pub enum Event {
         /// What the check's calls printed and violated (for the unit's contract checks).
         #[serde(default, skip_serializing_if = "Contract::is_empty")]
         contract: Contract,
+    },
+    /// One recorded answer of the snapshot probes (snapshot stage only).
+    Answer {
+        /// Path of the answer within the unit (`thread[2]/state`).
+        path: String,
+        /// The answer, with run-specific values redacted.
+        value: String,
     },
     /// Every check ran.
     Done,
@@ -222,14 +232,16 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
     });
     let scenario = match (&unit.stage, &unit.model) {
         (StageName::Library, _) => None,
-        (StageName::Target, Some(m)) => Some(m.clone()),
-        (StageName::Target, None) => match sim_target::model::scenario(&unit.scenario) {
-            Some(s) => Some(s.model),
-            None => {
-                eprintln!("worker: unknown scenario {}", unit.scenario);
-                return;
+        (StageName::Target | StageName::Snapshot, Some(m)) => Some(m.clone()),
+        (StageName::Target | StageName::Snapshot, None) => {
+            match sim_target::model::scenario(&unit.scenario) {
+                Some(s) => Some(s.model),
+                None => {
+                    eprintln!("worker: unknown scenario {}", unit.scenario);
+                    return;
+                }
             }
-        },
+        }
     };
     let (arch, policy) = match (unit.arch.parse::<Arch>(), unit.layout.parse::<Policy>()) {
         (Ok(a), Ok(p)) => (a, p),
@@ -259,7 +271,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
     };
     // A TR-era library has another ompd_initialize signature: the 5.x target setup must not
     // call it (its checks skip by profile).
-    if unit.stage == StageName::Target && profile >= Profile::V5_0 {
+    if unit.stage != StageName::Library && profile >= Profile::V5_0 {
         let image = match sim_target::image::lower(model, arch, policy) {
             Ok(i) => i,
             Err(e) => {
@@ -291,7 +303,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
     let mut printed = captured_len();
     let wanted = match unit.stage {
         StageName::Library => Stage::Library,
-        StageName::Target => Stage::Target,
+        StageName::Target | StageName::Snapshot => Stage::Target,
     };
     for id in &unit.checks {
         let Some(check) = checks::find(id) else {
@@ -343,6 +355,13 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
             contract,
         }) {
             return;
+        }
+    }
+    if unit.stage == StageName::Snapshot {
+        for (path, value) in crate::snapshot::probe(&ctx) {
+            if !emit(&Event::Answer { path, value }) {
+                return;
+            }
         }
     }
     // Release the address space before finalizing, as a tool must.

@@ -10,9 +10,25 @@ use std::path::PathBuf;
 /// (lines starting with `#` are comments). Checks cite these ids.
 pub const REQUIREMENTS_TSV: &str = include_str!("../requirements.tsv");
 
+/// The per-vendor expectations files, embedded at compile time so that an installed runner has
+/// them: (file name, TOML text), sorted by name. A test keeps the list equal to the directory.
+pub const EXPECTATIONS: &[(&str, &str)] = &[
+    ("intel.toml", include_str!("../expectations/intel.toml")),
+    ("llvm.toml", include_str!("../expectations/llvm.toml")),
+];
+
+/// The JSON Schema of the `ompd-conformance/report/v1` document (the subset the report uses).
+pub const REPORT_SCHEMA_JSON: &str = include_str!("../report-v1.schema.json");
+
 /// The directory holding the per-vendor expectations files.
 pub fn expectations_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expectations")
+}
+
+/// The directory holding the golden snapshots, one `<library>.txt` per vendor library
+/// (format: `conformance::snapshot`).
+pub fn snapshots_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("snapshots")
 }
 
 #[cfg(test)]
@@ -20,6 +36,22 @@ mod tests {
     #[test]
     fn the_expectations_directory_exists() {
         assert!(super::expectations_dir().join("llvm.toml").is_file());
+    }
+
+    #[test]
+    fn every_expectations_file_is_embedded() {
+        let mut on_disk: Vec<String> = std::fs::read_dir(super::expectations_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".toml"))
+            .collect();
+        on_disk.sort();
+        let embedded: Vec<&str> = super::EXPECTATIONS.iter().map(|(n, _)| *n).collect();
+        assert_eq!(on_disk, embedded);
+        for (name, text) in super::EXPECTATIONS {
+            let disk = std::fs::read_to_string(super::expectations_dir().join(name)).unwrap();
+            assert_eq!(&disk, text, "{name}");
+        }
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //!
 //! - `cargo xtask conform [ARGS]`: build the runner and run `ompd-conform run ARGS` (with no
 //!   library: fetch and run every known vendor library).
+//! - `cargo xtask compare OLD.json NEW.json`: regressions, fixes, changed outcomes and answers
+//!   between two JSON reports (`ompd-conform compare`; exit 100 on regressions).
 //! - `cargo xtask vendors fetch [NAMES] | list`: manage the vendor library cache.
 //! - `cargo xtask coverage [--format json]`: per requirement id, the checks that cover it.
 //! - `cargo xtask ci`: formatting, clippy, vendor fetch, every test.
@@ -16,6 +18,8 @@ usage: cargo xtask <task> [args]
 
 tasks:
   conform [ARGS]          run the conformance suite (ompd-conform run ARGS; see --help)
+  compare OLD.json NEW.json  regressions, fixes, new/removed checks, changed answers
+                          between two `--format json` reports (exit 100 on regressions)
   vendors fetch [NAMES]   download vendor OMPD libraries into target/ompd-vendors
   vendors list            list vendor libraries: name, version, path
   coverage [--format json]  requirement id -> covering checks (Markdown table)
@@ -252,7 +256,7 @@ fn main() -> ExitCode {
             a.extend(args[1..].iter().cloned());
             ompd_conform(&a)
         }
-        Some("vendors" | "coverage") => ompd_conform(&args),
+        Some("vendors" | "coverage" | "compare") => ompd_conform(&args),
         Some("ci") => ci(),
         Some("bench") => bench(),
         Some("help" | "--help" | "-h") | None => {
@@ -354,5 +358,58 @@ mod tidy {
             }
         }
         assert!(found.is_empty(), "{found:?}");
+    }
+
+    /// Every insta snapshot (`.snap`) is referenced by name from an `assert_*snapshot!` call,
+    /// and no pending `.snap.new` is committed: a renamed or deleted test leaves no orphan.
+    /// Snapshots are named explicitly (`assert_snapshot!("name", value)`) so that this holds
+    /// by text.
+    #[test]
+    fn every_insta_snapshot_is_referenced() {
+        fn snaps(dir: &Path, out: &mut Vec<PathBuf>) {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    snaps(&p, out);
+                } else if p
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.ends_with(".snap") || n.ends_with(".snap.new"))
+                {
+                    out.push(p);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        for krate in ["sim-target", "conformance", "c-fixtures", "golden", "xtask"] {
+            snaps(&root().join(krate), &mut files);
+        }
+        let sources: Vec<String> = rust_files()
+            .iter()
+            .map(|f| std::fs::read_to_string(f).unwrap())
+            .collect();
+        let referenced = |name: &str| {
+            let quoted = format!("\"{name}\"");
+            sources.iter().any(|text| {
+                text.match_indices("snapshot!(").any(|(i, _)| {
+                    let rest = &text[i..];
+                    rest[..rest.len().min(200)].contains(&quoted)
+                })
+            })
+        };
+        let mut bad = Vec::new();
+        for f in &files {
+            let file = f.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            if file.ends_with(".snap.new") {
+                bad.push(format!("{}: pending (run `cargo insta review`)", rel(f)));
+                continue;
+            }
+            let stem = file.trim_end_matches(".snap");
+            let name = stem.rsplit("__").next().unwrap_or(stem);
+            if !referenced(name) {
+                bad.push(format!("{}: no assert_*snapshot!(\"{name}\", ..)", rel(f)));
+            }
+        }
+        assert!(bad.is_empty(), "unreferenced insta snapshots: {bad:#?}");
     }
 }
