@@ -56,6 +56,18 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    // --- HTML matrix (issue 5, html branch) ---
+    /// Render saved JSON reports (`run --format json --output`) as one HTML conformance matrix:
+    /// the libraries of every report side by side.
+    Html {
+        /// JSON reports (`ompd-conformance/report/v1`), in column order.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// The HTML file to write (atomically).
+        #[arg(long, short)]
+        output: PathBuf,
+    },
+    // --- end HTML matrix ---
     /// Manage the vendor library cache.
     Vendors {
         #[command(subcommand)]
@@ -168,6 +180,11 @@ struct RunArgs {
     /// Print no progress lines.
     #[arg(long, short)]
     quiet: bool,
+    // --- HTML matrix (issue 5, html branch) ---
+    /// Also write the HTML conformance matrix of the run to this file (atomically).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    // --- end HTML matrix ---
 }
 
 /// A usage error: one line, exit 2.
@@ -212,6 +229,7 @@ pub fn main() -> i32 {
         Cmd::List { format } => list(format),
         Cmd::Coverage { format } => coverage(format),
         Cmd::Vendors { cmd } => vendors_cmd(cmd),
+        Cmd::Html { reports, output } => html_cmd(&reports, &output),
         Cmd::Run(args) if args.list => list(args.format),
         Cmd::Run(args) => run(*args),
     }
@@ -436,6 +454,11 @@ fn run(args: RunArgs) -> i32 {
     if let Err(code) = emit(&report, &args) {
         return code;
     }
+    if let Some(path) = &args.html {
+        if let Err(code) = write_html(std::slice::from_ref(&report), path) {
+            return code;
+        }
+    }
     for l in &report.libraries {
         if let Some(d) = l
             .diagnostics
@@ -492,6 +515,45 @@ fn emit(report: &Report, args: &RunArgs) -> Result<(), i32> {
     }
     Ok(())
 }
+
+// --- HTML matrix (issue 5, html branch) ---
+
+/// Writes the HTML matrix of `reports` to `path` atomically; a failed write is a harness error.
+fn write_html(reports: &[Report], path: &std::path::Path) -> Result<(), i32> {
+    crate::report::write_atomic(path, crate::html::render(reports).as_bytes())
+        .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))
+}
+
+/// `ompd-conform html REPORT.json... --output FILE`: an unreadable file is a harness error (1), a
+/// file that is not a v1 report a usage error (2).
+fn html_cmd(paths: &[PathBuf], output: &std::path::Path) -> i32 {
+    let mut reports = Vec::new();
+    for p in paths {
+        let bytes = match std::fs::read(p) {
+            Ok(b) => b,
+            Err(e) => return harness(format!("cannot read {}: {e}", p.display())),
+        };
+        let report: Report = match serde_json::from_slice(&bytes) {
+            Ok(r) => r,
+            Err(e) => return usage(format!("{} is not a report: {e}", p.display())),
+        };
+        if report.schema != crate::report::SCHEMA {
+            return usage(format!(
+                "{} has schema `{}`, not `{}`",
+                p.display(),
+                report.schema,
+                crate::report::SCHEMA
+            ));
+        }
+        reports.push(report);
+    }
+    match write_html(&reports, output) {
+        Ok(()) => EXIT_OK,
+        Err(code) => code,
+    }
+}
+
+// --- end HTML matrix ---
 
 /// The exit code a report calls for.
 pub fn exit_code(report: &Report) -> i32 {

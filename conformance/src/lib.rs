@@ -9,6 +9,7 @@
 //! - [`worker`]: runs the checks of one unit in a fresh process and streams results.
 //! - [`supervisor`]: plans units, runs workers, attributes crashes and timeouts.
 //! - [`report`]: outcomes, results and the report renderings.
+//! - [`html`]: the self-contained HTML conformance matrix of several libraries.
 //! - [`expectations`]: per-vendor expected results with reasons, folded with a run.
 //! - [`cli`]: the `ompd-conform` command line and its exit codes.
 //! - [`bench`]: throughput figures (instances per second, checks per second with and without
@@ -19,6 +20,7 @@ pub mod checks;
 pub mod cli;
 pub mod coverage;
 pub mod expectations;
+pub mod html;
 pub mod inspect;
 pub mod library;
 pub mod property;
