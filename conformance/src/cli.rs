@@ -58,6 +58,18 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    // --- HTML matrix (issue 5, html branch) ---
+    /// Render saved JSON reports (`run --format json --output`) as one HTML conformance matrix:
+    /// the libraries of every report side by side.
+    Html {
+        /// JSON reports (`ompd-conformance/report/v1`), in column order.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// The HTML file to write (atomically).
+        #[arg(long, short)]
+        output: PathBuf,
+    },
+    // --- end HTML matrix ---
     /// Manage the vendor library cache.
     Vendors {
         #[command(subcommand)]
@@ -215,6 +227,11 @@ struct RunArgs {
     #[arg(long, value_name = "DIR")]
     golden_dir: Option<PathBuf>,
     // ---- end of golden snapshots ----
+    // --- HTML matrix (issue 5, html branch) ---
+    /// Also write the HTML conformance matrix of the run to this file (atomically).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    // --- end HTML matrix ---
 }
 
 /// A usage error: one line, exit 2.
@@ -260,6 +277,7 @@ pub fn main() -> i32 {
         Cmd::Coverage { format } => coverage(format),
         Cmd::Vendors { cmd } => vendors_cmd(cmd),
         Cmd::Compare { old, new, format } => compare(&old, &new, format),
+        Cmd::Html { reports, output } => html_cmd(&reports, &output),
         Cmd::Run(args) if args.list => list(args.format),
         Cmd::Run(args) => run(*args),
     }
@@ -512,6 +530,11 @@ fn run(args: RunArgs) -> i32 {
     ev.mark(&mut report);
     if let Err(code) = emit(&report, &crate::output::human(&report, &ev), &args) {
         return code;
+    }
+    if let Some(path) = &args.html {
+        if let Err(code) = write_html(std::slice::from_ref(&report), path) {
+            return code;
+        }
     }
     let golden_differs = match golden(&report, &args) {
         Ok(d) => d,
@@ -787,6 +810,46 @@ fn emit(report: &Report, human: &str, args: &RunArgs) -> Result<(), i32> {
     Ok(())
 }
 
+// --- HTML matrix (issue 5, html branch) ---
+
+/// Writes the HTML matrix of `reports` to `path` atomically; a failed write is a harness error.
+fn write_html(reports: &[Report], path: &std::path::Path) -> Result<(), i32> {
+    crate::report::write_atomic(path, crate::html::render(reports).as_bytes())
+        .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))
+}
+
+/// `ompd-conform html REPORT.json... --output FILE`: an unreadable file is a harness error (1), a
+/// file that is not a v1 report a usage error (2).
+fn html_cmd(paths: &[PathBuf], output: &std::path::Path) -> i32 {
+    let mut reports = Vec::new();
+    for p in paths {
+        let bytes = match std::fs::read(p) {
+            Ok(b) => b,
+            Err(e) => return harness(format!("cannot read {}: {e}", p.display())),
+        };
+        let report: Report = match serde_json::from_slice(&bytes) {
+            Ok(r) => r,
+            Err(e) => return usage(format!("{} is not a report: {e}", p.display())),
+        };
+        if report.schema != crate::report::SCHEMA {
+            return usage(format!(
+                "{} has schema `{}`, not `{}`",
+                p.display(),
+                report.schema,
+                crate::report::SCHEMA
+            ));
+        }
+        reports.push(report);
+    }
+    match write_html(&reports, output) {
+        Ok(()) => EXIT_OK,
+        Err(code) => code,
+    }
+}
+
+// --- end HTML matrix ---
+
+/// The exit code a report calls for.
 /// The exit code a report calls for without expectations (`--no-expectations`).
 pub fn exit_code(report: &Report) -> i32 {
     if report.count(Outcome::HarnessError) > 0 {

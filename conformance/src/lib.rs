@@ -9,6 +9,7 @@
 //! - [`worker`]: runs the checks of one unit in a fresh process and streams results.
 //! - [`supervisor`]: plans units, runs workers, attributes crashes and timeouts.
 //! - [`report`]: outcomes, results and the report renderings.
+//! - [`html`]: the self-contained HTML conformance matrix of several libraries.
 //! - [`expectations`]: per-vendor expected results with reasons, folded with a run.
 //! - [`gate`]: every result judged against the expectations (match, expected-fail,
 //!   unexpected-pass, flake, regression), stale entries, the gate's verdict.
@@ -27,6 +28,7 @@ pub mod cli;
 pub mod coverage;
 pub mod expectations;
 pub mod gate;
+pub mod html;
 pub mod inspect;
 pub mod library;
 pub mod output;

