@@ -197,6 +197,11 @@ fn judge_library(report: &Report, lib: &LibraryInfo, files: &[File]) -> LibraryG
         });
     }
     let mine: Vec<&ResultRecord> = judged.iter().map(|j| &report.results[j.result]).collect();
+    let stage_of: std::collections::HashMap<&str, crate::checks::Stage> = crate::checks::registry()
+        .iter()
+        .map(|c| (c.id, c.stage))
+        .collect();
+    let stage = |id: &str| stage_of.get(id).copied();
     let stale = entries
         .iter()
         .zip(&used)
@@ -206,14 +211,26 @@ fn judge_library(report: &Report, lib: &LibraryInfo, files: &[File]) -> LibraryG
             let x = &files[e.file].expect[e.index];
             // Shadowed by an earlier entry is not stale; neither is an entry whose check or unit
             // the run did not run.
+            // Static and library-level checks run once per library, on the host unit, whatever
+            // the arch and layout selection: if such a check ran and the entry covers none of its
+            // results, the entry can never match. A target check's entry is stale only if the run
+            // had a target unit the entry describes (a run narrowed to other units says nothing).
+            let stages: Vec<crate::checks::Stage> = mine
+                .iter()
+                .filter(|r| x.check.matches(&r.check))
+                .filter_map(|r| stage(&r.check))
+                .collect();
+            let target = crate::checks::Stage::Target;
             !mine.iter().any(|r| x.covers(r))
-                && mine.iter().any(|r| x.check.matches(&r.check))
-                && mine.iter().any(|r| {
-                    x.scenario.matches(&r.scenario)
-                        && x.arch.matches(&r.arch)
-                        && x.layout.matches(&r.layout)
-                        && x.target.matches(&r.target)
-                })
+                && !stages.is_empty()
+                && (!stages.contains(&target)
+                    || mine.iter().any(|r| {
+                        stage(&r.check) == Some(target)
+                            && x.scenario.matches(&r.scenario)
+                            && x.arch.matches(&r.arch)
+                            && x.layout.matches(&r.layout)
+                            && x.target.matches(&r.target)
+                    }))
         })
         .collect();
     LibraryGate {
