@@ -322,31 +322,47 @@ mod tests {
     }
 
     #[test]
-    fn stale_only_where_the_run_ran_the_entry_s_check_and_scenario() {
+    fn stale_only_where_the_run_ran_the_entry_s_check_and_unit() {
         let f = files(&format!(
             "{HEAD}[[expect]]\ncheck = 'lib.api_version.known_value'\nscenario = 'serial'\noutcome = 'fail'\nreason = 'r'\n\
-             [[expect]]\ncheck = 'icv.enumerate.*'\noutcome = 'fail'\nreason = 'r'\n"
+             [[expect]]\ncheck = 'icv.enumerate.*'\nscenario = 'serial'\noutcome = 'fail'\nreason = 'r'\n"
         ));
-        let rep = report(vec![rec(
-            "lib.api_version.known_value",
-            "none",
-            Outcome::Pass,
-        )]);
-        let ev = Evaluation::new(&rep, f.clone(), false);
-        // The first entry's scenario did not run, the second's check did not run.
-        assert!(ev.libraries[0].stale.is_empty());
-        assert!(!ev.fails());
+        // Library-level checks run only on the host unit (scenario `none`): an entry for another
+        // scenario can never match once its check ran. The target entry's check ran, but not on
+        // a serial unit: not stale.
         let rep = report(vec![
             rec("lib.api_version.known_value", "none", Outcome::Pass),
-            rec("icv.value.dyn-var", "serial", Outcome::Pass),
+            rec(
+                "icv.enumerate.standard_names",
+                "nested-tasks",
+                Outcome::Pass,
+            ),
         ]);
-        let ev = Evaluation::new(&rep, f, false);
+        let ev = Evaluation::new(&rep, f.clone(), false);
         assert_eq!(ev.libraries[0].stale, [EntryRef { file: 0, index: 0 }]);
         assert!(ev.fails());
-        let ev = Evaluation {
-            allow_improvements: true,
-            ..ev
-        };
+        // Once a serial target unit ran, the target entry that covers nothing is stale too.
+        let rep = report(vec![
+            rec("lib.api_version.known_value", "none", Outcome::Pass),
+            rec(
+                "icv.enumerate.standard_names",
+                "nested-tasks",
+                Outcome::Pass,
+            ),
+            rec("icv.value.dyn-var", "serial", Outcome::Pass),
+        ]);
+        let ev = Evaluation::new(&rep, f.clone(), false);
+        assert_eq!(
+            ev.libraries[0].stale,
+            [
+                EntryRef { file: 0, index: 0 },
+                EntryRef { file: 0, index: 1 }
+            ]
+        );
+        // A run of neither check says nothing of either entry.
+        let rep = report(vec![rec("icv.value.dyn-var", "serial", Outcome::Pass)]);
+        let ev = Evaluation::new(&rep, f, false);
+        assert!(ev.libraries[0].stale.is_empty());
         assert!(!ev.fails());
     }
 }
