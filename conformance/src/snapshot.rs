@@ -17,7 +17,6 @@ use sim_target::abi::{self, Scope};
 use sim_target::arch::Arch;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Instant;
@@ -554,20 +553,7 @@ fn run_one(unit: &crate::worker::Unit, exec: Exec) -> Vec<(String, String)> {
         Ok(c) => c,
         Err(e) => return vec![("worker".into(), e)],
     };
-    let line = serde_json::to_string(unit).expect("units serialize");
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = writeln!(stdin, "{line}");
-    }
-    let stdout = child.stdout.take().expect("piped");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for l in BufReader::new(stdout).lines() {
-            let Ok(l) = l else { break };
-            if tx.send(l).is_err() {
-                break;
-            }
-        }
-    });
+    let rx = crate::supervisor::stream(&mut child, unit);
     let deadline = Instant::now() + exec.timeout;
     let mut done = false;
     loop {

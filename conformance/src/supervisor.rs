@@ -378,6 +378,27 @@ pub(crate) fn start_worker(
     Ok((child, capture))
 }
 
+/// Sends `unit` to a started worker and returns its result stream, one line per event (read by a
+/// thread of its own, so the caller can wait with a timeout).
+pub(crate) fn stream(child: &mut Child, unit: &Unit) -> mpsc::Receiver<String> {
+    let line = serde_json::to_string(unit).expect("units serialize");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = writeln!(stdin, "{line}");
+    }
+    let (tx, rx) = mpsc::channel();
+    if let Some(stdout) = child.stdout.take() {
+        std::thread::spawn(move || {
+            for l in BufReader::new(stdout).lines() {
+                let Ok(l) = l else { break };
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    rx
+}
+
 /// How a worker's stream ended.
 enum Ending {
     /// The worker finished or died on its own (EOF on its stream).
@@ -433,14 +454,9 @@ pub(crate) fn setup_only(unit: &Unit, exec: Exec) -> Result<(), String> {
         checks: Vec::new(),
         ..unit.clone()
     };
-    let line = serde_json::to_string(&bare).expect("units serialize");
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = writeln!(stdin, "{line}");
-    }
-    let stdout = child.stdout.take().expect("piped");
     let mut done = Err("the worker ended before setting up the target".to_string());
-    for l in BufReader::new(stdout).lines() {
-        match serde_json::from_str::<Event>(&l.map_err(|e| e.to_string())?) {
+    for l in stream(&mut child, &bare) {
+        match serde_json::from_str::<Event>(&l) {
             Ok(Event::Done) => done = Ok(()),
             Ok(Event::LoadFailed { message }) => done = Err(message),
             _ => {}
@@ -485,20 +501,7 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
                 return out;
             }
         };
-        let line = serde_json::to_string(&u).expect("units serialize");
-        if let Some(mut stdin) = child.stdin.take() {
-            let _ = writeln!(stdin, "{line}");
-        }
-        let stdout = child.stdout.take().expect("piped");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(stdout).lines() {
-                let Ok(l) = l else { break };
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
+        let rx = stream(&mut child, &u);
         let mut in_flight: Option<String> = None;
         let mut done = false;
         let mut deadline = Instant::now() + exec.timeout;
