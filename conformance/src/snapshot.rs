@@ -557,13 +557,18 @@ fn run_one(unit: &crate::worker::Unit, exec: Exec) -> Vec<(String, String)> {
     let deadline = Instant::now() + exec.timeout;
     let mut done = false;
     loop {
+        if let Some(why) = exec.stop.reason() {
+            crate::supervisor::stop(&mut child);
+            out.push(("worker".into(), format!("stopped: {why}")));
+            return out;
+        }
         let now = Instant::now();
         if now >= deadline {
             crate::supervisor::stop(&mut child);
             out.push(("worker".into(), "timeout".into()));
             return out;
         }
-        match rx.recv_timeout(deadline - now) {
+        match rx.recv_timeout((deadline - now).min(crate::supervisor::STOP_POLL)) {
             Ok(l) => match serde_json::from_str::<Event>(&l) {
                 Ok(Event::Answer { path, value }) => out.push((path, value)),
                 Ok(Event::LoadFailed { message }) => {

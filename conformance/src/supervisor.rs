@@ -399,6 +399,9 @@ pub(crate) fn stream(child: &mut Child, unit: &Unit) -> mpsc::Receiver<String> {
     rx
 }
 
+/// How often a worker's stream is left to look at the run's [`Stop`].
+pub(crate) const STOP_POLL: Duration = Duration::from_millis(100);
+
 /// How a worker's stream ended.
 enum Ending {
     /// The worker finished or died on its own (EOF on its stream).
@@ -505,8 +508,6 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
         let mut in_flight: Option<String> = None;
         let mut done = false;
         let mut deadline = Instant::now() + exec.timeout;
-        // The stop is polled this often while a check runs.
-        let poll = Duration::from_millis(100);
         let ending = loop {
             if let Some(why) = exec.stop.reason() {
                 stop(&mut child);
@@ -517,7 +518,7 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
                 stop(&mut child);
                 break Ending::TimedOut;
             }
-            match rx.recv_timeout((deadline - now).min(poll)) {
+            match rx.recv_timeout((deadline - now).min(STOP_POLL)) {
                 Ok(l) => match serde_json::from_str::<Event>(&l) {
                     Ok(Event::Start { check }) => {
                         deadline = Instant::now() + exec.timeout;
