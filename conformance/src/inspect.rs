@@ -115,7 +115,8 @@ pub fn inspect(path: &Path) -> Result<StaticInfo, InspectError> {
             }
         }
     }
-    let sha256 = crate::vendors::sha256_file(path).map_err(|e| not_elf(e.to_string()))?;
+    // The bytes parsed above are the bytes hashed: no second read of the file.
+    let sha256 = crate::vendors::sha256_bytes(&data);
     Ok(StaticInfo {
         class,
         machine,
@@ -208,6 +209,7 @@ mod tests {
         let info = inspect(Path::new("/lib/x86_64-linux-gnu/libc.so.6")).unwrap();
         assert_eq!(info.class, "ELF64");
         assert!(info.exported_ompd.is_empty());
-        assert_eq!(info.sha256.len(), 64);
+        let libc = Path::new("/lib/x86_64-linux-gnu/libc.so.6");
+        assert_eq!(info.sha256, crate::vendors::sha256_file(libc).unwrap());
     }
 }

@@ -472,12 +472,20 @@ pub fn sha256_file(path: &Path) -> Result<String, VendorError> {
         };
         hasher.update(&buf[..n]);
     }
-    let digest = hasher.finalize();
+    Ok(hex(&hasher.finalize()))
+}
+
+/// Lower-case hex SHA-256 of bytes already in memory.
+pub fn sha256_bytes(data: &[u8]) -> String {
+    hex(&Sha256::digest(data))
+}
+
+fn hex(digest: &[u8]) -> String {
     let mut hex = String::with_capacity(64);
-    for byte in digest.iter() {
+    for byte in digest {
         let _ = write!(hex, "{byte:02x}");
     }
-    Ok(hex)
+    hex
 }
 
 /// Fetches the vendors called `names` (all known vendors if empty) into `cache` and returns
