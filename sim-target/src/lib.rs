@@ -12,6 +12,7 @@
 //! - [`layout`]: struct layouts under a policy, and the layout symbols a runtime exports.
 //! - [`image`]: target memory, lowering a model into it and reading it back.
 //! - [`callbacks`]: the `extern "C"` callback table served from an image (the only `unsafe` here).
+//! - [`source`]: the one interface every target (simulated, live, core) serves the callbacks from.
 //! - [`ledger`]: allocations, frees, reads and lookups made through the callbacks.
 //! - [`faults`]: the fault plan that makes callbacks fail in controlled ways, and its census.
 //! - [`strategy`]: proptest strategies for whole runtime states.
@@ -24,4 +25,5 @@ pub mod image;
 pub mod layout;
 pub mod ledger;
 pub mod model;
+pub mod source;
 pub mod strategy;

@@ -19,6 +19,9 @@ use crate::layout::Layout;
 use crate::model::NativeId;
 use std::collections::BTreeMap;
 
+/// The runtime's thread-local gtid variable: the one symbol the libraries look up per thread.
+pub const GTID_SYMBOL: &str = "__kmp_gtid";
+
 /// A native thread of the target as the debugger knows it: ids and its TLS `__kmp_gtid` slot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NativeThread {
