@@ -403,7 +403,14 @@ mod tidy {
             }
         }
         let mut out = Vec::new();
-        for krate in ["sim-target", "conformance", "c-fixtures", "golden", "xtask"] {
+        for krate in [
+            "sim-target",
+            "conformance",
+            "c-fixtures",
+            "golden",
+            "live-target",
+            "xtask",
+        ] {
             walk(&root().join(krate), &mut out);
         }
         out
@@ -414,9 +421,16 @@ mod tidy {
     }
 
     #[test]
-    fn unsafe_code_lives_only_in_the_two_ffi_modules() {
-        let allowed = ["sim-target/src/callbacks.rs", "conformance/src/library.rs"];
+    fn unsafe_code_lives_only_in_the_ffi_modules_and_the_fixture_pre_exec() {
+        // The two FFI modules, and `live_target::spawn::arrange_child` (the one `pre_exec`
+        // closure that sets the fixture's parent-death signal between fork and exec).
+        let allowed = [
+            "sim-target/src/callbacks.rs",
+            "conformance/src/library.rs",
+            "live-target/src/spawn.rs",
+        ];
         let mut found = Vec::new();
+        let mut in_spawn = Vec::new();
         for f in rust_files() {
             let text = std::fs::read_to_string(&f).unwrap();
             let r = rel(&f);
@@ -432,11 +446,23 @@ mod tidy {
                 if runs && !allowed.contains(&r.as_str()) {
                     found.push(format!("{r}:{}", i + 1));
                 }
+                if runs && r == "live-target/src/spawn.rs" {
+                    in_spawn.push(i + 1);
+                }
             }
         }
         assert!(
             found.is_empty(),
             "unsafe code outside the FFI modules: {found:?}"
+        );
+        assert!(
+            in_spawn.len() <= 1,
+            "live-target/src/spawn.rs may hold one unsafe block (the pre_exec), not {in_spawn:?}"
+        );
+        let lib = std::fs::read_to_string(root().join("live-target/src/lib.rs")).unwrap();
+        assert!(
+            lib.contains(concat!("#![deny(", "unsafe_code)]")),
+            "live-target denies unsafe code outside its one allowed function"
         );
     }
 
@@ -495,7 +521,14 @@ mod tidy {
             }
         }
         let mut files = Vec::new();
-        for krate in ["sim-target", "conformance", "c-fixtures", "golden", "xtask"] {
+        for krate in [
+            "sim-target",
+            "conformance",
+            "c-fixtures",
+            "golden",
+            "live-target",
+            "xtask",
+        ] {
             snaps(&root().join(krate), &mut files);
         }
         let sources: Vec<String> = rust_files()
