@@ -152,11 +152,25 @@ impl Modules {
                     .push(format!("reading the link_map at {lm:#x} failed"));
                 break;
             };
-            // The module whose mapped range holds its dynamic section and whose bias is l_addr.
-            if let Some(m) = self.modules.iter_mut().find(|m| {
+            // The module whose bias is l_addr and whose mapped range holds its dynamic section
+            // (l_ld); failing that, the one whose bias is l_addr and whose file name is l_name's
+            // (paths differ between l_name and the mappings, e.g. /lib vs /usr/lib).
+            let by_ld = self.modules.iter().position(|m| {
                 m.link_map.is_none() && m.bias == l_addr && m.start <= l_ld && l_ld < m.end
-            }) {
-                m.link_map = Some(lm);
+            });
+            let by_name = || {
+                let name = word(lm.wrapping_add(8))
+                    .ok()
+                    .and_then(|a| read_cstr(mem, a, 4096))?;
+                let name = Path::new(&name).file_name()?.to_owned();
+                self.modules.iter().position(|m| {
+                    m.link_map.is_none()
+                        && m.bias == l_addr
+                        && m.path.file_name() == Some(name.as_os_str())
+                })
+            };
+            if let Some(i) = by_ld.or_else(by_name) {
+                self.modules[i].link_map = Some(lm);
             }
             lm = next;
         }
@@ -247,6 +261,21 @@ impl Modules {
             other => other,
         })
     }
+}
+
+/// The NUL-terminated string at `addr` (at most `max` bytes), read in small pieces.
+fn read_cstr(mem: &dyn ReadMemory, addr: u64, max: u64) -> Option<String> {
+    let mut out = Vec::new();
+    while (out.len() as u64) < max {
+        let at = addr.checked_add(out.len() as u64)?;
+        let piece = mem.read_memory(at, 64 - at % 64).ok()?;
+        if let Some(nul) = piece.iter().position(|&b| b == 0) {
+            out.extend_from_slice(&piece[..nul]);
+            return String::from_utf8(out).ok();
+        }
+        out.extend_from_slice(&piece);
+    }
+    None
 }
 
 /// `AT_ENTRY` from an auxiliary vector (pairs of little-endian 64-bit words).

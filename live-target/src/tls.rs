@@ -102,6 +102,16 @@ pub fn tls_address(
     )
     .map_err(unavailable)?;
     let entry = (db.dtv.bits / 8) as u64;
+    // glibc keeps the number of DTV slots in the entry before the one the thread points at
+    // (`dtv[-1].counter`); a module loaded after the thread's DTV was sized has no slot yet.
+    // When that word cannot be read, the check is skipped.
+    if let Ok(slots) = read_field(mem, dtv.wrapping_sub(entry), 64, "the DTV length") {
+        if modid > slots && slots < 1 << 20 {
+            return Err(unavailable(format!(
+                "the DTV of the thread with tp {tp:#x} has {slots} slots, none yet for module {modid}"
+            )));
+        }
+    }
     let slot = modid
         .checked_mul(entry)
         .and_then(|o| dtv.checked_add(o))
@@ -171,6 +181,13 @@ mod tests {
                 Err(SymbolError::Unavailable(_))
             ));
         }
+        // A DTV too short for the module (glibc's length word before the entries).
+        let mut m = mem.0.clone();
+        m.insert(dtv - 16, 1);
+        let e = tls_address(&Words(m.clone()), &db(), tp, lm, 0).unwrap_err();
+        assert!(e.to_string().contains("1 slots"), "{e}");
+        m.insert(dtv - 16, 2);
+        assert_eq!(tls_address(&Words(m), &db(), tp, lm, 4), Ok(0x6000_0004));
         let mut m = mem.0.clone();
         m.insert(lm + 1152, 0);
         assert!(tls_address(&Words(m), &db(), tp, lm, 0).is_err());
