@@ -6,7 +6,9 @@
  *
  * The main thread (slot 0) and WORKERS pthreads (slots 1..WORKERS) each write into the global
  * array `probe_truth` their gettid(), pthread_self(), the address of their instance of the
- * static (LOCAL) thread-local variable `probe_tls` and the value they stored there. The static
+ * static (LOCAL) thread-local variable `probe_tls` and the value they stored there, and the same
+ * for `probe_lib_tls`, a LOCAL thread-local variable of the shared library `libprobe_lib.so`
+ * (`c/probe_lib.c`, another TLS module). The static
  * (LOCAL) global `probe_marker` holds PROBE_MARKER. Once every thread has recorded, the main
  * thread prints `READY <pid>` and every thread waits on a volatile flag that SIGUSR1 sets; then
  * the workers are joined, `DONE` is printed and the program exits 0.
@@ -24,13 +26,17 @@
 #define PROBE_MAX 16
 #define PROBE_MARKER 0x5eed0f5ca1ab1e00ull
 
-/* One thread's record; the layout (four 64-bit words) is read back by the tests. */
+/* One thread's record; the layout (six 64-bit words) is read back by the tests. */
 struct probe_record {
     uint64_t tid;
     uint64_t pthread;
     uint64_t tls_addr;
     uint64_t tls_value;
+    uint64_t lib_tls_addr;
+    uint64_t lib_tls_value;
 };
+
+uint64_t probe_lib_record(uint64_t value, uint64_t *stored);
 
 struct probe_record probe_truth[PROBE_MAX];
 int probe_count;
@@ -57,6 +63,8 @@ static void record(int slot) {
     probe_truth[slot].pthread = (uint64_t)pthread_self();
     probe_truth[slot].tls_addr = (uint64_t)(uintptr_t)&probe_tls;
     probe_truth[slot].tls_value = probe_tls;
+    probe_truth[slot].lib_tls_addr =
+        probe_lib_record(0x1b00000000000000ull + (uint64_t)slot, &probe_truth[slot].lib_tls_value);
     __atomic_add_fetch(&probe_arrived, 1, __ATOMIC_SEQ_CST);
 }
 

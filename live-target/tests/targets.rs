@@ -57,6 +57,8 @@ struct Record {
     pthread: u64,
     tls_addr: u64,
     tls_value: u64,
+    lib_tls_addr: u64,
+    lib_tls_value: u64,
 }
 
 fn u64_at(b: &[u8], at: usize) -> u64 {
@@ -70,14 +72,16 @@ fn truth(src: &dyn Source) -> Vec<Record> {
     assert_eq!(count, WORKERS + 1);
     let at = src.symbol("probe_truth", None).expect("probe_truth");
     let bytes = src
-        .read(at, 32 * count as u64)
+        .read(at, 48 * count as u64)
         .expect("reading probe_truth");
     (0..count)
         .map(|i| Record {
-            tid: u64_at(&bytes, 32 * i),
-            pthread: u64_at(&bytes, 32 * i + 8),
-            tls_addr: u64_at(&bytes, 32 * i + 16),
-            tls_value: u64_at(&bytes, 32 * i + 24),
+            tid: u64_at(&bytes, 48 * i),
+            pthread: u64_at(&bytes, 48 * i + 8),
+            tls_addr: u64_at(&bytes, 48 * i + 16),
+            tls_value: u64_at(&bytes, 48 * i + 24),
+            lib_tls_addr: u64_at(&bytes, 48 * i + 32),
+            lib_tls_value: u64_at(&bytes, 48 * i + 40),
         })
         .collect()
 }
@@ -86,7 +90,12 @@ fn truth(src: &dyn Source) -> Vec<Record> {
 /// start, and glibc's `_thread_db_*` descriptors (read-only file pages, which gcore omits and
 /// a kernel core does not dump) equal to the file's.
 fn check_modules(src: &dyn Source, modules: &Modules) {
-    assert!(modules.list().len() >= 3, "{:?}", modules.list());
+    // The program, libprobe_lib.so, libc and ld.so at least.
+    assert!(modules.list().len() >= 4, "{:?}", modules.list());
+    assert!(modules
+        .list()
+        .iter()
+        .any(|m| m.path.ends_with("libprobe_lib.so")));
     for m in modules.list() {
         assert_eq!(src.read(m.start, 4).unwrap(), b"\x7fELF", "{m:?}");
     }
@@ -127,6 +136,13 @@ fn check_target(src: &dyn Source, threads: &[Thread], pid: i32) {
         assert_eq!(tls, r.tls_addr, "slot {slot}: TLS address");
         assert_eq!(src.read(tls, 8).unwrap(), r.tls_value.to_le_bytes());
         assert_eq!(r.tls_value, 0x7100_0000_0000_0000 + slot as u64 * 0x1111);
+        // The same through the shared library, another TLS module.
+        let lib_tls = src
+            .symbol("probe_lib_tls", Some(i))
+            .unwrap_or_else(|e| panic!("slot {slot}: probe_lib_tls: {e}"));
+        assert_eq!(lib_tls, r.lib_tls_addr, "slot {slot}: library TLS address");
+        assert_eq!(src.read(lib_tls, 8).unwrap(), r.lib_tls_value.to_le_bytes());
+        assert_eq!(r.lib_tls_value, 0x1b00_0000_0000_0000 + slot as u64);
     }
     assert_eq!(src.find_thread(LWP, &[0, 0, 0, 0]), None);
     assert_eq!(src.find_thread(PTHREAD, &[1, 2, 3]), None);
