@@ -1,7 +1,8 @@
-//! The OMPD callback table served from an [`Image`]: the only `extern "C"` code of the crate.
+//! The OMPD callback table served from any [`Source`] (a simulated [`Image`], a live process, a
+//! core file): the only `extern "C"` code of the crate.
 //!
 //! Every callback catches panics (none crosses FFI), validates each pointer it is given, checks
-//! that contexts are ones the tool handed out, bounds every read by the image, and records what it
+//! that contexts are ones the tool handed out, bounds every read by the target, and records what it
 //! did in the process-wide [`Ledger`], attributed to the OMPD entry point in flight. The
 //! target-access callbacks are metered by the ledger's per-call budget ([`METERED`]). Once its
 //! arguments are validated, each callback reports itself to the fault plan in force
@@ -12,8 +13,9 @@
 
 use crate::abi::{self, AddressSpaceContext, Callbacks, DeviceTypeSizes, Rc, ThreadContext};
 use crate::faults::{short_len, Action, Census, FaultPlan, Op};
-use crate::image::{Image, MemError, Memory};
+use crate::image::{Image, Memory};
 use crate::ledger::{AllocMode, Event, Ledger, Violation, POISON};
+use crate::source::{memory_cstr, Source, SymbolError, TargetKind};
 use std::alloc::Layout as AllocLayout;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ops::ControlFlow;
@@ -75,11 +77,12 @@ pub struct ThreadCtx {
     index: usize,
 }
 
-/// A simulated address space: an image plus one thread context per native thread. Its address is
-/// the `ompd_address_space_context_t *` the library sees.
+/// An address space served to a library: a [`Source`] (simulated image, live process or core
+/// file) plus one thread context per native thread. Its address is the
+/// `ompd_address_space_context_t *` the library sees.
 #[derive(Debug)]
 pub struct Target {
-    image: Image,
+    source: Box<dyn Source>,
     /// One context per native thread; the vector is never resized, so addresses are stable.
     threads: Vec<ThreadCtx>,
     /// Memory served instead of the image's while a [`Substitution`] lives (corrupted images).
@@ -111,27 +114,20 @@ impl Drop for Substitution<'_> {
     }
 }
 
-/// The memory a target serves right now: its image's, or the substitute.
-struct Served<'t> {
-    guard: MutexGuard<'t, Option<Memory>>,
-    image: &'t Memory,
-}
-
-impl std::ops::Deref for Served<'_> {
-    type Target = Memory;
-    fn deref(&self) -> &Memory {
-        self.guard.as_ref().unwrap_or(self.image)
-    }
-}
-
 impl Target {
     /// Creates a target for `image`. It is registered for the rest of the process (libraries keep
     /// context pointers), so the reference is `'static`.
     pub fn leak(image: Image) -> &'static Target {
-        let n = image.threads.len();
+        Target::leak_source(Box::new(image))
+    }
+
+    /// Creates a target served from any source (a live process, a core file), registered for the
+    /// rest of the process like [`Target::leak`].
+    pub fn leak_source(source: Box<dyn Source>) -> &'static Target {
+        let n = source.thread_count();
         let threads = (0..n).map(|index| ThreadCtx { index }).collect();
         let t: &'static Target = Box::leak(Box::new(Target {
-            image,
+            source,
             threads,
             substitute: Mutex::new(None),
         }));
@@ -139,9 +135,20 @@ impl Target {
         t
     }
 
-    /// The image served (its memory is replaced while a [`Substitution`] lives).
-    pub fn image(&self) -> &Image {
-        &self.image
+    /// The simulated image served, for a simulated target (its memory is replaced while a
+    /// [`Substitution`] lives).
+    pub fn image(&self) -> Option<&Image> {
+        self.source.image()
+    }
+
+    /// The source served.
+    pub fn source(&self) -> &dyn Source {
+        self.source.as_ref()
+    }
+
+    /// The kind of target served.
+    pub fn kind(&self) -> TargetKind {
+        self.source.kind()
     }
 
     /// Serves `memory` (e.g. a corrupted copy of the image's) to the reads of every context of
@@ -156,10 +163,24 @@ impl Target {
         self.substitute.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn memory(&self) -> Served<'_> {
-        Served {
-            guard: self.served(),
-            image: &self.image.memory,
+    /// Exactly `len` bytes at `addr` from the memory served now (the substitute's, else the
+    /// source's).
+    fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, String> {
+        match &*self.served() {
+            Some(m) => m
+                .read(addr, len)
+                .map(<[u8]>::to_vec)
+                .map_err(|e| e.to_string()),
+            None => self.source.read(addr, len),
+        }
+    }
+
+    /// A string at `addr` of at most `max` bytes from the memory served now, as
+    /// [`Source::read_cstr`] answers.
+    fn read_cstr(&self, addr: u64, max: u64) -> Result<Vec<u8>, String> {
+        match &*self.served() {
+            Some(m) => memory_cstr(m, addr, max),
+            None => self.source.read_cstr(addr, max),
         }
     }
 
@@ -342,21 +363,16 @@ unsafe fn injected_read(
     let rc = match action {
         Action::Fail(rc) => rc,
         Action::Short(rc) => {
-            let memory = t.memory();
             let full = match op {
-                Op::ReadString => match memory.read_cstr(addr, nbytes) {
-                    Ok(s) => s.len() as u64 + 1,
-                    Err(MemError::Unterminated { .. }) => nbytes,
-                    Err(MemError::Unmapped { .. }) => 0,
-                },
+                Op::ReadString => t.read_cstr(addr, nbytes).map_or(0, |s| s.len() as u64),
                 _ => nbytes,
             };
             let len = short_len(full);
             if len > 0 {
-                if let Ok(data) = memory.read(addr, len) {
+                if let Ok(data) = t.read(addr, len) {
                     // SAFETY: the caller guarantees `nbytes` writable bytes, and half of `full`
                     // is at most `nbytes`.
-                    unsafe { copy_out(data, buffer) };
+                    unsafe { copy_out(&data, buffer) };
                 }
             }
             rc
@@ -510,7 +526,7 @@ unsafe extern "C" fn sizeof_type(ctx: *mut AddressSpaceContext, sizes: *mut Devi
             return rc;
         }
         // SAFETY: `sizes` is non-NULL and points to the library's struct.
-        unsafe { sizes.write_unaligned(t.image.arch.type_sizes()) };
+        unsafe { sizes.write_unaligned(t.source.arch().type_sizes()) };
         Rc::OK
     })
 }
@@ -547,32 +563,29 @@ unsafe extern "C" fn symbol_addr_lookup(
             });
             return rc;
         }
-        let found = if name == "__kmp_gtid" {
-            if tctx.is_null() {
-                None
-            } else {
-                match t.thread_index(tctx) {
-                    Some(i) => Some(t.image.threads[i].gtid_slot),
-                    None => {
-                        ledger().record(Event::SymbolAddrLookup {
-                            name,
-                            thread: true,
-                            found: false,
-                        });
-                        return unknown_context("symbol_addr_lookup");
-                    }
+        let thread = if tctx.is_null() {
+            None
+        } else {
+            match t.thread_index(tctx) {
+                Some(i) => Some(i),
+                None => {
+                    ledger().record(Event::SymbolAddrLookup {
+                        name,
+                        thread: true,
+                        found: false,
+                    });
+                    return unknown_context("symbol_addr_lookup");
                 }
             }
-        } else {
-            t.image.symbol(&name)
         };
+        let found = t.source.symbol(&name, thread);
         ledger().record(Event::SymbolAddrLookup {
             name,
-            thread: !tctx.is_null(),
-            found: found.is_some(),
+            thread: thread.is_some(),
+            found: found.is_ok(),
         });
         match found {
-            Some(addr) => {
+            Ok(addr) => {
                 // SAFETY: `out` is non-NULL and points to the library's address struct.
                 unsafe {
                     out.write_unaligned(abi::Address {
@@ -582,7 +595,9 @@ unsafe extern "C" fn symbol_addr_lookup(
                 };
                 Rc::OK
             }
-            None => Rc::ERROR,
+            // A thread-local symbol whose block this thread has not allocated yet.
+            Err(SymbolError::Unavailable(_)) if thread.is_some() => Rc::UNAVAILABLE,
+            Err(_) => Rc::ERROR,
         }
     })
 }
@@ -670,8 +685,7 @@ unsafe extern "C" fn read_memory(
             ControlFlow::Continue(x) => x,
             ControlFlow::Break(rc) => return rc,
         };
-        let memory = t.memory();
-        let res = memory.read(a, nbytes);
+        let res = t.read(a, nbytes);
         ledger().record(Event::ReadMemory {
             addr: a,
             len: nbytes,
@@ -680,7 +694,7 @@ unsafe extern "C" fn read_memory(
         match res {
             Ok(data) => {
                 // SAFETY: the library provides a buffer of at least `nbytes` bytes.
-                unsafe { copy_out(data, buffer) };
+                unsafe { copy_out(&data, buffer) };
                 Rc::OK
             }
             Err(_) => Rc::ERROR,
@@ -702,28 +716,24 @@ unsafe extern "C" fn read_string(
             ControlFlow::Continue(x) => x,
             ControlFlow::Break(rc) => return rc,
         };
-        let memory = t.memory();
-        let res = memory.read_cstr(a, nbytes);
+        let res = t.read_cstr(a, nbytes);
+        let terminated = matches!(&res, Ok(v) if v.last() == Some(&0));
         ledger().record(Event::ReadString {
             addr: a,
             max: nbytes,
-            ok: res.is_ok(),
+            ok: terminated,
         });
         match res {
-            Ok(s) => {
-                let mut v = s.to_vec();
-                v.push(0);
+            Ok(v) => {
                 // SAFETY: `v.len() <= nbytes`, the buffer size the library provides.
                 unsafe { copy_out(&v, buffer) };
-                Rc::OK
+                if terminated {
+                    Rc::OK
+                } else {
+                    Rc::INCOMPLETE
+                }
             }
-            Err(MemError::Unterminated { .. }) => {
-                let data = memory.read(a, nbytes).unwrap_or_default();
-                // SAFETY: as above; `data.len() <= nbytes`.
-                unsafe { copy_out(data, buffer) };
-                Rc::INCOMPLETE
-            }
-            Err(MemError::Unmapped { .. }) => Rc::ERROR,
+            Err(_) => Rc::ERROR,
         }
     })
 }
@@ -805,7 +815,7 @@ fn convert(
         // SAFETY: the library provides `total` readable bytes at `input`; `tmp` is ours, so a
         // library that converts in place (input == output) is handled by copying through it.
         unsafe { std::ptr::copy(input as *const u8, tmp.as_mut_ptr(), tmp.len()) };
-        t.image.arch.convert_units(&mut tmp, unit as usize);
+        t.source.arch().convert_units(&mut tmp, unit as usize);
         // SAFETY: the library provides `total` writable bytes at `output`.
         unsafe { copy_out(&tmp, output) };
         Rc::OK
@@ -861,7 +871,7 @@ unsafe extern "C" fn get_thread_context_for_thread_id(
             return rc;
         }
         let expected = match kind {
-            abi::thread_id_kind::PTHREAD => t.image.arch.pointer as u64,
+            abi::thread_id_kind::PTHREAD => t.source.arch().pointer as u64,
             abi::thread_id_kind::LWP => 4,
             _ => {
                 ledger().record(Event::ThreadContext {
@@ -882,7 +892,7 @@ unsafe extern "C" fn get_thread_context_for_thread_id(
         }
         // SAFETY: `id` is non-NULL and the library passes `size` bytes of id.
         let bytes = unsafe { std::slice::from_raw_parts(id as *const u8, size as usize) };
-        let found = t.image.find_thread(kind, bytes);
+        let found = t.source.find_thread(kind, bytes);
         ledger().record(Event::ThreadContext {
             kind,
             size,
@@ -916,6 +926,7 @@ mod tests {
     fn thread_context(t: &Target, index: usize) -> (Rc, *mut ThreadContext) {
         let id = t
             .image()
+            .unwrap()
             .thread_id_bytes(index, abi::thread_id_kind::PTHREAD)
             .unwrap();
         let mut tctx = std::ptr::null_mut();
@@ -989,7 +1000,7 @@ mod tests {
         let _g = enter("test");
         let a = abi::Address {
             segment: 0,
-            address: t.image().symbol("__kmp_openmp_version").unwrap(),
+            address: t.image().unwrap().symbol("__kmp_openmp_version").unwrap(),
         };
         let read = |t: &Target| {
             let mut buf = [0u8; 4];
@@ -1005,7 +1016,7 @@ mod tests {
             };
             (rc, i32::from_le_bytes(buf))
         };
-        let mut memory = t.image().memory.clone();
+        let mut memory = t.image().unwrap().memory.clone();
         memory.write(a.address, &7i32.to_le_bytes()).unwrap();
         {
             let s = t.substitute(memory);
@@ -1042,6 +1053,7 @@ mod tests {
         let (rc, mut tctx) = thread_context(t, 2);
         let id = t
             .image()
+            .unwrap()
             .thread_id_bytes(2, abi::thread_id_kind::PTHREAD)
             .unwrap();
         assert_eq!(rc, Rc::OK);
@@ -1058,7 +1070,7 @@ mod tests {
         };
         assert_eq!(rc, Rc::OK);
         assert_eq!(
-            t.image().memory.read(addr.address, 4).unwrap(),
+            t.image().unwrap().memory.read(addr.address, 4).unwrap(),
             2i32.to_le_bytes()
         );
         // SAFETY: wrong size for the kind.
@@ -1113,7 +1125,7 @@ mod tests {
         let _g = enter("test");
         let a = abi::Address {
             segment: 0,
-            address: t.image().symbol("__kmp_version_lib_ver").unwrap(),
+            address: t.image().unwrap().symbol("__kmp_version_lib_ver").unwrap(),
         };
         let read = table().read_memory.unwrap();
         // SAFETY: a 0-byte read needs no buffer.
@@ -1168,7 +1180,7 @@ mod tests {
         use crate::faults::Fault;
         let _serial = serial();
         let t = target(Arch::LP64_LE);
-        let addr = t.image().symbol("__kmp_version_lib_ver").unwrap();
+        let addr = t.image().unwrap().symbol("__kmp_version_lib_ver").unwrap();
         let _g = enter("fault-test");
         let mut buf = [0u8; 4];
         let guard = plan(Fault::ReadError(2));
@@ -1199,7 +1211,7 @@ mod tests {
         let _serial = serial();
         let t = target(Arch::LP64_LE);
         let _g = enter("fault-test");
-        let slot = t.image().symbol("ompd_env_block").unwrap();
+        let slot = t.image().unwrap().symbol("ompd_env_block").unwrap();
         let mut word = [0u8; 8];
         assert_eq!(read(t, slot, &mut word, false), Rc::OK);
         let text = u64::from_le_bytes(word);
@@ -1298,7 +1310,7 @@ mod tests {
         use crate::faults::Fault;
         let _serial = serial();
         let t = target(Arch::LP64_LE);
-        let addr = t.image().symbol("__kmp_version_lib_ver").unwrap();
+        let addr = t.image().unwrap().symbol("__kmp_version_lib_ver").unwrap();
         let _g = enter("fault-test");
         drop(plan(Fault::ReadError(1)));
         let mut buf = [0u8; 4];
@@ -1312,7 +1324,7 @@ mod tests {
         let t = target(Arch::LP64_LE);
         let a = abi::Address {
             segment: 0,
-            address: t.image().symbol("__kmp_openmp_version").unwrap(),
+            address: t.image().unwrap().symbol("__kmp_openmp_version").unwrap(),
         };
         let read = || {
             let mut buf = [0u8; 4];

@@ -7,7 +7,7 @@
 //! a real process runs unchanged on all three kinds.
 
 use crate::arch::Arch;
-use crate::image::Image;
+use crate::image::{Image, MemError, Memory};
 use serde::{Deserialize, Serialize};
 
 /// The kind of a target, as reports name it (`"target": "sim|live|core"`).
@@ -98,6 +98,12 @@ pub trait Source: Send + Sync + std::fmt::Debug {
     fn image(&self) -> Option<&Image> {
         None
     }
+
+    /// Another source serving the same target in the same state (a second process or device
+    /// context for the library), if this kind of source can give one.
+    fn duplicate(&self) -> Option<Box<dyn Source>> {
+        None
+    }
 }
 
 impl Source for Image {
@@ -117,15 +123,7 @@ impl Source for Image {
     }
 
     fn read_cstr(&self, addr: u64, max: u64) -> Result<Vec<u8>, String> {
-        match self.memory.read_cstr(addr, max) {
-            Ok(s) => {
-                let mut v = s.to_vec();
-                v.push(0);
-                Ok(v)
-            }
-            Err(crate::image::MemError::Unterminated { .. }) => self.read(addr, max),
-            Err(e) => Err(e.to_string()),
-        }
+        memory_cstr(&self.memory, addr, max)
     }
 
     fn symbol(&self, name: &str, thread: Option<usize>) -> Result<u64, SymbolError> {
@@ -158,5 +156,26 @@ impl Source for Image {
 
     fn image(&self) -> Option<&Image> {
         Some(self)
+    }
+
+    fn duplicate(&self) -> Option<Box<dyn Source>> {
+        Some(Box::new(self.clone()))
+    }
+}
+
+/// [`Source::read_cstr`] over simulated memory: the string with its NUL, the `max` bytes when no
+/// NUL comes within them, or an error when the string runs off its mapping first.
+pub fn memory_cstr(memory: &Memory, addr: u64, max: u64) -> Result<Vec<u8>, String> {
+    match memory.read_cstr(addr, max) {
+        Ok(s) => {
+            let mut v = s.to_vec();
+            v.push(0);
+            Ok(v)
+        }
+        Err(MemError::Unterminated { .. }) => memory
+            .read(addr, max)
+            .map(<[u8]>::to_vec)
+            .map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
     }
 }

@@ -90,7 +90,10 @@ pub static CONTRACT: &[Check] = &[Check {
 fn device_unsupported(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = super::aspace_or_skip!(ctx);
     // A context the library has never seen, standing for a CUDA device of this host-only target.
-    let device = ctx.fresh_target();
+    let device = match ctx.fresh_target() {
+        Ok(t) => t,
+        Err(v) => return v,
+    };
     let mut j = Judge::new(
         ctx,
         "no device handle for a device the target does not have: unsupported (other errors warn)",

@@ -462,7 +462,7 @@ fn stable(ctx: &mut Ctx, kind: &str) -> Verdict {
 
 /// A second address space over a copy of the unit's image, or the reason there is none.
 fn second_aspace<'l>(ctx: &Ctx<'l>) -> Result<(AspaceH<'l>, &'static Target), Verdict> {
-    let target = ctx.fresh_target();
+    let target = ctx.fresh_target()?;
     match ctx.lib.process_initialize(target) {
         Ok(ah) => Ok((ah, target)),
         Err(e) => Err(Verdict::skip(format!(
@@ -474,7 +474,7 @@ fn second_aspace<'l>(ctx: &Ctx<'l>) -> Result<(AspaceH<'l>, &'static Target), Ve
 
 fn other_aspace(ctx: &mut Ctx, kind: &str) -> Verdict {
     let ah = super::aspace_or_skip!(ctx);
-    let (ah2, target2) = match second_aspace(ctx) {
+    let (ah2, _) = match second_aspace(ctx) {
         Ok(x) => x,
         Err(v) => return v,
     };
@@ -483,10 +483,7 @@ fn other_aspace(ctx: &mut Ctx, kind: &str) -> Verdict {
         "non-ok (ompd_rc_incompatible_handle in 6.0), never ok with 0",
     );
     let t = sim_target::model::ThreadId(0);
-    let id = target2
-        .image()
-        .thread_id_bytes(0, thread_id_kind::PTHREAD)
-        .expect("thread 0 exists");
+    let id = ctx.thread_id(t, thread_id_kind::PTHREAD);
     let th2 = ctx
         .lib
         .get_thread_handle(&ah2, thread_id_kind::PTHREAD, &id);

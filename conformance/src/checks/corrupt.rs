@@ -142,7 +142,13 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
         return Verdict::skip("the scenario has no OpenMP thread");
     }
     let target = ctx.target();
-    let Some(strategy) = corrupt::strategy(target.image(), kind) else {
+    let Some(image) = target.image() else {
+        return Verdict::skip(format!(
+            "corrupting memory needs a simulated image, not a {} target",
+            target.kind().name()
+        ));
+    };
+    let Some(strategy) = corrupt::strategy(image, kind) else {
         return Verdict::skip(format!(
             "the image offers no {} corruption (e.g. no serialized-region record)",
             kind.id()
@@ -753,7 +759,10 @@ fn run_case(
         let Ok(before) = ctx.thread_handle(ah, plan.thread) else {
             return Ok(());
         };
-        let mut memory = target.image().memory.clone();
+        let Some(image) = target.image() else {
+            return Err("harness: corrupting memory needs a simulated image".to_string());
+        };
+        let mut memory = image.memory.clone();
         if let Err(e) = c.apply(&mut memory) {
             return Err(format!("harness: the corruption does not apply: {e}"));
         }

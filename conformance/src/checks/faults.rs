@@ -424,7 +424,9 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
             "ompd_get_icv_string_from_scope" => held.answered_icv(ctx, ah, true),
             _ => None,
         },
-        fresh: (entry == "ompd_process_initialize").then(|| ctx.fresh_target()),
+        fresh: (entry == "ompd_process_initialize")
+            .then(|| ctx.fresh_target().ok())
+            .flatten(),
     };
     judge(ctx, ah, &subjects, entry, kind)
 }

@@ -356,6 +356,16 @@ pub fn expect_rc<T>(j: &mut Judge, what: &str, got: Call<T>, want: Rc, lenient: 
     }
 }
 
+/// The id bytes (target byte order) of a native thread for `kind` (0 pthread: pointer-sized, 1
+/// lwp: 4 bytes), as a debugger passes them to `ompd_get_thread_handle`.
+pub fn native_id_bytes(arch: Arch, native: &sim_target::model::NativeId, kind: u64) -> Vec<u8> {
+    if kind == abi::thread_id_kind::LWP {
+        arch.encode(u64::from(native.lwp), 4)
+    } else {
+        arch.encode(native.pthread, arch.pointer as usize)
+    }
+}
+
 /// Helpers shared by the target-stage families.
 impl<'l> Ctx<'l> {
     /// The address space, or a skip verdict naming why there is none.
@@ -377,18 +387,26 @@ impl<'l> Ctx<'l> {
         self.target.expect("target-stage checks run with a target")
     }
 
-    /// A new, never-initialized target serving a copy of this unit's image: another process (or
-    /// device) in the same state, under a context the library has not seen.
-    pub fn fresh_target(&self) -> &'static Target {
-        Target::leak(self.target().image().clone())
+    /// A new, never-initialized target serving this unit's target in the same state: another
+    /// process (or device) under a context the library has not seen; a skip verdict when the
+    /// target's kind cannot give one.
+    pub fn fresh_target(&self) -> Result<&'static Target, Verdict> {
+        let target = self.target();
+        target
+            .source()
+            .duplicate()
+            .map(Target::leak_source)
+            .ok_or_else(|| {
+                Verdict::skip(format!(
+                    "a {} target cannot serve a second address space",
+                    target.kind().name()
+                ))
+            })
     }
 
     /// Native id bytes (target byte order) of OpenMP thread `t` for `kind`.
     pub fn thread_id(&self, t: ThreadId, kind: u64) -> Vec<u8> {
-        self.target()
-            .image()
-            .thread_id_bytes(t.0, kind)
-            .expect("gtid indexes the native thread table")
+        native_id_bytes(self.arch, &self.model.threads[t.0].native, kind)
     }
 
     /// A thread handle for OpenMP thread `t`, obtained by its pthread id.

@@ -128,13 +128,8 @@ fn foreign(ctx: &mut Ctx, _: &str) -> Verdict {
         return Verdict::skip("the scenario has no non-OpenMP thread");
     }
     let mut j = Judge::new(ctx, "unavailable");
-    let first_foreign = ctx.model.threads.len();
-    for k in 0..ctx.model.foreign_threads.len() {
-        let id = ctx
-            .target()
-            .image()
-            .thread_id_bytes(first_foreign + k, thread_id_kind::PTHREAD)
-            .expect("foreign thread exists");
+    for native in &ctx.model.foreign_threads {
+        let id = super::native_id_bytes(ctx.arch, native, thread_id_kind::PTHREAD);
         let got = ctx.lib.get_thread_handle(ah, thread_id_kind::PTHREAD, &id);
         expect_rc(
             &mut j,
