@@ -28,6 +28,7 @@ use sim_target::source::{Source, SymbolError, TargetKind};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Offset of `pr_pid` in the x86-64 `struct elf_prstatus`.
 const PRSTATUS_PID: usize = 32;
@@ -196,8 +197,14 @@ impl ReadMemory for CoreMem {
     }
 }
 
-/// An ELF core file.
+/// An ELF core file. [`Source::duplicate`] gives another handle on the same opened core.
+#[derive(Clone)]
 pub struct CoreTarget {
+    inner: Arc<Opened>,
+}
+
+/// What one opened core holds.
+struct Opened {
     pid: Option<u32>,
     threads: Vec<Thread>,
     modules: Modules,
@@ -206,15 +213,15 @@ pub struct CoreTarget {
 
 impl std::fmt::Debug for CoreTarget {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let t = &self.inner;
         f.debug_struct("CoreTarget")
-            .field("path", &self.mem.path)
-            .field("pid", &self.pid)
-            .field("threads", &self.threads)
-            .field("segments", &self.mem.segments.len())
+            .field("path", &t.mem.path)
+            .field("pid", &t.pid)
+            .field("threads", &t.threads)
+            .field("segments", &t.mem.segments.len())
             .field(
                 "modules",
-                &self
-                    .modules
+                &t.modules
                     .list()
                     .iter()
                     .map(|m| m.path.display().to_string())
@@ -362,36 +369,43 @@ impl CoreTarget {
         };
         let modules = Modules::discover(&notes.files, auxv_entry(&notes.auxv), &mem);
         Ok(CoreTarget {
-            pid: notes.pid,
-            threads: notes.threads,
-            modules,
-            mem,
+            inner: Arc::new(Opened {
+                pid: notes.pid,
+                threads: notes.threads,
+                modules,
+                mem,
+            }),
         })
     }
 
     /// The core file's path.
     pub fn path(&self) -> &Path {
-        &self.mem.path
+        &self.inner.mem.path
     }
 
     /// The process id (from `NT_PRPSINFO`), if the core says.
     pub fn pid(&self) -> Option<u32> {
-        self.pid
+        self.inner.pid
     }
 
     /// The threads, main thread first, then by tid (the indices thread contexts use).
     pub fn threads(&self) -> &[Thread] {
-        &self.threads
+        &self.inner.threads
     }
 
     /// The modules of the dumped process (their files as found on this machine).
     pub fn modules(&self) -> &Modules {
-        &self.modules
+        &self.inner.modules
     }
 
     /// The mappings `NT_FILE` names.
     pub fn file_mappings(&self) -> Vec<Mapping> {
-        self.mem.files.iter().map(|f| f.mapping.clone()).collect()
+        self.inner
+            .mem
+            .files
+            .iter()
+            .map(|f| f.mapping.clone())
+            .collect()
     }
 }
 
@@ -435,23 +449,28 @@ impl Source for CoreTarget {
     }
 
     fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, String> {
-        self.mem.read_memory(addr, len)
+        self.inner.mem.read_memory(addr, len)
     }
 
     fn symbol(&self, name: &str, thread: Option<usize>) -> Result<u64, SymbolError> {
-        self.modules.address(name, thread, &self.threads, &self.mem)
+        let t = &self.inner;
+        t.modules.address(name, thread, &t.threads, &t.mem)
     }
 
     fn thread_count(&self) -> usize {
-        self.threads.len()
+        self.inner.threads.len()
     }
 
     fn find_thread(&self, kind: u64, id: &[u8]) -> Option<usize> {
-        crate::find_thread(&self.threads, kind, id)
+        crate::find_thread(&self.inner.threads, kind, id)
     }
 
     fn thread_id_bytes(&self, index: usize, kind: u64) -> Option<Vec<u8>> {
-        crate::thread_id_bytes(&self.threads, index, kind)
+        crate::thread_id_bytes(&self.inner.threads, index, kind)
+    }
+
+    fn duplicate(&self) -> Option<Box<dyn Source>> {
+        Some(Box::new(self.clone()))
     }
 }
 

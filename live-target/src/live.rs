@@ -21,7 +21,7 @@ use sim_target::source::{Source, SymbolError, TargetKind};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -309,7 +309,16 @@ fn tracer_main(
 }
 
 /// A live process with every thread stopped under ptrace.
+///
+/// [`Source::duplicate`] gives another handle on the same stopped process; the threads are
+/// detached when the last handle is dropped.
+#[derive(Clone)]
 pub struct LiveTarget {
+    inner: Arc<Attached>,
+}
+
+/// What one attach holds.
+struct Attached {
     pid: i32,
     threads: Vec<Thread>,
     modules: Modules,
@@ -321,11 +330,12 @@ pub struct LiveTarget {
 impl std::fmt::Debug for LiveTarget {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LiveTarget")
-            .field("pid", &self.pid)
-            .field("threads", &self.threads)
+            .field("pid", &self.inner.pid)
+            .field("threads", &self.inner.threads)
             .field(
                 "modules",
                 &self
+                    .inner
                     .modules
                     .list()
                     .iter()
@@ -377,30 +387,33 @@ impl LiveTarget {
             .and_then(|a| auxv_entry(&a));
         let modules = Modules::discover(&maps, entry, &mem);
         Ok(LiveTarget {
-            pid,
-            threads,
-            modules,
-            mem,
-            _tracer: tracer,
+            inner: Arc::new(Attached {
+                pid,
+                threads,
+                modules,
+                mem,
+                _tracer: tracer,
+            }),
         })
     }
 
     /// The process id.
     pub fn pid(&self) -> i32 {
-        self.pid
+        self.inner.pid
     }
 
     /// The threads, main thread first, then by tid (the indices thread contexts use).
     pub fn threads(&self) -> &[Thread] {
-        &self.threads
+        &self.inner.threads
     }
 
     /// The modules of the process.
     pub fn modules(&self) -> &Modules {
-        &self.modules
+        &self.inner.modules
     }
 
-    /// Detaches every thread; the process continues (the same as dropping the target).
+    /// Drops this handle (the same as dropping it): when it is the last one, every thread is
+    /// detached and the process continues.
     pub fn detach(self) {}
 }
 
@@ -414,22 +427,27 @@ impl Source for LiveTarget {
     }
 
     fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, String> {
-        self.mem.read_memory(addr, len)
+        self.inner.mem.read_memory(addr, len)
     }
 
     fn symbol(&self, name: &str, thread: Option<usize>) -> Result<u64, SymbolError> {
-        self.modules.address(name, thread, &self.threads, &self.mem)
+        let t = &self.inner;
+        t.modules.address(name, thread, &t.threads, &t.mem)
     }
 
     fn thread_count(&self) -> usize {
-        self.threads.len()
+        self.inner.threads.len()
     }
 
     fn find_thread(&self, kind: u64, id: &[u8]) -> Option<usize> {
-        crate::find_thread(&self.threads, kind, id)
+        crate::find_thread(&self.inner.threads, kind, id)
     }
 
     fn thread_id_bytes(&self, index: usize, kind: u64) -> Option<Vec<u8>> {
-        crate::thread_id_bytes(&self.threads, index, kind)
+        crate::thread_id_bytes(&self.inner.threads, index, kind)
+    }
+
+    fn duplicate(&self) -> Option<Box<dyn Source>> {
+        Some(Box::new(self.clone()))
     }
 }

@@ -188,8 +188,14 @@ fn live_process_matches_its_recorded_truth_and_continues_after_detach() {
         "every module has its link_map: {:?}",
         target.modules().list()
     );
+    // A duplicate serves the same stopped process after the original handle is gone.
+    let dup = target.duplicate().expect("a live target duplicates");
     target.detach();
-    // Attaching twice in a row works: the first detach really released the threads.
+    let marker = dup.symbol("probe_marker", None).unwrap();
+    assert_eq!(dup.read(marker, 8).unwrap(), MARKER.to_le_bytes());
+    assert_eq!(dup.thread_count(), WORKERS + 1);
+    drop(dup);
+    // Attaching again works: dropping the last handle really released the threads.
     let again = LiveTarget::attach(pid).expect("attach again");
     assert_eq!(again.thread_count(), WORKERS + 1);
     drop(again);
@@ -328,6 +334,8 @@ fn gcore_core_matches_the_recorded_truth_and_damage_is_an_error() {
     check_target(&core, core.threads(), pid);
     check_modules(&core, core.modules());
     assert!(core.modules().main().is_some());
+    let dup = core.duplicate().expect("a core target duplicates");
+    check_target(dup.as_ref(), core.threads(), pid);
     damage_core(&path);
 }
 
