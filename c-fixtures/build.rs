@@ -305,14 +305,11 @@ fn find_header(manifest_dir: &Path) -> PathBuf {
     );
 }
 
-/// A directory from which `#include <omp-tools.h>` resolves to `header`: its own directory when
-/// it has that name, otherwise a copy under `$OUT_DIR/include`.
+/// A directory from which `#include <omp-tools.h>` resolves to `header` and nothing else does:
+/// a copy under `$OUT_DIR/include`. Never the header's own directory: the `libomp-19-dev`
+/// header lives among clang's builtin headers (`stddef.h`, `omp.h`, ...), which break gcc when
+/// put on its include path.
 fn include_dir_for(header: &Path, out_dir: &Path) -> PathBuf {
-    if header.file_name().is_some_and(|n| n == "omp-tools.h") {
-        if let Some(dir) = header.parent() {
-            return dir.to_path_buf();
-        }
-    }
     let dir = out_dir.join("include");
     fs::create_dir_all(&dir).expect("create $OUT_DIR/include");
     fs::copy(header, dir.join("omp-tools.h")).expect("copy the header into $OUT_DIR/include");
