@@ -16,7 +16,7 @@
 //! # optional conditions on the library and target (globs, default "*"):
 //! #   version: the package version or the version string (either may match)
 //! #   profile: the API profile detected ("TR2.001", "5.0", "5.1", "5.2", "6.0")
-//! #   target:  the target kind ("sim" today)
+//! #   target:  the target kind ("sim", "live" or "core")
 //! ```
 //!
 //! `check`, `library`, `scenario`, `arch` and `layout` may each be a list of globs, any of which

@@ -650,6 +650,7 @@ pub fn lift(rec: &Recorded, env: &[(String, String)]) -> Result<Lifted, String> 
             lwp: t.tid as u32,
         })
         .collect();
+    let blocked = omp.iter().any(|(t, _)| t.role.blocks_in_runtime());
     let mut known = Known::default();
     for f in [
         Fact::Threads,
@@ -666,10 +667,13 @@ pub fn lift(rec: &Recorded, env: &[(String, String)]) -> Result<Lifted, String> 
     }
     add_unrecorded(&mut known);
     match &rec.ompt {
-        Some(ompt) => match ompt_facts(&mut model, &order, &omp, ompt) {
-            Ok(()) => {
+        Some(ompt) => match ompt_facts(&mut model, &order, &omp, ompt, !blocked) {
+            Ok(frames) => {
                 known.insert(Fact::ToolData);
-                known.insert(Fact::Frames);
+                match frames {
+                    Ok(()) => known.insert(Fact::Frames),
+                    Err(why) => known.missing(Fact::Frames, why),
+                }
             }
             Err(e) => {
                 known.missing(
@@ -757,16 +761,25 @@ fn icvs_of(o: &OmpView) -> Result<TaskIcvs, String> {
 }
 
 /// Tool data and frames from the OMPT view: each thread's ancestor levels are its region chain
-/// and its current task's generating chain. A value seen differently from two threads is an
-/// inconsistency (the record is then not used).
+/// and its current task's generating chain. Tool data seen differently from two threads makes
+/// the record unusable (`Err`). Frames are taken only when every observation of a task agrees
+/// and `frames` is true (no thread entered the runtime after recording, which moves its task's
+/// enter frame); the answer says whether they were taken, or why not.
 fn ompt_facts(
     model: &mut Model,
     order: &[usize],
     omp: &[(&ThreadTruth, &OmpView)],
     ompt: &Ompt,
-) -> Result<(), String> {
+    frames: bool,
+) -> Result<Result<(), String>, String> {
     let mut region_data: BTreeMap<usize, u64> = BTreeMap::new();
-    let mut task_data: BTreeMap<usize, (u64, u64, u64)> = BTreeMap::new();
+    let mut task_data: BTreeMap<usize, u64> = BTreeMap::new();
+    let mut task_frames: BTreeMap<usize, (u64, u64)> = BTreeMap::new();
+    let mut frames_ok: Result<(), String> = if frames {
+        Ok(())
+    } else {
+        Err("a thread waiting in the runtime entered it after its OMPT record, which moved its task's enter frame".into())
+    };
     for (k, &i) in order.iter().enumerate() {
         let (t, _) = omp[i];
         let Some(view) = ompt.threads.iter().find(|v| v.tid == t.tid) else {
@@ -783,10 +796,13 @@ fn ompt_facts(
         let tasks = model.generating_chain(model.threads[k].current_task);
         for (level, x) in view.tasks.iter().enumerate() {
             let Some(task) = tasks.get(level) else { break };
-            let v = (x.data, x.exit_frame, x.enter_frame);
-            if *task_data.entry(task.0).or_insert(v) != v {
-                return Err(format!(
-                    "task {} is seen with two data/frame values",
+            if *task_data.entry(task.0).or_insert(x.data) != x.data {
+                return Err(format!("task {} has two task data values", task.0));
+            }
+            let f = (x.exit_frame, x.enter_frame);
+            if frames_ok.is_ok() && *task_frames.entry(task.0).or_insert(f) != f {
+                frames_ok = Err(format!(
+                    "task {} was seen with two frames (threads recorded at different moments)",
                     task.0
                 ));
             }
@@ -795,15 +811,17 @@ fn ompt_facts(
     for (r, d) in region_data {
         model.regions[r].tool_data = d;
     }
-    for (t, (d, exit, enter)) in task_data {
-        let task = &mut model.tasks[t];
-        task.tool_data = d;
-        task.exit_frame = exit;
-        task.enter_frame = enter;
+    for (t, d) in task_data {
+        model.tasks[t].tool_data = d;
     }
-    Ok(())
+    if frames_ok.is_ok() {
+        for (t, (exit, enter)) in task_frames {
+            model.tasks[t].exit_frame = exit;
+            model.tasks[t].enter_frame = enter;
+        }
+    }
+    Ok(frames_ok)
 }
-
 /// The OMPD libraries a real target's runtime names in `ompd_dll_locations`, as paths that
 /// exist: absolute entries as they are, relative ones in the runtime's directory (where the
 /// runtimes ship them) and then as given. `Err` names what is missing.
