@@ -11,6 +11,15 @@
 //!    forwarding baseline and one build per violation, `-DVIOLATION_<NAME>`), and
 //!    `c/fixture_dep.c` into `libompd_fixture_dep.so`; writes `$OUT_DIR/broken_libraries.rs`,
 //!    the table `src/lib.rs` exposes.
+//! 5. Compiles the OpenMP fixture program `c/omp_fixture.c` once per compiler of [`PROGRAMS`]
+//!    (`-fopenmp -O1 -g`); a compiler that is not installed is not an error: the variant is
+//!    recorded as missing with the reason (`$OUT_DIR/omp_programs.rs`, `omp_missing.rs`). And
+//!    compiles the OMPT truth tool `c/ompt_truth.c` into `libompt_truth.so` with the default C
+//!    compiler.
+//!
+//! Every compilation that includes `omp-tools.h` finds it in a private copy
+//! (`$OUT_DIR/include`), never in the header's own directory, where clang's builtin headers
+//! would shadow gcc's.
 
 use std::env;
 use std::fs;
@@ -139,6 +148,13 @@ const BROKEN: &[(&str, &str, &str, &str)] = &[
 /// The file name of the undeclared dependency of the `undeclared_dep` build.
 const DEPENDENCY: &str = "libompd_fixture_dep.so";
 
+/// The builds of `c/omp_fixture.c`: (compiler executable, `Compiler` variant in `src/lib.rs`,
+/// the OpenMP runtime SONAME the compiler's `-fopenmp` links).
+const PROGRAMS: &[(&str, &str, &str)] = &[
+    ("gcc", "Gcc", "libgomp.so.1"),
+    ("clang-19", "Clang19", "libomp.so.5"),
+];
+
 /// Drift variants of `abi_check.c` (`ABI_CHECK_INJECT_DRIFT` value, label).
 const DRIFTS: &[(u32, &str)] = &[(1, "entry_point"), (2, "callback")];
 
@@ -264,6 +280,8 @@ fn main() {
     table.push_str("]\n");
     fs::write(out_dir.join("broken_libraries.rs"), table).expect("write broken_libraries.rs");
 
+    build_openmp_fixtures(&manifest_dir, &out_dir, &include_dir, &compiler);
+
     println!(
         "cargo:rustc-env=OMPD_FIXTURE_DEPENDENCY={}",
         dependency.display()
@@ -272,6 +290,83 @@ fn main() {
     println!("cargo:rustc-env=OMP_TOOLS_H_USED={}", header.display());
     println!("cargo:rustc-env=OMPD_HEADER_PROBES={}", probes.join(","));
     println!("cargo:rustc-env=OMPD_ABI_DRIFT_PROBES={}", drifts.join(","));
+}
+
+/// Step 5: the OpenMP fixture program per compiler, and the OMPT truth tool.
+fn build_openmp_fixtures(
+    manifest_dir: &Path,
+    out_dir: &Path,
+    include_dir: &Path,
+    compiler: &cc::Tool,
+) {
+    println!("cargo:rerun-if-env-changed=PATH");
+    let c_dir = manifest_dir.join("c");
+    let fixture_source = c_dir.join("omp_fixture.c");
+    let common = [
+        "-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-g", "-fopenmp",
+    ];
+
+    let mut programs = String::from("&[\n");
+    let mut missing = String::from("&[\n");
+    for (executable, variant, soname) in PROGRAMS {
+        let output = out_dir.join(format!("omp_fixture_{variant}").to_lowercase());
+        let mut cmd = Command::new(executable);
+        cmd.args(common)
+            .arg("-I")
+            .arg(&c_dir)
+            .arg(&fixture_source)
+            .arg("-o")
+            .arg(&output)
+            .args(["-lpthread", "-ldl"])
+            .arg("-Wl,--export-dynamic-symbol=ompd_fixture_truth");
+        match cmd.output() {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                missing.push_str(&format!(
+                    "    (Compiler::{variant}, {:?}),\n",
+                    format!("{executable} not found")
+                ));
+                continue;
+            }
+            Err(e) => panic!("c-fixtures: cannot run {executable}: {e}"),
+            Ok(result) if !result.status.success() => panic!(
+                "c-fixtures: compiling {} with {executable} failed:\n{}",
+                fixture_source.display(),
+                describe(&cmd, &result)
+            ),
+            Ok(_) => {}
+        }
+        programs.push_str(&format!(
+            "    Program {{ compiler: Compiler::{variant}, path: {:?}, needed_runtime_soname: \
+             {soname:?} }},\n",
+            output.display().to_string()
+        ));
+    }
+    programs.push_str("]\n");
+    missing.push_str("]\n");
+    fs::write(out_dir.join("omp_programs.rs"), programs).expect("write omp_programs.rs");
+    fs::write(out_dir.join("omp_missing.rs"), missing).expect("write omp_missing.rs");
+
+    let tool = out_dir.join("libompt_truth.so");
+    let tool_source = c_dir.join("ompt_truth.c");
+    let mut cmd = compiler.to_command();
+    cmd.args(&common[..6])
+        .args(["-shared", "-fPIC", "-isystem"])
+        .arg(include_dir)
+        .arg("-I")
+        .arg(&c_dir)
+        .arg(&tool_source)
+        .arg("-o")
+        .arg(&tool)
+        .arg("-ldl");
+    let result = run(&mut cmd);
+    if !result.status.success() {
+        panic!(
+            "c-fixtures: compiling {} failed:\n{}",
+            tool_source.display(),
+            describe(&cmd, &result)
+        );
+    }
+    println!("cargo:rustc-env=OMPD_OMPT_TRUTH_TOOL={}", tool.display());
 }
 
 /// The header to use, in the documented order of preference.
@@ -305,10 +400,10 @@ fn find_header(manifest_dir: &Path) -> PathBuf {
     );
 }
 
-/// A directory from which `#include <omp-tools.h>` resolves to `header`: its own directory when
-/// it has that name, otherwise a copy under `$OUT_DIR/include`.
-/// A directory holding only the header, as `omp-tools.h`: the header's own directory may be a
-/// compiler's (clang's resource directory, whose `stddef.h` other compilers cannot parse).
+/// A directory from which `#include <omp-tools.h>` resolves to `header` and nothing else does:
+/// a copy under `$OUT_DIR/include`. Never the header's own directory: the `libomp-19-dev`
+/// header lives among clang's builtin headers (`stddef.h`, `omp.h`, ...), which break gcc when
+/// put on its include path.
 fn include_dir_for(header: &Path, out_dir: &Path) -> PathBuf {
     let dir = out_dir.join("include");
     fs::create_dir_all(&dir).expect("create $OUT_DIR/include");

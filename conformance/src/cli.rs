@@ -14,7 +14,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use sim_target::arch::Arch;
 use sim_target::layout::Policy;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -227,6 +227,31 @@ struct RunArgs {
     #[arg(long, value_name = "DIR")]
     golden_dir: Option<PathBuf>,
     // ---- end of golden snapshots ----
+    // ---- real targets (conformance::real, conformance::fixtures) ----
+    /// Also run every check that applies to a real process against the OpenMP fixture programs
+    /// (each build × scenario × runtime of the vendor cache), live under ptrace and from a core
+    /// file of each (`gcore`). Without --sim the simulated scenarios are not run.
+    #[arg(long)]
+    live: bool,
+    /// Run this fixture scenario live and from its core file (repeatable; implies --live for
+    /// those scenarios only).
+    #[arg(long = "run", value_name = "FIXTURE")]
+    run_fixture: Vec<String>,
+    /// Attach to this running process (it is stopped while each library's unit runs and left
+    /// running). With no library named, the libraries come from its `ompd_dll_locations`.
+    #[arg(long, value_name = "PID")]
+    pid: Vec<i32>,
+    /// Run against this ELF core file. With no library named, the libraries come from the
+    /// dumped runtime's `ompd_dll_locations`.
+    #[arg(long, value_name = "FILE")]
+    core: Vec<PathBuf>,
+    /// Live fixtures only: do not dump them to core files.
+    #[arg(long)]
+    no_core: bool,
+    /// Also run the simulated scenarios when real targets are given.
+    #[arg(long)]
+    sim: bool,
+    // ---- end of real targets ----
     // --- HTML matrix (issue 5, html branch) ---
     /// Also write the HTML conformance matrix of the run to this file (atomically).
     #[arg(long, value_name = "FILE")]
@@ -437,19 +462,54 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
     }
     o.rerun_crashes = !args.no_rerun;
     o.keep_env = args.keep_env.clone();
+    for f in &args.run_fixture {
+        if c_fixtures::scenario(f).is_none() {
+            let known: Vec<_> = c_fixtures::scenarios().iter().map(|s| s.name).collect();
+            return Err(format!(
+                "unknown fixture `{f}` (known: {})",
+                known.join(", ")
+            ));
+        }
+    }
+    for c in &args.core {
+        if !c.is_file() {
+            return Err(format!("core file {} does not exist", c.display()));
+        }
+    }
+    for p in &args.pid {
+        if *p <= 0 || !Path::new(&format!("/proc/{p}")).exists() {
+            return Err(format!("no process with pid {p}"));
+        }
+    }
+    for pid in &args.pid {
+        o.real.push(crate::fixtures::RealTarget {
+            scenario: format!("pid-{pid}"),
+            variant: "process".into(),
+            source: crate::fixtures::RealSource::Pid(*pid),
+        });
+    }
+    for c in &args.core {
+        o.real.push(crate::fixtures::RealTarget {
+            scenario: c
+                .file_name()
+                .map_or("core".into(), |n| n.to_string_lossy().into_owned()),
+            variant: "core-file".into(),
+            source: crate::fixtures::RealSource::Core(c.clone()),
+        });
+    }
+    let wants_real = args.live || !args.run_fixture.is_empty() || !o.real.is_empty();
+    o.sim = !wants_real || args.sim;
     // Generated cases complement the default scenario set; a run narrowed to scenarios or
     // replayed models runs exactly those.
-    o.property =
-        (args.cases > 0 && args.scenario.is_empty() && args.replay.is_empty()).then(|| {
-            crate::property::PropertyOptions {
-                cases: args.cases,
-                seed: args.seed,
-                max_shrink_iters: args.shrink_iters,
-                replay_dir: args
-                    .replay_dir
-                    .clone()
-                    .unwrap_or_else(crate::property::default_replay_dir),
-            }
+    o.property = (o.sim && args.cases > 0 && args.scenario.is_empty() && args.replay.is_empty())
+        .then(|| crate::property::PropertyOptions {
+            cases: args.cases,
+            seed: args.seed,
+            max_shrink_iters: args.shrink_iters,
+            replay_dir: args
+                .replay_dir
+                .clone()
+                .unwrap_or_else(crate::property::default_replay_dir),
         });
     Ok(o)
 }
@@ -460,7 +520,7 @@ fn run(args: RunArgs) -> i32 {
         return usage("--golden-dir locates golden snapshots: it needs --golden".into());
     }
     // ---- end of golden snapshots ----
-    let opts = match options(&args) {
+    let mut opts = match options(&args) {
         Ok(o) => o,
         Err(e) => return usage(e),
     };
@@ -469,6 +529,32 @@ fn run(args: RunArgs) -> i32 {
         .clone()
         .unwrap_or_else(vendors::default_cache_dir);
     let mut names = args.libraries.clone();
+    if names.is_empty() && !opts.real.is_empty() && !args.live && args.run_fixture.is_empty() {
+        // No library named for a process or core file: the ones its runtime names.
+        for t in &opts.real {
+            let spec = match &t.source {
+                crate::fixtures::RealSource::Pid(p) => crate::real::RealSpec::Live { pid: *p },
+                crate::fixtures::RealSource::Core(c) => {
+                    crate::real::RealSpec::Core { path: c.clone() }
+                }
+                crate::fixtures::RealSource::Fixture { .. } => continue,
+            };
+            match crate::real::discover(&spec) {
+                Ok(found) => {
+                    for f in found {
+                        let f = f.display().to_string();
+                        if !args.quiet {
+                            eprintln!("{}: ompd_dll_locations names {f}", t.scenario);
+                        }
+                        if !names.contains(&f) {
+                            names.push(f);
+                        }
+                    }
+                }
+                Err(e) => return harness(format!("{}: {e}", t.scenario)),
+            }
+        }
+    }
     if names.is_empty() {
         // No library named: every known vendor, fetched on demand.
         let progress = |l: &str| {
@@ -493,6 +579,24 @@ fn run(args: RunArgs) -> i32 {
             }
             Err(e) => return harness(e.to_string()),
         }
+    }
+    if args.live || !args.run_fixture.is_empty() {
+        let (fixtures, missing) =
+            crate::fixtures::fixture_targets(&cache, &args.run_fixture, !args.no_core);
+        for m in &missing {
+            eprintln!("warning: live fixtures: {m}");
+        }
+        if fixtures.is_empty() {
+            return harness(format!(
+                "no fixture target can run: {}",
+                if missing.is_empty() {
+                    "none planned".into()
+                } else {
+                    missing.join("; ")
+                }
+            ));
+        }
+        opts.real.extend(fixtures);
     }
     let files = match expectation_files(&args, &libs) {
         Ok(f) => f,

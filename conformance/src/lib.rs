@@ -18,6 +18,9 @@
 //! - [`cli`]: the `ompd-conform` command line and its exit codes.
 //! - [`snapshot`]: golden snapshots of a library's observable answers, recorded and diffed.
 //! - [`regression`]: the comparison of two JSON reports (regressions, fixes, changed answers).
+//! - [`real`]: live processes and core files as targets, with the truth their fixtures recorded
+//!   lifted into the model, and which checks apply to them.
+//! - [`fixtures`]: running the OpenMP fixture programs on each runtime for live and core runs.
 //! - [`bench`]: throughput figures (instances per second, checks per second with and without
 //!   isolation).
 
@@ -27,12 +30,14 @@ pub mod checks;
 pub mod cli;
 pub mod coverage;
 pub mod expectations;
+pub mod fixtures;
 pub mod gate;
 pub mod html;
 pub mod inspect;
 pub mod library;
 pub mod output;
 pub mod property;
+pub mod real;
 pub mod regression;
 pub mod report;
 pub mod snapshot;

@@ -48,6 +48,10 @@ pub struct RunOptions {
     pub rerun_crashes: bool,
     /// Environment variables passed on to workers besides `PATH` (the environment is scrubbed).
     pub keep_env: Vec<String>,
+    /// Run the simulated scenarios (off when only real targets were asked for).
+    pub sim: bool,
+    /// Real targets (fixture programs, processes, core files), each run with every library.
+    pub real: Vec<crate::fixtures::RealTarget>,
 }
 
 impl Default for RunOptions {
@@ -73,6 +77,8 @@ impl Default for RunOptions {
             property: Some(crate::property::PropertyOptions::default()),
             rerun_crashes: true,
             keep_env: Vec::new(),
+            sim: true,
+            real: Vec::new(),
         }
     }
 }
@@ -177,6 +183,7 @@ pub(crate) fn unit_of(
         arch: arch.to_string(),
         layout: layout.to_string(),
         checks,
+        real: None,
         carried: Default::default(),
     }
 }
@@ -213,7 +220,7 @@ pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
         ));
     }
     let target = ids(Stage::Target);
-    if !target.is_empty() {
+    if !target.is_empty() && opts.sim {
         let named = opts.scenarios.iter().map(|s| (s.as_str(), None));
         let replayed = opts.models.iter().map(|(n, m)| (n.as_str(), Some(m)));
         for (s, model) in named.chain(replayed) {
@@ -266,7 +273,11 @@ pub(crate) fn record(
         actual,
         detail,
         flaky: false,
-        target: crate::report::TARGET_SIM.into(),
+        target: unit
+            .real
+            .as_ref()
+            .map_or(crate::report::TARGET_SIM, |r| r.spec.kind().name())
+            .into(),
         gate: None,
     }
 }
@@ -700,7 +711,8 @@ pub fn run(
             });
         }
     });
-    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    let (real_records, notes) = run_real(libs, opts, exec, progress);
     for (lib, info) in libs.iter().zip(statics) {
         let mut li = LibraryInfo {
             name: lib.name.clone(),
@@ -781,9 +793,18 @@ pub fn run(
         }
         report.libraries.push(li);
     }
-    for r in results.into_iter().flatten() {
-        for rec in r.records {
+    for r in results.iter_mut().flatten() {
+        for rec in std::mem::take(&mut r.records) {
             report.push(rec);
+        }
+    }
+    for rec in real_records {
+        report.push(rec);
+    }
+    for n in notes {
+        eprintln!("warning: {n}");
+        for li in &mut report.libraries {
+            li.diagnostics.push(format!("real target: {n}"));
         }
     }
     if let Some(p) = &opts.property {
@@ -795,6 +816,70 @@ pub fn run(
     }
     report.incomplete = stop.reason().is_some();
     report
+}
+
+/// Runs every real target of the run (`opts.jobs` targets at a time, each target's units in
+/// turn: a live process has one tracer at a time). Returns the records and the notes about
+/// targets that misbehaved.
+fn run_real(
+    libs: &[Resolved],
+    opts: &RunOptions,
+    exec: Exec,
+    progress: &(dyn Fn(&str) + Sync),
+) -> (Vec<ResultRecord>, Vec<String>) {
+    if opts.real.is_empty() || exec.stop.reason().is_some() {
+        return (Vec::new(), Vec::new());
+    }
+    let checks: Vec<String> = checks::registry()
+        .iter()
+        .filter(|c| c.stage == Stage::Target && selected(c.id, &opts.checks))
+        .map(|c| c.id.to_string())
+        .collect();
+    let scratch = match tempfile::Builder::new().prefix("ompd-real-").tempdir() {
+        Ok(d) => d,
+        Err(e) => {
+            return (
+                Vec::new(),
+                vec![format!("cannot make a scratch directory: {e}")],
+            )
+        }
+    };
+    let ptrace = live_target::spawn::ptrace_permitted();
+    let total = opts.real.len();
+    let next = AtomicUsize::new(0);
+    type Done = (usize, Vec<ResultRecord>, Vec<String>);
+    let out: Mutex<Vec<Done>> = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..opts.jobs.max(1).min(total) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= total || exec.stop.reason().is_some() {
+                    break;
+                }
+                let t = &opts.real[i];
+                let (recs, notes) =
+                    crate::fixtures::run_target(t, libs, &checks, exec, scratch.path(), &ptrace);
+                progress(&format!(
+                    "[real {}/{total}] {} {}",
+                    i + 1,
+                    t.scenario,
+                    t.variant
+                ));
+                out.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((i, recs, notes));
+            });
+        }
+    });
+    let mut all = out.into_inner().unwrap_or_else(|e| e.into_inner());
+    all.sort_by_key(|(i, _, _)| *i);
+    let mut records = Vec::new();
+    let mut notes = Vec::new();
+    for (_, r, n) in all {
+        records.extend(r);
+        notes.extend(n);
+    }
+    (records, notes)
 }
 
 /// How a library failed to load in one unit, replayed for its other units.

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use sim_target::arch::Arch;
 use sim_target::callbacks::{self, Target};
 use sim_target::layout::Policy;
+use sim_target::source::Source;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
@@ -41,9 +42,22 @@ pub struct Unit {
     pub layout: String,
     /// Check ids to run, in order.
     pub checks: Vec<String>,
+    /// A real target (live process or core file) instead of the simulated scenario.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real: Option<RealUnit>,
     /// What earlier workers of this unit saw for the unit's contract checks.
     #[serde(default, skip_serializing_if = "Contract::is_empty")]
     pub carried: Contract,
+}
+
+/// A unit's real target, and the environment its fixture ran with (the ICV lists it set).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RealUnit {
+    /// The target.
+    pub spec: crate::real::RealSpec,
+    /// The fixture's environment (empty for a process the harness did not start).
+    #[serde(default)]
+    pub env: Vec<(String, String)>,
 }
 
 /// Facts the unit's contract checks judge over all of its checks: what the library printed and
@@ -201,6 +215,20 @@ fn captured_range(from: u64, to: u64) -> Option<String> {
     Some(String::from_utf8_lossy(&buf).into_owned())
 }
 
+/// Opens a unit's real target and lifts its fixture's truth (a program that is no fixture gives
+/// a model of nothing known).
+fn open_real(r: &RealUnit) -> Result<(crate::real::Shared, crate::real::Lifted), String> {
+    let source = crate::real::open(&r.spec)?;
+    let lifted = match crate::real::recorded(&source)? {
+        Some(rec) => crate::real::lift(&rec, &r.env)?,
+        None => crate::real::unknown_state(&format!(
+            "the {} target is no fixture: its OpenMP state is not recorded",
+            source.kind().name()
+        )),
+    };
+    Ok((source, lifted))
+}
+
 /// Runs `unit`, calling `emit` for each event (the worker streams them; tests collect them).
 pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
     let lib = match Library::load(
@@ -230,10 +258,22 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
         version_string,
         profile,
     });
-    let scenario = match (&unit.stage, &unit.model) {
-        (StageName::Library, _) => None,
-        (StageName::Target | StageName::Snapshot, Some(m)) => Some(m.clone()),
-        (StageName::Target | StageName::Snapshot, None) => {
+    // A real target is opened first: its truth is the model.
+    let real = match (&unit.real, unit.stage) {
+        (Some(r), StageName::Target) => match open_real(r) {
+            Ok(x) => Some(x),
+            Err(e) => {
+                eprintln!("worker: {e}");
+                return;
+            }
+        },
+        _ => None,
+    };
+    let scenario = match (&unit.stage, &unit.model, &real) {
+        (StageName::Library, _, _) => None,
+        (_, _, Some((_, lifted))) => Some(lifted.model.clone()),
+        (StageName::Target | StageName::Snapshot, Some(m), None) => Some(m.clone()),
+        (StageName::Target | StageName::Snapshot, None, None) => {
             match sim_target::model::scenario(&unit.scenario) {
                 Some(s) => Some(s.model),
                 None => {
@@ -243,9 +283,14 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
             }
         }
     };
-    let (arch, policy) = match (unit.arch.parse::<Arch>(), unit.layout.parse::<Policy>()) {
-        (Ok(a), Ok(p)) => (a, p),
-        (a, p) => {
+    let (arch, policy) = match (
+        &real,
+        unit.arch.parse::<Arch>(),
+        unit.layout.parse::<Policy>(),
+    ) {
+        (Some((source, _)), _, _) => (source.arch(), Policy::Natural),
+        (None, Ok(a), Ok(p)) => (a, p),
+        (None, a, p) => {
             eprintln!("worker: bad arch or layout: {:?} {:?}", a.err(), p.err());
             return;
         }
@@ -268,18 +313,26 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
         printed: unit.carried.printed.clone(),
         earlier_violations: unit.carried.violations.clone(),
         icv_table: Default::default(),
+        known: real
+            .as_ref()
+            .map_or_else(crate::real::Known::everything, |(_, l)| l.known.clone()),
     };
     // A TR-era library has another ompd_initialize signature: the 5.x target setup must not
     // call it (its checks skip by profile).
     if unit.stage != StageName::Library && profile >= Profile::V5_0 {
-        let image = match sim_target::image::lower(model, arch, policy) {
-            Ok(i) => i,
-            Err(e) => {
-                eprintln!("worker: cannot lower the scenario: {e}");
-                return;
-            }
+        let target = match &real {
+            // The target lives for the rest of the worker (libraries keep the context); the
+            // worker's exit releases a live process (the kernel detaches a dead tracer's
+            // tracees, which go on running).
+            Some((source, _)) => Target::leak_source(Box::new(source.clone())),
+            None => match sim_target::image::lower(model, arch, policy) {
+                Ok(i) => Target::leak(i),
+                Err(e) => {
+                    eprintln!("worker: cannot lower the scenario: {e}");
+                    return;
+                }
+            },
         };
-        let target = Target::leak(image);
         ctx.target = Some(target);
         ctx.setup.api_version = Some(lib.get_api_version());
         let version = ctx
@@ -318,11 +371,16 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
         }
         ctx.severity = check.severity;
         let violations_before = callbacks::ledger().violations().len();
+        let not_here = real
+            .as_ref()
+            .and_then(|(source, l)| crate::real::applies(id, &l.known, source.kind()).err());
         let v = if check.since > profile {
             checks::Verdict::skip(format!(
                 "a requirement of {}; the library implements {profile}",
                 check.since
             ))
+        } else if let Some(why) = not_here {
+            checks::Verdict::skip(why)
         } else {
             let _g = callbacks::enter("harness");
             (check.run)(&mut ctx, check.arg)

@@ -39,6 +39,7 @@ mod nulls;
 mod ownership;
 mod parallel;
 pub mod profile;
+pub mod runtime;
 mod states;
 pub mod statics;
 mod tasks;
@@ -176,6 +177,9 @@ pub struct Ctx<'l> {
     pub earlier_violations: Vec<(String, String)>,
     /// The library's ICV list, enumerated once per unit.
     pub icv_table: std::cell::OnceCell<Result<Vec<icvs::IcvEntry>, String>>,
+    /// What the model's facts cover (everything for a simulated target; what the fixture
+    /// recorded for a real one).
+    pub known: crate::real::Known,
 }
 
 /// What setting up a target unit returned.
@@ -212,6 +216,7 @@ pub fn registry() -> &'static [&'static Check] {
             icv_strings::CHECKS,
             compare::CHECKS,
             ownership::CHECKS,
+            runtime::CHECKS,
         ];
         statics::CHECKS
             .iter()

@@ -1,0 +1,272 @@
+//! Real targets of a run: the OpenMP fixture programs (`c-fixtures`) on each runtime, stopped
+//! live and dumped to core files, or a process or core file the user names; and the units of
+//! every library against each.
+//!
+//! A fixture runs only while its units run: it is started, every library's live unit attaches
+//! to it in turn (one tracer at a time), `gcore` dumps it for the core units, and it is
+//! released and must exit 0 (a fixture that did not is reported: its records are suspect). It
+//! can never outlive the run: it dies with the thread that started it (`PR_SET_PDEATHSIG`).
+
+use crate::real::RealSpec;
+use crate::report::{Outcome, ResultRecord};
+use crate::supervisor::{self, Exec};
+use crate::vendors::Resolved;
+use crate::worker::{RealUnit, StageName, Unit};
+use std::path::{Path, PathBuf};
+
+/// Where a real target comes from.
+#[derive(Clone, Debug)]
+pub enum RealSource {
+    /// A fixture program run by the harness on a runtime.
+    Fixture {
+        /// The program build.
+        program: c_fixtures::Program,
+        /// Its scenario.
+        scenario: &'static c_fixtures::Scenario,
+        /// The runtime, through a shim directory (`None`: the program's own, the system's).
+        runtime: Option<c_fixtures::Runtime>,
+        /// Also dump it with `gcore` and run the core units.
+        core: bool,
+        /// Run it with `OMP_DEBUG=enabled` (state tracking on).
+        omp_debug: bool,
+    },
+    /// A process the user started (attached, never released or killed by the harness).
+    Pid(i32),
+    /// A core file the user gave.
+    Core(PathBuf),
+}
+
+/// One real target of a run, with the columns its results are reported under.
+#[derive(Clone, Debug)]
+pub struct RealTarget {
+    /// The scenario column (the fixture scenario, or `pid N` / the core file's name).
+    pub scenario: String,
+    /// The layout column: the runtime and compiler (`intel-2026.2/clang-19`), or `process`.
+    pub variant: String,
+    /// The source.
+    pub source: RealSource,
+}
+
+/// The fixture targets of `--live`: every fixture build × scenario × runtime found in the
+/// vendor cache (the unstripped ones, and the stripped system runtime as a negative case),
+/// filtered by scenario names (`only`; empty keeps all). The second list names what is absent.
+pub fn fixture_targets(
+    cache: &Path,
+    only: &[String],
+    core: bool,
+) -> (Vec<RealTarget>, Vec<String>) {
+    let (runtimes, missing_rt) = c_fixtures::find_runtimes(cache);
+    let mut missing: Vec<String> = missing_rt
+        .into_iter()
+        .map(|(n, why)| format!("runtime {n}: {why}"))
+        .collect();
+    missing.extend(
+        c_fixtures::missing_programs()
+            .iter()
+            .map(|(c, why)| format!("fixture build {}: {why}", c.executable())),
+    );
+    let mut out = Vec::new();
+    for rt in &runtimes {
+        for p in c_fixtures::fixture_programs() {
+            for s in c_fixtures::scenarios() {
+                if !only.is_empty() && !only.iter().any(|o| o == s.name) {
+                    continue;
+                }
+                // The first scenario also runs without OMP_DEBUG: state queries must then
+                // answer needs_state_tracking (OMPD-RT-007).
+                let first = std::ptr::eq(s, &c_fixtures::scenarios()[0]);
+                // A stripped runtime is a negative case: one scenario shows it.
+                if !rt.unstripped && !first {
+                    continue;
+                }
+                for omp_debug in [true, false] {
+                    if !(omp_debug || first && rt.unstripped) {
+                        continue;
+                    }
+                    out.push(RealTarget {
+                        scenario: if omp_debug {
+                            s.name.to_string()
+                        } else {
+                            format!("{}-nodebug", s.name)
+                        },
+                        variant: format!("{}/{}", rt.name, p.compiler.executable()),
+                        source: RealSource::Fixture {
+                            program: *p,
+                            scenario: s,
+                            runtime: Some(rt.clone()),
+                            core: core && rt.unstripped && omp_debug,
+                            omp_debug,
+                        },
+                    });
+                }
+            }
+        }
+    }
+    (out, missing)
+}
+
+/// A unit of `lib` running `checks` against `spec`.
+fn unit(
+    lib: &Resolved,
+    t: &RealTarget,
+    spec: RealSpec,
+    env: &[(String, String)],
+    checks: &[String],
+) -> Unit {
+    let mut u = supervisor::unit_of(
+        lib,
+        StageName::Target,
+        &t.scenario,
+        "lp64-le",
+        &t.variant,
+        checks.to_vec(),
+    );
+    u.real = Some(RealUnit {
+        spec,
+        env: env.to_vec(),
+    });
+    u
+}
+
+/// Runs every library's units against one real target and returns their records, plus a note
+/// when the target itself misbehaved (a fixture that did not start, or did not exit 0).
+pub(crate) fn run_target(
+    t: &RealTarget,
+    libs: &[Resolved],
+    checks: &[String],
+    exec: Exec,
+    scratch: &Path,
+    ptrace: &Result<(), String>,
+) -> (Vec<ResultRecord>, Vec<String>) {
+    let mut records = Vec::new();
+    let mut notes = Vec::new();
+    if let (Err(why), RealSource::Pid(_) | RealSource::Fixture { .. }) = (ptrace, &t.source) {
+        let note = format!("live targets need ptrace, which is not permitted here: {why}");
+        return (skip_all(t, libs, checks, &note), vec![note]);
+    }
+    let run = |u: Unit, records: &mut Vec<ResultRecord>| {
+        let r = supervisor::run_unit(&u, exec);
+        records.extend(r.records);
+    };
+    match &t.source {
+        RealSource::Pid(pid) => {
+            for lib in libs {
+                run(
+                    unit(lib, t, RealSpec::Live { pid: *pid }, &[], checks),
+                    &mut records,
+                );
+            }
+        }
+        RealSource::Core(path) => {
+            for lib in libs {
+                run(
+                    unit(lib, t, RealSpec::Core { path: path.clone() }, &[], checks),
+                    &mut records,
+                );
+            }
+        }
+        RealSource::Fixture {
+            program,
+            scenario,
+            runtime,
+            core,
+            omp_debug,
+        } => {
+            let shim = match runtime {
+                Some(rt) => {
+                    let dir = scratch.join(format!("shim-{}", rt.name));
+                    match c_fixtures::runtime_shim(&rt.library, &dir) {
+                        Ok(d) => Some(d),
+                        Err(e) => {
+                            notes.push(format!("{}: cannot make the runtime shim: {e}", t.variant));
+                            return (skip_all(t, libs, checks, &notes[0]), notes);
+                        }
+                    }
+                }
+                None => None,
+            };
+            let mut cmd = program.command(scenario, shim.as_deref());
+            cmd.env("OMP_TOOL_LIBRARIES", c_fixtures::ompt_tool())
+                .stderr(std::process::Stdio::null());
+            let mut env: Vec<(String, String)> = scenario
+                .env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            if *omp_debug {
+                cmd.env("OMP_DEBUG", "enabled");
+                env.push(("OMP_DEBUG".into(), "enabled".into()));
+            }
+            let running = match live_target::spawn::Running::start(cmd) {
+                Ok(r) => r,
+                Err(e) => {
+                    let note = format!(
+                        "{} {}: the fixture did not start: {e}",
+                        t.variant, t.scenario
+                    );
+                    return (skip_all(t, libs, checks, &note), vec![note]);
+                }
+            };
+            let pid = running.pid();
+            for lib in libs {
+                run(
+                    unit(lib, t, RealSpec::Live { pid }, &env, checks),
+                    &mut records,
+                );
+            }
+            let core_file = if *core {
+                let path = scratch.join(format!(
+                    "core.{}.{}",
+                    t.variant.replace('/', "-"),
+                    t.scenario
+                ));
+                match live_target::spawn::gcore(pid, &path) {
+                    Ok(p) => Some(p),
+                    Err(e) => {
+                        notes.push(format!("{} {}: gcore failed: {e}", t.variant, t.scenario));
+                        None
+                    }
+                }
+            } else {
+                None
+            };
+            match running.release() {
+                Ok(f) if f.status.success() => {}
+                Ok(f) => notes.push(format!(
+                    "{} {}: the fixture exited with {} after release (its records are suspect)",
+                    t.variant, t.scenario, f.status
+                )),
+                Err(e) => notes.push(format!("{} {}: release failed: {e}", t.variant, t.scenario)),
+            }
+            if let Some(path) = core_file {
+                for lib in libs {
+                    run(
+                        unit(lib, t, RealSpec::Core { path: path.clone() }, &env, checks),
+                        &mut records,
+                    );
+                }
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+    }
+    (records, notes)
+}
+
+/// Every check of every library skipped with `why` (a target that could not be set up).
+fn skip_all(t: &RealTarget, libs: &[Resolved], checks: &[String], why: &str) -> Vec<ResultRecord> {
+    let mut out = Vec::new();
+    for lib in libs {
+        let u = unit(lib, t, RealSpec::Live { pid: 0 }, &[], checks);
+        for c in checks {
+            out.push(supervisor::record(
+                &u,
+                c,
+                Outcome::Skip,
+                "",
+                String::new(),
+                why.to_string(),
+            ));
+        }
+    }
+    out
+}
