@@ -77,7 +77,8 @@ struct fx_truth {
 };
 
 /* One thread's OMPT view, recorded by libompt_truth.so when the fixture calls
- * `ompd_fixture_ompt_record()` (looked up with dlsym; absent without the tool). */
+ * `void ompd_fixture_ompt_record(int slot)` (looked up with dlsym; absent without the tool)
+ * right after recording its own truth slot: the OMPT slot has the same index. */
 struct fx_ompt_thread {
     int64_t tid;                      /* gettid(), 0 = slot unused */
     int64_t state;                    /* ompt_get_state() */
