@@ -542,7 +542,15 @@ fn run(args: RunArgs) -> i32 {
             match crate::real::discover(&spec) {
                 Ok(found) => {
                     for f in found {
-                        let f = f.display().to_string();
+                        // A known vendor's library is named as the vendor, so its loader quirks
+                        // (an undeclared C++ runtime, an unshipped libomp) are worked around.
+                        let canonical = f.canonicalize().unwrap_or_else(|_| f.clone());
+                        let vendor = vendors::known().iter().find(|v| {
+                            vendors::resolve(v.name, &cache)
+                                .is_ok_and(|r| r.path.canonicalize().is_ok_and(|p| p == canonical))
+                        });
+                        let f =
+                            vendor.map_or_else(|| f.display().to_string(), |v| v.name.to_string());
                         if !args.quiet {
                             eprintln!("{}: ompd_dll_locations names {f}", t.scenario);
                         }
