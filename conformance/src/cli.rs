@@ -529,6 +529,19 @@ fn run(args: RunArgs) -> i32 {
         .clone()
         .unwrap_or_else(vendors::default_cache_dir);
     let mut names = args.libraries.clone();
+    let mut discovered: Vec<(String, PathBuf)> = Vec::new();
+    if names.is_empty() && !args.run_fixture.is_empty() && !args.live {
+        // No library named for fixture runs: the ones the runtimes name.
+        if let Err(e) = vendors::fetch(&cache, &[], false, &mut |_| {}) {
+            return harness(e.to_string());
+        }
+        match crate::fixtures::discover_libraries(&cache, &args.run_fixture[0]) {
+            Ok(found) => {
+                discovered.extend(found.into_iter().map(|f| ("fixture runtime".into(), f)))
+            }
+            Err(e) => return harness(e),
+        }
+    }
     if names.is_empty() && !opts.real.is_empty() && !args.live && args.run_fixture.is_empty() {
         // No library named for a process or core file: the ones its runtime names.
         for t in &opts.real {
@@ -541,26 +554,26 @@ fn run(args: RunArgs) -> i32 {
             };
             match crate::real::discover(&spec) {
                 Ok(found) => {
-                    for f in found {
-                        // A known vendor's library is named as the vendor, so its loader quirks
-                        // (an undeclared C++ runtime, an unshipped libomp) are worked around.
-                        let canonical = f.canonicalize().unwrap_or_else(|_| f.clone());
-                        let vendor = vendors::known().iter().find(|v| {
-                            vendors::resolve(v.name, &cache)
-                                .is_ok_and(|r| r.path.canonicalize().is_ok_and(|p| p == canonical))
-                        });
-                        let f =
-                            vendor.map_or_else(|| f.display().to_string(), |v| v.name.to_string());
-                        if !args.quiet {
-                            eprintln!("{}: ompd_dll_locations names {f}", t.scenario);
-                        }
-                        if !names.contains(&f) {
-                            names.push(f);
-                        }
-                    }
+                    discovered.extend(found.into_iter().map(|f| (t.scenario.clone(), f)));
                 }
                 Err(e) => return harness(format!("{}: {e}", t.scenario)),
             }
+        }
+    }
+    for (from, f) in discovered {
+        // A known vendor's library is named as the vendor, so its loader quirks (an undeclared
+        // C++ runtime, an unshipped libomp) are worked around.
+        let canonical = f.canonicalize().unwrap_or_else(|_| f.clone());
+        let vendor = vendors::known().iter().find(|v| {
+            vendors::resolve(v.name, &cache)
+                .is_ok_and(|r| r.path.canonicalize().is_ok_and(|p| p == canonical))
+        });
+        let f = vendor.map_or_else(|| f.display().to_string(), |v| v.name.to_string());
+        if !args.quiet {
+            eprintln!("{from}: ompd_dll_locations names {f}");
+        }
+        if !names.contains(&f) {
+            names.push(f);
         }
     }
     if names.is_empty() {

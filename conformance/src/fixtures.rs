@@ -298,3 +298,40 @@ fn skip_all(t: &RealTarget, libs: &[Resolved], checks: &[String], why: &str) -> 
     }
     out
 }
+
+/// The OMPD libraries the runtimes of the vendor cache name in `ompd_dll_locations`: each
+/// unstripped runtime runs fixture `scenario` once, and its list is read from the live process
+/// (what a debugger does when no library is given).
+pub fn discover_libraries(cache: &Path, scenario: &str) -> Result<Vec<PathBuf>, String> {
+    live_target::spawn::ptrace_permitted()
+        .map_err(|e| format!("finding libraries needs ptrace, which is not permitted: {e}"))?;
+    let s = c_fixtures::scenario(scenario).ok_or_else(|| format!("unknown fixture {scenario}"))?;
+    let program = c_fixtures::fixture_programs()
+        .first()
+        .ok_or("no fixture program was built")?;
+    let (runtimes, _) = c_fixtures::find_runtimes(cache);
+    let scratch = tempfile::Builder::new()
+        .prefix("ompd-discover-")
+        .tempdir()
+        .map_err(|e| format!("scratch directory: {e}"))?;
+    let mut found = Vec::new();
+    for rt in runtimes.iter().filter(|r| r.unstripped) {
+        let shim = c_fixtures::runtime_shim(&rt.library, &scratch.path().join(&rt.name))
+            .map_err(|e| format!("runtime shim for {}: {e}", rt.name))?;
+        let mut cmd = program.command(s, Some(&shim));
+        cmd.stderr(std::process::Stdio::null());
+        let running = live_target::spawn::Running::start(cmd)
+            .map_err(|e| format!("fixture on {}: {e}", rt.name))?;
+        let listed = crate::real::discover(&RealSpec::Live { pid: running.pid() });
+        let _ = running.release();
+        for p in listed.map_err(|e| format!("runtime {}: {e}", rt.name))? {
+            if !found.contains(&p) {
+                found.push(p);
+            }
+        }
+    }
+    if found.is_empty() {
+        return Err("no unstripped runtime in the vendor cache names an OMPD library".into());
+    }
+    Ok(found)
+}

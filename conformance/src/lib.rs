@@ -1,4 +1,5 @@
-//! Loads vendor OMPD libraries and judges them against the simulated target.
+//! Loads vendor OMPD libraries and judges them against the simulated target and real ones (live
+//! processes, core files).
 //!
 //! Map of the crate:
 //! - [`vendors`]: the known vendor libraries, fetching them into a cache, resolving names.

@@ -650,6 +650,26 @@ pub fn lift(rec: &Recorded, env: &[(String, String)]) -> Result<Lifted, String> 
             lwp: t.tid as u32,
         })
         .collect();
+    // Cross-check the two first-party views: a thread running user code recorded its OMPT state
+    // at the same point, so the OMPT state must be the one its role implies.
+    if let Some(ompt) = &rec.ompt {
+        for (k, &i) in order.iter().enumerate() {
+            let (t, _) = omp[i];
+            if t.role.blocks_in_runtime() {
+                continue;
+            }
+            if let Some(view) = ompt.threads.iter().find(|v| v.tid == t.tid) {
+                if view.state != model.threads[k].state && states_known {
+                    states_known = false;
+                    why_states = format!(
+                        "the OMPT view disagrees with the fixture: thread {} is {:?} but OMPT \
+                         reports state {:#x}",
+                        t.tid, t.role, view.state
+                    );
+                }
+            }
+        }
+    }
     let blocked = omp.iter().any(|(t, _)| t.role.blocks_in_runtime());
     let mut known = Known::default();
     for f in [
