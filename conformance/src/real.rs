@@ -687,25 +687,44 @@ pub fn lift(rec: &Recorded, env: &[(String, String)]) -> Result<Lifted, String> 
     }
     add_unrecorded(&mut known);
     match &rec.ompt {
-        Some(ompt) => match ompt_facts(&mut model, &order, &omp, ompt, !blocked) {
-            Ok(frames) => {
-                known.insert(Fact::ToolData);
-                match frames {
-                    Ok(()) => known.insert(Fact::Frames),
-                    Err(why) => known.missing(Fact::Frames, why),
+        Some(ompt) => {
+            // OMPT's ancestor levels are the generating chain in the specification; LLVM-family
+            // runtimes walk the scheduling chain instead. Either reading that agrees across
+            // every thread identifies each observation's task.
+            let mut tried = Vec::new();
+            let mut taken = None;
+            for (name, chain) in [
+                (
+                    "generating",
+                    Model::generating_chain as fn(&Model, TaskId) -> Vec<TaskId>,
+                ),
+                ("scheduling", scheduling_then_generating),
+            ] {
+                let mut m = model.clone();
+                match ompt_facts(&mut m, &order, &omp, ompt, !blocked, chain) {
+                    Ok(frames) => {
+                        taken = Some((m, frames));
+                        break;
+                    }
+                    Err(e) => tried.push(format!("as the {name} chain: {e}")),
                 }
             }
-            Err(e) => {
-                known.missing(
-                    Fact::ToolData,
-                    format!("the OMPT record is inconsistent: {e}"),
-                );
-                known.missing(
-                    Fact::Frames,
-                    format!("the OMPT record is inconsistent: {e}"),
-                );
+            match taken {
+                Some((m, frames)) => {
+                    model = m;
+                    known.insert(Fact::ToolData);
+                    match frames {
+                        Ok(()) => known.insert(Fact::Frames),
+                        Err(why) => known.missing(Fact::Frames, why),
+                    }
+                }
+                None => {
+                    let why = format!("the OMPT record is inconsistent {}", tried.join("; "));
+                    known.missing(Fact::ToolData, why.clone());
+                    known.missing(Fact::Frames, why);
+                }
             }
-        },
+        }
         None => {
             let why = "the OMPT truth tool was not active in the fixture";
             known.missing(Fact::ToolData, why);
@@ -780,6 +799,22 @@ fn icvs_of(o: &OmpView) -> Result<TaskIcvs, String> {
     })
 }
 
+/// A task's ancestors as LLVM-family runtimes report them through OMPT: the scheduling parent
+/// where there is one (an explicit task), else the generating task (the encountering task of an
+/// implicit task).
+fn scheduling_then_generating(m: &Model, t: TaskId) -> Vec<TaskId> {
+    let mut out = vec![t];
+    let mut cur = t;
+    while let Some(next) = m.tasks[cur.0].scheduling.or(m.tasks[cur.0].generating) {
+        if out.contains(&next) {
+            break;
+        }
+        out.push(next);
+        cur = next;
+    }
+    out
+}
+
 /// Tool data and frames from the OMPT view: each thread's ancestor levels are its region chain
 /// and its current task's generating chain. Tool data seen differently from two threads makes
 /// the record unusable (`Err`). Frames are taken only when every observation of a task agrees
@@ -791,6 +826,7 @@ fn ompt_facts(
     omp: &[(&ThreadTruth, &OmpView)],
     ompt: &Ompt,
     frames: bool,
+    chain: fn(&Model, TaskId) -> Vec<TaskId>,
 ) -> Result<Result<(), String>, String> {
     let mut region_data: BTreeMap<usize, u64> = BTreeMap::new();
     let mut task_data: BTreeMap<usize, u64> = BTreeMap::new();
@@ -813,7 +849,7 @@ fn ompt_facts(
                 return Err(format!("region {} has two parallel data values", r.0));
             }
         }
-        let tasks = model.generating_chain(model.threads[k].current_task);
+        let tasks = chain(model, model.threads[k].current_task);
         for (level, x) in view.tasks.iter().enumerate() {
             let Some(task) = tasks.get(level) else { break };
             if *task_data.entry(task.0).or_insert(x.data) != x.data {
@@ -827,6 +863,14 @@ fn ompt_facts(
                 ));
             }
         }
+    }
+    // Every task and region gets its data from an observation, or the record does not cover
+    // what the checks judge.
+    if let Some(t) = (0..model.tasks.len()).find(|t| !task_data.contains_key(t)) {
+        return Err(format!("task {t} is on no thread's ancestor chain"));
+    }
+    if let Some(r) = (0..model.regions.len()).find(|r| !region_data.contains_key(r)) {
+        return Err(format!("region {r} is on no thread's ancestor chain"));
     }
     for (r, d) in region_data {
         model.regions[r].tool_data = d;
