@@ -580,7 +580,20 @@ pub fn lift(rec: &Recorded, env: &[(String, String)]) -> Result<Lifted, String> 
                 Some(t) => *t,
                 None => {
                     // An explicit parent no thread executes right now (an included task's
-                    // generator is suspended under it on the same thread).
+                    // generator is suspended under it on the same thread). Its own record is
+                    // not there; the fixture's protocol is that thread 0's implicit task
+                    // creates every top-level explicit task, which the recorded top-level tasks
+                    // confirm (a record that breaks it makes the truth unusable).
+                    let protocol = omp.iter().all(|(_, o)| {
+                        o.task.as_ref().is_none_or(|t| t.parent != 0 || t.creator == 0)
+                    });
+                    if !protocol {
+                        return Err(format!(
+                            "task {} is not recorded and the top-level tasks were not all \
+                             created by thread 0",
+                            x.parent
+                        ));
+                    }
                     let id = TaskId(model.tasks.len());
                     let sched = model.threads[k].current_task;
                     model.tasks.push(Task {
