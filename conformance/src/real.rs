@@ -70,6 +70,9 @@ pub enum Fact {
     OmpVersion,
     /// The runtime's display-control variables.
     DisplayEnv,
+    /// The `OMP_NUM_THREADS` and `OMP_PROC_BIND` lists the process started with (the deeper
+    /// levels of nthreads-var and bind-var).
+    IcvLists,
     /// Address-space-wide ICVs the fixture did not set or record (stack size, affinity display
     /// and format, tool ICVs).
     UnrecordedGlobals,
@@ -103,6 +106,7 @@ impl Known {
             Functions,
             OmpVersion,
             DisplayEnv,
+            IcvLists,
             UnrecordedGlobals,
             Image,
         ] {
@@ -197,8 +201,11 @@ const REAL: &[(&str, &[Fact])] = {
         ("icv.string.scope_mismatch", &[Threads, Regions, Tasks]),
         ("icv.string.integer_agrees", &[Threads, Regions, Tasks]),
         ("icv.string.run-sched-var", &[Threads, Regions, Tasks]),
-        ("icv.string.nthreads-var", &[Threads, Regions, Tasks]),
-        ("icv.string.bind-var", &[Threads, Regions, Tasks]),
+        (
+            "icv.string.nthreads-var",
+            &[Threads, Regions, Tasks, IcvLists],
+        ),
+        ("icv.string.bind-var", &[Threads, Regions, Tasks, IcvLists]),
         (
             "icv.scope.every_pair_answerable",
             &[Threads, Regions, Tasks],
@@ -222,7 +229,9 @@ const REAL: &[(&str, &[Fact])] = {
 /// Whether check `id` runs on a target that knows `known`: `Err` gives the skip reason.
 pub fn applies(id: &str, known: &Known, kind: TargetKind) -> Result<(), String> {
     let needs: Option<&[Fact]> = if let Some(icv) = id.strip_prefix("icv.value.") {
-        if RECORDED_ICVS.contains(&icv) {
+        if icv == "nthreads-var" || icv == "bind-var" {
+            Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::IcvLists])
+        } else if RECORDED_ICVS.contains(&icv) {
             Some(&[Fact::Threads, Fact::Regions, Fact::Tasks])
         } else if id == "icv.value.unknown_id" || id == "icv.value.scope_mismatch" {
             lookup(id)
@@ -305,6 +314,21 @@ pub fn open(spec: &RealSpec) -> Result<Shared, String> {
         ),
     };
     Ok(Shared(source))
+}
+
+/// The environment process `pid` started with (`/proc/PID/environ`); empty when unreadable.
+pub fn start_environment(pid: i32) -> Vec<(String, String)> {
+    std::fs::read(format!("/proc/{pid}/environ"))
+        .map(|b| {
+            b.split(|c| *c == 0)
+                .filter_map(|kv| {
+                    let kv = String::from_utf8_lossy(kv);
+                    kv.split_once('=')
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Reads a record of `size` bytes at symbol `name`: `Ok(None)` when no module defines it.
@@ -585,7 +609,9 @@ pub fn lift(rec: &Recorded, env: &[(String, String)]) -> Result<Lifted, String> 
                     // creates every top-level explicit task, which the recorded top-level tasks
                     // confirm (a record that breaks it makes the truth unusable).
                     let protocol = omp.iter().all(|(_, o)| {
-                        o.task.as_ref().is_none_or(|t| t.parent != 0 || t.creator == 0)
+                        o.task
+                            .as_ref()
+                            .is_none_or(|t| t.parent != 0 || t.creator == 0)
                     });
                     if !protocol {
                         return Err(format!(
@@ -692,6 +718,15 @@ pub fn lift(rec: &Recorded, env: &[(String, String)]) -> Result<Lifted, String> 
         Fact::RuntimeInterface,
     ] {
         known.insert(f);
+    }
+    if env.iter().any(|(k, _)| k.starts_with("OMP_")) {
+        known.insert(Fact::IcvLists);
+    } else {
+        known.missing(
+            Fact::IcvLists,
+            "the environment the process started with is not known (OMP_NUM_THREADS and \
+             OMP_PROC_BIND give nthreads-var and bind-var beyond the current level)",
+        );
     }
     if states_known {
         known.insert(Fact::States);

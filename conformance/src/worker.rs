@@ -219,8 +219,13 @@ fn captured_range(from: u64, to: u64) -> Option<String> {
 /// a model of nothing known).
 fn open_real(r: &RealUnit) -> Result<(crate::real::Shared, crate::real::Lifted), String> {
     let source = crate::real::open(&r.spec)?;
+    // A process the harness did not start: the environment it started with is in /proc.
+    let env = match (&r.spec, r.env.is_empty()) {
+        (crate::real::RealSpec::Live { pid }, true) => crate::real::start_environment(*pid),
+        _ => r.env.clone(),
+    };
     let lifted = match crate::real::recorded(&source)? {
-        Some(rec) => crate::real::lift(&rec, &r.env)?,
+        Some(rec) => crate::real::lift(&rec, &env)?,
         None => crate::real::unknown_state(&format!(
             "the {} target is no fixture: its OpenMP state is not recorded",
             source.kind().name()

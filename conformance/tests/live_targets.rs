@@ -268,7 +268,23 @@ fn a_process_and_a_core_file_find_their_library_through_ompd_dll_locations() {
     let running = live_target::spawn::Running::start(cmd).expect("fixture starts");
     let pid = running.pid().to_string();
     // No library named: the runtime's ompd_dll_locations names libiomp5_db.so.
-    let (code, report) = conform(&["--pid", &pid, "--check", "runtime.*", "--check", "aspace.*"]);
+    // The truth is read from the process and lifted as for a fixture the harness started (its
+    // environment from /proc); the checks judged here carry no scenario-specific finding.
+    let checks = [
+        "--check",
+        "runtime.*",
+        "--check",
+        "aspace.*",
+        "--check",
+        "parallel.curr.*",
+        "--check",
+        "icv.value.*",
+        "--check",
+        "thread.*",
+    ];
+    let mut args = vec!["--pid", pid.as_str()];
+    args.extend(checks);
+    let (code, report) = conform(&args);
     let core = scratch.path().join("fixture.core");
     live_target::spawn::gcore(running.pid(), &core).expect("gcore");
     let fin = running.release().expect("release");
@@ -296,6 +312,19 @@ fn a_process_and_a_core_file_find_their_library_through_ompd_dll_locations() {
     assert!(report.results.iter().any(|r| r.target == "live"
         && r.check == "aspace.process_initialize.compatible_target"
         && r.outcome == Outcome::Pass));
+    for check in [
+        "icv.value.nthreads-var",
+        "icv.value.thread-limit-var",
+        "parallel.curr.team_size_matches_model",
+    ] {
+        assert!(
+            report
+                .results
+                .iter()
+                .any(|r| r.check == check && r.outcome == Outcome::Pass),
+            "{check} did not pass on the attached process"
+        );
+    }
     // The same from the core file, after the process is gone.
     let core_arg = core.display().to_string();
     let (code, report) = conform(&[
