@@ -475,6 +475,10 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
         if !c.is_file() {
             return Err(format!("core file {} does not exist", c.display()));
         }
+        // A corrupt or foreign file is refused here, once, not in every unit.
+        if let Err(e) = live_target::core::CoreTarget::open(c) {
+            return Err(format!("{} is not a usable core file: {e}", c.display()));
+        }
     }
     for p in &args.pid {
         if *p <= 0 || !Path::new(&format!("/proc/{p}")).exists() {

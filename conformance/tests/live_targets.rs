@@ -340,3 +340,26 @@ fn a_process_and_a_core_file_find_their_library_through_ompd_dll_locations() {
         && r.check == "runtime.dll_locations.valid_vector"
         && r.outcome == Outcome::Pass));
 }
+
+#[test]
+fn bad_real_targets_get_one_line_and_exit_2() {
+    for (args, names) in [
+        (
+            vec!["--core", "/etc/passwd"],
+            "/etc/passwd is not a usable core file",
+        ),
+        (vec!["--core", "/nonexistent.core"], "does not exist"),
+        (vec!["--pid", "999999999"], "no process with pid 999999999"),
+        (vec!["--run", "nosuch"], "unknown fixture `nosuch`"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_ompd-conform"))
+            .arg("run")
+            .args(&args)
+            .output()
+            .expect("ompd-conform starts");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(names), "{args:?}: {err}");
+    }
+}
