@@ -246,8 +246,12 @@ struct RunArgs {
     #[arg(long, value_name = "FILE")]
     core: Vec<PathBuf>,
     /// Live fixtures only: do not dump them to core files.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "cores")]
     no_core: bool,
+    /// Run the fixtures from core files only (`gcore` of each stopped fixture), no live units;
+    /// with --run, for those scenarios.
+    #[arg(long)]
+    cores: bool,
     /// Also run the simulated scenarios when real targets are given.
     #[arg(long)]
     sim: bool,
@@ -501,7 +505,7 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
             source: crate::fixtures::RealSource::Core(c.clone()),
         });
     }
-    let wants_real = args.live || !args.run_fixture.is_empty() || !o.real.is_empty();
+    let wants_real = args.live || args.cores || !args.run_fixture.is_empty() || !o.real.is_empty();
     o.sim = !wants_real || args.sim;
     // Generated cases complement the default scenario set; a run narrowed to scenarios or
     // replayed models runs exactly those.
@@ -534,7 +538,7 @@ fn run(args: RunArgs) -> i32 {
         .unwrap_or_else(vendors::default_cache_dir);
     let mut names = args.libraries.clone();
     let mut discovered: Vec<(String, PathBuf)> = Vec::new();
-    if names.is_empty() && !args.run_fixture.is_empty() && !args.live {
+    if names.is_empty() && !args.run_fixture.is_empty() && !args.live && !args.cores {
         // No library named for fixture runs: the ones the runtimes name.
         if let Err(e) = vendors::fetch(&cache, &[], false, &mut |_| {}) {
             return harness(e.to_string());
@@ -546,7 +550,12 @@ fn run(args: RunArgs) -> i32 {
             Err(e) => return harness(e),
         }
     }
-    if names.is_empty() && !opts.real.is_empty() && !args.live && args.run_fixture.is_empty() {
+    if names.is_empty()
+        && !opts.real.is_empty()
+        && !args.live
+        && !args.cores
+        && args.run_fixture.is_empty()
+    {
         // No library named for a process or core file: the ones its runtime names.
         for t in &opts.real {
             let spec = match &t.source {
@@ -605,9 +614,9 @@ fn run(args: RunArgs) -> i32 {
             Err(e) => return harness(e.to_string()),
         }
     }
-    if args.live || !args.run_fixture.is_empty() {
+    if args.live || args.cores || !args.run_fixture.is_empty() {
         let (fixtures, missing) =
-            crate::fixtures::fixture_targets(&cache, &args.run_fixture, !args.no_core);
+            crate::fixtures::fixture_targets(&cache, &args.run_fixture, !args.cores, !args.no_core);
         for m in &missing {
             eprintln!("warning: live fixtures: {m}");
         }

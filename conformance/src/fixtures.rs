@@ -25,6 +25,8 @@ pub enum RealSource {
         scenario: &'static c_fixtures::Scenario,
         /// The runtime, through a shim directory (`None`: the program's own, the system's).
         runtime: Option<c_fixtures::Runtime>,
+        /// Run the live units.
+        live: bool,
         /// Also dump it with `gcore` and run the core units.
         core: bool,
         /// Run it with `OMP_DEBUG=enabled` (state tracking on).
@@ -47,12 +49,14 @@ pub struct RealTarget {
     pub source: RealSource,
 }
 
-/// The fixture targets of `--live`: every fixture build × scenario × runtime found in the
-/// vendor cache (the unstripped ones, and the stripped system runtime as a negative case),
-/// filtered by scenario names (`only`; empty keeps all). The second list names what is absent.
+/// The fixture targets of `--live` / `--cores`: every fixture build × scenario × runtime found in
+/// the vendor cache (the unstripped ones, and the stripped system runtime as a negative case),
+/// filtered by scenario names (`only`; empty keeps all), run live (`live`) and from a core file
+/// of each (`core`). The second list names what is absent.
 pub fn fixture_targets(
     cache: &Path,
     only: &[String],
+    live: bool,
     core: bool,
 ) -> (Vec<RealTarget>, Vec<String>) {
     let (runtimes, missing_rt) = c_fixtures::find_runtimes(cache);
@@ -94,6 +98,7 @@ pub fn fixture_targets(
                             program: *p,
                             scenario: s,
                             runtime: Some(rt.clone()),
+                            live: live || !rt.unstripped,
                             core: core && rt.unstripped && omp_debug,
                             omp_debug,
                         },
@@ -169,6 +174,7 @@ pub(crate) fn run_target(
             program,
             scenario,
             runtime,
+            live,
             core,
             omp_debug,
         } => {
@@ -236,7 +242,7 @@ pub(crate) fn run_target(
                 }
                 _ => checks,
             };
-            for lib in libs {
+            for lib in libs.iter().filter(|_| *live) {
                 run(
                     unit(lib, t, RealSpec::Live { pid }, &env, checks),
                     &mut records,
