@@ -338,12 +338,10 @@ fn row(out: &mut String, id: &str, cols: &[Column<'_>]) {
                 let _ = write!(
                     out,
                     "<tr class=\"o-{o}\"><td><span class=\"sw\"></span>{o}{f}</td>\
-                     <td><code>{s}/{a}/{l}</code></td><td>{e}</td><td>{ac}</td><td>{d}</td></tr>",
+                     <td><code>{p}</code></td><td>{e}</td><td>{ac}</td><td>{d}</td></tr>",
                     o = r.outcome.as_str(),
                     f = if r.flaky { " (flaky)" } else { "" },
-                    s = escape(&r.scenario),
-                    a = escape(&r.arch),
-                    l = escape(&r.layout),
+                    p = escape(&r.place()),
                     e = escape(&r.expected),
                     ac = escape(&r.actual),
                     d = escape(&r.detail)
@@ -361,7 +359,7 @@ fn row(out: &mut String, id: &str, cols: &[Column<'_>]) {
         let passed: Vec<String> = rs
             .iter()
             .filter(|r| r.outcome == Outcome::Pass)
-            .map(|r| format!("{}/{}/{}", r.scenario, r.arch, r.layout))
+            .map(|r| r.place())
             .collect();
         if !passed.is_empty() {
             let _ = write!(

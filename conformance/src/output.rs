@@ -30,6 +30,33 @@ pub fn replay_command(report: &Report, r: &ResultRecord) -> String {
     if r.scenario == "none" {
         return format!("ompd-conform run {lib} --check {}", r.check);
     }
+    // A real target: its fixture scenario again (live and core), or the process or core file.
+    match (r.target.as_str(), r.layout.as_str()) {
+        ("live" | "core", "process") => {
+            let pid = r.scenario.trim_start_matches("pid-");
+            return format!("ompd-conform run {lib} --pid {pid} --check {}", r.check);
+        }
+        ("live" | "core", "core-file") => {
+            return format!(
+                "ompd-conform run {lib} --core {} --check {}",
+                r.scenario, r.check
+            );
+        }
+        ("live", _) => {
+            let fixture = r.scenario.trim_end_matches("-nodebug");
+            return format!(
+                "ompd-conform run {lib} --run {fixture} --no-core --check {}",
+                r.check
+            );
+        }
+        ("core", _) => {
+            return format!(
+                "ompd-conform run {lib} --run {} --cores --check {}",
+                r.scenario, r.check
+            );
+        }
+        _ => {}
+    }
     let scenario = match r.scenario.strip_prefix("replay:") {
         Some(name) => format!("--replay {name}.json"),
         None => format!("--scenario {}", r.scenario),
@@ -312,10 +339,7 @@ pub fn junit(report: &Report, ev: &Evaluation) -> Result<String, String> {
             } else {
                 TestCaseStatus::success()
             };
-            let mut tc = TestCase::new(
-                format!("{} [{}/{}/{}]", r.check, r.scenario, r.arch, r.layout),
-                status,
-            );
+            let mut tc = TestCase::new(format!("{} [{}]", r.check, r.place()), status);
             tc.set_classname(format!("{}.{}", r.library, family(&r.check)));
             if j.gate == Gate::ExpectedFail {
                 tc.set_system_out(format!("expected failure: {}", acceptable(ev, j)));

@@ -92,9 +92,9 @@ fn index(r: &Report, by_library: bool) -> BTreeMap<(String, Place), Outcome> {
     let mut out: BTreeMap<(String, Place), Outcome> = BTreeMap::new();
     for x in &r.results {
         let place = if by_library {
-            format!("{}:{}/{}/{}", x.library, x.scenario, x.arch, x.layout)
+            format!("{}:{}", x.library, x.place())
         } else {
-            format!("{}/{}/{}", x.scenario, x.arch, x.layout)
+            x.place()
         };
         let e = out.entry((x.check.clone(), place)).or_insert(x.outcome);
         *e = (*e).max(x.outcome);

@@ -133,6 +133,22 @@ pub struct ResultRecord {
     pub gate: Option<Gate>,
 }
 
+impl ResultRecord {
+    /// Where the result was obtained: `scenario/arch/layout`, with the target kind appended for
+    /// a real target (`nested/lp64-le/intel-2026.2/gcc@live`): a live and a core unit share
+    /// their scenario and layout.
+    pub fn place(&self) -> String {
+        if self.target == TARGET_SIM {
+            format!("{}/{}/{}", self.scenario, self.arch, self.layout)
+        } else {
+            format!(
+                "{}/{}/{}@{}",
+                self.scenario, self.arch, self.layout, self.target
+            )
+        }
+    }
+}
+
 /// A library as the report describes it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LibraryInfo {
