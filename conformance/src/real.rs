@@ -439,7 +439,13 @@ pub fn lift(rec: &Recorded, env: &[(String, String)]) -> Result<Lifted, String> 
         return Err("the fixture recorded no OpenMP thread".into());
     }
     for (t, o) in &omp {
-        let l = o.level as usize;
+        // The record comes from the target's memory: every index it gives is bounded first.
+        let Some(l) = usize::try_from(o.level)
+            .ok()
+            .filter(|l| *l < c_fixtures::truth::MAX_LEVELS)
+        else {
+            return Err(format!("thread {}: level {} out of range", t.tid, o.level));
+        };
         if o.ancestor.len() != l + 1 || o.team_size.len() != l + 1 {
             return Err(format!(
                 "thread {}: ancestor/team lists do not span level {l}",
@@ -557,7 +563,15 @@ pub fn lift(rec: &Recorded, env: &[(String, String)]) -> Result<Lifted, String> 
         let r = *region_of
             .get(&(level, o.ancestor[1..level.max(1)].to_vec()))
             .ok_or_else(|| format!("thread {}: no region at level {level}", t.tid))?;
-        let task = model.regions[r.0].implicit_tasks[o.thread_num as usize];
+        let task = usize::try_from(o.thread_num)
+            .ok()
+            .and_then(|n| model.regions[r.0].implicit_tasks.get(n).copied())
+            .ok_or_else(|| {
+                format!(
+                    "thread {}: thread number {} out of range",
+                    t.tid, o.thread_num
+                )
+            })?;
         let (st, wait) = match t.role {
             Role::Spin | Role::TaskSpin => (state::WORK_PARALLEL, 0),
             Role::Serial => (state::WORK_SERIAL, 0),
@@ -981,4 +995,101 @@ pub fn discover(spec: &RealSpec) -> Result<Vec<PathBuf>, String> {
         ));
     }
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use c_fixtures::truth::{OmpView, Role, ThreadTruth, Truth};
+
+    /// A 2×2 nested record: thread (outer, inner) has tid 100 + 2·outer + inner.
+    fn nested() -> Recorded {
+        let view = |outer: i64, inner: i64| OmpView {
+            thread_num: inner,
+            num_threads: 2,
+            level: 2,
+            active_level: 2,
+            ancestor: vec![0, outer, inner],
+            team_size: vec![1, 2, 2],
+            in_final: false,
+            max_threads: 3,
+            dynamic: false,
+            max_active_levels: 3,
+            thread_limit: 12,
+            sched_kind: 2,
+            sched_chunk: 7,
+            proc_bind: 3,
+            default_device: 1,
+            num_procs: 2,
+            cancellation: true,
+            max_task_priority: 5,
+            task: None,
+            wait_addr: None,
+        };
+        let threads = (0..4)
+            .map(|k| ThreadTruth {
+                slot: k as usize,
+                role: Role::Spin,
+                tid: 100 + k,
+                pthread: 0x7000 + k as u64,
+                function: None,
+                omp: Some(view(k / 2, k % 2)),
+            })
+            .collect();
+        Recorded {
+            truth: Truth {
+                version: 1,
+                scenario: 1,
+                expected: 4,
+                arrived: 4,
+                omp_debug: true,
+                ompt: false,
+                pid: 1,
+                threads,
+            },
+            ompt: None,
+        }
+    }
+
+    #[test]
+    fn a_nested_record_lifts_into_the_model_it_describes() {
+        let env = vec![("OMP_NUM_THREADS".to_string(), "5,4,3".to_string())];
+        let l = lift(&nested(), &env).unwrap();
+        let m = &l.model;
+        assert_eq!(m.threads.len(), 4);
+        // The initial region, the outer team, and one inner team per outer thread.
+        assert_eq!(m.regions.len(), 4);
+        for t in &m.threads {
+            assert_eq!(m.level(t.region), 2);
+            assert_eq!(m.active_level(t.region), 2);
+            assert_eq!(m.regions[t.region.0].members.len(), 2);
+        }
+        // Thread tid 102 (outer 1, inner 0) is the primary of its inner team and thread 1 of
+        // the outer one.
+        let t = m.threads.iter().position(|t| t.native.lwp == 102).unwrap();
+        let outer = m.regions[m.threads[t].region.0].parent.unwrap();
+        assert_eq!(m.thread_num(outer, ThreadId(t)), Some(1));
+        assert_eq!(m.globals.nthreads_list, vec![5, 4, 3]);
+        assert!(l.known.has(Fact::Threads) && l.known.has(Fact::IcvLists));
+        assert!(!l.known.has(Fact::ToolData), "no OMPT record");
+        assert!(applies("icv.value.nthreads-var", &l.known, TargetKind::Live).is_ok());
+        assert!(applies("task.function.matches_model", &l.known, TargetKind::Live).is_err());
+        assert!(applies("corrupt.pointer.null", &l.known, TargetKind::Core).is_err());
+        // Without the start environment the list ICVs are not judged.
+        let l = lift(&nested(), &[]).unwrap();
+        assert!(applies("icv.value.nthreads-var", &l.known, TargetKind::Core).is_err());
+    }
+
+    #[test]
+    fn records_that_do_not_add_up_are_refused_not_indexed() {
+        let mut r = nested();
+        r.truth.threads[3].omp.as_mut().unwrap().level = -1;
+        assert!(lift(&r, &[]).unwrap_err().contains("out of range"));
+        let mut r = nested();
+        r.truth.threads[1].omp.as_mut().unwrap().thread_num = 99;
+        assert!(lift(&r, &[]).is_err());
+        let mut r = nested();
+        r.truth.threads.pop();
+        assert!(lift(&r, &[]).unwrap_err().contains("did not record"));
+    }
 }
