@@ -523,23 +523,19 @@ pub(crate) fn collect(lib: &Resolved, exec: Exec) -> Answers {
             ));
         }
     }
-    let results: std::sync::Mutex<Answers> = Default::default();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..2.min(units.len()) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let Some(u) = units.get(i) else { break };
-                let prefix = format!("{}/{}", u.scenario, u.arch);
-                let got = run_one(u, exec);
-                let mut r = results.lock().unwrap_or_else(|e| e.into_inner());
-                for (k, v) in got {
-                    r.insert(format!("{prefix}/{k}"), v);
-                }
-            });
+    let mut results = Answers::default();
+    for (u, got) in units
+        .iter()
+        .zip(crate::supervisor::parallel_map(units.len(), 2, |i| {
+            run_one(&units[i], exec)
+        }))
+    {
+        let prefix = format!("{}/{}", u.scenario, u.arch);
+        for (k, v) in got {
+            results.insert(format!("{prefix}/{k}"), v);
         }
-    });
-    results.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+    results
 }
 
 /// One snapshot unit in a fresh worker: its answers, plus `worker` when it did not end cleanly.

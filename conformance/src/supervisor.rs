@@ -670,48 +670,37 @@ pub fn run(
     let exec = Exec::of(opts, stop);
     let units: Vec<Unit> = libs.iter().flat_map(|l| plan(l, opts)).collect();
     let total = units.len();
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<UnitRun>>> = Mutex::new((0..total).map(|_| None).collect());
     // A library that cannot load fails the same way in every unit: once one unit saw it, the
     // library's other units are recorded from that failure without starting workers.
     let unloadable: Mutex<BTreeMap<PathBuf, LoadFailure>> = Mutex::new(BTreeMap::new());
-    std::thread::scope(|s| {
-        for _ in 0..opts.jobs.max(1).min(total.max(1)) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= total {
-                    break;
-                }
-                let u = &units[i];
-                let known = unloadable
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .get(&u.path)
-                    .cloned();
-                let r = match known {
-                    Some(f) => f.unit_run(u),
-                    None => run_unit(u, exec),
-                };
-                if let Some(f) = LoadFailure::of(&r) {
-                    unloadable
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .entry(u.path.clone())
-                        .or_insert(f);
-                }
-                progress(&format!(
-                    "[{}/{total}] {} {} {} {}",
-                    i + 1,
-                    u.library,
-                    u.scenario,
-                    u.arch,
-                    u.layout
-                ));
-                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
-            });
+    let mut results = parallel_map(total, opts.jobs, |i| {
+        let u = &units[i];
+        let known = unloadable
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&u.path)
+            .cloned();
+        let r = match known {
+            Some(f) => f.unit_run(u),
+            None => run_unit(u, exec),
+        };
+        if let Some(f) = LoadFailure::of(&r) {
+            unloadable
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(u.path.clone())
+                .or_insert(f);
         }
+        progress(&format!(
+            "[{}/{total}] {} {} {} {}",
+            i + 1,
+            u.library,
+            u.scenario,
+            u.arch,
+            u.layout
+        ));
+        r
     });
-    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     let (real_records, notes) = run_real(libs, opts, exec, progress);
     for (lib, info) in libs.iter().zip(statics) {
         let mut li = LibraryInfo {
@@ -752,7 +741,6 @@ pub fn run(
             if u.library != lib.name || u.path != lib.path {
                 continue;
             }
-            let Some(r) = r else { continue };
             if let (
                 Some(Event::Loaded {
                     diagnostics,
@@ -793,7 +781,7 @@ pub fn run(
         }
         report.libraries.push(li);
     }
-    for r in results.iter_mut().flatten() {
+    for r in results.iter_mut() {
         for rec in std::mem::take(&mut r.records) {
             report.push(rec);
         }
@@ -816,6 +804,34 @@ pub fn run(
     }
     report.incomplete = stop.reason().is_some();
     report
+}
+
+/// `work(i)` for every `i` in `0..n`, on at most `jobs` threads taking the next index in turn;
+/// the answers in index order.
+pub(crate) fn parallel_map<T: Send>(
+    n: usize,
+    jobs: usize,
+    work: impl Fn(usize) -> T + Sync,
+) -> Vec<T> {
+    let next = AtomicUsize::new(0);
+    let out: Mutex<Vec<Option<T>>> = Mutex::new((0..n).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1).min(n) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= n {
+                    break;
+                }
+                let r = work(i);
+                out.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+            });
+        }
+    });
+    out.into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .map(|r| r.expect("every index was worked on"))
+        .collect()
 }
 
 /// Runs every real target of the run (`opts.jobs` targets at a time, each target's units in
@@ -846,36 +862,23 @@ fn run_real(
     };
     let ptrace = live_target::spawn::ptrace_permitted();
     let total = opts.real.len();
-    let next = AtomicUsize::new(0);
-    type Done = (usize, Vec<ResultRecord>, Vec<String>);
-    let out: Mutex<Vec<Done>> = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..opts.jobs.max(1).min(total) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= total || exec.stop.reason().is_some() {
-                    break;
-                }
-                let t = &opts.real[i];
-                let (recs, notes) =
-                    crate::fixtures::run_target(t, libs, &checks, exec, scratch.path(), &ptrace);
-                progress(&format!(
-                    "[real {}/{total}] {} {}",
-                    i + 1,
-                    t.scenario,
-                    t.variant
-                ));
-                out.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push((i, recs, notes));
-            });
+    let all = parallel_map(total, opts.jobs, |i| {
+        if exec.stop.reason().is_some() {
+            return (Vec::new(), Vec::new());
         }
+        let t = &opts.real[i];
+        let done = crate::fixtures::run_target(t, libs, &checks, exec, scratch.path(), &ptrace);
+        progress(&format!(
+            "[real {}/{total}] {} {}",
+            i + 1,
+            t.scenario,
+            t.variant
+        ));
+        done
     });
-    let mut all = out.into_inner().unwrap_or_else(|e| e.into_inner());
-    all.sort_by_key(|(i, _, _)| *i);
     let mut records = Vec::new();
     let mut notes = Vec::new();
-    for (_, r, n) in all {
+    for (r, n) in all {
         records.extend(r);
         notes.extend(n);
     }
@@ -938,26 +941,15 @@ fn property_phase(
         rerun_crashes: false,
         ..exec
     };
-    let next = AtomicUsize::new(0);
-    let out: Mutex<Vec<Vec<ResultRecord>>> = Mutex::new(vec![Vec::new(); libs.len()]);
-    std::thread::scope(|s| {
-        for _ in 0..opts.jobs.max(1).min(libs.len().max(1)) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= libs.len() {
-                    break;
-                }
-                let recs = crate::property::run_library(&libs[i], opts, p, exec);
-                progress(&format!(
-                    "[property] {}: {} checks over generated cases",
-                    libs[i].name,
-                    recs.len()
-                ));
-                out.lock().unwrap_or_else(|e| e.into_inner())[i] = recs;
-            });
-        }
-    });
-    out.into_inner().unwrap_or_else(|e| e.into_inner())
+    parallel_map(libs.len(), opts.jobs, |i| {
+        let recs = crate::property::run_library(&libs[i], opts, p, exec);
+        progress(&format!(
+            "[property] {}: {} checks over generated cases",
+            libs[i].name,
+            recs.len()
+        ));
+        recs
+    })
 }
 
 /// Static stage for every library: inspect the file before any code runs.
