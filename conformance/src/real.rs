@@ -92,7 +92,7 @@ pub struct Known {
 }
 
 impl Known {
-    /// Every fact: a simulated target built from its model.
+    /// Every fact but the runtime interface: a simulated target built from its model.
     pub fn everything() -> Known {
         use Fact::*;
         let mut k = Known::default();
@@ -141,12 +141,11 @@ impl Known {
 }
 
 /// The per-ICV checks whose truth a fixture records (its current task's data environment, its
-/// region, the address-space-wide ICVs the fixture sets).
+/// region, the address-space-wide ICVs the fixture sets); nthreads-var and bind-var, which also
+/// need the start environment, are in [`REAL`].
 const RECORDED_ICVS: &[&str] = &[
     "dyn-var",
-    "nthreads-var",
     "run-sched-var",
-    "bind-var",
     "thread-limit-var",
     "max-active-levels-var",
     "active-levels-var",
@@ -170,7 +169,8 @@ const RECORDED_ICVS: &[&str] = &[
 ];
 
 /// The checks that run on real targets, by id or prefix (`*`), with the facts each judges
-/// against. Everything else is simulated-only.
+/// against; the other per-ICV value checks follow [`RECORDED_ICVS`]. Everything else is
+/// simulated-only.
 const REAL: &[(&str, &[Fact])] = {
     use Fact::*;
     &[
@@ -196,6 +196,11 @@ const REAL: &[(&str, &[Fact])] = {
         ("state.get.*", &[Threads, States]),
         ("icv.enumerate.*", &[]),
         ("icv.value.unknown_id", &[Threads, Regions, Tasks]),
+        (
+            "icv.value.nthreads-var",
+            &[Threads, Regions, Tasks, IcvLists],
+        ),
+        ("icv.value.bind-var", &[Threads, Regions, Tasks, IcvLists]),
         ("icv.value.scope_mismatch", &[Threads, Regions, Tasks]),
         ("icv.string.unknown_id", &[Threads, Regions, Tasks]),
         ("icv.string.scope_mismatch", &[Threads, Regions, Tasks]),
@@ -228,19 +233,15 @@ const REAL: &[(&str, &[Fact])] = {
 
 /// Whether check `id` runs on a target that knows `known`: `Err` gives the skip reason.
 pub fn applies(id: &str, known: &Known, kind: TargetKind) -> Result<(), String> {
-    let needs: Option<&[Fact]> = if let Some(icv) = id.strip_prefix("icv.value.") {
-        if icv == "nthreads-var" || icv == "bind-var" {
-            Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::IcvLists])
-        } else if RECORDED_ICVS.contains(&icv) {
-            Some(&[Fact::Threads, Fact::Regions, Fact::Tasks])
-        } else if id == "icv.value.unknown_id" || id == "icv.value.scope_mismatch" {
-            lookup(id)
+    // The table first; then a per-ICV check by whether the fixture records its ICV.
+    let needs = lookup(id).or_else(|| {
+        let icv = id.strip_prefix("icv.value.")?;
+        Some(if RECORDED_ICVS.contains(&icv) {
+            &[Fact::Threads, Fact::Regions, Fact::Tasks][..]
         } else {
-            Some(&[Fact::UnrecordedGlobals])
-        }
-    } else {
-        lookup(id)
-    };
+            &[Fact::UnrecordedGlobals][..]
+        })
+    });
     let Some(needs) = needs else {
         return Err(format!(
             "not judged on {} targets: the check reads model facts a fixture does not record",
@@ -528,21 +529,15 @@ pub fn lift(rec: &Recorded, env: &[(String, String)]) -> Result<Lifted, String> 
                 let k = pm.members.iter().position(|m| *m == primary).unwrap_or(0);
                 pm.implicit_tasks[k]
             });
-            model.tasks.push(Task {
-                kind: TaskKind::Implicit {
+            model.tasks.push(bare_task(
+                TaskKind::Implicit {
                     region: r,
                     index: n as usize,
                 },
-                region: r,
+                r,
                 generating,
-                scheduling: None,
-                is_final: false,
-                icvs: TaskIcvs::default(),
-                function: 0,
-                exit_frame: 0,
-                enter_frame: 0,
-                tool_data: 0,
-            });
+                None,
+            ));
             implicit.push(task);
         }
         model.regions.push(Region {
@@ -636,18 +631,13 @@ pub fn lift(rec: &Recorded, env: &[(String, String)]) -> Result<Lifted, String> 
                     }
                     let id = TaskId(model.tasks.len());
                     let sched = model.threads[k].current_task;
-                    model.tasks.push(Task {
-                        kind: TaskKind::Explicit,
-                        region: r,
-                        generating: Some(implicit_of(0).ok_or("no primary")?),
-                        scheduling: Some(sched),
-                        is_final: false,
-                        icvs: TaskIcvs::default(),
-                        function: 0,
-                        exit_frame: 0,
-                        enter_frame: 0,
-                        tool_data: 0,
-                    });
+                    let generator = implicit_of(0).ok_or("no primary")?;
+                    model.tasks.push(bare_task(
+                        TaskKind::Explicit,
+                        r,
+                        Some(generator),
+                        Some(sched),
+                    ));
                     explicit.insert(x.parent, id);
                     model.threads[k].current_task = id;
                     id
@@ -656,18 +646,12 @@ pub fn lift(rec: &Recorded, env: &[(String, String)]) -> Result<Lifted, String> 
         };
         let id = TaskId(model.tasks.len());
         let sched = model.threads[k].current_task;
-        model.tasks.push(Task {
-            kind: TaskKind::Explicit,
-            region: r,
-            generating: Some(generator),
-            scheduling: Some(sched),
-            is_final: o.in_final,
-            icvs: TaskIcvs::default(),
-            function: 0,
-            exit_frame: 0,
-            enter_frame: 0,
-            tool_data: 0,
-        });
+        model.tasks.push(bare_task(
+            TaskKind::Explicit,
+            r,
+            Some(generator),
+            Some(sched),
+        ));
         explicit.insert(x.id, id);
         model.threads[k].current_task = id;
     }
@@ -797,6 +781,29 @@ pub fn lift(rec: &Recorded, env: &[(String, String)]) -> Result<Lifted, String> 
         .validate()
         .map_err(|e| format!("the lifted model is inconsistent: {e}"))?;
     Ok(Lifted { model, known })
+}
+
+/// A task of the lifted model with its place in the tree and nothing else: its ICVs and final
+/// flag are filled from the record of the thread executing it (when one does), its tool data
+/// and frames from the OMPT view, and its entry point stays unknown (`Fact::Functions`).
+fn bare_task(
+    kind: TaskKind,
+    region: RegionId,
+    generating: Option<TaskId>,
+    scheduling: Option<TaskId>,
+) -> Task {
+    Task {
+        kind,
+        region,
+        generating,
+        scheduling,
+        is_final: false,
+        icvs: TaskIcvs::default(),
+        function: 0,
+        exit_frame: 0,
+        enter_frame: 0,
+        tool_data: 0,
+    }
 }
 
 /// The OS thread that is member `n` of the region at `path`.
