@@ -110,6 +110,40 @@ pub fn fixture_targets(
     (out, missing)
 }
 
+/// Starts `program` in `scenario` on `runtime` (through a shim directory at `dir`; none: the
+/// program's own runtime) with the OMPT truth tool and, with `omp_debug`, `OMP_DEBUG=enabled`.
+/// The running fixture (stopped at READY) and the environment it was given.
+fn launch(
+    program: &c_fixtures::Program,
+    scenario: &c_fixtures::Scenario,
+    runtime: Option<&c_fixtures::Runtime>,
+    dir: &Path,
+    omp_debug: bool,
+) -> Result<(live_target::spawn::Running, Vec<(String, String)>), String> {
+    let shim = match runtime {
+        Some(rt) => Some(
+            c_fixtures::runtime_shim(&rt.library, dir)
+                .map_err(|e| format!("cannot make the runtime shim of {}: {e}", rt.name))?,
+        ),
+        None => None,
+    };
+    let mut cmd = program.command(scenario, shim.as_deref());
+    cmd.env("OMP_TOOL_LIBRARIES", c_fixtures::ompt_tool())
+        .stderr(std::process::Stdio::null());
+    let mut env: Vec<(String, String)> = scenario
+        .env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    if omp_debug {
+        cmd.env("OMP_DEBUG", "enabled");
+        env.push(("OMP_DEBUG".into(), "enabled".into()));
+    }
+    let running = live_target::spawn::Running::start(cmd)
+        .map_err(|e| format!("the fixture did not start: {e}"))?;
+    Ok((running, env))
+}
+
 /// A unit of `lib` running `checks` against `spec`.
 fn unit(
     lib: &Resolved,
@@ -178,43 +212,17 @@ pub(crate) fn run_target(
             core,
             omp_debug,
         } => {
-            let shim = match runtime {
-                Some(rt) => {
-                    // One directory per target: targets run in parallel.
-                    let dir = scratch.join(format!(
-                        "shim-{}-{}",
-                        t.variant.replace('/', "-"),
-                        t.scenario
-                    ));
-                    match c_fixtures::runtime_shim(&rt.library, &dir) {
-                        Ok(d) => Some(d),
-                        Err(e) => {
-                            notes.push(format!("{}: cannot make the runtime shim: {e}", t.variant));
-                            return (skip_all(t, libs, checks, &notes[0]), notes);
-                        }
-                    }
-                }
-                None => None,
-            };
-            let mut cmd = program.command(scenario, shim.as_deref());
-            cmd.env("OMP_TOOL_LIBRARIES", c_fixtures::ompt_tool())
-                .stderr(std::process::Stdio::null());
-            let mut env: Vec<(String, String)> = scenario
-                .env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            if *omp_debug {
-                cmd.env("OMP_DEBUG", "enabled");
-                env.push(("OMP_DEBUG".into(), "enabled".into()));
-            }
-            let running = match live_target::spawn::Running::start(cmd) {
-                Ok(r) => r,
+            // One shim directory per target: targets run in parallel.
+            let dir = scratch.join(format!(
+                "shim-{}-{}",
+                t.variant.replace('/', "-"),
+                t.scenario
+            ));
+            let (running, env) = match launch(program, scenario, runtime.as_ref(), &dir, *omp_debug)
+            {
+                Ok(x) => x,
                 Err(e) => {
-                    let note = format!(
-                        "{} {}: the fixture did not start: {e}",
-                        t.variant, t.scenario
-                    );
+                    let note = format!("{} {}: {e}", t.variant, t.scenario);
                     return (skip_all(t, libs, checks, &note), vec![note]);
                 }
             };
@@ -322,12 +330,8 @@ pub fn discover_libraries(cache: &Path, scenario: &str) -> Result<Vec<PathBuf>, 
         .map_err(|e| format!("scratch directory: {e}"))?;
     let mut found = Vec::new();
     for rt in runtimes.iter().filter(|r| r.unstripped) {
-        let shim = c_fixtures::runtime_shim(&rt.library, &scratch.path().join(&rt.name))
-            .map_err(|e| format!("runtime shim for {}: {e}", rt.name))?;
-        let mut cmd = program.command(s, Some(&shim));
-        cmd.stderr(std::process::Stdio::null());
-        let running = live_target::spawn::Running::start(cmd)
-            .map_err(|e| format!("fixture on {}: {e}", rt.name))?;
+        let (running, _) = launch(program, s, Some(rt), &scratch.path().join(&rt.name), false)
+            .map_err(|e| format!("runtime {}: {e}", rt.name))?;
         let listed = crate::real::discover(&RealSpec::Live { pid: running.pid() });
         let _ = running.release();
         for p in listed.map_err(|e| format!("runtime {}: {e}", rt.name))? {
