@@ -6,7 +6,10 @@
 //! Live targets need ptrace. Where it is not permitted the tests say so and stop, except under
 //! CI (`CI` set), where that is a failure: CI runs as root and must run them.
 
-use conformance::report::{Outcome, Report};
+mod common;
+
+use common::conform;
+use conformance::report::Outcome;
 use conformance::vendors;
 use std::path::Path;
 use std::process::Command;
@@ -24,25 +27,6 @@ fn ptrace_or_skip(test: &str) -> bool {
             false
         }
     }
-}
-
-/// Runs `ompd-conform run ARGS --format json`; the exit code and the report.
-fn conform(args: &[&str]) -> (i32, Report) {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("report.json");
-    let status = Command::new(env!("CARGO_BIN_EXE_ompd-conform"))
-        .arg("run")
-        .args(args)
-        .args(["--quiet", "--format", "json", "--output"])
-        .arg(&out)
-        .arg("--results-dir")
-        .arg(dir.path())
-        .stdout(std::process::Stdio::null())
-        .status()
-        .expect("ompd-conform starts");
-    let report: Report = serde_json::from_slice(&std::fs::read(&out).expect("report written"))
-        .expect("report parses");
-    (status.code().unwrap_or(-1), report)
 }
 
 /// Runs a fixture up to its `READY` line and releases it; its stdout lines up to `READY`

@@ -3,13 +3,15 @@
 //! one recorded in its expectations file, and no entry is stale); and a library's answers for one model do not depend on the
 //! layout policy.
 
+mod common;
+
+use common::conform;
 use conformance::expectations::{self, File};
-use conformance::report::{Gate, Outcome, Report};
+use conformance::report::{Gate, Outcome};
 use conformance::vendors;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::Command;
 
 fn expectation_files() -> Vec<File> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../golden/expectations");
@@ -19,25 +21,6 @@ fn expectation_files() -> Vec<File> {
 fn fetch(names: &[&str]) {
     vendors::fetch(&vendors::default_cache_dir(), names, false, &mut |_| {})
         .expect("vendor libraries fetch");
-}
-
-/// Runs `ompd-conform run ARGS --format json` and returns the exit code and the report.
-fn conform(args: &[&str]) -> (i32, Report) {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("report.json");
-    let status = Command::new(env!("CARGO_BIN_EXE_ompd-conform"))
-        .arg("run")
-        .args(args)
-        .args(["--quiet", "--format", "json", "--output"])
-        .arg(&out)
-        .arg("--results-dir")
-        .arg(dir.path())
-        .stdout(std::process::Stdio::null())
-        .status()
-        .expect("ompd-conform starts");
-    let report: Report = serde_json::from_slice(&std::fs::read(&out).expect("report written"))
-        .expect("report parses");
-    (status.code().unwrap_or(-1), report)
 }
 
 #[test]
