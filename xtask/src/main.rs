@@ -391,13 +391,14 @@ mod tidy {
     use super::root;
     use std::path::{Path, PathBuf};
 
-    fn rust_files() -> Vec<PathBuf> {
-        fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    /// Every file of the workspace's crates whose name satisfies `wanted`.
+    fn crate_files(wanted: fn(&str) -> bool) -> Vec<PathBuf> {
+        fn walk(dir: &Path, wanted: fn(&str) -> bool, out: &mut Vec<PathBuf>) {
             for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
                 let p = e.path();
                 if p.is_dir() {
-                    walk(&p, out);
-                } else if p.extension().is_some_and(|x| x == "rs") {
+                    walk(&p, wanted, out);
+                } else if p.file_name().and_then(|n| n.to_str()).is_some_and(wanted) {
                     out.push(p);
                 }
             }
@@ -411,9 +412,13 @@ mod tidy {
             "live-target",
             "xtask",
         ] {
-            walk(&root().join(krate), &mut out);
+            walk(&root().join(krate), wanted, &mut out);
         }
         out
+    }
+
+    fn rust_files() -> Vec<PathBuf> {
+        crate_files(|n| n.ends_with(".rs"))
     }
 
     fn rel(p: &Path) -> String {
@@ -506,31 +511,7 @@ mod tidy {
     /// by text.
     #[test]
     fn every_insta_snapshot_is_referenced() {
-        fn snaps(dir: &Path, out: &mut Vec<PathBuf>) {
-            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    snaps(&p, out);
-                } else if p
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.ends_with(".snap") || n.ends_with(".snap.new"))
-                {
-                    out.push(p);
-                }
-            }
-        }
-        let mut files = Vec::new();
-        for krate in [
-            "sim-target",
-            "conformance",
-            "c-fixtures",
-            "golden",
-            "live-target",
-            "xtask",
-        ] {
-            snaps(&root().join(krate), &mut files);
-        }
+        let files = crate_files(|n| n.ends_with(".snap") || n.ends_with(".snap.new"));
         let sources: Vec<String> = rust_files()
             .iter()
             .map(|f| std::fs::read_to_string(f).unwrap())
