@@ -13,7 +13,7 @@
 //!   (the *inner* library, `libompd_inner.so` in the fixture's own directory, see
 //!   [`INNER_LIBRARY`]), and is built once per violation with exactly that one violation, plus
 //!   a clean build that only forwards ([`clean_library`]). The suite must classify each
-//!   violation as an attributed result and finish the run (`conformance/tests/broken_fixtures.rs`).
+//!   violation as an attributed result and finish the run (`ompd-conform/tests/broken_fixtures.rs`).
 //! - OpenMP fixture programs with first-party truth, for live and core-file runs
 //!   ([`fixture_programs`], [`scenarios`]): `c/omp_fixture.c`, built once with gcc (GOMP ABI,
 //!   `libgomp.so.1`) and once with clang-19 (`__kmpc` ABI, `libomp.so.5`), stops its threads in

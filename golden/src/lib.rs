@@ -1,7 +1,7 @@
 //! Per-vendor expectations and golden data for the OMPD conformance suite.
 //!
 //! The data lives beside this crate: `expectations/<vendor>.toml` holds every known finding of a
-//! vendor's library, each with a reason (format: `conformance::expectations`). This crate only
+//! vendor's library, each with a reason (format: `ompd_review::expectations`). This crate only
 //! tells the other crates where the data is.
 
 use std::path::PathBuf;
@@ -26,7 +26,7 @@ pub fn expectations_dir() -> PathBuf {
 }
 
 /// The directory holding the golden snapshots, one `<library>.txt` per vendor library
-/// (format: `conformance::snapshot`).
+/// (format: `ompd_engine::snapshot`).
 pub fn snapshots_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("snapshots")
 }

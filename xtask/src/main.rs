@@ -66,7 +66,7 @@ fn runner() -> Result<PathBuf, i32> {
         "build",
         "--quiet",
         "-p",
-        "conformance",
+        "ompd-conform",
         "--bin",
         "ompd-conform",
     ]);
@@ -406,7 +406,13 @@ mod tidy {
         let mut out = Vec::new();
         for krate in [
             "sim-target",
-            "conformance",
+            "ompd-vendors",
+            "ompd-report",
+            "ompd-loader",
+            "ompd-checks",
+            "ompd-engine",
+            "ompd-review",
+            "ompd-conform",
             "c-fixtures",
             "golden",
             "live-target",
@@ -431,7 +437,7 @@ mod tidy {
         // closure that sets the fixture's parent-death signal between fork and exec).
         let allowed = [
             "sim-target/src/callbacks.rs",
-            "conformance/src/library.rs",
+            "ompd-loader/src/library.rs",
             "live-target/src/spawn.rs",
         ];
         let mut found = Vec::new();

@@ -1,5 +1,0 @@
-//! `ompd-conform`: the conformance runner (see `ompd-conform --help`).
-
-fn main() {
-    std::process::exit(conformance::cli::main());
-}

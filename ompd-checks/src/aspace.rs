@@ -1,0 +1,196 @@
+//! Address spaces: process initialization on a compatible target, OpenMP version queries, and
+//! (last in every unit) the callback contract observed by the ledger.
+
+use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_loader::library::Fail;
+use sim_target::abi::Rc;
+use sim_target::callbacks;
+
+/// Checks of this family.
+pub static CHECKS: &[Check] = &[
+    Check {
+        id: "aspace.process_initialize.compatible_target",
+        requirements: &["OMPD-PROC-001", "OMPD-INIT-021"],
+        summary: "ompd_initialize and ompd_process_initialize succeed on a compatible runtime and give a non-NULL handle",
+        severity: Severity::Must,
+        entry_points: &["ompd_initialize", "ompd_process_initialize"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: process_initialize,
+    },
+    Check {
+        id: "aspace.omp_version.matches_model",
+        requirements: &["OMPD-ASP-001"],
+        summary: "ompd_get_omp_version reports the runtime's OpenMP version in yyyymm form",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_omp_version"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: omp_version,
+    },
+    Check {
+        id: "aspace.omp_version_string.tool_owned",
+        requirements: &["OMPD-ASP-002", "OMPD-MEM-003"],
+        summary: "ompd_get_omp_version_string returns a string allocated with alloc_memory that names the same version",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_omp_version_string"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: omp_version_string,
+    },
+    Check {
+        id: "aspace.device_initialize.unsupported_device",
+        requirements: &["OMPD-PROC-010", "OMPD-PROC-013"],
+        summary: "ompd_device_initialize for a device the target does not have gives no handle (ompd_rc_unsupported)",
+        severity: Severity::Must,
+        entry_points: &["ompd_device_initialize"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: device_unsupported,
+    },
+];
+
+/// Runs after every other check of a unit.
+pub static CONTRACT: &[Check] = &[Check {
+    id: "callbacks.contract.no_direct_output",
+    requirements: &["OMPD-THR-003"],
+    summary: "the library writes nothing to stdout or stderr itself (output goes through print_string)",
+    severity: Severity::Should,
+    entry_points: &["ompd_process_initialize"],
+    stage: Stage::Target,
+    since: Profile::V5_0,
+    arg: "",
+    run: no_direct_output,
+}, Check {
+    id: "aspace.release.ok",
+    requirements: &["OMPD-REL-001", "OMPD-OWN-003"],
+    summary: "releasing the unit's address-space handle, after every other handle of it is gone, returns ok",
+    severity: Severity::Must,
+    entry_points: &["ompd_rel_address_space_handle"],
+    stage: Stage::Target,
+    since: Profile::V5_0,
+    arg: "",
+    run: release,
+}, Check {
+    id: "callbacks.contract.no_violations",
+    requirements: &["OMPD-CB-001", "OMPD-CB-005", "OMPD-MEM-004", "OMPD-PROC-004"],
+    summary: "the library calls back only inside entry points, with contexts the tool gave it, and frees only its own blocks once",
+    severity: Severity::Must,
+    entry_points: &["ompd_process_initialize"],
+    stage: Stage::Target,
+    since: Profile::V5_0,
+    arg: "",
+    run: no_violations,
+}];
+
+fn device_unsupported(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    // A context the library has never seen, standing for a CUDA device of this host-only target.
+    let device = match ctx.fresh_target() {
+        Ok(t) => t,
+        Err(v) => return v,
+    };
+    let mut j = Judge::new(
+        ctx,
+        "no device handle for a device the target does not have: unsupported (other errors warn)",
+    );
+    match ctx
+        .lib
+        .device_initialize(ah, device, sim_target::abi::device_kind::CUDA, &[0u8; 8])
+    {
+        Ok(_) => j.fail("ok: a device handle for a CUDA device the host-only target does not have"),
+        Err(Fail::Rc(Rc::UNSUPPORTED)) => j.holds(),
+        Err(Fail::Rc(rc)) => j.allowed(format!("{rc} (the spec names unsupported)")),
+        Err(e) => j.fail(e.to_string()),
+    }
+    j.verdict()
+}
+
+fn process_initialize(ctx: &mut Ctx, _: &str) -> Verdict {
+    let mut j = Judge::new(ctx, "ok with a handle");
+    match (&ctx.setup.initialize, &ctx.setup.process_initialize) {
+        (Some(Err(e)), _) => j.fail(format!("ompd_initialize: {e}")),
+        (_, Some(Err(e))) => j.fail(format!("ompd_process_initialize: {e}")),
+        (_, Some(Ok(()))) => j.expect(ctx.aspace.is_some(), || "no handle".into()),
+        _ => j.fail("setup did not run"),
+    }
+    j.verdict()
+}
+
+fn omp_version(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, format!("ok {}", ctx.model.omp_version));
+    match ctx.lib.get_omp_version(ah) {
+        Ok(v) => {
+            let (year, month) = (v / 100, v % 100);
+            j.expect(year >= 1997 && (1..=12).contains(&month), || {
+                format!("{v} is not yyyymm")
+            });
+            j.expect(v == ctx.model.omp_version, || format!("reported {v}"));
+        }
+        Err(e) => j.fail(e.to_string()),
+    }
+    j.verdict()
+}
+
+fn omp_version_string(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let want = ctx.model.omp_version.to_string();
+    let mut j = Judge::new(ctx, format!("an alloc_memory string containing {want}"));
+    match ctx.lib.get_omp_version_string(ah) {
+        Ok(s) => j.expect(s.contains(&want), || format!("{s:?}")),
+        Err(e) => j.fail(e.to_string()),
+    }
+    j.verdict()
+}
+
+fn release(ctx: &mut Ctx, _: &str) -> Verdict {
+    if let Err(v) = ctx.aspace() {
+        return v;
+    }
+    let ah = ctx.aspace.take().expect("checked just above");
+    let mut j = Judge::new(ctx, "ok");
+    let rc = ah.release();
+    j.expect(rc.is_ok(), || {
+        format!("ompd_rel_address_space_handle: {rc}")
+    });
+    j.verdict()
+}
+
+fn no_direct_output(ctx: &mut Ctx, _: &str) -> Verdict {
+    if ctx.profile >= Profile::V6_0 {
+        // 6.0 forbids writing to descriptors the library did not open.
+        ctx.severity = Severity::Must;
+    }
+    let mut j = Judge::new(
+        ctx,
+        "no bytes on stdout or stderr during any check of the unit",
+    );
+    for (check, text) in &ctx.printed {
+        j.fail(format!(
+            "during {check}: {:?}",
+            text.lines().next().unwrap_or_default()
+        ));
+    }
+    j.holds();
+    j.verdict()
+}
+
+fn no_violations(ctx: &mut Ctx, _: &str) -> Verdict {
+    let mut j = Judge::new(ctx, "no callback contract violation");
+    for (check, v) in &ctx.earlier_violations {
+        j.fail(format!(
+            "{v} (during {check}, in an earlier worker of the unit)"
+        ));
+    }
+    for v in callbacks::ledger().violations() {
+        j.fail(format!("{v:?}"));
+    }
+    // The unit itself is the fact checked: with no violation, it held.
+    j.holds();
+    j.verdict()
+}

@@ -1,0 +1,531 @@
+//! Compare ordering: the laws every `ompd_*_handle_compare` must obey over all the handles of a
+//! kind that a scenario offers — reflexive, antisymmetric, transitive, stable, and consistent with
+//! entity identity (the same entity reached by different routes compares 0, different entities
+//! never do) — plus handles of the same entity from two address spaces.
+//!
+//! Handles are gathered through every route the interface offers for the kind and labelled with
+//! the model entity they must denote; with the randomized layout the entities sit anywhere in
+//! the 32- or 64-bit address space, which is where a comparator built on a truncated pointer
+//! difference breaks.
+
+use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_loader::library::{AspaceH, Call, Fail, Handle, Kind, Library};
+use sim_target::abi::{thread_id_kind, ParallelHandle, TaskHandle, ThreadHandle};
+use sim_target::callbacks::Target;
+
+macro_rules! law {
+    ($id:expr, $kind:literal, $reqs:expr, $sev:expr, $summary:literal, $run:ident) => {
+        Check {
+            id: $id,
+            requirements: $reqs,
+            summary: $summary,
+            severity: $sev,
+            entry_points: &[concat!("ompd_", $kind, "_handle_compare")],
+            stage: Stage::Target,
+            since: Profile::V5_0,
+            arg: $kind,
+            run: $run,
+        }
+    };
+}
+
+/// The six laws for each handle kind, in one flat table.
+macro_rules! laws_for {
+    ($($kind:literal),*) => {
+        &[$(
+            law!(
+                concat!("compare.", $kind, ".reflexive"),
+                $kind,
+                &["OMPD-CMP-001", "OMPD-CMP-003"],
+                Severity::Must,
+                "every handle compares 0 with itself",
+                reflexive
+            ),
+            law!(
+                concat!("compare.", $kind, ".antisymmetric"),
+                $kind,
+                &["OMPD-CMP-002", "OMPD-CMP-006"],
+                Severity::Must,
+                "swapping the arguments flips the sign of the result",
+                antisymmetric
+            ),
+            law!(
+                concat!("compare.", $kind, ".transitive"),
+                $kind,
+                &["OMPD-CMP-007"],
+                Severity::Should,
+                "the comparator is a consistent total order over every triple of handles",
+                transitive
+            ),
+            law!(
+                concat!("compare.", $kind, ".entity_identity"),
+                $kind,
+                &["OMPD-CMP-004", "OMPD-CMP-005", "OMPD-CMP-012"],
+                Severity::Must,
+                "handles to one entity reached by different routes compare 0; handles to different entities never do",
+                identity
+            ),
+            law!(
+                concat!("compare.", $kind, ".stable"),
+                $kind,
+                &["OMPD-CMP-008"],
+                Severity::Should,
+                "repeated comparisons, and comparisons of freshly obtained handles to the same entities, give the same sign",
+                stable
+            ),
+            law!(
+                concat!("compare.", $kind, ".other_address_space"),
+                $kind,
+                &["OMPD-CMP-011", "OMPD-RC-005"],
+                Severity::Ambig,
+                "handles to the same entity from two address spaces do not compare equal (OpenMP 6.0: ompd_rc_incompatible_handle)",
+                other_aspace
+            ),
+        )*]
+    };
+}
+
+/// Checks of this family.
+pub static CHECKS: &[Check] = laws_for!("thread", "parallel", "task");
+
+/// At most this many handles take part in the all-pairs and all-triples laws.
+const MAX_POOL: usize = 16;
+
+/// A handle with the model entity it must denote and how it was obtained.
+struct Item<'l, K: Kind> {
+    entity: usize,
+    route: String,
+    h: Handle<'l, K>,
+}
+
+/// Handles of one kind, gathered through every route, with the comparator of the kind.
+struct Pool<'l, K: Kind> {
+    items: Vec<Item<'l, K>>,
+    cmp: fn(&'l Library, &Handle<'l, K>, &Handle<'l, K>) -> Call<i32>,
+    lib: &'l Library,
+}
+
+impl<'l, K: Kind> Pool<'l, K> {
+    fn cmp(&self, a: usize, b: usize) -> Call<i32> {
+        (self.cmp)(self.lib, &self.items[a].h, &self.items[b].h)
+    }
+
+    fn name(&self, i: usize) -> String {
+        let it = &self.items[i];
+        format!("{} (entity {})", it.route, it.entity)
+    }
+
+    /// Keeps at most [`MAX_POOL`] handles, preferring one per entity, then second routes.
+    fn trim(&mut self) {
+        let mut keep: Vec<usize> = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, it) in self.items.iter().enumerate() {
+            if seen.insert(it.entity) {
+                keep.push(i);
+            }
+        }
+        for i in 0..self.items.len() {
+            if !keep.contains(&i) {
+                keep.push(i);
+            }
+        }
+        keep.truncate(MAX_POOL);
+        keep.sort_unstable();
+        let mut n = 0;
+        self.items.retain(|_| {
+            n += 1;
+            keep.contains(&(n - 1))
+        });
+    }
+}
+
+/// The sign of a comparison.
+fn sign(v: i32) -> i32 {
+    v.signum()
+}
+
+fn threads<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<'l, ThreadHandle> {
+    let mut items = Vec::new();
+    for t in ctx.threads() {
+        match ctx.thread_handle(ah, t) {
+            Ok(h) => items.push(Item {
+                entity: t.0,
+                route: format!("thread by pthread id of gtid {}", t.0),
+                h,
+            }),
+            Err(e) => j.fail(format!("gtid {}: ompd_get_thread_handle: {e}", t.0)),
+        }
+        let lwp = ctx.thread_id(t, thread_id_kind::LWP);
+        if let Ok(h) = ctx.lib.get_thread_handle(ah, thread_id_kind::LWP, &lwp) {
+            items.push(Item {
+                entity: t.0,
+                route: format!("thread by lwp id of gtid {}", t.0),
+                h,
+            });
+        }
+    }
+    for (r, _, ph) in ctx.regions_with_handles(ah, j) {
+        for (n, member) in ctx.model.regions[r.0].members.iter().enumerate() {
+            if let Ok(h) = ctx.lib.get_thread_in_parallel(&ph, n as i32) {
+                items.push(Item {
+                    entity: member.0,
+                    route: format!("thread {n} in parallel region {}", r.0),
+                    h,
+                });
+            }
+        }
+    }
+    Pool {
+        items,
+        cmp: Library::thread_compare,
+        lib: ctx.lib,
+    }
+}
+
+fn parallels<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<'l, ParallelHandle> {
+    let mut items = Vec::new();
+    for t in ctx.threads() {
+        let r = super::innermost_region(ctx.model, t);
+        let Ok(ph) = ctx.curr_parallel(ah, t) else {
+            j.fail(format!("gtid {}: no current parallel handle", t.0));
+            continue;
+        };
+        if let (Some(parent), Ok(eh)) = (
+            ctx.model.regions[r.0].parent,
+            ctx.lib.get_enclosing_parallel_handle(&ph),
+        ) {
+            items.push(Item {
+                entity: parent.0,
+                route: format!("enclosing region of gtid {}'s region", t.0),
+                h: eh,
+            });
+        }
+        if let Ok(task) = ctx.curr_task(ah, t) {
+            if let Ok(h) = ctx.lib.get_task_parallel_handle(&task) {
+                let tr = ctx.model.tasks[ctx.model.threads[t.0].current_task.0].region;
+                items.push(Item {
+                    entity: tr.0,
+                    route: format!("region of gtid {}'s current task", t.0),
+                    h,
+                });
+            }
+        }
+        items.push(Item {
+            entity: r.0,
+            route: format!("current region of gtid {}", t.0),
+            h: ph,
+        });
+    }
+    Pool {
+        items,
+        cmp: Library::parallel_compare,
+        lib: ctx.lib,
+    }
+}
+
+fn tasks<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<'l, TaskHandle> {
+    let mut items = Vec::new();
+    for t in ctx.threads() {
+        let task = ctx.model.threads[t.0].current_task;
+        let Ok(h) = ctx.curr_task(ah, t) else {
+            j.fail(format!("gtid {}: no current task handle", t.0));
+            continue;
+        };
+        let m = &ctx.model.tasks[task.0];
+        if let (Some(g), Ok(gh)) = (m.generating, ctx.lib.get_generating_task_handle(&h)) {
+            items.push(Item {
+                entity: g.0,
+                route: format!("generating task of gtid {}'s task", t.0),
+                h: gh,
+            });
+        }
+        if let (Some(s), Ok(sh)) = (m.scheduling, ctx.lib.get_scheduling_task_handle(&h)) {
+            items.push(Item {
+                entity: s.0,
+                route: format!("scheduling task of gtid {}'s task", t.0),
+                h: sh,
+            });
+        }
+        items.push(Item {
+            entity: task.0,
+            route: format!("current task of gtid {}", t.0),
+            h,
+        });
+    }
+    for (r, _, ph) in ctx.regions_with_handles(ah, j) {
+        for (n, it) in ctx.model.regions[r.0].implicit_tasks.iter().enumerate() {
+            if let Ok(h) = ctx.lib.get_task_in_parallel(&ph, n as i32) {
+                items.push(Item {
+                    entity: it.0,
+                    route: format!("implicit task {n} of region {}", r.0),
+                    h,
+                });
+            }
+        }
+    }
+    Pool {
+        items,
+        cmp: Library::task_compare,
+        lib: ctx.lib,
+    }
+}
+
+/// Runs `law` on the pool of the check's handle kind.
+fn with_pool(ctx: &mut Ctx, kind: &str, expected: &str, law: Law) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, expected);
+    match kind {
+        "thread" => {
+            let mut p = threads(ctx, ah, &mut j);
+            p.trim();
+            law.apply(&p, &mut j);
+        }
+        "parallel" => {
+            let mut p = parallels(ctx, ah, &mut j);
+            p.trim();
+            law.apply(&p, &mut j);
+        }
+        _ => {
+            let mut p = tasks(ctx, ah, &mut j);
+            p.trim();
+            law.apply(&p, &mut j);
+        }
+    }
+    j.verdict()
+}
+
+/// The laws over one pool.
+#[derive(Clone, Copy)]
+enum Law {
+    Reflexive,
+    Antisymmetric,
+    Transitive,
+    Identity,
+    Stable,
+}
+
+impl Law {
+    fn apply<K: Kind>(self, p: &Pool<K>, j: &mut Judge) {
+        let n = p.items.len();
+        // Every comparison once; a failed call is a failure of every law that needs it.
+        let mut table = vec![vec![None; n]; n];
+        for (a, row) in table.iter_mut().enumerate() {
+            for (b, cell) in row.iter_mut().enumerate() {
+                *cell = Some(p.cmp(a, b));
+            }
+        }
+        let at = |a: usize, b: usize| table[a][b].clone().expect("filled");
+        match self {
+            Law::Reflexive => {
+                for a in 0..n {
+                    let c = at(a, a);
+                    j.expect(c == Ok(0), || {
+                        format!("{} with itself: {}", p.name(a), super::describe(&c))
+                    });
+                }
+            }
+            Law::Antisymmetric => {
+                for a in 0..n {
+                    for b in a + 1..n {
+                        match (at(a, b), at(b, a)) {
+                            (Ok(x), Ok(y)) => j.expect(sign(x) == -sign(y), || {
+                                format!(
+                                    "cmp({}, {}) = {x} but cmp reversed = {y}",
+                                    p.name(a),
+                                    p.name(b)
+                                )
+                            }),
+                            (x, y) => j.fail(format!(
+                                "{} vs {}: {} / {}",
+                                p.name(a),
+                                p.name(b),
+                                super::describe(&x),
+                                super::describe(&y)
+                            )),
+                        }
+                    }
+                }
+            }
+            Law::Transitive => {
+                let s = |a: usize, b: usize| at(a, b).ok().map(sign);
+                for a in 0..n {
+                    for b in 0..n {
+                        for c in 0..n {
+                            let (Some(ab), Some(bc), Some(ac)) = (s(a, b), s(b, c), s(a, c)) else {
+                                continue;
+                            };
+                            // a ≤ b ≤ c must give a ≤ c, strictly when either step is strict;
+                            // equal steps must give equality.
+                            if ab <= 0 && bc <= 0 {
+                                let want = ab.min(bc);
+                                j.expect(ac == want || (want < 0 && ac < 0), || {
+                                    format!(
+                                        "{} ≤ {} ≤ {} but cmp(first, last) has sign {ac}",
+                                        p.name(a),
+                                        p.name(b),
+                                        p.name(c)
+                                    )
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            Law::Identity => {
+                for a in 0..n {
+                    for b in a + 1..n {
+                        let same = p.items[a].entity == p.items[b].entity;
+                        let c = at(a, b);
+                        match c {
+                            Ok(v) if (v == 0) == same => j.holds(),
+                            _ => j.fail(format!(
+                                "{} vs {} ({}): {}",
+                                p.name(a),
+                                p.name(b),
+                                if same {
+                                    "same entity"
+                                } else {
+                                    "different entities"
+                                },
+                                super::describe(&c)
+                            )),
+                        }
+                    }
+                }
+            }
+            Law::Stable => {
+                for a in 0..n {
+                    for b in 0..n {
+                        let again = p.cmp(a, b);
+                        let first = at(a, b);
+                        j.expect(
+                            first.as_ref().map(|v| sign(*v)) == again.as_ref().map(|v| sign(*v)),
+                            || {
+                                format!(
+                                    "{} vs {}: {} then {}",
+                                    p.name(a),
+                                    p.name(b),
+                                    super::describe(&first),
+                                    super::describe(&again)
+                                )
+                            },
+                        );
+                    }
+                }
+            }
+        }
+        if n == 0 {
+            j.fail("no handle of this kind could be obtained");
+        }
+    }
+}
+
+fn reflexive(ctx: &mut Ctx, kind: &str) -> Verdict {
+    with_pool(ctx, kind, "ok with 0 for every handle", Law::Reflexive)
+}
+
+fn antisymmetric(ctx: &mut Ctx, kind: &str) -> Verdict {
+    with_pool(
+        ctx,
+        kind,
+        "sign(cmp(a, b)) = -sign(cmp(b, a)) for every pair",
+        Law::Antisymmetric,
+    )
+}
+
+fn transitive(ctx: &mut Ctx, kind: &str) -> Verdict {
+    with_pool(
+        ctx,
+        kind,
+        "a consistent total order over every triple",
+        Law::Transitive,
+    )
+}
+
+fn identity(ctx: &mut Ctx, kind: &str) -> Verdict {
+    with_pool(
+        ctx,
+        kind,
+        "0 exactly when both handles denote the same model entity",
+        Law::Identity,
+    )
+}
+
+fn stable(ctx: &mut Ctx, kind: &str) -> Verdict {
+    with_pool(
+        ctx,
+        kind,
+        "the same sign on every comparison of a pair",
+        Law::Stable,
+    )
+}
+
+/// A second address space over a copy of the unit's image, or the reason there is none.
+fn second_aspace<'l>(ctx: &Ctx<'l>) -> Result<(AspaceH<'l>, &'static Target), Verdict> {
+    let target = ctx.fresh_target()?;
+    match ctx.lib.process_initialize(target) {
+        Ok(ah) => Ok((ah, target)),
+        Err(e) => Err(Verdict::skip(format!(
+            "a second ompd_process_initialize in one library instance failed ({e}); \
+             handles from two address spaces cannot be obtained"
+        ))),
+    }
+}
+
+fn other_aspace(ctx: &mut Ctx, kind: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let (ah2, _) = match second_aspace(ctx) {
+        Ok(x) => x,
+        Err(v) => return v,
+    };
+    let mut j = Judge::new(
+        ctx,
+        "non-ok (ompd_rc_incompatible_handle in 6.0), never ok with 0",
+    );
+    let t = sim_target::model::ThreadId(0);
+    let id = ctx.thread_id(t, thread_id_kind::PTHREAD);
+    let th2 = ctx
+        .lib
+        .get_thread_handle(&ah2, thread_id_kind::PTHREAD, &id);
+    let th1 = ctx.thread_handle(ah, t);
+    let (th1, th2) = match (th1, th2) {
+        (Ok(a), Ok(b)) => (a, b),
+        (a, b) => {
+            return Verdict::skip(format!(
+                "thread handles unavailable: {} / {}",
+                super::describe(&a),
+                super::describe(&b)
+            ))
+        }
+    };
+    let got = match kind {
+        "thread" => ctx.lib.thread_compare(&th1, &th2),
+        "parallel" => match (
+            ctx.lib.get_curr_parallel_handle(&th1),
+            ctx.lib.get_curr_parallel_handle(&th2),
+        ) {
+            (Ok(a), Ok(b)) => ctx.lib.parallel_compare(&a, &b),
+            (a, _) => {
+                return Verdict::skip(format!("no parallel handles: {}", super::describe(&a)))
+            }
+        },
+        _ => match (
+            ctx.lib.get_curr_task_handle(&th1),
+            ctx.lib.get_curr_task_handle(&th2),
+        ) {
+            (Ok(a), Ok(b)) => ctx.lib.task_compare(&a, &b),
+            (a, _) => return Verdict::skip(format!("no task handles: {}", super::describe(&a))),
+        },
+    };
+    let p60 = ctx.profile >= Profile::V6_0;
+    match got {
+        Ok(0) => j.fail("ok with 0: handles of two address spaces compare equal"),
+        Ok(v) => j.allowed(format!(
+            "ok with {v}: compared by address across address spaces"
+        )),
+        Err(Fail::Rc(rc)) if rc == sim_target::abi::Rc::INCOMPATIBLE_HANDLE => j.holds(),
+        Err(Fail::Rc(_)) if !p60 => j.holds(),
+        Err(e) => j.fail(format!("{e}, expected ompd_rc_incompatible_handle")),
+    }
+    j.verdict()
+}

@@ -1,0 +1,640 @@
+//! Fault injection: each OMPD 5.0 entry point that reads the target or allocates is called while
+//! the callback table fails in one controlled way ([`sim_target::faults`]), and its reaction is
+//! judged (OMPD-CB-030 to CB-034, MEM-006, RC-006).
+//!
+//! Method, per check `fault.<routine>.<kind>`: the routine is called fault-free twice (the first
+//! call fills whatever the library caches), and the second call's answer and census (how many
+//! reads, allocations, conversions, thread-context lookups and target accesses it made, and which
+//! symbols it looked up) are the reference. Then, for each position of that kind of callback
+//! (every one up to [`CAP`], spread evenly beyond it; every symbol name for missing symbols), the
+//! plan breaks that one callback, the routine is called again, and the plan is cleared. Each call
+//! whose fault fired is judged:
+//! - `ok` holds only with the fault-free answer (handles compare equal to the reference with the
+//!   library's compare routine; values are equal); `ok` with another answer, or with an invalid
+//!   output, fails (CB-030);
+//! - a non-ok code passes when it is one the kind accepts and warns otherwise: for reads, lookups,
+//!   conversions and thread contexts the callback's own code, `callback_error`, `error`, plus
+//!   `device_read_error` for reads and `unavailable` for a missing symbol (CB-031, AMBIG-3); for
+//!   an allocation failure `nomem` (CB-033, MEM-006); for a `stale_handle` from the tool,
+//!   `stale_handle` (CB-032);
+//! - a non-ok call that leaves a block allocated warns (RC-006, CB-034);
+//! - a crash kills the worker, and the supervisor attributes it to the check.
+//!
+//! Afterwards a fault-free call must still give the reference answer (a failure must not stick
+//! in the library's caches). A routine that made no callback of the kind has nothing to inject:
+//! the check skips and says so, as it does when no planned fault fired. The checks come from one
+//! table, [`CHECKS`]: one row per routine, each expanded into one check per fault kind. They run
+//! after every other family (a library whose state an injected failure upsets affects no other
+//! family); `ompd_process_initialize` runs on a fresh copy of the unit's target.
+
+use super::{describe, Check, Ctx, Judge, Profile, Severity, Stage, ThreadHandles, Verdict};
+use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, ThreadH};
+use sim_target::abi::{state, thread_id_kind, Rc, Scope, ICV_UNDEFINED};
+use sim_target::callbacks::{self, Target};
+use sim_target::faults::{Census, Fault, FaultPlan};
+use sim_target::ledger::Mark;
+
+/// The most positions of one kind injected per check; beyond it positions are spread evenly over
+/// the callbacks the routine made.
+pub const CAP: u64 = 64;
+
+/// The summary's tail for a kind (after "ompd_X").
+macro_rules! summary_tail {
+    (read) => {
+        " after an injected read_memory/read_string failure returns a non-ok code (the callback's, callback_error, device_read_error or error; another warns) or ok with the fault-free answer"
+    };
+    (short_read) => {
+        " after a short read (read_memory: a prefix and error; read_string: a truncated unterminated string and incomplete) returns a non-ok code (as for a failed read) or ok with the fault-free answer"
+    };
+    (symbol) => {
+        " with a symbol the tool cannot find returns a non-ok code (error, callback_error or unavailable; another warns) or ok with the fault-free answer"
+    };
+    (alloc) => {
+        " after an injected alloc_memory failure returns ompd_rc_nomem (another non-ok code warns), never ok with another answer, and keeps no block"
+    };
+    (conversion) => {
+        " after an injected device_to_host failure returns a non-ok code (the callback's, callback_error or error; another warns) or ok with the fault-free answer"
+    };
+    (thread_context) => {
+        " after an injected get_thread_context_for_thread_id failure returns a non-ok code (the callback's, callback_error or error; another warns) or ok with the fault-free answer"
+    };
+    (stale_handle) => {
+        " returns ompd_rc_stale_handle when a target-access callback says the context is stale (another non-ok code warns), or ok with the fault-free answer"
+    };
+}
+
+/// The requirement ids of a kind.
+macro_rules! requirements {
+    (alloc) => {
+        &[
+            "OMPD-CB-033",
+            "OMPD-MEM-006",
+            "OMPD-RC-006",
+            "OMPD-CB-030",
+            "OMPD-CB-034",
+        ]
+    };
+    (stale_handle) => {
+        &["OMPD-CB-032", "OMPD-CB-030", "OMPD-RC-006", "OMPD-CB-034"]
+    };
+    (short_read) => {
+        &[
+            "OMPD-CB-030",
+            "OMPD-CB-031",
+            "OMPD-CB-007",
+            "OMPD-RC-006",
+            "OMPD-CB-034",
+        ]
+    };
+    ($kind:ident) => {
+        &["OMPD-CB-030", "OMPD-CB-031", "OMPD-RC-006", "OMPD-CB-034"]
+    };
+}
+
+/// One check of the family: routine (without `ompd_`), fault kind, and the other entry points
+/// the check calls besides the thread handles it holds (to compare or release an answer, to find
+/// an ICV).
+macro_rules! fault_check {
+    ($api:literal, $kind:ident, [$($extra:literal),*]) => {
+        Check {
+            id: concat!("fault.", $api, ".", stringify!($kind)),
+            requirements: requirements!($kind),
+            summary: concat!("ompd_", $api, summary_tail!($kind)),
+            severity: Severity::Must,
+            entry_points: &[
+                concat!("ompd_", $api),
+                "ompd_get_thread_handle",
+                "ompd_get_curr_parallel_handle",
+                "ompd_get_curr_task_handle",
+                "ompd_rel_thread_handle",
+                "ompd_rel_parallel_handle",
+                "ompd_rel_task_handle",
+                $($extra),*
+            ],
+            stage: Stage::Target,
+            since: Profile::V5_0,
+            arg: concat!(stringify!($kind), " ompd_", $api),
+            run,
+        }
+    };
+}
+
+/// Builds the family from its table: one routine (without the `ompd_` prefix) per row with the
+/// other entry points its checks call, each row expanded into one check per fault kind.
+macro_rules! faults {
+    ($($api:literal [$($extra:literal),*];)*) => {
+        /// Checks of this family: every fault kind for every routine that reads or allocates.
+        pub static CHECKS: &[Check] = &[$(
+            fault_check!($api, read, [$($extra),*]),
+            fault_check!($api, short_read, [$($extra),*]),
+            fault_check!($api, symbol, [$($extra),*]),
+            fault_check!($api, alloc, [$($extra),*]),
+            fault_check!($api, conversion, [$($extra),*]),
+            fault_check!($api, thread_context, [$($extra),*]),
+            fault_check!($api, stale_handle, [$($extra),*]),
+        )*];
+    };
+}
+
+faults! {
+    "get_omp_version" [];
+    "get_omp_version_string" [];
+    "get_thread_handle" ["ompd_thread_handle_compare"];
+    "get_thread_in_parallel" ["ompd_thread_handle_compare"];
+    "get_thread_id" [];
+    "get_curr_parallel_handle" ["ompd_parallel_handle_compare"];
+    "get_enclosing_parallel_handle" ["ompd_parallel_handle_compare"];
+    "get_task_parallel_handle" ["ompd_parallel_handle_compare"];
+    "get_curr_task_handle" ["ompd_task_handle_compare"];
+    "get_generating_task_handle" ["ompd_task_handle_compare"];
+    "get_scheduling_task_handle" ["ompd_task_handle_compare"];
+    "get_task_in_parallel" ["ompd_task_handle_compare"];
+    "get_task_function" [];
+    "get_task_frame" [];
+    "enumerate_states" [];
+    "get_state" [];
+    "get_display_control_vars" ["ompd_rel_display_control_vars"];
+    "enumerate_icvs" [];
+    "get_icv_from_scope" ["ompd_enumerate_icvs"];
+    "get_icv_string_from_scope" ["ompd_enumerate_icvs"];
+    "get_tool_data" [];
+    "process_initialize" ["ompd_get_omp_version", "ompd_rel_address_space_handle"];
+}
+
+/// A kind of fault, as named in check ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Read,
+    ShortRead,
+    Symbol,
+    Alloc,
+    Conversion,
+    ThreadContext,
+    StaleHandle,
+}
+
+impl Kind {
+    fn parse(s: &str) -> Option<Kind> {
+        Some(match s {
+            "read" => Kind::Read,
+            "short_read" => Kind::ShortRead,
+            "symbol" => Kind::Symbol,
+            "alloc" => Kind::Alloc,
+            "conversion" => Kind::Conversion,
+            "thread_context" => Kind::ThreadContext,
+            "stale_handle" => Kind::StaleHandle,
+            _ => return None,
+        })
+    }
+
+    /// How many callbacks of this kind the census counted (symbol names for missing symbols).
+    fn count(self, c: &Census) -> u64 {
+        match self {
+            Kind::Read | Kind::ShortRead => c.reads,
+            Kind::Symbol => c.symbols.len() as u64,
+            Kind::Alloc => c.allocs,
+            Kind::Conversion => c.conversions,
+            Kind::ThreadContext => c.thread_contexts,
+            Kind::StaleHandle => c.target_accesses,
+        }
+    }
+
+    /// The callbacks counted, for messages.
+    fn callbacks(self) -> &'static str {
+        match self {
+            Kind::Read | Kind::ShortRead => "read_memory/read_string",
+            Kind::Symbol => "symbol_addr_lookup",
+            Kind::Alloc => "alloc_memory",
+            Kind::Conversion => "device_to_host",
+            Kind::ThreadContext => "get_thread_context_for_thread_id",
+            Kind::StaleHandle => "target-access",
+        }
+    }
+
+    /// The fault at 1-based position `k`, and how it reads in messages.
+    fn fault(self, c: &Census, k: u64) -> (Fault, String) {
+        let n = self.count(c);
+        let (fault, what, how) = match self {
+            Kind::Read => (Fault::ReadError(k), "read", "failed"),
+            Kind::ShortRead => (Fault::ShortRead(k), "read", "came back short"),
+            Kind::Symbol => {
+                let name = c.symbols[(k - 1) as usize].clone();
+                let what = format!("symbol {name} ({k} of {n}) was not found");
+                return (Fault::MissingSymbol(name), what);
+            }
+            Kind::Alloc => (Fault::AllocFailure(k), "allocation", "failed"),
+            Kind::Conversion => (Fault::ConversionFailure(k), "conversion", "failed"),
+            Kind::ThreadContext => (
+                Fault::ThreadContextFailure(k),
+                "thread-context lookup",
+                "failed",
+            ),
+            Kind::StaleHandle => (Fault::StaleHandle(k), "target access", "said stale_handle"),
+        };
+        (fault, format!("{what} #{k} of {n} {how}"))
+    }
+
+    /// Whether non-ok `rc` after a failure the callback reported as `own` is a code the kind
+    /// accepts (a pass) rather than another one (a warning).
+    fn accepts(self, own: Rc, rc: Rc) -> bool {
+        match self {
+            Kind::Alloc => rc == Rc::NOMEM,
+            Kind::StaleHandle => rc == Rc::STALE_HANDLE,
+            _ => {
+                rc == own
+                    || rc == Rc::CALLBACK_ERROR
+                    || rc == Rc::ERROR
+                    || (matches!(self, Kind::Read | Kind::ShortRead) && rc == Rc::DEVICE_READ_ERROR)
+                    || (self == Kind::Symbol && rc == Rc::UNAVAILABLE)
+            }
+        }
+    }
+
+    fn expected(self) -> &'static str {
+        match self {
+            Kind::Alloc => "after each injected alloc_memory failure: nomem (another non-ok code warns), or ok with the fault-free answer; no block left allocated; a later fault-free call answers as before",
+            Kind::StaleHandle => "after each injected stale_handle: stale_handle (another non-ok code warns), or ok with the fault-free answer; no block left allocated; a later fault-free call answers as before",
+            _ => "after each injected failure: the callback's code, callback_error, error (device_read_error for reads, unavailable for a missing symbol; another non-ok code warns), or ok with the fault-free answer; no block left allocated; a later fault-free call answers as before",
+        }
+    }
+}
+
+/// The 1-based positions injected when the routine made `n` callbacks of the kind: all of them
+/// up to [`CAP`], else [`CAP`] spread evenly from the first to the last.
+fn positions(n: u64) -> Vec<u64> {
+    if n <= CAP {
+        return (1..=n).collect();
+    }
+    let mut v: Vec<u64> = (0..CAP).map(|i| 1 + i * (n - 1) / (CAP - 1)).collect();
+    v.dedup();
+    v
+}
+
+/// What a routine answered: a handle (compared with the library's compare routine) or a value
+/// rendered as text.
+enum Answer<'l> {
+    Aspace(AspaceH<'l>),
+    Thread(ThreadH<'l>),
+    Parallel(ParallelH<'l>),
+    Task(TaskH<'l>),
+    Text(String),
+}
+
+/// Why `got` is not the answer `want` is, or `None` when it is. Handles are compared by the
+/// library (0 = the same entity); an address space by the OpenMP version it reports.
+fn differs(ctx: &Ctx, want: &Answer, got: &Answer) -> Option<String> {
+    let cmp = |what: &str, c: Call<i32>| match c {
+        Ok(0) => None,
+        Ok(v) => Some(format!(
+            "a {what} handle comparing {v} with the fault-free one"
+        )),
+        Err(e) => Some(format!("a {what} handle the compare routine refuses ({e})")),
+    };
+    match (want, got) {
+        (Answer::Thread(a), Answer::Thread(b)) => cmp("thread", ctx.lib.thread_compare(a, b)),
+        (Answer::Parallel(a), Answer::Parallel(b)) => {
+            cmp("parallel", ctx.lib.parallel_compare(a, b))
+        }
+        (Answer::Task(a), Answer::Task(b)) => cmp("task", ctx.lib.task_compare(a, b)),
+        (Answer::Aspace(a), Answer::Aspace(b)) => {
+            let (x, y) = (ctx.lib.get_omp_version(a), ctx.lib.get_omp_version(b));
+            (x != y).then(|| {
+                format!(
+                    "an address space whose OpenMP version is {} (fault-free: {})",
+                    describe(&y),
+                    describe(&x)
+                )
+            })
+        }
+        (Answer::Text(a), Answer::Text(b)) => (a != b).then(|| format!("{b} (fault-free: {a})")),
+        _ => Some("an answer of another kind".into()),
+    }
+}
+
+/// A value answer, rendered for comparison.
+fn shown<'l, T: std::fmt::Debug>(c: Call<T>) -> Call<Answer<'l>> {
+    c.map(|v| Answer::Text(format!("{v:?}")))
+}
+
+/// The valid arguments of one routine, obtained fault-free before any injection.
+struct Subjects<'a, 'l> {
+    held: &'a ThreadHandles<'l>,
+    thread_id: Vec<u8>,
+    /// For the ICV getters: the handle, scope and id of an ICV the getter answers.
+    icv: Option<(AnyHandle<'a, 'l>, Scope, u64)>,
+    /// For `ompd_process_initialize`: a fresh copy of the unit's target.
+    fresh: Option<&'static Target>,
+}
+
+/// Calls `entry` once with the subjects' arguments. `Err` says why it cannot be called.
+fn call<'l>(
+    ctx: &Ctx<'l>,
+    ah: &AspaceH<'l>,
+    s: &Subjects<'_, 'l>,
+    entry: &str,
+) -> Result<Call<Answer<'l>>, String> {
+    let lib = ctx.lib;
+    let thread = || s.held.thread.as_ref().ok_or("no thread handle to pass");
+    let parallel = || s.held.parallel.as_ref().ok_or("no parallel handle to pass");
+    let task = || s.held.task.as_ref().ok_or("no task handle to pass");
+    let icv = || s.icv.ok_or("no ICV the getter answers");
+    let text = |c: Call<String>| c.map(Answer::Text);
+    Ok(match entry {
+        "ompd_process_initialize" => {
+            let fresh = s.fresh.ok_or("no fresh target")?;
+            lib.process_initialize(fresh).map(Answer::Aspace)
+        }
+        "ompd_get_omp_version" => shown(lib.get_omp_version(ah)),
+        "ompd_get_omp_version_string" => text(lib.get_omp_version_string(ah)),
+        "ompd_get_thread_handle" => lib
+            .get_thread_handle(ah, thread_id_kind::PTHREAD, &s.thread_id)
+            .map(Answer::Thread),
+        "ompd_get_thread_in_parallel" => lib
+            .get_thread_in_parallel(parallel()?, 0)
+            .map(Answer::Thread),
+        "ompd_get_thread_id" => {
+            shown(lib.get_thread_id(thread()?, thread_id_kind::PTHREAD, s.thread_id.len()))
+        }
+        "ompd_get_curr_parallel_handle" => lib
+            .get_curr_parallel_handle(thread()?)
+            .map(Answer::Parallel),
+        "ompd_get_enclosing_parallel_handle" => lib
+            .get_enclosing_parallel_handle(parallel()?)
+            .map(Answer::Parallel),
+        "ompd_get_task_parallel_handle" => {
+            lib.get_task_parallel_handle(task()?).map(Answer::Parallel)
+        }
+        "ompd_get_curr_task_handle" => lib.get_curr_task_handle(thread()?).map(Answer::Task),
+        "ompd_get_generating_task_handle" => {
+            lib.get_generating_task_handle(task()?).map(Answer::Task)
+        }
+        "ompd_get_scheduling_task_handle" => {
+            lib.get_scheduling_task_handle(task()?).map(Answer::Task)
+        }
+        "ompd_get_task_in_parallel" => lib.get_task_in_parallel(parallel()?, 0).map(Answer::Task),
+        "ompd_get_task_function" => shown(lib.get_task_function(task()?)),
+        "ompd_get_task_frame" => shown(lib.get_task_frame(task()?)),
+        "ompd_enumerate_states" => shown(lib.enumerate_states(ah, state::UNDEFINED)),
+        "ompd_get_state" => shown(lib.get_state(thread()?, true)),
+        "ompd_get_display_control_vars" => lib.get_display_control_vars(ah).map(|v| {
+            let texts: Vec<&str> = v.entries.iter().map(|e| e.text.as_str()).collect();
+            Answer::Text(format!("{texts:?}"))
+        }),
+        "ompd_enumerate_icvs" => shown(lib.enumerate_icvs(ah, ICV_UNDEFINED)),
+        "ompd_get_icv_from_scope" => {
+            let (h, scope, id) = icv()?;
+            match lib.get_icv(h, scope, id) {
+                Ok((rc, v)) if rc.is_ok() => Ok(Answer::Text(format!("{v:?}"))),
+                Ok((rc, _)) => Err(Fail::Rc(rc)),
+                Err(e) => Err(e),
+            }
+        }
+        "ompd_get_icv_string_from_scope" => {
+            let (h, scope, id) = icv()?;
+            text(lib.get_icv_string(h, scope, id))
+        }
+        "ompd_get_tool_data" => {
+            shown(lib.get_tool_data(AnyHandle::Thread(thread()?), Scope::THREAD))
+        }
+        _ => return Err(format!("{entry} is not in the fault table")),
+    })
+}
+
+fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
+    let parsed = arg
+        .split_once(' ')
+        .and_then(|(k, e)| Some((Kind::parse(k)?, e)));
+    let Some((kind, entry)) = parsed else {
+        return Verdict::harness_error(format!("malformed fault row {arg:?}"));
+    };
+    let ah = super::aspace_or_skip!(ctx);
+    if ctx.model.threads.is_empty() {
+        return Verdict::skip("the scenario has no OpenMP thread");
+    }
+    let t = match ctx.subject_thread(entry) {
+        Ok(t) => t,
+        Err(why) => return Verdict::skip(format!("no thread of the scenario {why}")),
+    };
+    let held = ctx.thread_handles(ah, t);
+    let subjects = Subjects {
+        held: &held,
+        thread_id: ctx.thread_id(t, thread_id_kind::PTHREAD),
+        icv: match entry {
+            "ompd_get_icv_from_scope" => held.answered_icv(ctx, ah, false),
+            "ompd_get_icv_string_from_scope" => held.answered_icv(ctx, ah, true),
+            _ => None,
+        },
+        fresh: (entry == "ompd_process_initialize")
+            .then(|| ctx.fresh_target().ok())
+            .flatten(),
+    };
+    judge(ctx, ah, &subjects, entry, kind)
+}
+
+/// One call of `entry` under `plan`: its result and the census of the callbacks it made.
+fn planned<'l>(
+    ctx: &Ctx<'l>,
+    ah: &AspaceH<'l>,
+    s: &Subjects<'_, 'l>,
+    entry: &'static str,
+    fault: Option<Fault>,
+) -> Result<(Call<Answer<'l>>, Census), String> {
+    let guard = callbacks::set_fault_plan(FaultPlan {
+        site: Some(entry),
+        fault,
+    });
+    let got = call(ctx, ah, s, entry)?;
+    Ok((got, guard.finish()))
+}
+
+fn judge(ctx: &Ctx, ah: &AspaceH, s: &Subjects, entry: &'static str, kind: Kind) -> Verdict {
+    // The reference: the second of two fault-free calls (the first fills any cache).
+    let reference = planned(ctx, ah, s, entry, None).and_then(|(first, _)| {
+        let (second, census) = planned(ctx, ah, s, entry, None)?;
+        Ok((first, second, census))
+    });
+    let (first, want, census) = match reference {
+        Ok(r) => r,
+        Err(why) => return Verdict::skip(format!("{entry} is not called: {why}")),
+    };
+    let want = match (first, want) {
+        (Ok(a), Ok(b)) => match differs(ctx, &a, &b) {
+            None => b,
+            Some(d) => {
+                return Verdict::skip(format!(
+                    "two fault-free calls of {entry} disagree (the second gives {d}): no reference answer"
+                ))
+            }
+        },
+        (_, Err(e)) | (Err(e), _) => {
+            return Verdict::skip(format!(
+                "the fault-free call of {entry} fails ({e}): no answer to protect"
+            ))
+        }
+    };
+    let n = kind.count(&census);
+    if n == 0 {
+        return Verdict::skip(format!(
+            "{entry} made no {} call when fault-free: nothing to inject",
+            kind.callbacks()
+        ));
+    }
+    let mut j = Judge::new(ctx, kind.expected());
+    let planned_at = positions(n);
+    let mut fired = 0usize;
+    for &k in &planned_at {
+        let (fault, what) = kind.fault(&census, k);
+        let mark = callbacks::ledger().mark();
+        let (got, c) = match planned(ctx, ah, s, entry, Some(fault)) {
+            Ok(x) => x,
+            Err(why) => return Verdict::skip(format!("{entry} is not called: {why}")),
+        };
+        let Some(injected) = c.injected.first() else {
+            continue;
+        };
+        fired += 1;
+        let at = Injected {
+            what: format!("{what} ({})", injected.rc),
+            own: injected.rc,
+            mark,
+        };
+        judge_one(ctx, &mut j, kind, &want, got, &at);
+    }
+    if fired == 0 {
+        return Verdict::skip(format!(
+            "none of the {} planned {} failures fired ({n} such calls when fault-free)",
+            planned_at.len(),
+            kind.callbacks()
+        ));
+    }
+    match planned(ctx, ah, s, entry, None) {
+        Ok((after, _)) => {
+            let stuck = match &after {
+                Ok(a) => differs(ctx, &want, a),
+                Err(e) => Some(e.to_string()),
+            };
+            if let Some(d) = stuck {
+                j.fail(format!(
+                    "after the injected failures a fault-free call answers {d}"
+                ));
+            }
+        }
+        Err(why) => j.fail(format!(
+            "after the injected failures {entry} is not called: {why}"
+        )),
+    }
+    let mut v = j.verdict();
+    let note = format!(
+        "{fired} of {} planned failure(s) fired; {n} {} call(s) fault-free",
+        planned_at.len(),
+        kind.callbacks()
+    );
+    v.detail = if v.detail.is_empty() {
+        note
+    } else {
+        format!("{}; {note}", v.detail)
+    };
+    v
+}
+
+/// One injected failure that fired: how it reads, the code the callback returned, and the ledger
+/// position before the call.
+struct Injected {
+    what: String,
+    own: Rc,
+    mark: Mark,
+}
+
+/// Judges the answer `got` of one call under an injected failure: `ok` only with the fault-free
+/// answer `want`, a non-ok code the kind accepts (another warns), no block left allocated by a
+/// failed call (warns), and nothing invalid passed on to the tool (the callbacks' violations,
+/// which fail: they are this check's finding, not the unit's contract check's).
+fn judge_one(
+    ctx: &Ctx,
+    j: &mut Judge,
+    kind: Kind,
+    want: &Answer,
+    got: Call<Answer>,
+    at: &Injected,
+) {
+    let what = &at.what;
+    match got {
+        Ok(answer) => match differs(ctx, want, &answer) {
+            None => j.holds(),
+            Some(d) => j.fail(format!("{what} → ok with {d}")),
+        },
+        Err(Fail::Rc(rc)) => {
+            if kind.accepts(at.own, rc) {
+                j.holds();
+            } else {
+                j.allowed(format!("{what} → {rc}"));
+            }
+            let l = callbacks::ledger();
+            let live = l.since(at.mark).new_live;
+            if let Some(b) = live.first() {
+                j.allowed(format!(
+                    "{what} → {rc}, leaving {} block(s) allocated (first: {} bytes)",
+                    live.len(),
+                    b.size
+                ));
+            }
+        }
+        Err(e) => j.fail(format!("{what} → {e}")),
+    }
+    let provoked = callbacks::ledger().take_violations_since(at.mark);
+    if let Some(v) = provoked.first() {
+        j.fail(format!(
+            "{what} → the library then handed the tool something invalid: {v:?} ({} violation(s))",
+            provoked.len()
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ompd_loader::library::Library;
+
+    #[test]
+    fn positions_cover_everything_up_to_the_cap_then_spread() {
+        assert_eq!(positions(0), Vec::<u64>::new());
+        assert_eq!(positions(3), [1, 2, 3]);
+        assert_eq!(positions(CAP).len() as u64, CAP);
+        let p = positions(1000);
+        assert_eq!(p.len() as u64, CAP);
+        assert_eq!((p[0], p[p.len() - 1]), (1, 1000));
+        assert!(p.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn every_row_names_a_known_entry_point_and_every_kind_parses() {
+        for c in CHECKS {
+            let (k, e) = c.arg.split_once(' ').expect("kind and entry");
+            let kind = Kind::parse(k).unwrap_or_else(|| panic!("{}: kind", c.id));
+            assert!(Library::pointer_args(e).is_some(), "{}: entry", c.id);
+            assert_eq!(c.entry_points[0], e);
+            for ep in c.entry_points {
+                assert!(Library::pointer_args(ep).is_some(), "{}: {ep}", c.id);
+            }
+            assert_eq!(c.id, format!("fault.{}.{k}", &e["ompd_".len()..]));
+            // Every kind accepts the callback's own code except the two with a preferred one.
+            let own_passes = kind.accepts(Rc::ERROR, Rc::ERROR);
+            assert_eq!(own_passes, !matches!(kind, Kind::Alloc | Kind::StaleHandle));
+        }
+        assert_eq!(CHECKS.len() % 7, 0);
+    }
+
+    #[test]
+    fn accepted_codes_follow_the_kind() {
+        assert!(Kind::Alloc.accepts(Rc::NOMEM, Rc::NOMEM));
+        assert!(!Kind::Alloc.accepts(Rc::NOMEM, Rc::ERROR));
+        assert!(Kind::StaleHandle.accepts(Rc::STALE_HANDLE, Rc::STALE_HANDLE));
+        assert!(!Kind::StaleHandle.accepts(Rc::STALE_HANDLE, Rc::ERROR));
+        assert!(Kind::Read.accepts(Rc::ERROR, Rc::DEVICE_READ_ERROR));
+        assert!(!Kind::Conversion.accepts(Rc::ERROR, Rc::DEVICE_READ_ERROR));
+        assert!(Kind::ShortRead.accepts(Rc::INCOMPLETE, Rc::INCOMPLETE));
+        assert!(Kind::Symbol.accepts(Rc::ERROR, Rc::UNAVAILABLE));
+        assert!(!Kind::Read.accepts(Rc::ERROR, Rc::UNAVAILABLE));
+        assert!(!Kind::ThreadContext.accepts(Rc::ERROR, Rc::BAD_INPUT));
+    }
+}

@@ -1,0 +1,99 @@
+//! The facts about a target's state that checks judge against, and which of them a target knows.
+//! A simulated target knows everything about itself; a real one (a live process, a core file)
+//! knows only what its fixture recorded. The engine's real targets decide which facts they know
+//! and which checks apply; the checks read [`Known`] to judge only against known facts.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A fact about a target's state that checks judge against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Fact {
+    /// The OpenMP threads, their native ids and thread numbers, and the non-OpenMP threads.
+    Threads,
+    /// The parallel regions: nesting, teams, levels.
+    Regions,
+    /// The tasks: kinds, generating and scheduling parents, and their data environments as far
+    /// as a thread executes them (the ICVs of a thread's current task).
+    Tasks,
+    /// Every thread's state and wait id (state tracking on or off).
+    States,
+    /// OMPT tool data of threads, regions and tasks.
+    ToolData,
+    /// Task frames (exit and enter frame addresses).
+    Frames,
+    /// Task entry points.
+    Functions,
+    /// The runtime's OpenMP version.
+    OmpVersion,
+    /// The runtime's display-control variables.
+    DisplayEnv,
+    /// The `OMP_NUM_THREADS` and `OMP_PROC_BIND` lists the process started with (the deeper
+    /// levels of nthreads-var and bind-var).
+    IcvLists,
+    /// Address-space-wide ICVs the fixture did not set or record (stack size, affinity display
+    /// and format, tool ICVs).
+    UnrecordedGlobals,
+    /// The target's memory is a simulated image the harness may corrupt.
+    Image,
+    /// The runtime side of the interface (`ompd_dll_locations`, breakpoint symbols) is there
+    /// to inspect: a real runtime, not a simulation of the structures a library reads.
+    RuntimeInterface,
+}
+
+/// The facts a target's truth covers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Known {
+    facts: BTreeSet<Fact>,
+    /// Why each fact that is missing is missing (shown in the skip reason).
+    why_not: BTreeMap<Fact, String>,
+}
+
+impl Known {
+    /// Every fact but the runtime interface: a simulated target built from its model.
+    pub fn everything() -> Known {
+        use Fact::*;
+        let mut k = Known::default();
+        for f in [
+            Threads,
+            Regions,
+            Tasks,
+            States,
+            ToolData,
+            Frames,
+            Functions,
+            OmpVersion,
+            DisplayEnv,
+            IcvLists,
+            UnrecordedGlobals,
+            Image,
+        ] {
+            k.facts.insert(f);
+        }
+        k
+    }
+
+    /// Adds a fact.
+    pub fn insert(&mut self, f: Fact) {
+        self.facts.insert(f);
+        self.why_not.remove(&f);
+    }
+
+    /// Records why a fact is not known.
+    pub fn missing(&mut self, f: Fact, why: impl Into<String>) {
+        self.facts.remove(&f);
+        self.why_not.insert(f, why.into());
+    }
+
+    /// True when `f` is known.
+    pub fn has(&self, f: Fact) -> bool {
+        self.facts.contains(&f)
+    }
+
+    /// Why `f` is not known (the skip reason of a check that judges against it).
+    pub fn reason(&self, f: Fact) -> String {
+        self.why_not
+            .get(&f)
+            .cloned()
+            .unwrap_or_else(|| format!("{f:?} is not known on this target"))
+    }
+}

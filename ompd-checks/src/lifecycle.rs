@@ -1,0 +1,330 @@
+//! Library lifecycle: version queries before initialization, initialize with supported and
+//! unsupported versions, finalize. Runs once per library in a fresh instance, in this order:
+//! [`QUERIES`], then any other check that needs an uninitialized library, then [`INITIALIZE`].
+
+use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_loader::library::Fail;
+use sim_target::abi::{api_version, Rc};
+use sim_target::callbacks;
+
+/// Checks of this family that run before `ompd_initialize`: the inventory and version queries.
+pub static QUERIES: &[Check] = &[
+    Check {
+        id: "lib.inventory.profile_entry_points_exported",
+        requirements: &["OMPD-GEN-001", "OMPD-GEN-002"],
+        summary: "every entry point of the library's API generation is exported as an unmangled C symbol",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_api_version"],
+        stage: Stage::Library,
+        since: Profile::Tr2,
+        arg: "",
+        run: inventory_complete,
+    },
+    Check {
+        id: "lib.inventory.no_unknown_ompd_symbols",
+        requirements: &["OMPD-GEN-001", "OMPD-GEN-002"],
+        summary: "the library exports no ompd_* symbol outside its API generation's list (names a debugger might mistake for interface routines)",
+        severity: Severity::Should,
+        entry_points: &["ompd_get_api_version"],
+        stage: Stage::Library,
+        since: Profile::Tr2,
+        arg: "",
+        run: inventory_no_unknown,
+    },
+    Check {
+        id: "lib.api_version.known_value",
+        requirements: &["OMPD-INIT-001", "OMPD-INIT-002", "OMPD-INIT-004"],
+        summary: "ompd_get_api_version works before initialize and reports a known OMPD API version",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_api_version"],
+        stage: Stage::Library,
+        since: Profile::V5_0,
+        arg: "",
+        run: api_version_known,
+    },
+    Check {
+        id: "lib.api_version.stable",
+        requirements: &["OMPD-INIT-005"],
+        summary: "repeated ompd_get_api_version calls return the same value",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_api_version"],
+        stage: Stage::Library,
+        since: Profile::V5_0,
+        arg: "",
+        run: api_version_stable,
+    },
+    Check {
+        id: "lib.version_string.static_library_memory",
+        requirements: &["OMPD-INIT-010", "OMPD-INIT-011", "OMPD-OWN-001"],
+        summary: "ompd_get_version_string works before initialize and returns a non-empty string in the library's own static memory",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_version_string"],
+        stage: Stage::Library,
+        since: Profile::Tr2,
+        arg: "",
+        run: version_string_static,
+    },
+    Check {
+        id: "lib.version_queries.no_callbacks",
+        requirements: &["OMPD-CB-002", "OMPD-INIT-001", "OMPD-INIT-010"],
+        summary: "the version queries invoke no callback (no table exists yet)",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_api_version", "ompd_get_version_string"],
+        stage: Stage::Library,
+        since: Profile::V5_0,
+        arg: "",
+        run: version_queries_no_callbacks,
+    },
+    Check {
+        id: "lib.finalize.before_initialize",
+        requirements: &["OMPD-INIT-031"],
+        summary: "ompd_finalize before any ompd_initialize returns ompd_rc_unsupported (6.0 states it; earlier text is silent)",
+        severity: Severity::Ambig,
+        entry_points: &["ompd_finalize"],
+        stage: Stage::Library,
+        since: Profile::V5_0,
+        arg: "",
+        run: finalize_before_initialize,
+    },
+];
+
+/// Checks of this family that initialize and finalize the library, after [`QUERIES`].
+pub static INITIALIZE: &[Check] = &[
+    Check {
+        id: "lib.initialize.unsupported_version",
+        requirements: &["OMPD-INIT-022"],
+        summary: "ompd_initialize refuses API versions the library cannot provide, preferably with ompd_rc_unsupported",
+        severity: Severity::Must,
+        entry_points: &["ompd_initialize"],
+        stage: Stage::Library,
+        since: Profile::V5_0,
+        arg: "",
+        run: initialize_unsupported,
+    },
+    Check {
+        id: "lib.initialize.null_callbacks",
+        requirements: &["OMPD-INIT-020"],
+        summary: "ompd_initialize with a NULL callback table returns ompd_rc_bad_input",
+        severity: Severity::Must,
+        entry_points: &["ompd_initialize"],
+        stage: Stage::Library,
+        since: Profile::V5_0,
+        arg: "",
+        run: initialize_null,
+    },
+    Check {
+        id: "lib.initialize.supported_version",
+        requirements: &["OMPD-INIT-021", "OMPD-INIT-024", "OMPD-CB-003"],
+        summary: "ompd_initialize with the reported API version succeeds, using only context-free callbacks",
+        severity: Severity::Must,
+        entry_points: &["ompd_initialize", "ompd_get_api_version"],
+        stage: Stage::Library,
+        since: Profile::V5_0,
+        arg: "",
+        run: initialize_supported,
+    },
+    Check {
+        id: "lib.finalize.after_initialize",
+        requirements: &["OMPD-INIT-030"],
+        summary: "ompd_finalize after a successful ompd_initialize returns ok",
+        severity: Severity::Must,
+        entry_points: &["ompd_finalize"],
+        stage: Stage::Library,
+        since: Profile::V5_0,
+        arg: "",
+        run: finalize_ok,
+    },
+];
+
+/// The exported `ompd_*` names of the library file and the profile's list.
+fn inventory(ctx: &Ctx) -> Result<(Vec<String>, Vec<&'static str>), Verdict> {
+    let info = ompd_loader::inspect::inspect(&ctx.lib.path)
+        .map_err(|e| Verdict::harness_error(e.to_string()))?;
+    Ok((info.exported_ompd, ctx.profile.entry_points()))
+}
+
+fn inventory_complete(ctx: &mut Ctx, _: &str) -> Verdict {
+    let (exported, wanted) = match inventory(ctx) {
+        Ok(x) => x,
+        Err(v) => return v,
+    };
+    let mut j = Judge::new(
+        ctx,
+        format!("the {} entry points of {}", wanted.len(), ctx.profile),
+    );
+    for name in wanted {
+        j.expect(exported.iter().any(|e| e == name), || {
+            format!("{name} is not exported")
+        });
+    }
+    j.verdict()
+}
+
+fn inventory_no_unknown(ctx: &mut Ctx, _: &str) -> Verdict {
+    let (exported, wanted) = match inventory(ctx) {
+        Ok(x) => x,
+        Err(v) => return v,
+    };
+    let mut j = Judge::new(ctx, format!("only {} entry points", ctx.profile));
+    for name in &exported {
+        j.expect(wanted.contains(&name.as_str()), || {
+            format!(
+                "{name} is exported but is not among the {} entry points",
+                ctx.profile
+            )
+        });
+    }
+    j.verdict()
+}
+
+fn finalize_before_initialize(ctx: &mut Ctx, _: &str) -> Verdict {
+    if ctx.profile >= Profile::V6_0 {
+        ctx.severity = Severity::Must;
+    }
+    let mut j = Judge::new(ctx, "unsupported");
+    expect_rc(
+        &mut j,
+        "ompd_finalize before ompd_initialize",
+        ctx.lib.finalize(),
+        Rc::UNSUPPORTED,
+        &[],
+    );
+    j.verdict()
+}
+
+fn api_version_known(ctx: &mut Ctx, _: &str) -> Verdict {
+    let mut j = Judge::new(
+        ctx,
+        "ok with one of 201811, 202011, 202111, 202411; NULL out-parameter gives bad_input",
+    );
+    match ctx.lib.get_api_version() {
+        Ok(v) => j.expect(api_version::KNOWN.contains(&v), || format!("reported {v}")),
+        Err(e) => j.fail(format!("ompd_get_api_version: {e}")),
+    }
+    expect_rc(
+        &mut j,
+        "NULL version",
+        ctx.lib.get_api_version_null(),
+        Rc::BAD_INPUT,
+        &[],
+    );
+    j.verdict()
+}
+
+fn api_version_stable(ctx: &mut Ctx, _: &str) -> Verdict {
+    let mut j = Judge::new(ctx, "the same value on every call");
+    let v: Vec<_> = (0..3).map(|_| ctx.lib.get_api_version()).collect();
+    j.expect(v.windows(2).all(|w| w[0] == w[1]), || format!("{v:?}"));
+    j.verdict()
+}
+
+fn version_string_static(ctx: &mut Ctx, _: &str) -> Verdict {
+    let mut j = Judge::new(ctx, "ok; non-empty; inside the library file's mapping; not an alloc_memory block; same text each call");
+    let first = ctx.lib.get_version_string();
+    match &first {
+        Ok(s) => {
+            j.expect(!s.text.is_empty(), || "empty string".into());
+            let lib = ctx.lib.path.canonicalize().unwrap_or(ctx.lib.path.clone());
+            let in_lib = std::path::Path::new(&s.mapping)
+                .canonicalize()
+                .map(|p| p == lib)
+                .unwrap_or(false);
+            j.expect(in_lib, || {
+                format!(
+                    "string lives in mapping {:?}, not the library file",
+                    s.mapping
+                )
+            });
+            j.expect(!s.is_tool_block, || {
+                "string is an alloc_memory block".into()
+            });
+            let again = ctx.lib.get_version_string();
+            j.expect(
+                again.as_ref().map(|a| a.text == s.text).unwrap_or(false),
+                || format!("second call gave {again:?}"),
+            );
+        }
+        Err(e) => j.fail(format!("ompd_get_version_string: {e}")),
+    }
+    j.verdict()
+}
+
+fn version_queries_no_callbacks(ctx: &mut Ctx, _: &str) -> Verdict {
+    let mut j = Judge::new(ctx, "no callback invoked");
+    let mark = callbacks::ledger().mark();
+    let _ = ctx.lib.get_api_version();
+    let _ = ctx.lib.get_version_string();
+    let l = callbacks::ledger();
+    let d = l.since(mark);
+    j.expect(d.events.is_empty(), || {
+        format!("{} callbacks, first {:?}", d.events.len(), d.events.first())
+    });
+    j.verdict()
+}
+
+fn initialize_unsupported(ctx: &mut Ctx, _: &str) -> Verdict {
+    let mut j = Judge::new(
+        ctx,
+        "unsupported for versions 0, -1, 199999, 999912 (other non-ok codes warn)",
+    );
+    for v in [0, -1, 199999, 999912] {
+        let got = ctx.lib.initialize(v);
+        match got {
+            Ok(()) => j.fail(format!("ompd_initialize({v}) returned ok")),
+            Err(Fail::Rc(rc)) if rc == Rc::UNSUPPORTED => j.holds(),
+            Err(Fail::Rc(rc)) => j.allowed(format!("ompd_initialize({v}): {rc}")),
+            Err(e) => j.fail(format!("ompd_initialize({v}): {e}")),
+        }
+    }
+    j.verdict()
+}
+
+fn initialize_null(ctx: &mut Ctx, _: &str) -> Verdict {
+    let mut j = Judge::new(ctx, "bad_input");
+    let version = ctx.lib.get_api_version().unwrap_or(api_version::V5_0);
+    expect_rc(
+        &mut j,
+        "NULL callbacks",
+        ctx.lib.initialize_null(version),
+        Rc::BAD_INPUT,
+        &[],
+    );
+    j.verdict()
+}
+
+fn initialize_supported(ctx: &mut Ctx, _: &str) -> Verdict {
+    let mut j = Judge::new(
+        ctx,
+        "ok; only alloc_memory, free_memory or print_string called",
+    );
+    let version = match ctx.lib.get_api_version() {
+        Ok(v) => v,
+        Err(e) => return Verdict::skip(format!("no API version to initialize with: {e}")),
+    };
+    let mark = callbacks::ledger().mark();
+    let r = ctx.lib.initialize(version);
+    j.expect(r.is_ok(), || {
+        format!("ompd_initialize({version}): {}", super::describe(&r))
+    });
+    let l = callbacks::ledger();
+    for (_, e) in l.since(mark).events {
+        use sim_target::ledger::Event;
+        let context_free = matches!(
+            e,
+            Event::AllocMemory { .. } | Event::FreeMemory { .. } | Event::PrintString { .. }
+        );
+        j.expect(context_free, || {
+            format!("called a target callback during initialize: {e:?}")
+        });
+    }
+    j.verdict()
+}
+
+fn finalize_ok(ctx: &mut Ctx, _: &str) -> Verdict {
+    let mut j = Judge::new(ctx, "ok");
+    let r = ctx.lib.finalize();
+    j.expect(r.is_ok(), || {
+        format!("ompd_finalize: {}", super::describe(&r))
+    });
+    j.verdict()
+}

@@ -1,0 +1,314 @@
+//! Parallel handles: the current region of every thread, the enclosing chain to the outermost
+//! region, threads in a region by index, team sizes and levels — judged against the model.
+
+use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_loader::library::{AnyHandle, ParallelH};
+use sim_target::abi::{Rc, Scope};
+use sim_target::model::RegionId;
+
+/// Checks of this family.
+pub static CHECKS: &[Check] = &[
+    Check {
+        id: "parallel.curr.team_size_matches_model",
+        requirements: &["OMPD-HANDLE-PAR-001", "OMPD-ICV-010", "OMPD-ICV-015"],
+        summary: "the current parallel handle of every thread has the model's team size (team-size-var)",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_curr_parallel_handle", "ompd_get_icv_from_scope"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: team_size,
+    },
+    Check {
+        id: "parallel.curr.same_region_compares_equal",
+        requirements: &["OMPD-HANDLE-PAR-003", "OMPD-CMP-004", "OMPD-CMP-005"],
+        summary: "current parallel handles of threads in one team compare 0; of different regions non-zero",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_curr_parallel_handle", "ompd_parallel_handle_compare"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: same_region,
+    },
+    Check {
+        id: "parallel.enclosing.levels_match_model",
+        requirements: &["OMPD-HANDLE-PAR-004", "OMPD-HANDLE-PAR-005", "OMPD-ICV-015"],
+        summary: "walking ompd_get_enclosing_parallel_handle from each thread's region visits every enclosing region with levels-var L, L-1, ..., 0",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_curr_parallel_handle", "ompd_get_enclosing_parallel_handle", "ompd_get_icv_from_scope"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: enclosing_levels,
+    },
+    Check {
+        id: "parallel.enclosing.outermost_unavailable",
+        requirements: &["OMPD-HANDLE-PAR-004"],
+        summary: "asking for the region enclosing the outermost region gives ompd_rc_unavailable",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_curr_parallel_handle", "ompd_get_enclosing_parallel_handle"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: outermost,
+    },
+    Check {
+        id: "parallel.thread_in_parallel.every_index",
+        requirements: &["OMPD-HANDLE-THREAD-010", "OMPD-HANDLE-THREAD-007", "OMPD-CMP-004"],
+        summary: "thread n of each region is the model's member n: it compares equal to the handle by native id and has that thread's thread-num-var",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_thread_in_parallel", "ompd_thread_handle_compare", "ompd_get_icv_from_scope"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: thread_in_parallel,
+    },
+    Check {
+        id: "parallel.thread_in_parallel.out_of_range",
+        requirements: &["OMPD-HANDLE-THREAD-011"],
+        summary: "thread numbers below 0 or at least the team size give ompd_rc_bad_input",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_thread_in_parallel"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: out_of_range,
+    },
+    Check {
+        id: "parallel.curr.active_levels_match_model",
+        requirements: &["OMPD-ICV-015", "OMPD-ICV-010"],
+        summary: "active-levels-var of each thread's current region counts its enclosing active regions",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_curr_parallel_handle", "ompd_get_icv_from_scope"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: active_levels,
+    },
+];
+
+/// An integer ICV of a parallel handle, or a description of what went wrong.
+fn par_icv(ctx: &Ctx, ph: &ParallelH, name: &str) -> Result<i64, String> {
+    match ctx.icv(AnyHandle::Parallel(ph), Scope::PARALLEL, name) {
+        None => Err(format!("{name} is not enumerated")),
+        Some(Ok((Rc::OK, Some(v)))) => Ok(v),
+        Some(Ok((rc, _))) => Err(format!("{name}: {rc}")),
+        Some(Err(e)) => Err(format!("{name}: {e}")),
+    }
+}
+
+fn team_size(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, "team-size-var equal to the model's team size");
+    for t in ctx.threads() {
+        let want = ctx.model.regions[super::innermost_region(ctx.model, t).0]
+            .members
+            .len() as i64;
+        match ctx.curr_parallel(ah, t) {
+            Ok(ph) => match par_icv(ctx, &ph, "team-size-var") {
+                Ok(v) => j.expect(v == want, || {
+                    format!("gtid {}: team-size-var {v}, model {want}", t.0)
+                }),
+                Err(e) => j.fail(format!("gtid {}: {e}", t.0)),
+            },
+            Err(e) => j.fail(format!("gtid {}: ompd_get_curr_parallel_handle: {e}", t.0)),
+        }
+    }
+    j.verdict()
+}
+
+fn same_region(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, "0 within a team, non-zero across regions");
+    let mut hs: Vec<(RegionId, usize, ParallelH)> = Vec::new();
+    for t in ctx.threads() {
+        match ctx.curr_parallel(ah, t) {
+            Ok(ph) => hs.push((super::innermost_region(ctx.model, t), t.0, ph)),
+            Err(e) => j.fail(format!("gtid {}: {e}", t.0)),
+        }
+    }
+    for (i, (ra, ga, a)) in hs.iter().enumerate() {
+        for (rb, gb, b) in &hs[i..] {
+            let c = ctx.lib.parallel_compare(a, b);
+            if ra == rb {
+                j.expect(c == Ok(0), || {
+                    format!(
+                        "gtid {ga} and {gb} share region {}: {}",
+                        ra.0,
+                        super::describe(&c)
+                    )
+                });
+            } else {
+                j.expect(matches!(c, Ok(v) if v != 0), || {
+                    format!(
+                        "gtid {ga} vs {gb}, different regions: {}",
+                        super::describe(&c)
+                    )
+                });
+            }
+        }
+    }
+    j.verdict()
+}
+
+fn enclosing_levels(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, "one region per level, levels-var descending to 0");
+    for t in ctx.threads() {
+        let chain = ctx
+            .model
+            .region_chain(super::innermost_region(ctx.model, t));
+        let want: Vec<i64> = chain.iter().map(|r| ctx.model.level(*r) as i64).collect();
+        let mut got = Vec::new();
+        let mut cur = match ctx.curr_parallel(ah, t) {
+            Ok(ph) => ph,
+            Err(e) => {
+                j.fail(format!("gtid {}: {e}", t.0));
+                continue;
+            }
+        };
+        loop {
+            got.push(par_icv(ctx, &cur, "levels-var").unwrap_or(-1));
+            if got.len() > want.len() + 4 {
+                break;
+            }
+            match ctx.lib.get_enclosing_parallel_handle(&cur) {
+                Ok(next) => cur = next,
+                Err(_) => break,
+            }
+        }
+        j.expect(got == want, || {
+            format!(
+                "gtid {}: levels along the chain {got:?}, model {want:?}",
+                t.0
+            )
+        });
+    }
+    j.verdict()
+}
+
+fn outermost(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, "unavailable after the outermost region");
+    let depth = ctx.model.level(super::innermost_region(
+        ctx.model,
+        sim_target::model::ThreadId(0),
+    ));
+    let mut cur = match ctx.curr_parallel(ah, sim_target::model::ThreadId(0)) {
+        Ok(ph) => ph,
+        Err(e) => return Verdict::skip(format!("no current region for gtid 0: {e}")),
+    };
+    for _ in 0..depth {
+        match ctx.lib.get_enclosing_parallel_handle(&cur) {
+            Ok(next) => cur = next,
+            Err(e) => {
+                return Verdict::skip(format!(
+                    "the chain ended early ({e}); see parallel.enclosing.levels_match_model"
+                ))
+            }
+        }
+    }
+    let got = ctx.lib.get_enclosing_parallel_handle(&cur);
+    expect_rc(
+        &mut j,
+        "enclosing of the outermost region",
+        got,
+        Rc::UNAVAILABLE,
+        &[],
+    );
+    j.verdict()
+}
+
+fn thread_in_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let mut j = Judge::new(
+        ctx,
+        "member n compares equal to the handle by native id and has thread-num-var n",
+    );
+    for (r, _, ph) in ctx.regions_with_handles(ah, &mut j) {
+        for (n, member) in ctx.model.regions[r.0].members.iter().enumerate() {
+            let by_index = ctx.lib.get_thread_in_parallel(&ph, n as i32);
+            let by_id = ctx.thread_handle(ah, *member);
+            match (by_index, by_id) {
+                (Ok(a), Ok(b)) => {
+                    let c = ctx.lib.thread_compare(&a, &b);
+                    j.expect(c == Ok(0), || {
+                        format!(
+                            "region {} thread {n} vs gtid {}: {}",
+                            r.0,
+                            member.0,
+                            super::describe(&c)
+                        )
+                    });
+                    // thread-num-var is the thread's number in its innermost team.
+                    let inner = super::innermost_region(ctx.model, *member);
+                    let want = ctx.model.thread_num(inner, *member).unwrap_or(n) as i64;
+                    match ctx.icv(AnyHandle::Thread(&a), Scope::THREAD, "thread-num-var") {
+                        Some(Ok((Rc::OK, Some(v)))) => j.expect(v == want, || {
+                            format!(
+                                "region {} thread {n}: thread-num-var {v}, model {want}",
+                                r.0
+                            )
+                        }),
+                        other => j.fail(format!(
+                            "region {} thread {n}: thread-num-var {other:?}",
+                            r.0
+                        )),
+                    }
+                }
+                (Err(e), _) => j.fail(format!(
+                    "region {} thread {n}: ompd_get_thread_in_parallel: {e}",
+                    r.0
+                )),
+                (_, Err(e)) => j.fail(format!("gtid {}: {e}", member.0)),
+            }
+        }
+    }
+    j.verdict()
+}
+
+fn out_of_range(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, "bad_input");
+    for t in ctx.threads() {
+        let size = ctx.model.regions[super::innermost_region(ctx.model, t).0]
+            .members
+            .len() as i32;
+        let ph = match ctx.curr_parallel(ah, t) {
+            Ok(ph) => ph,
+            Err(e) => {
+                j.fail(format!("gtid {}: {e}", t.0));
+                continue;
+            }
+        };
+        for n in [-1, size, i32::MAX] {
+            let got = ctx.lib.get_thread_in_parallel(&ph, n);
+            expect_rc(
+                &mut j,
+                &format!("gtid {} index {n} of {size}", t.0),
+                got.map(|_| ()),
+                Rc::BAD_INPUT,
+                &[],
+            );
+        }
+    }
+    j.verdict()
+}
+
+fn active_levels(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, "active-levels-var equal to the model's");
+    for t in ctx.threads() {
+        let r = super::innermost_region(ctx.model, t);
+        let want = ctx.model.active_level(r) as i64;
+        match ctx
+            .curr_parallel(ah, t)
+            .map_err(|e| e.to_string())
+            .and_then(|ph| par_icv(ctx, &ph, "active-levels-var"))
+        {
+            Ok(v) => j.expect(v == want, || format!("gtid {}: {v}, model {want}", t.0)),
+            Err(e) => j.fail(format!("gtid {}: {e}", t.0)),
+        }
+    }
+    j.verdict()
+}

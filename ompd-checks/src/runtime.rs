@@ -1,0 +1,143 @@
+//! The runtime side of the interface (runtime-interface seed): what an OpenMP runtime must
+//! define for a debugger to find and drive its OMPD library — `ompd_dll_locations`, the
+//! `ompd_dll_locations_valid` label and the `ompd_bp_*` breakpoint symbols. Judged from the
+//! target's own symbols and memory, so they apply to real runtimes (live processes and core
+//! files), not to a simulation of the structures a library reads.
+
+use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use sim_target::source::{Source, SymbolError};
+
+/// Checks of this family.
+pub static CHECKS: &[Check] = &[
+    Check {
+        id: "runtime.dll_locations.valid_vector",
+        requirements: &["OMPD-RT-001", "OMPD-RT-002", "OMPD-RT-003", "OMPD-RT-006"],
+        summary: "ompd_dll_locations is an unmangled variable pointing to a NULL-terminated vector of non-empty NUL-terminated paths",
+        severity: Severity::Must,
+        entry_points: &[],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: dll_locations,
+    },
+    Check {
+        id: "runtime.dll_locations_valid.defined",
+        requirements: &["OMPD-RT-005"],
+        summary: "the runtime defines the C-linkage symbol ompd_dll_locations_valid",
+        severity: Severity::Must,
+        entry_points: &[],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "ompd_dll_locations_valid",
+        run: defined,
+    },
+    Check {
+        id: "runtime.breakpoints.defined",
+        requirements: &["OMPD-BP-001"],
+        summary: "the runtime defines the eight C-linkage ompd_bp_* breakpoint symbols of OMPD 5.x",
+        severity: Severity::Must,
+        entry_points: &[],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "ompd_bp_parallel_begin ompd_bp_parallel_end ompd_bp_task_begin ompd_bp_task_end \
+              ompd_bp_thread_begin ompd_bp_thread_end ompd_bp_device_begin ompd_bp_device_end",
+        run: defined,
+    },
+];
+
+/// The most entries and the longest path read from `ompd_dll_locations`.
+const MAX_ENTRIES: u64 = 64;
+const MAX_PATH: u64 = 4096;
+
+/// The target's source, or a skip for a target that is not a real runtime.
+fn source<'a>(ctx: &'a Ctx) -> Result<&'a dyn Source, Verdict> {
+    match ctx.target {
+        Some(t) if ctx.known.has(crate::known::Fact::RuntimeInterface) => Ok(t.source()),
+        _ => Err(Verdict::skip(
+            "the runtime interface is judged on real runtimes (live processes, core files)",
+        )),
+    }
+}
+
+fn defined(ctx: &mut Ctx, names: &str) -> Verdict {
+    let src = match source(ctx) {
+        Ok(s) => s,
+        Err(v) => return v,
+    };
+    let mut j = Judge::new(ctx, "every symbol defined under its unmangled name");
+    for name in names.split_whitespace() {
+        match src.symbol(name, None) {
+            Ok(_) => j.holds(),
+            Err(SymbolError::NotFound) => j.fail(format!("{name} is not defined")),
+            Err(e) => j.fail(format!("{name}: {e}")),
+        }
+    }
+    j.verdict()
+}
+
+/// The paths `ompd_dll_locations` lists in `src`, or why they cannot be read.
+pub fn dll_locations_of(src: &dyn Source) -> Result<Vec<String>, String> {
+    let arch = src.arch();
+    let ptr = arch.pointer as u64;
+    let var = src
+        .symbol("ompd_dll_locations", None)
+        .map_err(|e| format!("ompd_dll_locations: {e}"))?;
+    let vector = arch.decode(
+        &src.read(var, ptr)
+            .map_err(|e| format!("reading ompd_dll_locations: {e}"))?,
+    );
+    if vector == 0 {
+        return Err("ompd_dll_locations is NULL at a stop after the runtime initialized".into());
+    }
+    let mut out = Vec::new();
+    for i in 0..=MAX_ENTRIES {
+        let at = vector + i * ptr;
+        let p = arch.decode(
+            &src.read(at, ptr)
+                .map_err(|e| format!("entry {i} at {at:#x}: {e}"))?,
+        );
+        if p == 0 {
+            return Ok(out);
+        }
+        let bytes = src
+            .read_cstr(p, MAX_PATH)
+            .map_err(|e| format!("path {i} at {p:#x}: {e}"))?;
+        let Some((&0, text)) = bytes.split_last() else {
+            return Err(format!(
+                "path {i} at {p:#x} has no NUL within {MAX_PATH} bytes"
+            ));
+        };
+        if text.is_empty() {
+            return Err(format!("path {i} is empty"));
+        }
+        out.push(String::from_utf8_lossy(text).into_owned());
+    }
+    Err(format!("no NULL terminator within {MAX_ENTRIES} entries"))
+}
+
+fn dll_locations(ctx: &mut Ctx, _: &str) -> Verdict {
+    let src = match source(ctx) {
+        Ok(s) => s,
+        Err(v) => return v,
+    };
+    let mut j = Judge::new(
+        ctx,
+        "a NULL-terminated vector of non-empty paths, at least one of them an OMPD library",
+    );
+    match dll_locations_of(src) {
+        Ok(paths) if paths.is_empty() => j.fail("the vector lists no library"),
+        Ok(paths) => {
+            j.holds();
+            let named = paths.iter().any(|p| {
+                std::path::Path::new(p)
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().contains(".so"))
+            });
+            j.expect(named, || {
+                format!("no entry names a shared object: {paths:?}")
+            });
+        }
+        Err(e) => j.fail(e),
+    }
+    j.verdict()
+}

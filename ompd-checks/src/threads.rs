@@ -1,0 +1,231 @@
+//! Thread handles: by every thread-id kind, for unknown and foreign threads, wrong sizes and
+//! kinds, the thread-id round trip, and identity of handles to the same thread.
+
+use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_loader::library::Fail;
+use sim_target::abi::{thread_id_kind, Rc};
+
+/// Checks of this family.
+pub static CHECKS: &[Check] = &[
+    Check {
+        id: "thread.handle.by_pthread_id",
+        requirements: &["OMPD-HANDLE-THREAD-001", "OMPD-HANDLE-THREAD-009"],
+        summary: "ompd_get_thread_handle returns a handle for every OpenMP thread identified by its pthread id",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_thread_handle"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: by_pthread,
+    },
+    Check {
+        id: "thread.handle.by_lwp_id",
+        requirements: &["OMPD-HANDLE-THREAD-001", "OMPD-HANDLE-THREAD-004"],
+        summary: "ompd_get_thread_handle by lwp id either works for every OpenMP thread or is unsupported",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_thread_handle"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: by_lwp,
+    },
+    Check {
+        id: "thread.handle.non_openmp_thread",
+        requirements: &["OMPD-HANDLE-THREAD-002"],
+        summary: "a native thread that never entered OpenMP gives ompd_rc_unavailable (bad_input warns)",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_thread_handle"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: foreign,
+    },
+    Check {
+        id: "thread.handle.wrong_id_size",
+        requirements: &["OMPD-HANDLE-THREAD-003"],
+        summary: "a thread id of the wrong size for its kind gives ompd_rc_bad_input",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_thread_handle"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: wrong_size,
+    },
+    Check {
+        id: "thread.handle.unknown_kind",
+        requirements: &["OMPD-HANDLE-THREAD-004"],
+        summary: "an unknown thread-id kind gives ompd_rc_unsupported",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_thread_handle"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: unknown_kind,
+    },
+    Check {
+        id: "thread.id.round_trip",
+        requirements: &["OMPD-HANDLE-THREAD-020", "OMPD-HANDLE-THREAD-022", "OMPD-OWN-005", "OMPD-OWN-006"],
+        summary: "ompd_get_thread_id gives back exactly the pthread id the handle was obtained with, writing no more than asked",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_thread_handle", "ompd_get_thread_id"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: id_round_trip,
+    },
+    Check {
+        id: "thread.compare.same_thread_equal",
+        requirements: &["OMPD-HANDLE-THREAD-007", "OMPD-CMP-003", "OMPD-CMP-004", "OMPD-CMP-005"],
+        summary: "two handles to one thread compare 0; handles to distinct threads do not",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_thread_handle", "ompd_thread_handle_compare"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: compare,
+    },
+];
+
+fn by_pthread(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, "ok for every OpenMP thread");
+    for t in ctx.threads() {
+        let r = ctx.thread_handle(ah, t);
+        j.expect(r.is_ok(), || {
+            format!(
+                "gtid {}: {}",
+                t.0,
+                r.as_ref().err().map(|e| e.to_string()).unwrap_or_default()
+            )
+        });
+    }
+    j.verdict()
+}
+
+fn by_lwp(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let mut j = Judge::new(
+        ctx,
+        "ok for every OpenMP thread, or unsupported for the kind",
+    );
+    for t in ctx.threads() {
+        match ctx.lib.get_thread_handle(
+            ah,
+            thread_id_kind::LWP,
+            &ctx.thread_id(t, thread_id_kind::LWP),
+        ) {
+            Ok(_) => j.holds(),
+            Err(Fail::Rc(Rc::UNSUPPORTED)) => j.unsupported("lwp ids are unsupported"),
+            Err(e) => j.fail(format!("gtid {}: {e}", t.0)),
+        }
+    }
+    j.verdict()
+}
+
+fn foreign(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    if ctx.model.foreign_threads.is_empty() {
+        return Verdict::skip("the scenario has no non-OpenMP thread");
+    }
+    let mut j = Judge::new(ctx, "unavailable");
+    for native in &ctx.model.foreign_threads {
+        let id = super::native_id_bytes(ctx.arch, native, thread_id_kind::PTHREAD);
+        let got = ctx.lib.get_thread_handle(ah, thread_id_kind::PTHREAD, &id);
+        expect_rc(
+            &mut j,
+            "non-OpenMP thread",
+            got,
+            Rc::UNAVAILABLE,
+            &[Rc::BAD_INPUT],
+        );
+    }
+    j.verdict()
+}
+
+fn wrong_size(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, "bad_input");
+    let mut id = ctx.thread_id(sim_target::model::ThreadId(0), thread_id_kind::PTHREAD);
+    id.extend([0, 0, 0, 0]);
+    let got = ctx.lib.get_thread_handle(ah, thread_id_kind::PTHREAD, &id);
+    expect_rc(
+        &mut j,
+        "pthread id 4 bytes too long",
+        got,
+        Rc::BAD_INPUT,
+        &[],
+    );
+    j.verdict()
+}
+
+fn unknown_kind(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, "unsupported");
+    let id = ctx.thread_id(sim_target::model::ThreadId(0), thread_id_kind::PTHREAD);
+    let got = ctx.lib.get_thread_handle(ah, 999, &id);
+    expect_rc(&mut j, "kind 999", got, Rc::UNSUPPORTED, &[]);
+    j.verdict()
+}
+
+fn id_round_trip(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let mut j = Judge::new(
+        ctx,
+        "the same bytes back, nothing written outside the buffer",
+    );
+    for t in ctx.threads() {
+        let id = ctx.thread_id(t, thread_id_kind::PTHREAD);
+        let th = match ctx.thread_handle(ah, t) {
+            Ok(h) => h,
+            Err(e) => {
+                j.fail(format!("gtid {}: no handle: {e}", t.0));
+                continue;
+            }
+        };
+        match ctx
+            .lib
+            .get_thread_id(&th, thread_id_kind::PTHREAD, id.len())
+        {
+            Ok(back) => j.expect(back == id, || {
+                format!("gtid {}: got {back:02x?}, want {id:02x?}", t.0)
+            }),
+            Err(e) => j.fail(format!("gtid {}: {e}", t.0)),
+        }
+    }
+    j.verdict()
+}
+
+fn compare(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, "0 for the same thread, non-zero for different threads");
+    let mut handles = Vec::new();
+    for t in ctx.threads() {
+        match (ctx.thread_handle(ah, t), ctx.thread_handle(ah, t)) {
+            (Ok(a), Ok(b)) => {
+                let c = ctx.lib.thread_compare(&a, &b);
+                j.expect(c == Ok(0), || {
+                    format!("gtid {}: two handles compare {}", t.0, super::describe(&c))
+                });
+                let c = ctx.lib.thread_compare(&a, &a);
+                j.expect(c == Ok(0), || {
+                    format!(
+                        "gtid {}: a handle with itself compares {}",
+                        t.0,
+                        super::describe(&c)
+                    )
+                });
+                handles.push((t, a));
+            }
+            (Err(e), _) | (_, Err(e)) => j.fail(format!("gtid {}: no handle: {e}", t.0)),
+        }
+    }
+    for (i, (ta, a)) in handles.iter().enumerate() {
+        for (tb, b) in &handles[i + 1..] {
+            let c = ctx.lib.thread_compare(a, b);
+            j.expect(matches!(c, Ok(v) if v != 0), || {
+                format!("gtid {} vs {}: {}", ta.0, tb.0, super::describe(&c))
+            });
+        }
+    }
+    j.verdict()
+}

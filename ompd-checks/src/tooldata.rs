@@ -1,0 +1,182 @@
+//! Tool data: the OMPT `ompt_data_t` a tool stored for every thread, parallel region and task,
+//! read through `ompd_get_tool_data` at the matching scope and judged against the model; and the
+//! scopes that carry no tool data.
+
+use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_loader::library::{AnyHandle, Call, Fail};
+use sim_target::abi::{Address, Scope, SEGMENT_NONE};
+
+/// Checks of this family.
+pub static CHECKS: &[Check] = &[
+    Check {
+        id: "tool_data.thread.matches_model",
+        requirements: &["OMPD-TDATA-001"],
+        summary: "thread scope: value and ptr are the thread's ompt_data_t (ptr aliasing value as the union does)",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_thread_handle", "ompd_get_tool_data"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: thread,
+    },
+    Check {
+        id: "tool_data.parallel.matches_model",
+        requirements: &["OMPD-TDATA-001"],
+        summary: "parallel scope: value and ptr are the region's ompt_data_t, for every innermost region and the initial region",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_curr_parallel_handle", "ompd_get_enclosing_parallel_handle", "ompd_get_tool_data"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: parallel,
+    },
+    Check {
+        id: "tool_data.task.matches_model",
+        requirements: &["OMPD-TDATA-001"],
+        summary: "task scope: value and ptr are the task's ompt_data_t, for every reachable task",
+        severity: Severity::Must,
+        entry_points: &["ompd_get_curr_task_handle", "ompd_get_scheduling_task_handle", "ompd_get_task_in_parallel", "ompd_get_tool_data"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: task,
+    },
+    Check {
+        id: "tool_data.scope.no_data_scopes",
+        requirements: &["OMPD-TDATA-003"],
+        summary: "the address-space and global scopes carry no OMPT data: any non-ok code",
+        severity: Severity::Ambig,
+        entry_points: &["ompd_get_tool_data"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: no_data_scopes,
+    },
+    Check {
+        id: "tool_data.implicit_task.consistent",
+        requirements: &["OMPD-TDATA-003", "OMPD-TDATA-001"],
+        summary: "implicit-task scope with an implicit task: either a non-ok code or that task's ompt_data_t",
+        severity: Severity::Ambig,
+        entry_points: &["ompd_get_task_in_parallel", "ompd_get_tool_data"],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        arg: "",
+        run: implicit_task,
+    },
+];
+
+/// Judges one answer against the model's `value`: the same 64 bits, the union's pointer member
+/// of that value in `ptr`, and segment none.
+fn judge(j: &mut Judge, ctx: &Ctx, label: &str, got: Call<(i64, Address)>, want: u64) {
+    let ptr = ctx.arch.union_pointer(want);
+    match got {
+        Ok((v, a)) => j.expect(
+            v as u64 == want && a.address == ptr && a.segment == SEGMENT_NONE,
+            || {
+                format!(
+                    "{label}: value {:#x} ptr {:#x} (segment {:#x}), model value {want:#x} ptr {ptr:#x}",
+                    v as u64, a.address, a.segment
+                )
+            },
+        ),
+        Err(e) => j.fail(format!("{label}: {e}")),
+    }
+}
+
+fn expected(ctx: &Ctx) -> String {
+    format!(
+        "ok with the model's value and, as ptr, its first {} bytes in target order",
+        ctx.arch.pointer
+    )
+}
+
+fn thread(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    super::entry_or_skip!(ctx, get_tool_data, "ompd_get_tool_data");
+    let mut j = Judge::new(ctx, expected(ctx));
+    for t in ctx.threads() {
+        let label = format!("gtid {}", t.0);
+        match ctx.thread_handle(ah, t) {
+            Ok(h) => {
+                let got = ctx.lib.get_tool_data(AnyHandle::Thread(&h), Scope::THREAD);
+                judge(&mut j, ctx, &label, got, ctx.model.threads[t.0].tool_data);
+            }
+            Err(e) => j.fail(format!("{label}: no thread handle: {e}")),
+        }
+    }
+    j.verdict()
+}
+
+fn parallel(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    super::entry_or_skip!(ctx, get_tool_data, "ompd_get_tool_data");
+    let mut j = Judge::new(ctx, expected(ctx));
+    for (r, label, ph) in ctx.all_regions_with_handles(ah, &mut j) {
+        let got = ctx
+            .lib
+            .get_tool_data(AnyHandle::Parallel(&ph), Scope::PARALLEL);
+        judge(&mut j, ctx, &label, got, ctx.model.regions[r.0].tool_data);
+    }
+    j.verdict()
+}
+
+fn task(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    super::entry_or_skip!(ctx, get_tool_data, "ompd_get_tool_data");
+    let mut j = Judge::new(ctx, expected(ctx));
+    for s in ctx.task_subjects(ah, &mut j) {
+        let got = ctx
+            .lib
+            .get_tool_data(AnyHandle::Task(&s.handle), Scope::TASK);
+        judge(
+            &mut j,
+            ctx,
+            &s.label,
+            got,
+            ctx.model.tasks[s.task.0].tool_data,
+        );
+    }
+    j.verdict()
+}
+
+fn no_data_scopes(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    super::entry_or_skip!(ctx, get_tool_data, "ompd_get_tool_data");
+    let mut j = Judge::new(ctx, "a non-ok code");
+    for scope in [Scope::ADDRESS_SPACE, Scope::GLOBAL] {
+        match ctx.lib.get_tool_data(AnyHandle::Aspace(ah), scope) {
+            Err(Fail::Rc(_)) => j.holds(),
+            Ok((v, a)) => j.fail(format!(
+                "scope {scope:?}: ok with value {:#x} ptr {:#x}",
+                v as u64, a.address
+            )),
+            Err(e) => j.fail(format!("scope {scope:?}: {e}")),
+        }
+    }
+    j.verdict()
+}
+
+fn implicit_task(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = super::aspace_or_skip!(ctx);
+    super::entry_or_skip!(ctx, get_tool_data, "ompd_get_tool_data");
+    let mut j = Judge::new(ctx, "a non-ok code, or the implicit task's data");
+    for s in ctx.task_subjects(ah, &mut j) {
+        if !super::is_implicit(ctx.model, s.task) {
+            continue;
+        }
+        let got = ctx
+            .lib
+            .get_tool_data(AnyHandle::Task(&s.handle), Scope::IMPLICIT_TASK);
+        match got {
+            Err(Fail::Rc(_)) => j.holds(),
+            got => judge(
+                &mut j,
+                ctx,
+                &s.label,
+                got,
+                ctx.model.tasks[s.task.0].tool_data,
+            ),
+        }
+    }
+    j.verdict()
+}

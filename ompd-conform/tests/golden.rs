@@ -1,0 +1,232 @@
+//! Golden snapshots and regression tracking against the real vendor libraries: every fetched
+//! vendor matches its committed snapshot (`golden/snapshots`), snapshots are deterministic, a
+//! changed answer exits 100 with a readable diff, and `compare` names the real differences
+//! between LLVM 19 and LLVM 22 (none) and between LLVM 19 and Intel 2026.2.
+
+use ompd_engine::snapshot;
+use ompd_review::regression::{self, Comparison};
+use ompd_vendors as vendors;
+use rstest::rstest;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// A check that passes on every vendor, to keep the conformance part of a `--golden` run small.
+const ONE_CHECK: &str = "lib.api_version.stable";
+
+fn fetch() {
+    vendors::fetch(&vendors::default_cache_dir(), &[], false, &mut |_| {})
+        .expect("vendor libraries fetch");
+}
+
+fn conform(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ompd-conform"))
+        .args(args)
+        .output()
+        .expect("ompd-conform starts")
+}
+
+fn golden_run(lib: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["run", lib, "--quiet", "--cases", "0", "--check", ONE_CHECK];
+    args.push("--golden");
+    args.extend_from_slice(extra);
+    conform(&args)
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[rstest]
+#[case("llvm-14")]
+#[case("llvm-15")]
+#[case("llvm-16")]
+#[case("llvm-19")]
+#[case("llvm-21")]
+#[case("llvm-22")]
+#[case("intel-2026.2")]
+fn each_vendor_matches_its_committed_snapshot(#[case] lib: &str) {
+    fetch();
+    let o = golden_run(lib, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!("{lib} matches its golden snapshot")),
+        "{err}"
+    );
+}
+
+#[test]
+fn snapshots_are_deterministic_and_a_changed_answer_exits_100_with_its_path() {
+    fetch();
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    for d in [&a, &b] {
+        let o = golden_run("llvm-19", &["--bless", "--golden-dir", path(d.path())]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let file = |d: &Path| std::fs::read_to_string(snapshot::path_of(d, "llvm-19")).unwrap();
+    let first = file(a.path());
+    assert_eq!(first, file(b.path()), "two runs gave different snapshots");
+    assert!(first.contains("serial/lp64-le/omp-version = 201611"));
+    assert!(first.contains("nested-tasks/ilp32-be/thread[3]/state = "));
+
+    // One answer changed: the run exits 100 naming the path, the old and the new value.
+    let edited = first.replace(
+        "serial/lp64-le/omp-version = 201611",
+        "serial/lp64-le/omp-version = 201811",
+    );
+    std::fs::write(snapshot::path_of(a.path(), "llvm-19"), edited).unwrap();
+    let o = golden_run("llvm-19", &["--golden-dir", path(a.path())]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(100), "{err}");
+    assert!(
+        err.contains("llvm-19 differs from its golden snapshot"),
+        "{err}"
+    );
+    assert!(
+        err.contains("~ serial/lp64-le/omp-version: 201811 → 201611"),
+        "{err}"
+    );
+    assert!(err.contains("(1 answers changed;"), "{err}");
+
+    // No snapshot: one error line saying how to create it, exit 1.
+    let empty = tempfile::tempdir().unwrap();
+    let o = golden_run("llvm-19", &["--golden-dir", path(empty.path())]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("create it with `cargo xtask conform llvm-19 --golden --bless`"),
+        "{err}"
+    );
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temporary path")
+}
+
+/// Runs the default scenarios (no property phase) of `lib` with `--golden` into a JSON report.
+fn report(lib: &str, dir: &Path) -> std::path::PathBuf {
+    let out = dir.join(format!("{lib}.json"));
+    let o = conform(&[
+        "run",
+        lib,
+        "--quiet",
+        "--cases",
+        "0",
+        "--golden",
+        "--format",
+        "json",
+        "--output",
+        path(&out),
+    ]);
+    assert!(out.is_file(), "{}", stderr(&o));
+    out
+}
+
+fn compare(old: &Path, new: &Path) -> (i32, Comparison) {
+    let o = conform(&["compare", path(old), path(new), "--format", "json"]);
+    let code = o.status.code().unwrap_or(-1);
+    let c = regression::compare(
+        &regression::load(old).unwrap(),
+        &regression::load(new).unwrap(),
+    );
+    let printed: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json output");
+    assert_eq!(printed, serde_json::to_value(&c).unwrap());
+    (code, c)
+}
+
+#[test]
+fn compare_llvm_19_with_llvm_22_and_with_intel() {
+    fetch();
+    let d = tempfile::tempdir().unwrap();
+    let (l19, l22, intel) = (
+        report("llvm-19", d.path()),
+        report("llvm-22", d.path()),
+        report("intel-2026.2", d.path()),
+    );
+
+    // LLVM 19 and 22 behave identically on every check and answer.
+    let (code, c) = compare(&l19, &l22);
+    assert_eq!(code, 0);
+    assert!(c.mapped);
+    assert!(c.common > 9000, "{}", c.common);
+    assert!(c.regressions.is_empty() && c.fixes.is_empty() && c.changed.is_empty());
+    assert!(c.new_checks.is_empty() && c.removed_checks.is_empty());
+    assert!(c.answers_note.is_none());
+    assert_eq!(c.changed_answers, Vec::<String>::new());
+
+    // LLVM 19 → Intel 2026.2: Intel fixes the randomized-layout sign extension of 32-bit task
+    // pointers and enumerates four more states; under injected read failures its current-task
+    // lookup answers ok with a wrong handle on one unit where LLVM's does not (both libraries
+    // forget failed reads; where the misdirected read lands depends on the layout).
+    let (code, c) = compare(&l19, &intel);
+    assert_eq!(code, 100, "{}", c.human());
+    let regressed: Vec<(&str, &str)> = c
+        .regressions
+        .iter()
+        .flat_map(|m| m.places.iter().map(move |u| (m.check.as_str(), u.as_str())))
+        .collect();
+    assert_eq!(
+        regressed,
+        [
+            (
+                "fault.get_curr_task_handle.read",
+                "nested-tasks/lp64-le/random:20261121"
+            ),
+            (
+                "fault.get_curr_task_handle.short_read",
+                "nested-tasks/lp64-le/random:20261121"
+            ),
+            (
+                "fault.get_curr_task_handle.stale_handle",
+                "nested-tasks/lp64-le/random:20261121"
+            ),
+        ],
+        "{}",
+        c.human()
+    );
+    let fixed: Vec<&str> = c.fixes.iter().map(|m| m.check.as_str()).collect();
+    assert_eq!(
+        fixed,
+        [
+            "task.frame.matches_model",
+            "task.scheduling.chain_matches_model",
+            "tool_data.task.matches_model"
+        ],
+        "{}",
+        c.human()
+    );
+    assert!(c
+        .changed
+        .iter()
+        .any(|m| m.check == "thread.handle.by_lwp_id"));
+    assert_eq!(c.changed_answers.len(), 8 * 4, "{:#?}", c.changed_answers);
+    assert!(c
+        .changed_answers
+        .iter()
+        .all(|a| a.starts_with("+ ") && a.contains("/states/enumerate/ompt_state_")));
+
+    // And back: the three fixes of Intel are regressions of LLVM 19, exit 100.
+    let (code, c) = compare(&intel, &l19);
+    assert_eq!(code, 100);
+    let regressed: Vec<&str> = c.regressions.iter().map(|m| m.check.as_str()).collect();
+    assert_eq!(
+        regressed,
+        [
+            "task.frame.matches_model",
+            "task.scheduling.chain_matches_model",
+            "tool_data.task.matches_model"
+        ]
+    );
+}
+
+#[test]
+fn compare_refuses_unreadable_files_with_one_line() {
+    let d = tempfile::tempdir().unwrap();
+    let bad = d.path().join("bad.json");
+    std::fs::write(&bad, "{}").unwrap();
+    let o = conform(&["compare", path(&bad), path(&bad)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    let o = conform(&["compare", path(&bad)]);
+    assert_eq!(o.status.code(), Some(2));
+}

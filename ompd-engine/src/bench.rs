@@ -1,0 +1,112 @@
+//! Throughput figures for `cargo xtask bench` (hidden command `ompd-conform __bench LIB`): fresh
+//! library instances per second, and checks per second of one unit with process isolation (one
+//! worker per run, as the suite runs) and without it (the same unit's checks run in this very
+//! process, again and again).
+//!
+//! The in-process measurement is the one place outside a worker where a vendor library is loaded:
+//! a dedicated `__bench` process does it on purpose, to price isolation; its answers are counted,
+//! never judged. Checks that crash in the isolated pass are left out of both passes, and only
+//! checks that ran count (a library that refuses a second address space in one process, as
+//! Intel's does, skips its checks in the later in-process runs).
+
+use crate::run::RunOptions;
+use crate::supervisor::{self, Exec, Stop};
+use crate::worker::{self, Event, StageName, Unit};
+use ompd_checks::{self as checks, Stage};
+use ompd_report::Outcome;
+use ompd_vendors::Resolved;
+use serde::Serialize;
+use std::time::Instant;
+
+/// The scenario, arch and layout of the measured unit.
+const UNIT: (&str, &str, &str) = ("nested-tasks", "lp64-le", "natural");
+
+/// What one library measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct Figures {
+    /// Fresh worker processes that loaded the library, initialized it and initialized an
+    /// address space (no checks), per second, one at a time.
+    pub instances_per_s: f64,
+    /// Checks of the measured unit.
+    pub checks: usize,
+    /// How many times the unit ran in each pass.
+    pub reps: usize,
+    /// Checks (not skipped) per second with a fresh worker process per run of the unit.
+    pub isolated_checks_per_s: f64,
+    /// Checks (not skipped) per second with every run of the unit in this process.
+    pub in_process_checks_per_s: f64,
+}
+
+/// Measures `lib` with `reps` runs per pass.
+pub fn measure(lib: &Resolved, reps: usize) -> Result<Figures, String> {
+    let reps = reps.max(1);
+    let (scenario, arch, layout) = UNIT;
+    let target: Vec<String> = checks::registry()
+        .iter()
+        .filter(|c| c.stage == Stage::Target)
+        .map(|c| c.id.to_string())
+        .collect();
+    let opts = RunOptions {
+        rerun_crashes: false,
+        ..RunOptions::default()
+    };
+    let stop = Stop::default();
+    let exec = Exec::of(&opts, &stop);
+    let full = supervisor::unit_of(lib, StageName::Target, scenario, arch, layout, target);
+    // A first isolated run finds the checks that crash this library: both passes leave them out
+    // (in this process a crash would end the measurement).
+    let first = supervisor::run_unit(&full, exec);
+    if let Some(r) = first
+        .records
+        .iter()
+        .find(|r| r.outcome == Outcome::HarnessError)
+    {
+        return Err(format!("{}: {}", r.check, r.detail));
+    }
+    let survivors: Vec<String> = first
+        .records
+        .iter()
+        .filter(|r| !matches!(r.outcome, Outcome::Crash | Outcome::Timeout))
+        .map(|r| r.check.clone())
+        .collect();
+    let unit = Unit {
+        checks: survivors,
+        ..full
+    };
+
+    let start = Instant::now();
+    for _ in 0..reps {
+        supervisor::setup_only(&unit, exec)?;
+    }
+    let instances_per_s = reps as f64 / start.elapsed().as_secs_f64();
+
+    let start = Instant::now();
+    let mut ran = 0usize;
+    for _ in 0..reps {
+        ran += supervisor::run_unit(&unit, exec)
+            .records
+            .iter()
+            .filter(|r| r.outcome != Outcome::Skip)
+            .count();
+    }
+    let isolated_checks_per_s = ran as f64 / start.elapsed().as_secs_f64();
+
+    let start = Instant::now();
+    let mut ran = 0usize;
+    for _ in 0..reps {
+        worker::run_unit(&unit, &mut |e| {
+            if matches!(e, Event::Result { outcome, .. } if *outcome != Outcome::Skip) {
+                ran += 1;
+            }
+            true
+        });
+    }
+    let in_process_checks_per_s = ran as f64 / start.elapsed().as_secs_f64();
+    Ok(Figures {
+        instances_per_s,
+        checks: unit.checks.len(),
+        reps,
+        isolated_checks_per_s,
+        in_process_checks_per_s,
+    })
+}

@@ -1,0 +1,32 @@
+//! Runs the checks: plans units, runs each in a fresh worker process, attributes crashes and
+//! timeouts, the property phase over generated cases, real targets (live processes, core files)
+//! and the fixtures that make them, golden snapshot probes, and throughput figures.
+//!
+//! Modules, each depending only on the ones listed before it (no module cycles):
+//! - [`parallel`]: independent work on a few threads, answers in order.
+//! - [`real`]: live processes and core files as targets, with the truth their fixtures recorded
+//!   lifted into the model, and which checks apply to them.
+//! - [`snapshot`]: the golden snapshot probes of a library's observable answers, their file
+//!   format and their diff.
+//! - [`worker`]: the units, the events a worker streams, and the worker itself: runs the checks
+//!   of one unit in this fresh process.
+//! - [`supervisor`]: runs one unit in fresh worker processes and turns their events into results;
+//!   a crash or timeout is attributed to the check in flight.
+//! - [`collect`]: records the snapshot probes of a library in workers.
+//! - [`fixtures`]: running the OpenMP fixture programs on each runtime for live and core runs.
+//! - [`property`]: the property phase: every check over generated cases, failures shrunk.
+//! - [`run`]: a whole run: options, the plan of units, every library, real target and the
+//!   property phase, gathered into the report.
+//! - [`bench`]: throughput figures (instances per second, checks per second with and without
+//!   isolation).
+
+pub mod bench;
+pub mod collect;
+pub mod fixtures;
+pub mod parallel;
+pub mod property;
+pub mod real;
+pub mod run;
+pub mod snapshot;
+pub mod supervisor;
+pub mod worker;

@@ -1,0 +1,339 @@
+//! Property runs: the target-stage checks over generated runtime states (depth, team sizes,
+//! serialized levels, task trees, states, ICVs) × arch variant × layout policy. Every check is a
+//! property that must hold in every case; a failing case is shrunk by proptest to a minimal
+//! scenario, written as a replayable model file, and reported with the command that replays it.
+//!
+//! Every check runs on every case (one fresh worker per case). Each case has its own generator
+//! seed, so a check's first failing case can be regenerated and shrunk for that check alone.
+
+use crate::supervisor::{self, Exec};
+use crate::worker::{StageName, Unit};
+use ompd_checks::{self as checks, Stage};
+use ompd_report::{Outcome, ResultRecord};
+use ompd_vendors::Resolved;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use sim_target::arch::Arch;
+use sim_target::layout::Policy;
+use sim_target::model::Model;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Check-id prefixes of families that run on the scenario units only: the NULL matrix does not
+/// depend on the runtime state (it probes argument checking only), and fault injection probes
+/// the error paths of callback failures, the same code whatever the state, at a cost that grows
+/// with every callback a routine makes. The scenarios × arch × layout cover both; generated
+/// cases would only repeat them.
+pub const SCENARIO_ONLY: &[&str] = &["null.", "fault."];
+
+/// Check-id prefixes of families that draw random cases of their own: the corrupted-image checks
+/// already run a seeded proptest loop over corruptions of every scenario unit, and generated
+/// states would multiply that cost by the case count without reaching other code in the libraries
+/// (the walks follow the same fields whatever the model's shape).
+pub const SELF_RANDOMIZED: &[&str] = &["corrupt."];
+
+/// Whether the property phase runs check `id`.
+pub fn runs(id: &str) -> bool {
+    !SCENARIO_ONLY
+        .iter()
+        .chain(SELF_RANDOMIZED)
+        .any(|p| id.starts_with(p))
+}
+
+/// The scenario name of results from generated cases.
+pub const SCENARIO: &str = "generated";
+
+/// How the property phase runs.
+#[derive(Clone, Debug)]
+pub struct PropertyOptions {
+    /// Cases per runner pass (0 disables the phase).
+    pub cases: u32,
+    /// Seed of the case generator (runs are reproducible).
+    pub seed: u64,
+    /// Shrink steps allowed per finding.
+    pub max_shrink_iters: u32,
+    /// Where minimal reproducers are written.
+    pub replay_dir: PathBuf,
+}
+
+impl Default for PropertyOptions {
+    fn default() -> Self {
+        PropertyOptions {
+            cases: 256,
+            seed: supervisor::DEFAULT_SEED,
+            max_shrink_iters: 128,
+            replay_dir: default_replay_dir(),
+        }
+    }
+}
+
+/// `target/ompd-replays` beside the vendor cache.
+pub fn default_replay_dir() -> PathBuf {
+    let cache = ompd_vendors::default_cache_dir();
+    cache
+        .parent()
+        .map(|p| p.join("ompd-replays"))
+        .unwrap_or_else(|| PathBuf::from("ompd-replays"))
+}
+
+/// A whole generated case.
+pub fn case() -> impl Strategy<Value = (Model, Arch, Policy)> {
+    (sim_target::strategy::model(), sim_target::strategy::arch())
+        .prop_flat_map(|(m, a)| (Just(m), Just(a), sim_target::strategy::policy(a)))
+}
+
+/// What the passes saw of a check that was never refuted.
+#[derive(Default)]
+struct Tally {
+    /// Cases in which the check gave a verdict other than skip.
+    evaluated: usize,
+    /// The first non-failing deviation (warn or not-supported) and its case.
+    first_deviation: Option<(ResultRecord, Model)>,
+}
+
+fn unit(lib: &Resolved, m: &Model, a: Arch, p: Policy, checks: &[String]) -> Unit {
+    let mut u = supervisor::unit_of(
+        lib,
+        StageName::Target,
+        SCENARIO,
+        a.name(),
+        &p.to_string(),
+        checks.to_vec(),
+    );
+    u.model = Some(m.clone());
+    u
+}
+
+/// Writes the model of a case as a replay file; returns its path.
+fn write_replay(dir: &Path, lib: &str, check: &str, m: &Model) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let safe = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let path = dir.join(format!("{}-{}.json", safe(lib), safe(check)));
+    let text = serde_json::to_string_pretty(m).map_err(|e| e.to_string())?;
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, &path))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+/// Adds the reproducer (file and replay command) to a record's detail.
+fn with_replay(
+    mut r: ResultRecord,
+    lib: &Resolved,
+    dir: &Path,
+    m: &Model,
+    what: &str,
+) -> ResultRecord {
+    let how = match write_replay(dir, &lib.name, &r.check, m) {
+        Ok(path) => format!(
+            "{what}: {} thread(s), {} region(s), {} task(s) in {}; replay: ompd-conform run {} --replay {} --arch {} --layout {} --check {}",
+            m.threads.len(),
+            m.regions.len(),
+            m.tasks.len(),
+            path.display(),
+            lib.path.display(),
+            path.display(),
+            r.arch,
+            r.layout,
+            r.check
+        ),
+        Err(e) => format!("{what} (not written: {e})"),
+    };
+    r.detail = if r.detail.is_empty() {
+        how
+    } else {
+        format!("{}; {how}", r.detail)
+    };
+    r
+}
+
+/// A generated case's value tree (shrinkable).
+type CaseTree = Box<dyn proptest::strategy::ValueTree<Value = (Model, Arch, Policy)>>;
+
+/// The value tree of case `i`: each case has its own generator seed, so any case can be
+/// regenerated (and shrunk) on its own.
+fn case_tree(seed: u64, i: u32) -> Result<CaseTree, String> {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    bytes[8..12].copy_from_slice(&i.to_le_bytes());
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
+    );
+    case()
+        .boxed()
+        .new_tree(&mut runner)
+        .map(|t| Box::new(t) as Box<_>)
+        .map_err(|e| e.to_string())
+}
+
+fn failed(r: &ResultRecord) -> bool {
+    r.outcome.is_failure() || r.outcome == Outcome::HarnessError
+}
+
+/// Shrinks case `i` for `check` (which fails on it) to a minimal failing case; returns that case
+/// and its record, or `None` when the case no longer fails (a flaky check or library).
+fn shrink(
+    lib: &Resolved,
+    exec: Exec,
+    popts: &PropertyOptions,
+    check: &str,
+    i: u32,
+) -> Option<(ResultRecord, Model)> {
+    let checks = [check.to_string()];
+    let run = |(m, a, p): &(Model, Arch, Policy)| -> Option<ResultRecord> {
+        supervisor::run_unit(&unit(lib, m, *a, *p, &checks), exec)
+            .records
+            .into_iter()
+            .find(failed)
+    };
+    let mut tree = case_tree(popts.seed, i).ok()?;
+    let mut best = (run(&tree.current())?, tree.current().0);
+    let mut steps = 0;
+    if tree.simplify() {
+        while steps < popts.max_shrink_iters {
+            steps += 1;
+            let v = tree.current();
+            match run(&v) {
+                Some(r) => {
+                    best = (r, v.0);
+                    if !tree.simplify() {
+                        break;
+                    }
+                }
+                None => {
+                    if !tree.complicate() {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    Some(best)
+}
+
+/// Runs the property phase for one library and returns one record per target-stage check that
+/// passes the `filters` (see [`supervisor::selected`]):
+/// every check runs on every generated case; each check that fails somewhere is shrunk, on its
+/// own, from its first failing case.
+/// Stops early when the run is stopped (the report is then marked incomplete).
+pub(crate) fn run_library(
+    lib: &Resolved,
+    filters: &[String],
+    popts: &PropertyOptions,
+    exec: Exec,
+) -> Vec<ResultRecord> {
+    let all: Vec<String> = checks::registry()
+        .iter()
+        .filter(|c| c.stage == Stage::Target && runs(c.id) && supervisor::selected(c.id, filters))
+        .map(|c| c.id.to_string())
+        .collect();
+    let mut first_failure: BTreeMap<String, (u32, ResultRecord, Model)> = BTreeMap::new();
+    let mut ran = 0u32;
+    let mut tally: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut harness: Option<String> = None;
+    for i in 0..popts.cases {
+        if exec.stop.reason().is_some() {
+            break;
+        }
+        let (m, a, p) = match case_tree(popts.seed, i) {
+            Ok(t) => t.current(),
+            Err(e) => {
+                harness = Some(format!("the case generator failed: {e}"));
+                break;
+            }
+        };
+        ran += 1;
+        for r in supervisor::run_unit(&unit(lib, &m, a, p, &all), exec).records {
+            let e = tally.entry(r.check.clone()).or_default();
+            if r.outcome != Outcome::Skip {
+                e.evaluated += 1;
+            }
+            if failed(&r) {
+                first_failure
+                    .entry(r.check.clone())
+                    .or_insert_with(|| (i, r.clone(), m.clone()));
+            } else if matches!(r.outcome, Outcome::Warn | Outcome::NotSupported)
+                && e.first_deviation.is_none()
+            {
+                e.first_deviation = Some((r, m.clone()));
+            }
+        }
+    }
+    // Results that sum up every case are reported against every arch and layout.
+    let over_all_cases = supervisor::unit_of(lib, StageName::Target, SCENARIO, "*", "*", vec![]);
+    all.iter()
+        .map(|id| {
+            let base = |outcome, actual: String, detail: String| {
+                supervisor::record(&over_all_cases, id, outcome, "", actual, detail)
+            };
+            if let Some(why) = &harness {
+                return base(Outcome::HarnessError, String::new(), why.clone());
+            }
+            if let Some((i, r, m)) = first_failure.get(id) {
+                let shrunk = exec
+                    .stop
+                    .reason()
+                    .is_none()
+                    .then(|| shrink(lib, exec, popts, id, *i))
+                    .flatten();
+                // A stop during shrinking leaves the smallest case found so far; a stop before
+                // it, the case that failed first.
+                return match (shrunk, exec.stop.reason()) {
+                    (Some((r, m)), None) => {
+                        with_replay(r, lib, &popts.replay_dir, &m, "minimal failing case")
+                    }
+                    (Some((r, m)), Some(why)) => {
+                        let note = format!("smallest failing case found before the stop ({why})");
+                        with_replay(r, lib, &popts.replay_dir, &m, &note)
+                    }
+                    (None, Some(why)) => {
+                        let note = format!("failing case {i}, not shrunk ({why})");
+                        with_replay(r.clone(), lib, &popts.replay_dir, m, &note)
+                    }
+                    (None, None) => base(
+                        Outcome::Warn,
+                        format!("failed on generated case {i} once, then passed when run again"),
+                        "a flaky check or library".into(),
+                    ),
+                };
+            }
+            match tally.get(id) {
+                Some(Tally {
+                    first_deviation: Some((r, m)),
+                    ..
+                }) => with_replay(r.clone(), lib, &popts.replay_dir, m, "first deviating case"),
+                Some(Tally { evaluated, .. }) if *evaluated > 0 => base(
+                    Outcome::Pass,
+                    format!("held in {evaluated} of {ran} generated cases"),
+                    if let Some(why) = exec.stop.reason() {
+                        format!(
+                            "seed {}; the run stopped after {ran} of {} cases ({why})",
+                            popts.seed, popts.cases
+                        )
+                    } else if *evaluated < ran as usize {
+                        format!("seed {}; the other cases skipped it", popts.seed)
+                    } else {
+                        format!("seed {}", popts.seed)
+                    },
+                ),
+                _ => base(
+                    Outcome::Skip,
+                    String::new(),
+                    "not applicable in any generated case".into(),
+                ),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,438 @@
+//! A whole run: the options, the units planned for each library, every unit run in isolation
+//! (`opts.jobs` at a time), the real targets and the property phase, and the report gathered
+//! from them.
+
+use crate::fixtures::RealTarget;
+use crate::parallel::parallel_map;
+use crate::property::PropertyOptions;
+use crate::supervisor::{
+    record, record_all, run_unit, selected, unit_of, Exec, Stop, UnitRun, DEFAULT_SEED,
+};
+use crate::worker::{Event, StageName, Unit};
+use ompd_checks::{self as checks, Stage};
+use ompd_loader::inspect::{self, StaticInfo};
+use ompd_report::{LibraryInfo, Report, ResultRecord};
+use ompd_vendors::Resolved;
+use sim_target::arch::Arch;
+use sim_target::layout::Policy;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Scenarios (default: the default scenario set).
+    pub scenarios: Vec<String>,
+    /// Models run as extra scenarios, by name (replayed files).
+    pub models: Vec<(String, sim_target::model::Model)>,
+    /// Architectures (default: all four).
+    pub archs: Vec<Arch>,
+    /// Layout policies (default: natural, packed, random, Intel 2026.2 where it applies).
+    pub layouts: Vec<Policy>,
+    /// Check id filters: an id, or a prefix ending in `*`. Empty runs every check.
+    pub checks: Vec<String>,
+    /// Parallel workers.
+    pub jobs: usize,
+    /// Time a single check may take before its worker is stopped.
+    pub check_timeout: Duration,
+    /// The property phase over generated cases (none: scenarios only).
+    pub property: Option<PropertyOptions>,
+    /// Re-run each crashed check once, alone, in a fresh worker (flake or reproducible).
+    pub rerun_crashes: bool,
+    /// Environment variables passed on to workers besides `PATH` (the environment is scrubbed).
+    pub keep_env: Vec<String>,
+    /// Run the simulated scenarios (off when only real targets were asked for).
+    pub sim: bool,
+    /// Real targets (fixture programs, processes, core files), each run with every library.
+    pub real: Vec<RealTarget>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            scenarios: sim_target::model::default_scenarios()
+                .iter()
+                .map(|s| s.name.to_string())
+                .collect(),
+            models: Vec::new(),
+            archs: Arch::ALL.to_vec(),
+            layouts: vec![
+                Policy::Natural,
+                Policy::Packed,
+                Policy::Random(DEFAULT_SEED),
+                Policy::Intel2026_2,
+            ],
+            checks: Vec::new(),
+            jobs: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            check_timeout: Duration::from_secs(60),
+            property: Some(PropertyOptions::default()),
+            rerun_crashes: true,
+            keep_env: Vec::new(),
+            sim: true,
+            real: Vec::new(),
+        }
+    }
+}
+
+impl<'a> Exec<'a> {
+    /// How the units of a run with `opts` run.
+    pub fn of(opts: &'a RunOptions, stop: &'a Stop) -> Exec<'a> {
+        Exec {
+            timeout: opts.check_timeout,
+            stop,
+            rerun_crashes: opts.rerun_crashes,
+            keep_env: &opts.keep_env,
+        }
+    }
+}
+
+/// The units to run for one library.
+pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
+    let ids = |stage: Stage| -> Vec<String> {
+        checks::registry()
+            .iter()
+            .filter(|c| c.stage == stage && selected(c.id, &opts.checks))
+            .map(|c| c.id.to_string())
+            .collect()
+    };
+    let base = |stage, scenario: &str, arch: Arch, layout: Policy, checks| {
+        unit_of(
+            lib,
+            stage,
+            scenario,
+            arch.name(),
+            &layout.to_string(),
+            checks,
+        )
+    };
+    let mut units = Vec::new();
+    let lifecycle = ids(Stage::Library);
+    if !lifecycle.is_empty() {
+        // Library-level checks need no target; they are reported against the host variant.
+        units.push(base(
+            StageName::Library,
+            "none",
+            Arch::LP64_LE,
+            Policy::Natural,
+            lifecycle,
+        ));
+    }
+    let target = ids(Stage::Target);
+    if !target.is_empty() && opts.sim {
+        let named = opts.scenarios.iter().map(|s| (s.as_str(), None));
+        let replayed = opts.models.iter().map(|(n, m)| (n.as_str(), Some(m)));
+        for (s, model) in named.chain(replayed) {
+            for a in &opts.archs {
+                for l in &opts.layouts {
+                    if l.supports(*a) {
+                        let mut u = base(StageName::Target, s, *a, *l, target.clone());
+                        u.model = model.cloned();
+                        units.push(u);
+                    }
+                }
+            }
+        }
+    }
+    units
+}
+
+/// Runs every unit of every library and returns the report. `progress` gets one line per unit.
+pub fn run(
+    libs: &[Resolved],
+    statics: &[StaticInfo],
+    opts: &RunOptions,
+    stop: &Stop,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Report {
+    let mut report = Report::new();
+    let exec = Exec::of(opts, stop);
+    let units: Vec<Unit> = libs.iter().flat_map(|l| plan(l, opts)).collect();
+    let total = units.len();
+    // A library that cannot load fails the same way in every unit: once one unit saw it, the
+    // library's other units are recorded from that failure without starting workers.
+    let unloadable: Mutex<BTreeMap<PathBuf, LoadFailure>> = Mutex::new(BTreeMap::new());
+    let mut results = parallel_map(total, opts.jobs, |i| {
+        let u = &units[i];
+        let known = unloadable
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&u.path)
+            .cloned();
+        let r = match known {
+            Some(f) => f.unit_run(u),
+            None => run_unit(u, exec),
+        };
+        if let Some(f) = LoadFailure::of(&r) {
+            unloadable
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(u.path.clone())
+                .or_insert(f);
+        }
+        progress(&format!(
+            "[{}/{total}] {} {} {} {}",
+            i + 1,
+            u.library,
+            u.scenario,
+            u.arch,
+            u.layout
+        ));
+        r
+    });
+    let (real_records, notes) = run_real(libs, opts, exec, progress);
+    for (lib, info) in libs.iter().zip(statics) {
+        let mut li = LibraryInfo {
+            name: lib.name.clone(),
+            path: lib.path.display().to_string(),
+            sha256: info.sha256.clone(),
+            entry_points: info.exported_ompd.clone(),
+            package_version: lib.version.clone(),
+            elf: format!("{} {}", info.class, info.machine),
+            soname: info.soname.clone(),
+            needed: info.needed.clone(),
+            ..LibraryInfo::default()
+        };
+        // The static stage: judged from the file, reported like the library-level checks.
+        let host = unit_of(
+            lib,
+            StageName::Library,
+            "none",
+            "lp64-le",
+            "natural",
+            vec![],
+        );
+        for c in checks::registry()
+            .iter()
+            .filter(|c| c.stage == Stage::Static && selected(c.id, &opts.checks))
+        {
+            let v = checks::statics::judge(c.id, info);
+            report.push(record(
+                &host,
+                c.id,
+                v.outcome,
+                &v.expected,
+                v.actual,
+                v.detail,
+            ));
+        }
+        for (u, r) in units.iter().zip(&results) {
+            if u.library != lib.name || u.path != lib.path {
+                continue;
+            }
+            if let (
+                Some(Event::Loaded {
+                    diagnostics,
+                    api_version,
+                    version_string,
+                    profile,
+                    ..
+                }),
+                true,
+            ) = (&r.loaded, li.api_version.is_none())
+            {
+                li.api_version = *api_version;
+                li.profile = Some(*profile);
+                li.version_string.clone_from(version_string);
+                for d in diagnostics {
+                    if !li.diagnostics.contains(d) {
+                        li.diagnostics.push(d.clone());
+                    }
+                }
+            }
+            if let Some(m) = &r.load_failed {
+                let d = format!("load failed: {m}");
+                if !li.diagnostics.contains(&d) {
+                    li.diagnostics.push(d);
+                }
+            }
+            let printed: Vec<&str> = r.output.lines().filter(|l| !l.trim().is_empty()).collect();
+            if !printed.is_empty() {
+                let d = format!("the library wrote to stdout/stderr (e.g. {:?})", printed[0]);
+                if !li
+                    .diagnostics
+                    .iter()
+                    .any(|x| x.starts_with("the library wrote"))
+                {
+                    li.diagnostics.push(d);
+                }
+            }
+        }
+        report.libraries.push(li);
+    }
+    for r in results.iter_mut() {
+        for rec in std::mem::take(&mut r.records) {
+            report.push(rec);
+        }
+    }
+    for rec in real_records {
+        report.push(rec);
+    }
+    for n in notes {
+        eprintln!("warning: {n}");
+        for li in &mut report.libraries {
+            li.diagnostics.push(format!("real target: {n}"));
+        }
+    }
+    if let Some(p) = &opts.property {
+        for recs in property_phase(libs, opts, p, exec, progress) {
+            for rec in recs {
+                report.push(rec);
+            }
+        }
+    }
+    report.incomplete = stop.reason().is_some();
+    report
+}
+
+/// Runs every real target of the run (`opts.jobs` targets at a time, each target's units in
+/// turn: a live process has one tracer at a time). Returns the records and the notes about
+/// targets that misbehaved.
+fn run_real(
+    libs: &[Resolved],
+    opts: &RunOptions,
+    exec: Exec,
+    progress: &(dyn Fn(&str) + Sync),
+) -> (Vec<ResultRecord>, Vec<String>) {
+    if opts.real.is_empty() || exec.stop.reason().is_some() {
+        return (Vec::new(), Vec::new());
+    }
+    let checks: Vec<String> = checks::registry()
+        .iter()
+        .filter(|c| c.stage == Stage::Target && selected(c.id, &opts.checks))
+        .map(|c| c.id.to_string())
+        .collect();
+    let scratch = match tempfile::Builder::new().prefix("ompd-real-").tempdir() {
+        Ok(d) => d,
+        Err(e) => {
+            return (
+                Vec::new(),
+                vec![format!("cannot make a scratch directory: {e}")],
+            )
+        }
+    };
+    let ptrace = live_target::spawn::ptrace_permitted();
+    let total = opts.real.len();
+    let all = parallel_map(total, opts.jobs, |i| {
+        if exec.stop.reason().is_some() {
+            return (Vec::new(), Vec::new());
+        }
+        let t = &opts.real[i];
+        let done = crate::fixtures::run_target(t, libs, &checks, exec, scratch.path(), &ptrace);
+        progress(&format!(
+            "[real {}/{total}] {} {}",
+            i + 1,
+            t.scenario,
+            t.variant
+        ));
+        done
+    });
+    let mut records = Vec::new();
+    let mut notes = Vec::new();
+    for (r, n) in all {
+        records.extend(r);
+        notes.extend(n);
+    }
+    (records, notes)
+}
+
+/// How a library failed to load in one unit, replayed for its other units.
+#[derive(Clone, Debug)]
+struct LoadFailure {
+    first: ResultRecord,
+    load_failed: Option<String>,
+}
+
+impl LoadFailure {
+    /// The load failure `r` shows, if its library never loaded.
+    fn of(r: &UnitRun) -> Option<LoadFailure> {
+        if r.load_failed.is_none() && !r.died_loading {
+            return None;
+        }
+        Some(LoadFailure {
+            first: r.records.first()?.clone(),
+            load_failed: r.load_failed.clone(),
+        })
+    }
+
+    /// The same failure for every check of `unit`, without running it.
+    fn unit_run(&self, unit: &Unit) -> UnitRun {
+        let mut out = UnitRun {
+            load_failed: self.load_failed.clone(),
+            died_loading: true,
+            ..UnitRun::default()
+        };
+        let detail = format!(
+            "{} (not attempted again: the library failed to load in an earlier unit)",
+            self.first.detail
+        );
+        record_all(
+            &mut out,
+            unit,
+            &unit.checks,
+            self.first.outcome,
+            &self.first.expected,
+            &self.first.actual,
+            &detail,
+        );
+        out
+    }
+}
+
+/// Runs the property phase of every library, `opts.jobs` libraries at a time.
+fn property_phase(
+    libs: &[Resolved],
+    opts: &RunOptions,
+    p: &PropertyOptions,
+    exec: Exec,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Vec<Vec<ResultRecord>> {
+    // The property phase reports one summary per check; a crash there is shrunk, not re-run.
+    let exec = Exec {
+        rerun_crashes: false,
+        ..exec
+    };
+    parallel_map(libs.len(), opts.jobs, |i| {
+        let recs = crate::property::run_library(&libs[i], &opts.checks, p, exec);
+        progress(&format!(
+            "[property] {}: {} checks over generated cases",
+            libs[i].name,
+            recs.len()
+        ));
+        recs
+    })
+}
+
+/// Static stage for every library: inspect the file before any code runs.
+pub fn inspect_all(libs: &[Resolved]) -> Result<Vec<StaticInfo>, inspect::InspectError> {
+    libs.iter().map(|l| inspect::inspect(&l.path)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_plan_covers_four_arches_and_the_intel_layout_once_per_scenario() {
+        let lib = Resolved {
+            name: "x".into(),
+            path: "/x.so".into(),
+            preload: vec![],
+            needs_cxx_runtime: false,
+            version: None,
+        };
+        let units = plan(&lib, &RunOptions::default());
+        let scenarios = sim_target::model::default_scenarios().len();
+        assert_eq!(units.len(), 1 + scenarios * (4 * 3 + 1));
+        assert_eq!(
+            units.iter().filter(|u| u.layout == "intel-2026.2").count(),
+            scenarios
+        );
+        assert!(units
+            .iter()
+            .all(|u| u.layout != "intel-2026.2" || u.arch == "lp64-le"));
+    }
+}

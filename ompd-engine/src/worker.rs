@@ -1,0 +1,446 @@
+//! The worker: runs the checks of one unit in this (fresh) process and streams one JSON line per
+//! event to the supervisor. The vendor library is loaded only here.
+//!
+//! Protocol: the unit arrives as JSON on stdin; results go to the original stdout, which the
+//! worker keeps as a private descriptor before pointing fd 1 at stderr, so that anything the
+//! library prints lands in the captured stderr instead of corrupting the result stream.
+
+use ompd_checks::{self as checks, Ctx, Profile, Setup, Stage};
+use ompd_loader::library::{Library, LoadOptions};
+use serde::{Deserialize, Serialize};
+use sim_target::arch::Arch;
+use sim_target::callbacks::{self, Target};
+use sim_target::layout::Policy;
+use sim_target::source::Source;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+/// Set this environment variable to make workers print every callback event to stderr.
+pub const TRACE_ENV: &str = "OMPD_CONFORM_TRACE";
+
+/// What a worker runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unit {
+    /// Library name for reports.
+    pub library: String,
+    /// Library path.
+    pub path: PathBuf,
+    /// Dependencies to preload.
+    pub preload: Vec<PathBuf>,
+    /// Preload the C++ runtime.
+    pub needs_cxx_runtime: bool,
+    /// Which stage's checks to run.
+    pub stage: StageName,
+    /// Scenario (target stage).
+    pub scenario: String,
+    /// The model, for scenarios that are not built in (replayed files, generated cases).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<sim_target::model::Model>,
+    /// Architecture (target stage).
+    pub arch: String,
+    /// Layout policy (target stage).
+    pub layout: String,
+    /// Check ids to run, in order.
+    pub checks: Vec<String>,
+    /// A real target (live process or core file) instead of the simulated scenario.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real: Option<RealUnit>,
+    /// What earlier workers of this unit saw for the unit's contract checks.
+    #[serde(default, skip_serializing_if = "Contract::is_empty")]
+    pub carried: Contract,
+}
+
+/// A unit's real target, and the environment its fixture ran with (the ICV lists it set).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RealUnit {
+    /// The target.
+    pub spec: crate::real::RealSpec,
+    /// The fixture's environment (empty for a process the harness did not start).
+    #[serde(default)]
+    pub env: Vec<(String, String)>,
+}
+
+/// Facts the unit's contract checks judge over all of its checks: what the library printed and
+/// the callback contract violations it committed, each with the check in flight. A worker
+/// replaced after a crash or timeout takes its ledger and output with it, so each result
+/// reports its check's facts and the supervisor hands them to the next worker of the unit.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contract {
+    /// Output on stdout/stderr: (check id, first bytes).
+    #[serde(default)]
+    pub printed: Vec<(String, String)>,
+    /// Callback contract violations still recorded after the check: (check id, violation).
+    #[serde(default)]
+    pub violations: Vec<(String, String)>,
+}
+
+impl Contract {
+    /// True when nothing was seen.
+    pub fn is_empty(&self) -> bool {
+        self.printed.is_empty() && self.violations.is_empty()
+    }
+
+    /// Adds the facts of `other` after these.
+    pub fn extend(&mut self, other: Contract) {
+        self.printed.extend(other.printed);
+        self.violations.extend(other.violations);
+    }
+}
+
+/// Serializable stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StageName {
+    /// Library lifecycle, no target.
+    Library,
+    /// Checks against a simulated target.
+    Target,
+    /// The golden-snapshot probes against a simulated target (`crate::snapshot`): answers are
+    /// recorded, never judged.
+    Snapshot,
+}
+
+/// One line of the result stream.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// The library loaded.
+    Loaded {
+        /// Exported entry points.
+        entry_points: Vec<String>,
+        /// Loader diagnostics.
+        diagnostics: Vec<String>,
+        /// API version, if it answered.
+        api_version: Option<i64>,
+        /// Version string, if it answered.
+        version_string: Option<String>,
+        /// The API generation detected, which decides the checks that apply.
+        profile: Profile,
+    },
+    /// The library could not be loaded.
+    LoadFailed {
+        /// The loader's message with our diagnosis.
+        message: String,
+    },
+    /// A check is about to run.
+    Start {
+        /// Check id.
+        check: String,
+    },
+    /// A check finished.
+    Result {
+        /// Check id.
+        check: String,
+        /// Outcome.
+        outcome: ompd_report::Outcome,
+        /// Expected.
+        expected: String,
+        /// Actual.
+        actual: String,
+        /// Detail.
+        detail: String,
+        /// What the check's calls printed and violated (for the unit's contract checks).
+        #[serde(default, skip_serializing_if = "Contract::is_empty")]
+        contract: Contract,
+    },
+    /// One recorded answer of the snapshot probes (snapshot stage only).
+    Answer {
+        /// Path of the answer within the unit (`thread[2]/state`).
+        path: String,
+        /// The answer, with run-specific values redacted.
+        value: String,
+    },
+    /// Every check ran.
+    Done,
+}
+
+/// Runs the unit read from stdin. Returns the process exit code.
+pub fn main() -> i32 {
+    // The supervisor blocks SIGINT/SIGTERM (a stop request is its to handle) and the mask is
+    // inherited: a worker must die of them again. It must also never outlive its supervisor.
+    let _ = nix::sys::signal::SigSet::all().thread_unblock();
+    let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
+    let results = match nix::unistd::dup(std::io::stdout()) {
+        Ok(fd) => std::fs::File::from(fd),
+        Err(e) => {
+            eprintln!("worker: cannot duplicate stdout: {e}");
+            return 1;
+        }
+    };
+    if let Err(e) = nix::unistd::dup2_stdout(std::io::stderr()) {
+        eprintln!("worker: cannot redirect stdout: {e}");
+        return 1;
+    }
+    let mut input = String::new();
+    if let Err(e) = std::io::stdin().lock().read_line(&mut input) {
+        eprintln!("worker: cannot read the unit: {e}");
+        return 1;
+    }
+    let unit: Unit = match serde_json::from_str(&input) {
+        Ok(u) => u,
+        Err(e) => {
+            eprintln!("worker: malformed unit: {e}");
+            return 1;
+        }
+    };
+    let mut sink = std::io::BufWriter::new(results);
+    let mut emit = |e: &Event| -> bool {
+        serde_json::to_writer(&mut sink, e).is_ok()
+            && sink.write_all(b"\n").is_ok()
+            && sink.flush().is_ok()
+    };
+    run_unit(&unit, &mut emit);
+    0
+}
+
+/// Bytes written so far to this process's stderr (where stdout also goes), when the supervisor
+/// made it a regular file; 0 otherwise.
+fn captured_len() -> u64 {
+    nix::sys::stat::fstat(std::io::stderr())
+        .ok()
+        .filter(|st| st.st_mode & nix::libc::S_IFMT == nix::libc::S_IFREG)
+        .map(|st| st.st_size as u64)
+        .unwrap_or(0)
+}
+
+/// The captured output between two offsets (lossy UTF-8).
+fn captured_range(from: u64, to: u64) -> Option<String> {
+    use std::os::unix::fs::FileExt;
+    let fd = nix::unistd::dup(std::io::stderr()).ok()?;
+    let f = std::fs::File::from(fd);
+    let mut buf = vec![0u8; usize::try_from((to - from).min(4096)).ok()?];
+    // Positional read: the shared write offset of fds 1 and 2 is left alone.
+    let n = f.read_at(&mut buf, from).ok()?;
+    buf.truncate(n);
+    Some(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// Opens a unit's real target and lifts its fixture's truth (a program that is no fixture gives
+/// a model of nothing known).
+fn open_real(r: &RealUnit) -> Result<(crate::real::Shared, crate::real::Lifted), String> {
+    let source = crate::real::open(&r.spec)?;
+    // A process the harness did not start: the environment it started with is in /proc.
+    let env = match (&r.spec, r.env.is_empty()) {
+        (crate::real::RealSpec::Live { pid }, true) => crate::real::start_environment(*pid),
+        _ => r.env.clone(),
+    };
+    let lifted = match crate::real::recorded(&source)? {
+        Some(rec) => crate::real::lift(&rec, &env)?,
+        None => crate::real::unknown_state(&format!(
+            "the {} target is no fixture: its OpenMP state is not recorded",
+            source.kind().name()
+        )),
+    };
+    Ok((source, lifted))
+}
+
+/// Runs `unit`, calling `emit` for each event (the worker streams them; tests collect them).
+pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
+    let lib = match Library::load(
+        &unit.path,
+        &LoadOptions {
+            preload: unit.preload.clone(),
+            needs_cxx_runtime: unit.needs_cxx_runtime,
+        },
+    ) {
+        Ok(l) => l,
+        Err(e) => {
+            emit(&Event::LoadFailed {
+                message: e.to_string(),
+            });
+            return;
+        }
+    };
+    // Version queries happen before anything else, as a debugger does first.
+    let api_version = lib.get_api_version().ok();
+    let version_string = lib.get_version_string().ok().map(|s| s.text);
+    let exported = lib.api.exported();
+    let profile = Profile::detect(&exported, api_version);
+    emit(&Event::Loaded {
+        entry_points: exported.iter().map(|s| s.to_string()).collect(),
+        diagnostics: lib.diagnostics.clone(),
+        api_version,
+        version_string,
+        profile,
+    });
+    // A real target is opened first: its truth is the model.
+    let real = match (&unit.real, unit.stage) {
+        (Some(r), StageName::Target) => match open_real(r) {
+            Ok(x) => Some(x),
+            Err(e) => {
+                eprintln!("worker: {e}");
+                return;
+            }
+        },
+        _ => None,
+    };
+    let scenario = match (&unit.stage, &unit.model, &real) {
+        (StageName::Library, _, _) => None,
+        (_, _, Some((_, lifted))) => Some(lifted.model.clone()),
+        (StageName::Target | StageName::Snapshot, Some(m), None) => Some(m.clone()),
+        (StageName::Target | StageName::Snapshot, None, None) => {
+            match sim_target::model::scenario(&unit.scenario) {
+                Some(s) => Some(s.model),
+                None => {
+                    eprintln!("worker: unknown scenario {}", unit.scenario);
+                    return;
+                }
+            }
+        }
+    };
+    let (arch, policy) = match (
+        &real,
+        unit.arch.parse::<Arch>(),
+        unit.layout.parse::<Policy>(),
+    ) {
+        (Some((source, _)), _, _) => (source.arch(), Policy::Natural),
+        (None, Ok(a), Ok(p)) => (a, p),
+        (None, a, p) => {
+            eprintln!("worker: bad arch or layout: {:?} {:?}", a.err(), p.err());
+            return;
+        }
+    };
+    let empty = sim_target::model::ModelBuilder::new()
+        .build()
+        .expect("the empty model is valid");
+    let model = scenario.as_ref().unwrap_or(&empty);
+    let mut ctx = Ctx {
+        lib: &lib,
+        scenario: &unit.scenario,
+        model,
+        arch,
+        policy,
+        target: None,
+        aspace: None,
+        setup: Setup::default(),
+        severity: checks::Severity::Must,
+        profile,
+        printed: unit.carried.printed.clone(),
+        earlier_violations: unit.carried.violations.clone(),
+        icv_table: Default::default(),
+        known: real
+            .as_ref()
+            .map_or_else(crate::real::Known::everything, |(_, l)| l.known.clone()),
+    };
+    // A TR-era library has another ompd_initialize signature: the 5.x target setup must not
+    // call it (its checks skip by profile).
+    if unit.stage != StageName::Library && profile >= Profile::V5_0 {
+        let target = match &real {
+            // The target lives for the rest of the worker (libraries keep the context); the
+            // worker's exit releases a live process (the kernel detaches a dead tracer's
+            // tracees, which go on running).
+            Some((source, _)) => Target::leak_source(Box::new(source.clone())),
+            None => match sim_target::image::lower(model, arch, policy) {
+                Ok(i) => Target::leak(i),
+                Err(e) => {
+                    eprintln!("worker: cannot lower the scenario: {e}");
+                    return;
+                }
+            },
+        };
+        ctx.target = Some(target);
+        ctx.setup.api_version = Some(lib.get_api_version());
+        let version = ctx
+            .setup
+            .api_version
+            .clone()
+            .and_then(|r| r.ok())
+            .unwrap_or(sim_target::abi::api_version::V5_0);
+        ctx.setup.initialize = Some(lib.initialize(version));
+        if matches!(ctx.setup.initialize, Some(Ok(()))) {
+            match lib.process_initialize(target) {
+                Ok(ah) => {
+                    ctx.aspace = Some(ah);
+                    ctx.setup.process_initialize = Some(Ok(()));
+                }
+                Err(e) => ctx.setup.process_initialize = Some(Err(e)),
+            }
+        }
+    }
+    ompd_loader::library::flush_c_stdio();
+    let mut printed = captured_len();
+    let wanted = match unit.stage {
+        StageName::Library => Stage::Library,
+        StageName::Target | StageName::Snapshot => Stage::Target,
+    };
+    for id in &unit.checks {
+        let Some(check) = checks::find(id) else {
+            eprintln!("worker: unknown check {id}");
+            return;
+        };
+        if check.stage != wanted {
+            continue;
+        }
+        if !emit(&Event::Start { check: id.clone() }) {
+            return;
+        }
+        ctx.severity = check.severity;
+        let violations_before = callbacks::ledger().violations().len();
+        let not_here = real
+            .as_ref()
+            .and_then(|(source, l)| crate::real::applies(id, &l.known, source.kind()).err());
+        let v = if check.since > profile {
+            checks::Verdict::skip(format!(
+                "a requirement of {}; the library implements {profile}",
+                check.since
+            ))
+        } else if let Some(why) = not_here {
+            checks::Verdict::skip(why)
+        } else {
+            let _g = callbacks::enter("harness");
+            (check.run)(&mut ctx, check.arg)
+        };
+        // What the library printed with C stdio may still sit in a buffer.
+        ompd_loader::library::flush_c_stdio();
+        let mut contract = Contract::default();
+        let now = captured_len();
+        if now > printed {
+            if let Some(text) = captured_range(printed, now) {
+                ctx.printed.push((id.clone(), text.clone()));
+                contract.printed.push((id.clone(), text));
+            }
+            printed = now;
+        }
+        // Checks take the violations they provoke on purpose; the rest are the unit's.
+        let ledger = callbacks::ledger();
+        let recorded = ledger.violations();
+        contract.violations = recorded[violations_before.min(recorded.len())..]
+            .iter()
+            .map(|v| (id.clone(), format!("{v:?}")))
+            .collect();
+        drop(ledger);
+        if !emit(&Event::Result {
+            check: id.clone(),
+            outcome: v.outcome,
+            expected: v.expected,
+            actual: v.actual,
+            detail: v.detail,
+            contract,
+        }) {
+            return;
+        }
+    }
+    if unit.stage == StageName::Snapshot {
+        for (path, value) in crate::snapshot::probe(&ctx) {
+            if !emit(&Event::Answer { path, value }) {
+                return;
+            }
+        }
+    }
+    // Release the address space before finalizing, as a tool must.
+    drop(ctx.aspace.take());
+    if std::env::var_os(TRACE_ENV).is_some() {
+        // Debugging aid: every callback the library made, with the entry point in flight.
+        let l = callbacks::ledger();
+        for (site, e) in l.events() {
+            eprintln!("trace {site}: {e:?}");
+        }
+        // The busiest single call, to size the callback budget from data.
+        let (peak, site) = l.peak_call();
+        eprintln!(
+            "trace peak: {peak} target-access callbacks in one call of {site} (budget {:?})",
+            l.budget()
+        );
+    }
+    emit(&Event::Done);
+}

@@ -1,0 +1,373 @@
+//! Per-vendor expectations: which results a vendor library is known to produce, each with a
+//! reason. Stored as TOML in `golden/expectations/`; `gate` judges a run against them to find
+//! the unexpected results and the stale entries.
+//!
+//! ```toml
+//! vendor = "LLVM"
+//! libraries = ["llvm-*"]
+//!
+//! [[expect]]
+//! check = "parallel.enclosing.outermost_unavailable"
+//! outcome = "fail"
+//! reason = "a NULL t_parent yields ompd_rc_unsupported instead of unavailable"
+//! # optional: library, scenario, arch, layout (globs, default "*"), link; `outcome` may also be a
+//! # list when builds of one vendor differ (e.g. ["fail", "crash"] where only some builds have a
+//! # stack protector)
+//! # optional conditions on the library and target (globs, default "*"):
+//! #   version: the package version or the version string (either may match)
+//! #   profile: the API profile detected ("TR2.001", "5.0", "5.1", "5.2", "6.0")
+//! #   target:  the target kind ("sim", "live" or "core")
+//! ```
+//!
+//! `check`, `library`, `scenario`, `arch` and `layout` may each be a list of globs, any of which
+//! matches (`layout = ["natural", "packed"]`): one finding that shows in several places is one
+//! entry.
+
+use ompd_report::{LibraryInfo, Outcome, ResultRecord};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// One expectations file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct File {
+    /// The vendor, for humans.
+    pub vendor: String,
+    /// Library-name globs the file applies to.
+    pub libraries: Vec<String>,
+    /// The entries.
+    #[serde(default)]
+    pub expect: Vec<Expectation>,
+    /// Where it was read from.
+    #[serde(skip)]
+    pub path: PathBuf,
+}
+
+/// The outcome(s) an entry accepts: one, or a list.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum Outcomes {
+    /// Exactly this outcome.
+    One(Outcome),
+    /// Any of these outcomes.
+    Any(Vec<Outcome>),
+}
+
+impl Outcomes {
+    /// Whether `o` is accepted.
+    pub fn allows(&self, o: Outcome) -> bool {
+        match self {
+            Outcomes::One(x) => *x == o,
+            Outcomes::Any(v) => v.contains(&o),
+        }
+    }
+}
+
+impl std::fmt::Display for Outcomes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcomes::One(x) => f.write_str(x.as_str()),
+            Outcomes::Any(v) => {
+                let names: Vec<&str> = v.iter().map(|o| o.as_str()).collect();
+                write!(f, "{}", names.join(" or "))
+            }
+        }
+    }
+}
+
+/// One glob, or a list of globs any of which matches.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum Globs {
+    /// This glob.
+    One(String),
+    /// Any of these globs.
+    Any(Vec<String>),
+}
+
+impl Globs {
+    /// The globs.
+    pub fn patterns(&self) -> &[String] {
+        match self {
+            Globs::One(g) => std::slice::from_ref(g),
+            Globs::Any(v) => v,
+        }
+    }
+
+    /// Whether one of the globs matches `text`.
+    pub fn matches(&self, text: &str) -> bool {
+        self.patterns().iter().any(|g| glob(g, text))
+    }
+
+    /// True for the single glob `*` (the default: matches everything).
+    pub fn is_wildcard(&self) -> bool {
+        matches!(self, Globs::One(g) if g == "*")
+    }
+}
+
+impl Default for Globs {
+    fn default() -> Self {
+        Globs::One("*".into())
+    }
+}
+
+impl std::fmt::Display for Globs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.patterns().join(" | "))
+    }
+}
+
+/// One expected result.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expectation {
+    /// Check id glob(s).
+    pub check: Globs,
+    /// The outcome expected (or several accepted ones).
+    pub outcome: Outcomes,
+    /// Why (required, one line).
+    pub reason: String,
+    /// Where to read more.
+    #[serde(default)]
+    pub link: Option<String>,
+    /// Library-name glob(s), within the file's libraries (versions of one vendor can differ).
+    #[serde(default)]
+    pub library: Globs,
+    /// Scenario glob(s).
+    #[serde(default)]
+    pub scenario: Globs,
+    /// Architecture glob(s).
+    #[serde(default)]
+    pub arch: Globs,
+    /// Layout glob(s).
+    #[serde(default)]
+    pub layout: Globs,
+    /// Library version glob(s): each matches the package version or the version string.
+    #[serde(default)]
+    pub version: Globs,
+    /// API profile glob(s) (`5.0`, `TR2.001`, ...).
+    #[serde(default)]
+    pub profile: Globs,
+    /// Target kind glob(s) (`sim`).
+    #[serde(default)]
+    pub target: Globs,
+}
+
+/// A malformed expectations file.
+#[derive(Debug, thiserror::Error)]
+pub enum ExpectError {
+    /// Unreadable.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// File.
+        path: String,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// Not valid TOML for this format.
+    #[error("invalid expectations file {path}: {message}")]
+    Invalid {
+        /// File.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Matches `text` against a glob where `*` stands for any run of characters.
+pub fn glob(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !text.starts_with(first)
+        || !text[first.len()..].ends_with(last)
+        || text.len() < first.len() + last.len()
+    {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for p in &parts[1..parts.len() - 1] {
+        match rest.find(p) {
+            Some(i) => rest = &rest[i + p.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+impl Expectation {
+    /// True when this entry describes `r`'s unit and check (whatever its outcome). The library
+    /// conditions (version, profile) are judged by [`Expectation::applies_to`].
+    pub fn covers(&self, r: &ResultRecord) -> bool {
+        self.check.matches(&r.check)
+            && self.library.matches(&r.library)
+            && self.scenario.matches(&r.scenario)
+            && self.arch.matches(&r.arch)
+            && self.layout.matches(&r.layout)
+            && self.target.matches(&r.target)
+    }
+
+    /// True when the entry's library conditions hold for `lib`: its name, its version (package
+    /// version or version string; an unknown version matches only `*`) and its API profile.
+    pub fn applies_to(&self, lib: &LibraryInfo) -> bool {
+        let version = self.version.is_wildcard()
+            || [&lib.package_version, &lib.version_string]
+                .iter()
+                .any(|v| v.as_deref().is_some_and(|v| self.version.matches(v)));
+        let profile = self.profile.is_wildcard()
+            || lib.profile.is_some_and(|p| {
+                serde_json::to_value(p)
+                    .ok()
+                    .and_then(|v| v.as_str().map(|s| self.profile.matches(s)))
+                    .unwrap_or(false)
+            });
+        self.library.matches(&lib.name) && version && profile
+    }
+}
+
+impl File {
+    /// Parses one file; every entry needs a reason, and each of its check globs must name a known
+    /// check.
+    pub fn load(path: &Path) -> Result<File, ExpectError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ExpectError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        File::parse(&text, path)
+    }
+
+    /// Parses `text` as the file at `path` (which need not exist: embedded files keep the path
+    /// of their repository copy).
+    pub fn parse(text: &str, path: &Path) -> Result<File, ExpectError> {
+        let shown = path.display().to_string();
+        let invalid = |message: String| ExpectError::Invalid {
+            path: shown.clone(),
+            message,
+        };
+        let mut f: File = toml::from_str(text)
+            .map_err(|e| invalid(e.to_string().lines().next().unwrap_or("").to_string()))?;
+        f.path = path.to_path_buf();
+        let ids: Vec<&str> = ompd_checks::registry().iter().map(|c| c.id).collect();
+        for e in &f.expect {
+            if e.reason.trim().is_empty() {
+                return Err(invalid(format!("entry for {} has no reason", e.check)));
+            }
+            for g in e.check.patterns() {
+                if !ids.iter().any(|id| glob(g, id)) {
+                    return Err(invalid(format!("entry {g} matches no known check")));
+                }
+            }
+        }
+        Ok(f)
+    }
+
+    /// Whether the file applies to library `name`.
+    pub fn applies_to(&self, name: &str) -> bool {
+        self.libraries.iter().any(|g| glob(g, name))
+    }
+}
+
+/// The repository's expectations files, embedded in the runner at compile time
+/// (`golden::EXPECTATIONS`); each keeps the path of its repository copy, which `--bless` rewrites.
+pub fn embedded() -> Result<Vec<File>, ExpectError> {
+    golden::EXPECTATIONS
+        .iter()
+        .map(|(name, text)| File::parse(text, &golden::expectations_dir().join(name)))
+        .collect()
+}
+
+/// Loads every `*.toml` in `dir`, sorted by name.
+pub fn load_dir(dir: &Path) -> Result<Vec<File>, ExpectError> {
+    let io = |source| ExpectError::Io {
+        path: dir.display().to_string(),
+        source,
+    };
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    paths.iter().map(|p| File::load(p)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob("*", "anything"));
+        assert!(glob("llvm-*", "llvm-19"));
+        assert!(!glob("llvm-*", "intel-2026.2"));
+        assert!(glob("ilp32-*", "ilp32-be"));
+        assert!(glob("icv.*.nthreads-var", "icv.value.nthreads-var"));
+        assert!(!glob("icv.value.dyn-var", "icv.value.dyn-var2"));
+        assert!(glob("random:*", "random:1"));
+    }
+
+    #[test]
+    fn entries_need_a_reason_and_a_known_check() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("v.toml");
+        std::fs::write(&p, "vendor='x'\nlibraries=['x']\n[[expect]]\ncheck='no.such.check'\noutcome='fail'\nreason='r'\n").unwrap();
+        assert!(File::load(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("matches no known check"));
+        std::fs::write(
+            &p,
+            "vendor='x'\nlibraries=['x']\n[[expect]]\ncheck='lib.*'\noutcome='fail'\nreason=' '\n",
+        )
+        .unwrap();
+        assert!(File::load(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("no reason"));
+        std::fs::write(&p, "vendor='x'\nlibraries=['x']\nsurprise=1\n").unwrap();
+        assert!(File::load(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("invalid expectations file"));
+    }
+
+    #[test]
+    fn an_entry_may_accept_several_outcomes() {
+        let f: File = toml::from_str(
+            "vendor = \"v\"\nlibraries = [\"*\"]\n[[expect]]\ncheck = \"a.b.c\"\noutcome = [\"fail\", \"crash\"]\nreason = \"r\"\n[[expect]]\ncheck = \"a.b.d\"\noutcome = \"warn\"\nreason = \"r\"\n",
+        )
+        .expect("parses");
+        assert!(f.expect[0].outcome.allows(Outcome::Crash));
+        assert!(f.expect[0].outcome.allows(Outcome::Fail));
+        assert!(!f.expect[0].outcome.allows(Outcome::Pass));
+        assert_eq!(f.expect[0].outcome.to_string(), "fail or crash");
+        assert!(f.expect[1].outcome.allows(Outcome::Warn));
+        assert!(toml::from_str::<File>(
+            "vendor = \"v\"\nlibraries = []\n[[expect]]\ncheck = \"x\"\noutcome = \"sometimes\"\nreason = \"r\"\n"
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn checks_and_units_may_be_lists_of_globs() {
+        let f: File = toml::from_str(
+            "vendor = \"v\"\nlibraries = [\"*\"]\n[[expect]]\ncheck = [\"a.b.*read\", \"a.b.c\"]\nlayout = [\"natural\", \"packed\"]\noutcome = \"fail\"\nreason = \"r\"\n",
+        )
+        .expect("parses");
+        let e = &f.expect[0];
+        assert!(e.check.matches("a.b.short_read") && e.check.matches("a.b.c"));
+        assert!(!e.check.matches("a.b.d"));
+        assert!(e.layout.matches("packed") && !e.layout.matches("random:1"));
+        assert!(e.scenario.is_wildcard() && !e.layout.is_wildcard());
+        assert_eq!(e.layout.to_string(), "natural | packed");
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("v.toml");
+        std::fs::write(&p, "vendor='x'\nlibraries=['x']\n[[expect]]\ncheck=['lib.*', 'no.such.check']\noutcome='fail'\nreason='r'\n").unwrap();
+        assert!(File::load(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("no.such.check matches no known check"));
+    }
+}

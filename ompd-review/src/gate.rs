@@ -1,0 +1,368 @@
+//! The expectations gate: every result of a run judged against the expectation entries that
+//! apply to its library ([`Gate`]: match, expected-fail, unexpected-pass, flake, regression), the
+//! stale entries, and the exit code the run calls for.
+//!
+//! An entry applies to a library when its file's `libraries` globs and its own `library`,
+//! `version` and `profile` conditions hold; the first applicable entry that covers a result
+//! (check, scenario, arch, layout, target) judges it. An entry is *stale* when it covers no
+//! result at all although the run ran its check and a unit matching its scenario, arch, layout
+//! and target, so a run narrowed with `--check`, `--scenario` or `--arch` does not call the
+//! entries it left out stale (nor one shadowed by an earlier entry).
+
+use crate::expectations::{Expectation, File};
+use ompd_report::{Gate, LibraryInfo, Outcome, Report, ResultRecord};
+
+/// An entry of one of the evaluation's files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EntryRef {
+    /// Index into [`Evaluation::files`].
+    pub file: usize,
+    /// Index into that file's `expect`.
+    pub index: usize,
+}
+
+/// One result judged.
+#[derive(Clone, Copy, Debug)]
+pub struct Judged {
+    /// Index into the report's results.
+    pub result: usize,
+    /// The classification.
+    pub gate: Gate,
+    /// The entry that covered the result, if any.
+    pub entry: Option<EntryRef>,
+}
+
+/// The gate for one library.
+#[derive(Clone, Debug)]
+pub struct LibraryGate {
+    /// Library name.
+    pub library: String,
+    /// Indices of the files that apply to it, in order.
+    pub files: Vec<usize>,
+    /// Every result of the library.
+    pub judged: Vec<Judged>,
+    /// Entries that apply but cover nothing the run ran.
+    pub stale: Vec<EntryRef>,
+}
+
+/// A report judged against expectation files.
+#[derive(Clone, Debug)]
+pub struct Evaluation {
+    /// The files used.
+    pub files: Vec<File>,
+    /// One per library of the report, in report order.
+    pub libraries: Vec<LibraryGate>,
+    /// Unexpected passes and stale entries do not fail the gate.
+    pub allow_improvements: bool,
+}
+
+/// True for outcomes that are findings (including harness errors).
+pub fn finding(o: Outcome) -> bool {
+    o.is_failure() || o == Outcome::HarnessError
+}
+
+/// Classifies one result given the entry covering it.
+pub fn classify(r: &ResultRecord, entry: Option<&Expectation>) -> Gate {
+    match entry {
+        Some(e) if e.outcome.allows(r.outcome) => {
+            if finding(r.outcome) {
+                Gate::ExpectedFail
+            } else {
+                Gate::Match
+            }
+        }
+        Some(_) if !finding(r.outcome) => Gate::UnexpectedPass,
+        _ if r.outcome == Outcome::Crash && r.flaky => Gate::Flake,
+        None if !finding(r.outcome) => Gate::Match,
+        _ => Gate::Regression,
+    }
+}
+
+impl Evaluation {
+    /// Judges every result of `report` against `files`.
+    pub fn new(report: &Report, files: Vec<File>, allow_improvements: bool) -> Evaluation {
+        let mut libraries = Vec::new();
+        for lib in &report.libraries {
+            libraries.push(judge_library(report, lib, &files));
+        }
+        Evaluation {
+            files,
+            libraries,
+            allow_improvements,
+        }
+    }
+
+    /// The entry `e` refers to.
+    pub fn entry(&self, e: EntryRef) -> &Expectation {
+        &self.files[e.file].expect[e.index]
+    }
+
+    /// Writes each result's classification into the report (`gate` in the JSON).
+    pub fn mark(&self, report: &mut Report) {
+        for l in &self.libraries {
+            for j in &l.judged {
+                report.results[j.result].gate = Some(j.gate);
+            }
+        }
+    }
+
+    /// Results with this classification, over every library.
+    pub fn count(&self, g: Gate) -> usize {
+        self.libraries
+            .iter()
+            .flat_map(|l| &l.judged)
+            .filter(|j| j.gate == g)
+            .count()
+    }
+
+    /// Stale entries, over every library.
+    pub fn stale_count(&self) -> usize {
+        self.libraries.iter().map(|l| l.stale.len()).sum()
+    }
+
+    /// Whether the run fails the gate: a regression or a flake, or (without
+    /// `--allow-improvements`) an unexpected pass or a stale entry.
+    pub fn fails(&self) -> bool {
+        self.count(Gate::Regression) + self.count(Gate::Flake) > 0
+            || (!self.allow_improvements
+                && self.count(Gate::UnexpectedPass) + self.stale_count() > 0)
+    }
+
+    /// One line summing up the gate, e.g. `gate: 2 regressions, 1 unexpected pass, 410
+    /// expected failures (exit 100)`.
+    pub fn summary_line(&self) -> String {
+        let n =
+            |c: usize, one: &str, many: &str| format!("{c} {}", if c == 1 { one } else { many });
+        let mut parts = vec![
+            n(self.count(Gate::Regression), "regression", "regressions"),
+            n(self.count(Gate::Flake), "flake", "flakes"),
+            n(
+                self.count(Gate::UnexpectedPass),
+                "unexpected pass",
+                "unexpected passes",
+            ),
+            n(self.stale_count(), "stale entry", "stale entries"),
+            n(
+                self.count(Gate::ExpectedFail),
+                "expected failure",
+                "expected failures",
+            ),
+        ];
+        if self.allow_improvements {
+            parts.push("improvements allowed".into());
+        }
+        format!(
+            "gate: {} ({})",
+            parts.join(", "),
+            if self.fails() { "FAILED" } else { "passed" }
+        )
+    }
+}
+
+/// Entries of `files` that apply to `lib`, in file order.
+pub fn applicable(files: &[File], lib: &LibraryInfo) -> Vec<EntryRef> {
+    files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.applies_to(&lib.name))
+        .flat_map(|(fi, f)| {
+            f.expect
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.applies_to(lib))
+                .map(move |(index, _)| EntryRef { file: fi, index })
+        })
+        .collect()
+}
+
+fn judge_library(report: &Report, lib: &LibraryInfo, files: &[File]) -> LibraryGate {
+    let entries = applicable(files, lib);
+    let mut used = vec![false; entries.len()];
+    let mut judged = Vec::new();
+    for (i, r) in report.results.iter().enumerate() {
+        if r.library != lib.name {
+            continue;
+        }
+        let hit = entries
+            .iter()
+            .position(|e| files[e.file].expect[e.index].covers(r));
+        if let Some(k) = hit {
+            used[k] = true;
+        }
+        let entry = hit.map(|k| entries[k]);
+        judged.push(Judged {
+            result: i,
+            gate: classify(r, entry.map(|e| &files[e.file].expect[e.index])),
+            entry,
+        });
+    }
+    let mine: Vec<&ResultRecord> = judged.iter().map(|j| &report.results[j.result]).collect();
+    let stage_of: std::collections::HashMap<&str, ompd_checks::Stage> = ompd_checks::registry()
+        .iter()
+        .map(|c| (c.id, c.stage))
+        .collect();
+    let stage = |id: &str| stage_of.get(id).copied();
+    let stale = entries
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| !**u)
+        .map(|(e, _)| *e)
+        .filter(|e| {
+            let x = &files[e.file].expect[e.index];
+            // Shadowed by an earlier entry is not stale; neither is an entry whose check or unit
+            // the run did not run.
+            // Static and library-level checks run once per library, on the host unit, whatever
+            // the arch and layout selection: if such a check ran and the entry covers none of its
+            // results, the entry can never match. A target check's entry is stale only if the run
+            // had a target unit the entry describes (a run narrowed to other units says nothing).
+            let stages: Vec<ompd_checks::Stage> = mine
+                .iter()
+                .filter(|r| x.check.matches(&r.check))
+                .filter_map(|r| stage(&r.check))
+                .collect();
+            let target = ompd_checks::Stage::Target;
+            !mine.iter().any(|r| x.covers(r))
+                && !stages.is_empty()
+                && (!stages.contains(&target)
+                    || mine.iter().any(|r| {
+                        stage(&r.check) == Some(target)
+                            && x.scenario.matches(&r.scenario)
+                            && x.arch.matches(&r.arch)
+                            && x.layout.matches(&r.layout)
+                            && x.target.matches(&r.target)
+                    }))
+        })
+        .collect();
+    LibraryGate {
+        library: lib.name.clone(),
+        files: files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.applies_to(&lib.name))
+            .map(|(i, _)| i)
+            .collect(),
+        judged,
+        stale,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn rec(check: &str, scenario: &str, outcome: Outcome) -> ResultRecord {
+        ResultRecord {
+            library: "v-1".into(),
+            check: check.into(),
+            requirements: vec![],
+            scenario: scenario.into(),
+            arch: "lp64-le".into(),
+            layout: "natural".into(),
+            outcome,
+            expected: String::new(),
+            actual: "a".into(),
+            detail: String::new(),
+            flaky: false,
+            target: "sim".into(),
+            gate: None,
+        }
+    }
+
+    fn report(results: Vec<ResultRecord>) -> Report {
+        let mut r = Report::new();
+        r.libraries.push(LibraryInfo {
+            name: "v-1".into(),
+            package_version: Some("1.2.3".into()),
+            ..LibraryInfo::default()
+        });
+        for x in results {
+            r.push(x);
+        }
+        r
+    }
+
+    fn files(text: &str) -> Vec<File> {
+        vec![File::parse(text, Path::new("v.toml")).expect("parses")]
+    }
+
+    const HEAD: &str = "vendor = 'v'\nlibraries = ['v-*']\n";
+
+    #[test]
+    fn classifies_each_kind() {
+        let f = files(&format!(
+            "{HEAD}[[expect]]\ncheck = 'lib.api_version.known_value'\noutcome = 'fail'\nreason = 'r'\n\
+             [[expect]]\ncheck = 'lib.version_string.*'\nscenario = 'serial'\noutcome = 'fail'\nreason = 'r'\n\
+             [[expect]]\ncheck = 'icv.enumerate.*'\nversion = '2.*'\noutcome = 'fail'\nreason = 'r'\n"
+        ));
+        let mut flaky = rec("lifecycle.finalize.ok", "none", Outcome::Crash);
+        flaky.flaky = true;
+        let rep = report(vec![
+            rec("lib.api_version.known_value", "none", Outcome::Fail),
+            rec("lib.version_string.tool_owned", "serial", Outcome::Pass),
+            rec("icv.enumerate.standard_names", "serial", Outcome::Fail),
+            rec("lifecycle.initialize.ok", "none", Outcome::Warn),
+            flaky,
+        ]);
+        let ev = Evaluation::new(&rep, f, false);
+        let gates: Vec<Gate> = ev.libraries[0].judged.iter().map(|j| j.gate).collect();
+        assert_eq!(
+            gates,
+            [
+                Gate::ExpectedFail,
+                Gate::UnexpectedPass,
+                // The version condition (2.*) does not hold for 1.2.3: no entry applies.
+                Gate::Regression,
+                Gate::Match,
+                Gate::Flake
+            ]
+        );
+        assert!(ev.fails());
+        assert!(ev.libraries[0].stale.is_empty());
+    }
+
+    #[test]
+    fn stale_only_where_the_run_ran_the_entry_s_check_and_unit() {
+        let f = files(&format!(
+            "{HEAD}[[expect]]\ncheck = 'lib.api_version.known_value'\nscenario = 'serial'\noutcome = 'fail'\nreason = 'r'\n\
+             [[expect]]\ncheck = 'icv.enumerate.*'\nscenario = 'serial'\noutcome = 'fail'\nreason = 'r'\n"
+        ));
+        // Library-level checks run only on the host unit (scenario `none`): an entry for another
+        // scenario can never match once its check ran. The target entry's check ran, but not on
+        // a serial unit: not stale.
+        let rep = report(vec![
+            rec("lib.api_version.known_value", "none", Outcome::Pass),
+            rec(
+                "icv.enumerate.standard_names",
+                "nested-tasks",
+                Outcome::Pass,
+            ),
+        ]);
+        let ev = Evaluation::new(&rep, f.clone(), false);
+        assert_eq!(ev.libraries[0].stale, [EntryRef { file: 0, index: 0 }]);
+        assert!(ev.fails());
+        // Once a serial target unit ran, the target entry that covers nothing is stale too.
+        let rep = report(vec![
+            rec("lib.api_version.known_value", "none", Outcome::Pass),
+            rec(
+                "icv.enumerate.standard_names",
+                "nested-tasks",
+                Outcome::Pass,
+            ),
+            rec("icv.value.dyn-var", "serial", Outcome::Pass),
+        ]);
+        let ev = Evaluation::new(&rep, f.clone(), false);
+        assert_eq!(
+            ev.libraries[0].stale,
+            [
+                EntryRef { file: 0, index: 0 },
+                EntryRef { file: 0, index: 1 }
+            ]
+        );
+        // A run of neither check says nothing of either entry.
+        let rep = report(vec![rec("icv.value.dyn-var", "serial", Outcome::Pass)]);
+        let ev = Evaluation::new(&rep, f, false);
+        assert!(ev.libraries[0].stale.is_empty());
+        assert!(!ev.fails());
+    }
+}

@@ -1,0 +1,21 @@
+//! Reviews a run's report: judges it against the per-vendor expectations (the gate), writes
+//! the unexpected results back as expectations (bless), compares two reports, and renders the
+//! human tree, JUnit XML, the HTML matrix and the coverage of the requirements.
+//!
+//! Modules, each depending only on the ones listed before it (no module cycles):
+//! - [`expectations`]: per-vendor expected results with reasons, folded with a run.
+//! - [`gate`]: every result judged against the expectations (match, expected-fail,
+//!   unexpected-pass, flake, regression), stale entries, the gate's verdict.
+//! - [`bless`]: a run's unexpected results in the expectations format, and `--bless`.
+//! - [`output`]: the gate-aware human tree and the JUnit XML rendering.
+//! - [`regression`]: the comparison of two JSON reports (regressions, fixes, changed answers).
+//! - [`html`]: the self-contained HTML conformance matrix of several libraries.
+//! - [`coverage`]: which requirements of the specification the checks cover.
+
+pub mod bless;
+pub mod coverage;
+pub mod expectations;
+pub mod gate;
+pub mod html;
+pub mod output;
+pub mod regression;
