@@ -36,6 +36,13 @@ pub use crate::spawn::{Finished, Running, SpawnError};
 use serde::{Deserialize, Serialize};
 use sim_target::abi::thread_id_kind;
 
+/// Reads a target's memory (a stopped process, a core file). At the crate root because both
+/// [`modules`] (the link map, glibc's descriptors) and [`tls`] (the DTV) read through it.
+pub trait ReadMemory {
+    /// Exactly `len` bytes at `addr`, or why not.
+    fn read_memory(&self, addr: u64, len: u64) -> Result<Vec<u8>, String>;
+}
+
 /// One native thread of a target: its kernel id and its thread pointer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Thread {

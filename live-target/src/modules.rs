@@ -13,11 +13,7 @@ use sim_target::source::SymbolError;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Reads a target's memory (a stopped process, a core file).
-pub trait ReadMemory {
-    /// Exactly `len` bytes at `addr`, or why not.
-    fn read_memory(&self, addr: u64, len: u64) -> Result<Vec<u8>, String>;
-}
+pub use crate::ReadMemory;
 
 /// The debugger's rendezvous structure of `ld.so`.
 const R_DEBUG: &str = "_r_debug";

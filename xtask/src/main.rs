@@ -385,6 +385,9 @@ fn main() -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
+#[cfg(test)]
+mod modgraph;
+
 /// Repository conventions, checked as tests (`cargo test -p xtask`).
 #[cfg(test)]
 mod tidy {
@@ -545,5 +548,33 @@ mod tidy {
             }
         }
         assert!(bad.is_empty(), "unreferenced insta snapshots: {bad:#?}");
+    }
+
+    #[test]
+    fn no_crate_has_a_module_cycle() {
+        // Each crate's top-level modules, by the `crate::` paths of their files under `src/`.
+        let mut by_crate: std::collections::BTreeMap<String, Vec<(String, String)>> =
+            Default::default();
+        for f in rust_files() {
+            let r = rel(&f);
+            if let Some((krate, path)) = r.split_once("/src/") {
+                let text = std::fs::read_to_string(&f).unwrap();
+                by_crate
+                    .entry(krate.to_string())
+                    .or_default()
+                    .push((path.to_string(), text));
+            }
+        }
+        assert!(
+            by_crate.contains_key("ompd-engine"),
+            "the crate walk found the crates"
+        );
+        let mut bad = Vec::new();
+        for (krate, files) in &by_crate {
+            for c in crate::modgraph::cycles(&crate::modgraph::graph(files)) {
+                bad.push(format!("{krate}: {}", c.join(" -> ")));
+            }
+        }
+        assert!(bad.is_empty(), "module cycles: {bad:#?}");
     }
 }
