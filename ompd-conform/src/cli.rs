@@ -76,7 +76,7 @@ enum Cmd {
         #[command(subcommand)]
         cmd: VendorCmd,
     },
-    // ---- regression tracking (conformance::regression) ----
+    // ---- regression tracking (ompd_review::regression) ----
     /// Compare two JSON reports: regressions, fixes, changed outcomes, new and removed checks,
     /// changed snapshot answers. Exit 0 without regressions, 100 with, 1 for an unreadable file.
     Compare {
@@ -218,7 +218,7 @@ struct RunArgs {
     /// (`LIB.unexpected.toml`; default: target/ompd-conform).
     #[arg(long, value_name = "DIR")]
     results_dir: Option<PathBuf>,
-    // ---- golden snapshots (conformance::snapshot) ----
+    // ---- golden snapshots (ompd_engine::snapshot) ----
     /// Also record each library's observable answers on the default scenarios and compare them
     /// with its golden snapshot (`golden/snapshots/LIB.txt`): a difference is printed as a diff
     /// and exits 100. The answers go into the JSON report (`answers`).
@@ -228,7 +228,7 @@ struct RunArgs {
     #[arg(long, value_name = "DIR")]
     golden_dir: Option<PathBuf>,
     // ---- end of golden snapshots ----
-    // ---- real targets (conformance::real, conformance::fixtures) ----
+    // ---- real targets (ompd_engine::real, ompd_engine::fixtures) ----
     /// Also run every check that applies to a real process against the OpenMP fixture programs
     /// (each build × scenario × runtime of the vendor cache), live under ptrace and from a core
     /// file of each (`gcore`). Without --sim the simulated scenarios are not run.
@@ -840,7 +840,7 @@ fn run_gate(
     Ok(EXIT_OK)
 }
 
-// ---- golden snapshots (conformance::snapshot) ----
+// ---- golden snapshots (ompd_engine::snapshot) ----
 
 /// With `--golden`, compares each library's answers with its stored snapshot (printing the
 /// diff on stderr) or, with `--bless`, writes them. Returns whether any snapshot differs.
@@ -906,7 +906,7 @@ fn golden(report: &Report, args: &RunArgs) -> Result<bool, i32> {
 
 // ---- end of golden snapshots ----
 
-// ---- regression tracking (conformance::regression) ----
+// ---- regression tracking (ompd_review::regression) ----
 
 fn compare(old: &std::path::Path, new: &std::path::Path, format: Format) -> i32 {
     let (a, b) = match (

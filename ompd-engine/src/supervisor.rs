@@ -1,7 +1,7 @@
-//! The supervisor: plans units (library × scenario × arch × layout), runs each in a fresh worker
-//! process (this binary re-executed with the hidden `__worker` command, never a fork of the
-//! multi-threaded supervisor), and turns the streamed events into results. A crash or timeout is
-//! attributed to the check in flight; the checks after it run in a new worker.
+//! The supervisor: runs a unit (library × scenario × arch × layout, planned by [`crate::run`]) in
+//! a fresh worker process (this binary re-executed with the hidden `__worker` command, never a
+//! fork of the multi-threaded supervisor), and turns the streamed events into results. A crash or
+//! timeout is attributed to the check in flight; the checks after it run in a new worker.
 //!
 //! One process per unit is also how each target setup gets a fresh library instance: the
 //! LLVM-family libraries latch type sizes and state in process-wide globals.
