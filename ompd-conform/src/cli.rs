@@ -6,12 +6,12 @@
 //! harness could not do its job (a library did not load, a worker could not start, a file could
 //! not be written); 2 usage (including a malformed expectations file); 130 the run was stopped.
 
+use crate::checks;
+use crate::report::{Outcome, Report};
+use crate::run::RunOptions;
+use crate::supervisor;
+use crate::vendors;
 use clap::{Parser, Subcommand, ValueEnum};
-use ompd_checks as checks;
-use ompd_engine::run::RunOptions;
-use ompd_engine::supervisor;
-use ompd_report::{Outcome, Report};
-use ompd_vendors as vendors;
 use sim_target::arch::Arch;
 use sim_target::layout::Policy;
 use std::io::IsTerminal;
@@ -301,7 +301,7 @@ pub fn main() -> i32 {
         }
     };
     match cli.cmd {
-        Cmd::Worker => ompd_engine::worker::main(),
+        Cmd::Worker => crate::worker::main(),
         Cmd::Bench { library, reps } => bench(&library, reps),
         Cmd::List { format } => list(format),
         Cmd::Coverage { format } => coverage(format),
@@ -318,7 +318,7 @@ fn bench(library: &str, reps: usize) -> i32 {
         Ok(l) => l,
         Err(e) => return harness(e.to_string()),
     };
-    match ompd_engine::bench::measure(&lib, reps) {
+    match crate::bench::measure(&lib, reps) {
         // The figures are the last line: the library may print while it runs in this process.
         Ok(f) => match serde_json::to_string(&f) {
             Ok(s) => {
@@ -356,10 +356,7 @@ fn list_text(checks: &[&checks::Check]) -> String {
 }
 
 fn coverage(format: Format) -> i32 {
-    let cov = ompd_review::coverage::Coverage::new(
-        checks::registry(),
-        ompd_review::coverage::checklist(),
-    );
+    let cov = crate::coverage::Coverage::new(checks::registry(), crate::coverage::checklist());
     match format {
         Format::Json => match serde_json::to_string_pretty(&cov) {
             Ok(s) => println!("{s}"),
@@ -494,19 +491,19 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
         }
     }
     for pid in &args.pid {
-        o.real.push(ompd_engine::fixtures::RealTarget {
+        o.real.push(crate::fixtures::RealTarget {
             scenario: format!("pid-{pid}"),
             variant: "process".into(),
-            source: ompd_engine::fixtures::RealSource::Pid(*pid),
+            source: crate::fixtures::RealSource::Pid(*pid),
         });
     }
     for c in &args.core {
-        o.real.push(ompd_engine::fixtures::RealTarget {
+        o.real.push(crate::fixtures::RealTarget {
             scenario: c
                 .file_name()
                 .map_or("core".into(), |n| n.to_string_lossy().into_owned()),
             variant: "core-file".into(),
-            source: ompd_engine::fixtures::RealSource::Core(c.clone()),
+            source: crate::fixtures::RealSource::Core(c.clone()),
         });
     }
     let wants_real = args.live || args.cores || !args.run_fixture.is_empty() || !o.real.is_empty();
@@ -514,14 +511,14 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
     // Generated cases complement the default scenario set; a run narrowed to scenarios or
     // replayed models runs exactly those.
     o.property = (o.sim && args.cases > 0 && args.scenario.is_empty() && args.replay.is_empty())
-        .then(|| ompd_engine::property::PropertyOptions {
+        .then(|| crate::property::PropertyOptions {
             cases: args.cases,
             seed: args.seed,
             max_shrink_iters: args.shrink_iters,
             replay_dir: args
                 .replay_dir
                 .clone()
-                .unwrap_or_else(ompd_engine::property::default_replay_dir),
+                .unwrap_or_else(crate::property::default_replay_dir),
         });
     Ok(o)
 }
@@ -547,7 +544,7 @@ fn run(args: RunArgs) -> i32 {
         if let Err(e) = vendors::fetch(&cache, &[], false, &mut |_| {}) {
             return harness(e.to_string());
         }
-        match ompd_engine::fixtures::discover_libraries(&cache, &args.run_fixture[0]) {
+        match crate::fixtures::discover_libraries(&cache, &args.run_fixture[0]) {
             Ok(found) => {
                 discovered.extend(found.into_iter().map(|f| ("fixture runtime".into(), f)))
             }
@@ -563,15 +560,13 @@ fn run(args: RunArgs) -> i32 {
         // No library named for a process or core file: the ones its runtime names.
         for t in &opts.real {
             let spec = match &t.source {
-                ompd_engine::fixtures::RealSource::Pid(p) => {
-                    ompd_engine::real::RealSpec::Live { pid: *p }
+                crate::fixtures::RealSource::Pid(p) => crate::real::RealSpec::Live { pid: *p },
+                crate::fixtures::RealSource::Core(c) => {
+                    crate::real::RealSpec::Core { path: c.clone() }
                 }
-                ompd_engine::fixtures::RealSource::Core(c) => {
-                    ompd_engine::real::RealSpec::Core { path: c.clone() }
-                }
-                ompd_engine::fixtures::RealSource::Fixture { .. } => continue,
+                crate::fixtures::RealSource::Fixture { .. } => continue,
             };
-            match ompd_engine::real::discover(&spec) {
+            match crate::real::discover(&spec) {
                 Ok(found) => {
                     discovered.extend(found.into_iter().map(|f| (t.scenario.clone(), f)));
                 }
@@ -621,12 +616,8 @@ fn run(args: RunArgs) -> i32 {
         }
     }
     if args.live || args.cores || !args.run_fixture.is_empty() {
-        let (fixtures, missing) = ompd_engine::fixtures::fixture_targets(
-            &cache,
-            &args.run_fixture,
-            !args.cores,
-            !args.no_core,
-        );
+        let (fixtures, missing) =
+            crate::fixtures::fixture_targets(&cache, &args.run_fixture, !args.cores, !args.no_core);
         for m in &missing {
             eprintln!("warning: live fixtures: {m}");
         }
@@ -646,7 +637,7 @@ fn run(args: RunArgs) -> i32 {
         Ok(f) => f,
         Err(e) => return usage(e),
     };
-    let statics = match ompd_engine::run::inspect_all(&libs) {
+    let statics = match crate::run::inspect_all(&libs) {
         Ok(s) => s,
         Err(e) => return harness(e.to_string()),
     };
@@ -658,7 +649,7 @@ fn run(args: RunArgs) -> i32 {
         return harness(format!("cannot handle SIGINT/SIGTERM: {e}"));
     }
     let bar = show.then(|| progress_bar(&libs, &opts));
-    let mut report = ompd_engine::run::run(&libs, &statics, &opts, &stop, &|line| {
+    let mut report = crate::run::run(&libs, &statics, &opts, &stop, &|line| {
         if let Some(b) = &bar {
             b.inc(1);
             b.set_message(line.to_string());
@@ -671,13 +662,13 @@ fn run(args: RunArgs) -> i32 {
     if args.golden && stop.reason().is_none() {
         let exec = supervisor::Exec::of(&opts, &stop);
         for l in &libs {
-            let answers = ompd_engine::collect::collect(l, exec);
+            let answers = crate::collect::collect(l, exec);
             report.answers.insert(l.name.clone(), answers);
         }
     }
-    let ev = ompd_review::gate::Evaluation::new(&report, files, args.allow_improvements);
+    let ev = crate::gate::Evaluation::new(&report, files, args.allow_improvements);
     ev.mark(&mut report);
-    if let Err(code) = emit(&report, &ompd_review::output::human(&report, &ev), &args) {
+    if let Err(code) = emit(&report, &crate::output::human(&report, &ev), &args) {
         return code;
     }
     if let Some(path) = &args.html {
@@ -728,8 +719,8 @@ fn run(args: RunArgs) -> i32 {
 fn expectation_files(
     args: &RunArgs,
     libs: &[vendors::Resolved],
-) -> Result<Vec<ompd_review::expectations::File>, String> {
-    use ompd_review::expectations::{embedded, File};
+) -> Result<Vec<crate::expectations::File>, String> {
+    use crate::expectations::{embedded, File};
     if args.no_expectations {
         return Ok(Vec::new());
     }
@@ -757,10 +748,7 @@ fn expectation_files(
 
 /// A progress bar over the run's units (and one step per library's property phase).
 fn progress_bar(libs: &[vendors::Resolved], opts: &RunOptions) -> indicatif::ProgressBar {
-    let units: usize = libs
-        .iter()
-        .map(|l| ompd_engine::run::plan(l, opts).len())
-        .sum();
+    let units: usize = libs.iter().map(|l| crate::run::plan(l, opts).len()).sum();
     let property = if opts.property.is_some() {
         libs.len()
     } else {
@@ -780,24 +768,24 @@ fn progress_bar(libs: &[vendors::Resolved], opts: &RunOptions) -> indicatif::Pro
 /// successful bless, the verdict against the blessed files).
 fn run_gate(
     report: &Report,
-    ev: &ompd_review::gate::Evaluation,
+    ev: &crate::gate::Evaluation,
     args: &RunArgs,
     stopped: bool,
 ) -> Result<i32, i32> {
-    let date = ompd_review::bless::today();
+    let date = crate::bless::today();
     let dir = args
         .results_dir
         .clone()
-        .unwrap_or_else(ompd_review::bless::default_dir);
+        .unwrap_or_else(crate::bless::default_dir);
     if let Err(e) = std::fs::create_dir_all(&dir) {
         return Err(harness(format!("cannot create {}: {e}", dir.display())));
     }
     for (li, lg) in ev.libraries.iter().enumerate() {
-        let path = ompd_review::bless::unexpected_path(&dir, &lg.library);
-        let text = ompd_review::bless::unexpected_toml(report, ev, li, &date);
-        ompd_report::write_atomic(&path, text.as_bytes())
+        let path = crate::bless::unexpected_path(&dir, &lg.library);
+        let text = crate::bless::unexpected_toml(report, ev, li, &date);
+        crate::report::write_atomic(&path, text.as_bytes())
             .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
-        if !args.quiet && !ompd_review::bless::plan(report, ev, li).is_empty() {
+        if !args.quiet && !crate::bless::plan(report, ev, li).is_empty() {
             eprintln!(
                 "ompd-conform: unexpected results of {} (expectations format): {}",
                 lg.library,
@@ -806,9 +794,9 @@ fn run_gate(
         }
     }
     if let Some(path) = &args.junit {
-        let xml = ompd_review::output::junit(report, ev)
+        let xml = crate::output::junit(report, ev)
             .map_err(|e| harness(format!("cannot render the JUnit report: {e}")))?;
-        ompd_report::write_atomic(path, xml.as_bytes())
+        crate::report::write_atomic(path, xml.as_bytes())
             .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
     }
     if !args.bless {
@@ -818,21 +806,20 @@ fn run_gate(
         eprintln!("ompd-conform: error: not blessing an incomplete run");
         return Ok(EXIT_INTERRUPTED);
     }
-    let written =
-        ompd_review::bless::bless(report, ev, &date).map_err(|e| harness(e.to_string()))?;
+    let written = crate::bless::bless(report, ev, &date).map_err(|e| harness(e.to_string()))?;
     for w in &written {
         eprintln!("ompd-conform: blessed {w}");
     }
     // Judge the run again against the files as written.
     let mut files = Vec::new();
     for f in &ev.files {
-        match ompd_review::expectations::File::load(&f.path) {
+        match crate::expectations::File::load(&f.path) {
             Ok(g) => files.push(g),
             Err(_) if !f.path.exists() && f.expect.is_empty() => {}
             Err(e) => return Err(harness(e.to_string())),
         }
     }
-    let again = ompd_review::gate::Evaluation::new(report, files, args.allow_improvements);
+    let again = crate::gate::Evaluation::new(report, files, args.allow_improvements);
     if again.fails() {
         eprintln!("ompd-conform: error: the blessed expectations still do not match the run");
         return Ok(EXIT_FINDINGS);
@@ -851,18 +838,15 @@ fn golden(report: &Report, args: &RunArgs) -> Result<bool, i32> {
     let dir = args
         .golden_dir
         .clone()
-        .unwrap_or_else(ompd_engine::snapshot::default_dir);
+        .unwrap_or_else(crate::snapshot::default_dir);
     let mut differs = false;
     for (lib, answers) in &report.answers {
-        let path = ompd_engine::snapshot::path_of(&dir, lib);
+        let path = crate::snapshot::path_of(&dir, lib);
         if args.bless {
             std::fs::create_dir_all(&dir)
                 .map_err(|e| harness(format!("cannot create {}: {e}", dir.display())))?;
-            ompd_report::write_atomic(
-                &path,
-                ompd_engine::snapshot::render(lib, answers).as_bytes(),
-            )
-            .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
+            crate::report::write_atomic(&path, crate::snapshot::render(lib, answers).as_bytes())
+                .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
             eprintln!(
                 "ompd-conform: wrote the golden snapshot of {lib} ({} answers) to {}",
                 answers.len(),
@@ -880,9 +864,9 @@ fn golden(report: &Report, args: &RunArgs) -> Result<bool, i32> {
             }
             Err(e) => return Err(harness(format!("cannot read {}: {e}", path.display()))),
         };
-        let stored = ompd_engine::snapshot::parse(&text)
+        let stored = crate::snapshot::parse(&text)
             .map_err(|e| harness(format!("{}: {e}", path.display())))?;
-        let changes = ompd_engine::snapshot::diff(&stored, answers);
+        let changes = crate::snapshot::diff(&stored, answers);
         if changes.is_empty() {
             eprintln!(
                 "ompd-conform: {lib} matches its golden snapshot ({} answers)",
@@ -909,14 +893,11 @@ fn golden(report: &Report, args: &RunArgs) -> Result<bool, i32> {
 // ---- regression tracking (ompd_review::regression) ----
 
 fn compare(old: &std::path::Path, new: &std::path::Path, format: Format) -> i32 {
-    let (a, b) = match (
-        ompd_review::regression::load(old),
-        ompd_review::regression::load(new),
-    ) {
+    let (a, b) = match (crate::regression::load(old), crate::regression::load(new)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => return harness(e),
     };
-    let c = ompd_review::regression::compare(&a, &b);
+    let c = crate::regression::compare(&a, &b);
     match format {
         Format::Human => print!("{}", c.human()),
         Format::Json => match serde_json::to_string_pretty(&c) {
@@ -965,7 +946,7 @@ fn emit(report: &Report, human: &str, args: &RunArgs) -> Result<(), i32> {
             Err(e) => return Err(harness(format!("cannot render the report: {e}"))),
         },
         (Format::Human, Some(path)) => {
-            ompd_report::write_atomic(path, human.as_bytes())
+            crate::report::write_atomic(path, human.as_bytes())
                 .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
             println!("{}", report.closing_line());
         }
@@ -978,7 +959,7 @@ fn emit(report: &Report, human: &str, args: &RunArgs) -> Result<(), i32> {
 
 /// Writes the HTML matrix of `reports` to `path` atomically; a failed write is a harness error.
 fn write_html(reports: &[Report], path: &std::path::Path) -> Result<(), i32> {
-    ompd_report::write_atomic(path, ompd_review::html::render(reports).as_bytes())
+    crate::report::write_atomic(path, crate::html::render(reports).as_bytes())
         .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))
 }
 
@@ -995,12 +976,12 @@ fn html_cmd(paths: &[PathBuf], output: &std::path::Path) -> i32 {
             Ok(r) => r,
             Err(e) => return usage(format!("{} is not a report: {e}", p.display())),
         };
-        if report.schema != ompd_report::SCHEMA {
+        if report.schema != crate::report::SCHEMA {
             return usage(format!(
                 "{} has schema `{}`, not `{}`",
                 p.display(),
                 report.schema,
-                ompd_report::SCHEMA
+                crate::report::SCHEMA
             ));
         }
         reports.push(report);
