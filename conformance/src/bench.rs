@@ -98,7 +98,8 @@ pub fn measure(lib: &Resolved, reps: usize) -> Result<Figures, String> {
                 ran += 1;
             }
             true
-        });
+        })
+        .map_err(|e| e.to_string())?;
     }
     let in_process_checks_per_s = ran as f64 / start.elapsed().as_secs_f64();
     Ok(Figures {

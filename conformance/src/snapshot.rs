@@ -570,6 +570,9 @@ fn run_one(unit: &crate::worker::Unit, exec: Exec) -> Vec<(String, String)> {
                 Ok(Event::LoadFailed { message }) => {
                     out.push(("worker".into(), format!("load failed: {message}")))
                 }
+                Ok(Event::HarnessFailed { failure }) => {
+                    out.push(("worker".into(), format!("harness error: {failure}")))
+                }
                 Ok(Event::Done) => done = true,
                 _ => {}
             },

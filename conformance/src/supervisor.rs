@@ -10,7 +10,7 @@ use crate::checks::{self, Stage};
 use crate::inspect::{self, StaticInfo};
 use crate::report::{LibraryInfo, Outcome, Report, ResultRecord};
 use crate::vendors::Resolved;
-use crate::worker::{Event, StageName, Unit};
+use crate::worker::{Event, HarnessFailure, StageName, Unit};
 use sim_target::arch::Arch;
 use sim_target::layout::Policy;
 use std::collections::BTreeMap;
@@ -245,6 +245,8 @@ pub(crate) struct UnitRun {
     pub(crate) records: Vec<ResultRecord>,
     loaded: Option<Event>,
     load_failed: Option<String>,
+    /// The worker could not go on with the unit, for a reason of the harness's own.
+    harness_failed: Option<HarnessFailure>,
     /// The worker died before the library reported itself loaded.
     died_loading: bool,
     output: String,
@@ -473,6 +475,7 @@ pub(crate) fn setup_only(unit: &Unit, exec: Exec) -> Result<(), String> {
         match serde_json::from_str::<Event>(&l) {
             Ok(Event::Done) => done = Ok(()),
             Ok(Event::LoadFailed { message }) => done = Err(message),
+            Ok(Event::HarnessFailed { failure }) => done = Err(failure.to_string()),
             _ => {}
         }
     }
@@ -554,6 +557,7 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
                         deadline = Instant::now() + exec.timeout;
                     }
                     Ok(Event::LoadFailed { message }) => out.load_failed = Some(message),
+                    Ok(Event::HarnessFailed { failure }) => out.harness_failed = Some(failure),
                     Ok(Event::Done) => done = true,
                     Ok(Event::Answer { .. }) => {}
                     Err(e) => out
@@ -583,6 +587,20 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
                 "the library loads",
                 "load failed",
                 &msg,
+            );
+            return out;
+        }
+        if let Some(failure) = &out.harness_failed {
+            // The harness's failure, not the library's: no crash, whatever the exit.
+            let detail = format!("harness: {failure}");
+            record_all(
+                &mut out,
+                unit,
+                &remaining,
+                Outcome::HarnessError,
+                "the harness sets the unit up",
+                "",
+                &detail,
             );
             return out;
         }
