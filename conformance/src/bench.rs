@@ -13,7 +13,7 @@ use crate::checks::{self, Stage};
 use crate::report::Outcome;
 use crate::supervisor::{self, Exec, RunOptions, Stop};
 use crate::vendors::Resolved;
-use crate::worker::{self, Event, StageName, Unit};
+use crate::worker::{self, Event, Unit};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -51,7 +51,14 @@ pub fn measure(lib: &Resolved, reps: usize) -> Result<Figures, String> {
     };
     let stop = Stop::default();
     let exec = Exec::of(&opts, &stop);
-    let full = supervisor::unit_of(lib, StageName::Target, scenario, arch, layout, target);
+    let full = supervisor::unit_of(
+        lib,
+        crate::checks::Stage::Target,
+        scenario,
+        arch,
+        layout,
+        target,
+    );
     // A first isolated run finds the checks that crash this library: both passes leave them out
     // (in this process a crash would end the measurement).
     let first = supervisor::run_unit(&full, exec);

@@ -11,7 +11,7 @@ use crate::real::RealSpec;
 use crate::report::{Outcome, ResultRecord};
 use crate::supervisor::{self, Exec};
 use crate::vendors::Resolved;
-use crate::worker::{RealUnit, StageName, Unit};
+use crate::worker::{RealUnit, Unit};
 use std::path::{Path, PathBuf};
 
 /// Where a real target comes from.
@@ -154,7 +154,7 @@ fn unit(
 ) -> Unit {
     let mut u = supervisor::unit_of(
         lib,
-        StageName::Target,
+        crate::checks::Stage::Target,
         &t.scenario,
         "lp64-le",
         &t.variant,

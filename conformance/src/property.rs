@@ -10,7 +10,7 @@ use crate::checks::{self, Stage};
 use crate::report::{Outcome, ResultRecord};
 use crate::supervisor::{self, Exec, RunOptions};
 use crate::vendors::Resolved;
-use crate::worker::{StageName, Unit};
+use crate::worker::Unit;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use sim_target::arch::Arch;
@@ -94,7 +94,7 @@ struct Tally {
 fn unit(lib: &Resolved, m: &Model, a: Arch, p: Policy, checks: &[String]) -> Unit {
     let mut u = supervisor::unit_of(
         lib,
-        StageName::Target,
+        Stage::Target,
         SCENARIO,
         a.name(),
         &p.to_string(),
@@ -273,7 +273,7 @@ pub(crate) fn run_library(
         }
     }
     // Results that sum up every case are reported against every arch and layout.
-    let over_all_cases = supervisor::unit_of(lib, StageName::Target, SCENARIO, "*", "*", vec![]);
+    let over_all_cases = supervisor::unit_of(lib, Stage::Target, SCENARIO, "*", "*", vec![]);
     all.iter()
         .map(|id| {
             let base = |outcome, actual: String, detail: String| {

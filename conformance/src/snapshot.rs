@@ -12,7 +12,7 @@ use crate::checks::Ctx;
 use crate::library::{AnyHandle, Call, Fail, Handle, Kind, ParallelH, TaskH, ThreadH};
 use crate::supervisor::Exec;
 use crate::vendors::Resolved;
-use crate::worker::{Event, StageName};
+use crate::worker::Event;
 use sim_target::abi::{self, Scope};
 use sim_target::arch::Arch;
 use std::collections::BTreeMap;
@@ -513,14 +513,16 @@ pub(crate) fn collect(lib: &Resolved, exec: Exec) -> Answers {
     let mut units = Vec::new();
     for s in sim_target::model::default_scenarios() {
         for a in ARCHS {
-            units.push(crate::supervisor::unit_of(
+            let mut u = crate::supervisor::unit_of(
                 lib,
-                StageName::Snapshot,
+                crate::checks::Stage::Target,
                 s.name,
                 a.name(),
                 LAYOUT,
                 Vec::new(),
-            ));
+            );
+            u.snapshot = true;
+            units.push(u);
         }
     }
     let mut results = Answers::default();

@@ -10,7 +10,7 @@ use crate::checks::{self, Stage};
 use crate::inspect::{self, StaticInfo};
 use crate::report::{LibraryInfo, Outcome, Report, ResultRecord};
 use crate::vendors::Resolved;
-use crate::worker::{Event, HarnessFailure, StageName, Unit};
+use crate::worker::{Event, HarnessFailure, Unit};
 use sim_target::arch::Arch;
 use sim_target::layout::Policy;
 use std::collections::BTreeMap;
@@ -166,7 +166,7 @@ pub fn selected(id: &str, filters: &[String]) -> bool {
 /// A unit of `lib` running `checks` on a built-in scenario (set `model` for any other).
 pub(crate) fn unit_of(
     lib: &Resolved,
-    stage: StageName,
+    stage: Stage,
     scenario: &str,
     arch: &str,
     layout: &str,
@@ -179,6 +179,7 @@ pub(crate) fn unit_of(
         preload: lib.preload.clone(),
         needs_cxx_runtime: lib.needs_cxx_runtime,
         stage,
+        snapshot: false,
         scenario: scenario.to_string(),
         arch: arch.to_string(),
         layout: layout.to_string(),
@@ -212,7 +213,7 @@ pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
     if !lifecycle.is_empty() {
         // Library-level checks need no target; they are reported against the host variant.
         units.push(base(
-            StageName::Library,
+            Stage::Library,
             "none",
             Arch::LP64_LE,
             Policy::Natural,
@@ -227,7 +228,7 @@ pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
             for a in &opts.archs {
                 for l in &opts.layouts {
                     if l.supports(*a) {
-                        let mut u = base(StageName::Target, s, *a, *l, target.clone());
+                        let mut u = base(Stage::Target, s, *a, *l, target.clone());
                         u.model = model.cloned();
                         units.push(u);
                     }
@@ -733,14 +734,7 @@ pub fn run(
             ..LibraryInfo::default()
         };
         // The static stage: judged from the file, reported like the library-level checks.
-        let host = unit_of(
-            lib,
-            StageName::Library,
-            "none",
-            "lp64-le",
-            "natural",
-            vec![],
-        );
+        let host = unit_of(lib, Stage::Library, "none", "lp64-le", "natural", vec![]);
         for c in checks::registry()
             .iter()
             .filter(|c| c.stage == Stage::Static && selected(c.id, &opts.checks))

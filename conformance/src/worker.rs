@@ -29,8 +29,13 @@ pub struct Unit {
     pub preload: Vec<PathBuf>,
     /// Preload the C++ runtime.
     pub needs_cxx_runtime: bool,
-    /// Which stage's checks to run.
-    pub stage: StageName,
+    /// Which stage's checks to run: library or target (static checks are judged from the file,
+    /// never in a worker).
+    pub stage: Stage,
+    /// Also record the golden-snapshot probes (`crate::snapshot`) after the checks, against the
+    /// unit's target: answers are recorded, never judged.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub snapshot: bool,
     /// Scenario (target stage).
     pub scenario: String,
     /// The model, for scenarios that are not built in (replayed files, generated cases).
@@ -85,19 +90,6 @@ impl Contract {
         self.printed.extend(other.printed);
         self.violations.extend(other.violations);
     }
-}
-
-/// Serializable stage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum StageName {
-    /// Library lifecycle, no target.
-    Library,
-    /// Checks against a simulated target.
-    Target,
-    /// The golden-snapshot probes against a simulated target (`crate::snapshot`): answers are
-    /// recorded, never judged.
-    Snapshot,
 }
 
 /// One line of the result stream.
@@ -305,19 +297,22 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
     });
     // A real target is opened first: its truth is the model.
     let real = match (&unit.real, unit.stage) {
-        (Some(r), StageName::Target) => Some(open_real(r)?),
+        (_, Stage::Static) => {
+            return Err(HarnessFailure::MalformedUnit(
+                "static checks are judged from the file, never in a worker".into(),
+            ))
+        }
+        (Some(r), Stage::Target) => Some(open_real(r)?),
         _ => None,
     };
     let scenario = match (&unit.stage, &unit.model, &real) {
-        (StageName::Library, _, _) => None,
+        (Stage::Library | Stage::Static, _, _) => None,
         (_, _, Some((_, lifted))) => Some(lifted.model.clone()),
-        (StageName::Target | StageName::Snapshot, Some(m), None) => Some(m.clone()),
-        (StageName::Target | StageName::Snapshot, None, None) => {
-            match sim_target::model::scenario(&unit.scenario) {
-                Some(s) => Some(s.model),
-                None => return Err(HarnessFailure::UnknownScenario(unit.scenario.clone())),
-            }
-        }
+        (Stage::Target, Some(m), None) => Some(m.clone()),
+        (Stage::Target, None, None) => match sim_target::model::scenario(&unit.scenario) {
+            Some(s) => Some(s.model),
+            None => return Err(HarnessFailure::UnknownScenario(unit.scenario.clone())),
+        },
     };
     let (arch, policy) = match (
         &real,
@@ -355,7 +350,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
     };
     // A TR-era library has another ompd_initialize signature: the 5.x target setup must not
     // call it (its checks skip by profile).
-    if unit.stage != StageName::Library && profile >= Profile::V5_0 {
+    if unit.stage == Stage::Target && profile >= Profile::V5_0 {
         let target = match &real {
             // The target lives for the rest of the worker (libraries keep the context); the
             // worker's exit releases a live process (the kernel detaches a dead tracer's
@@ -387,15 +382,11 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
     }
     crate::library::flush_c_stdio();
     let mut printed = captured_len();
-    let wanted = match unit.stage {
-        StageName::Library => Stage::Library,
-        StageName::Target | StageName::Snapshot => Stage::Target,
-    };
     for id in &unit.checks {
         let Some(check) = checks::find(id) else {
             return Err(HarnessFailure::UnknownCheck(id.clone()));
         };
-        if check.stage != wanted {
+        if check.stage != unit.stage {
             continue;
         }
         if !emit(&Event::Start { check: id.clone() }) {
@@ -447,7 +438,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
             return Ok(());
         }
     }
-    if unit.stage == StageName::Snapshot {
+    if unit.snapshot {
         for (path, value) in crate::snapshot::probe(&ctx) {
             if !emit(&Event::Answer { path, value }) {
                 return Ok(());
