@@ -15,10 +15,12 @@ use crate::supervisor::{self, Exec, RunOptions, Stop};
 use crate::vendors::Resolved;
 use crate::worker::{self, Event, Unit};
 use serde::Serialize;
+use sim_target::arch::Arch;
+use sim_target::layout::Policy;
 use std::time::Instant;
 
 /// The scenario, arch and layout of the measured unit.
-const UNIT: (&str, &str, &str) = ("nested-tasks", "lp64-le", "natural");
+const UNIT: (&str, Arch, Policy) = ("nested-tasks", Arch::LP64_LE, Policy::Natural);
 
 /// What one library measured.
 #[derive(Clone, Debug, Serialize)]

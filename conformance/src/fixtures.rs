@@ -156,12 +156,13 @@ fn unit(
         lib,
         crate::checks::Stage::Target,
         &t.scenario,
-        "lp64-le",
-        &t.variant,
+        sim_target::arch::Arch::LP64_LE,
+        sim_target::layout::Policy::Natural,
         checks.to_vec(),
     );
     u.real = Some(RealUnit {
         spec,
+        variant: t.variant.clone(),
         env: env.to_vec(),
     });
     u

@@ -15,6 +15,7 @@ use crate::vendors::Resolved;
 use crate::worker::Event;
 use sim_target::abi::{self, Scope};
 use sim_target::arch::Arch;
+use sim_target::layout::Policy;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -29,7 +30,7 @@ pub type Answers = BTreeMap<String, String>;
 pub const ARCHS: [Arch; 2] = [Arch::LP64_LE, Arch::ILP32_BE];
 
 /// The layout policy of every snapshot unit.
-pub const LAYOUT: &str = "natural";
+pub const LAYOUT: Policy = Policy::Natural;
 
 /// The most handles of one kind kept as class representatives (the default scenarios need fewer).
 const MAX_CLASSES: usize = 32;
@@ -517,7 +518,7 @@ pub(crate) fn collect(lib: &Resolved, exec: Exec) -> Answers {
                 lib,
                 crate::checks::Stage::Target,
                 s.name,
-                a.name(),
+                a,
                 LAYOUT,
                 Vec::new(),
             );
@@ -532,7 +533,7 @@ pub(crate) fn collect(lib: &Resolved, exec: Exec) -> Answers {
             run_one(&units[i], exec)
         }))
     {
-        let prefix = format!("{}/{}", u.scenario, u.arch);
+        let prefix = format!("{}/{}", u.scenario, u.arch.name());
         for (k, v) in got {
             results.insert(format!("{prefix}/{k}"), v);
         }

@@ -168,8 +168,8 @@ pub(crate) fn unit_of(
     lib: &Resolved,
     stage: Stage,
     scenario: &str,
-    arch: &str,
-    layout: &str,
+    arch: Arch,
+    layout: Policy,
     checks: Vec<String>,
 ) -> Unit {
     Unit {
@@ -181,8 +181,8 @@ pub(crate) fn unit_of(
         stage,
         snapshot: false,
         scenario: scenario.to_string(),
-        arch: arch.to_string(),
-        layout: layout.to_string(),
+        arch,
+        layout,
         checks,
         real: None,
         carried: Default::default(),
@@ -199,14 +199,7 @@ pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
             .collect()
     };
     let base = |stage, scenario: &str, arch: Arch, layout: Policy, checks| {
-        unit_of(
-            lib,
-            stage,
-            scenario,
-            arch.name(),
-            &layout.to_string(),
-            checks,
-        )
+        unit_of(lib, stage, scenario, arch, layout, checks)
     };
     let mut units = Vec::new();
     let lifecycle = ids(Stage::Library);
@@ -269,8 +262,11 @@ pub(crate) fn record(
             .map(|c| c.requirements.iter().map(|r| r.to_string()).collect())
             .unwrap_or_default(),
         scenario: unit.scenario.clone(),
-        arch: unit.arch.clone(),
-        layout: unit.layout.clone(),
+        arch: unit.arch.name().to_string(),
+        layout: unit
+            .real
+            .as_ref()
+            .map_or_else(|| unit.layout.to_string(), |r| r.variant.clone()),
         outcome,
         expected: expected.to_string(),
         actual,
@@ -715,7 +711,7 @@ pub fn run(
             i + 1,
             u.library,
             u.scenario,
-            u.arch,
+            u.arch.name(),
             u.layout
         ));
         r
@@ -734,7 +730,14 @@ pub fn run(
             ..LibraryInfo::default()
         };
         // The static stage: judged from the file, reported like the library-level checks.
-        let host = unit_of(lib, Stage::Library, "none", "lp64-le", "natural", vec![]);
+        let host = unit_of(
+            lib,
+            Stage::Library,
+            "none",
+            Arch::LP64_LE,
+            Policy::Natural,
+            vec![],
+        );
         for c in checks::registry()
             .iter()
             .filter(|c| c.stage == Stage::Static && selected(c.id, &opts.checks))
@@ -994,11 +997,14 @@ mod tests {
         let scenarios = sim_target::model::default_scenarios().len();
         assert_eq!(units.len(), 1 + scenarios * (4 * 3 + 1));
         assert_eq!(
-            units.iter().filter(|u| u.layout == "intel-2026.2").count(),
+            units
+                .iter()
+                .filter(|u| u.layout == Policy::Intel2026_2)
+                .count(),
             scenarios
         );
         assert!(units
             .iter()
-            .all(|u| u.layout != "intel-2026.2" || u.arch == "lp64-le"));
+            .all(|u| u.layout != Policy::Intel2026_2 || u.arch == Arch::LP64_LE));
     }
 }

@@ -41,10 +41,10 @@ pub struct Unit {
     /// The model, for scenarios that are not built in (replayed files, generated cases).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<sim_target::model::Model>,
-    /// Architecture (target stage).
-    pub arch: String,
-    /// Layout policy (target stage).
-    pub layout: String,
+    /// Architecture (target stage; a real target has its own).
+    pub arch: Arch,
+    /// Layout policy (target stage; a real target has its own).
+    pub layout: Policy,
     /// Check ids to run, in order.
     pub checks: Vec<String>,
     /// A real target (live process or core file) instead of the simulated scenario.
@@ -60,6 +60,9 @@ pub struct Unit {
 pub struct RealUnit {
     /// The target.
     pub spec: crate::real::RealSpec,
+    /// What the report's layout column names it by: the runtime and fixture build
+    /// (`intel-2026.2/clang-19`), `process` or `core-file`.
+    pub variant: String,
     /// The fixture's environment (empty for a process the harness did not start).
     #[serde(default)]
     pub env: Vec<(String, String)>,
@@ -166,9 +169,6 @@ pub enum HarnessFailure {
     /// The unit names a check the worker does not know.
     #[error("unknown check {0}")]
     UnknownCheck(String),
-    /// The unit's architecture or layout policy does not parse.
-    #[error("bad arch or layout: {0}")]
-    BadVariant(String),
     /// The scenario's model cannot be lowered to a simulated target image.
     #[error("cannot lower the scenario: {0}")]
     Unlowerable(String),
@@ -314,17 +314,9 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
             None => return Err(HarnessFailure::UnknownScenario(unit.scenario.clone())),
         },
     };
-    let (arch, policy) = match (
-        &real,
-        unit.arch.parse::<Arch>(),
-        unit.layout.parse::<Policy>(),
-    ) {
-        (Some((source, _)), _, _) => (source.arch(), Policy::Natural),
-        (None, Ok(a), Ok(p)) => (a, p),
-        (None, a, p) => {
-            let why = [a.err(), p.err()].into_iter().flatten().collect::<Vec<_>>();
-            return Err(HarnessFailure::BadVariant(why.join("; ")));
-        }
+    let (arch, policy) = match &real {
+        Some((source, _)) => (source.arch(), Policy::Natural),
+        None => (unit.arch, unit.layout),
     };
     let empty = sim_target::model::ModelBuilder::new()
         .build()

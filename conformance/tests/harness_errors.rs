@@ -33,8 +33,8 @@ fn unit() -> Unit {
         "needs_cxx_runtime": lib.needs_cxx_runtime,
         "stage": "target",
         "scenario": sim_target::model::default_scenarios()[0].name,
-        "arch": "lp64-le",
-        "layout": "natural",
+        "arch": sim_target::arch::Arch::LP64_LE,
+        "layout": sim_target::layout::Policy::Natural,
         "checks": ["thread.handle.by_pthread_id", "icv.value.dyn-var"],
     });
     serde_json::from_value(unit).expect("a unit")
@@ -88,6 +88,7 @@ fn a_core_file_that_does_not_exist_is_a_harness_failure() {
         spec: RealSpec::Core {
             path: "/nonexistent/ompd-conform-test.core".into(),
         },
+        variant: "core-file".into(),
         env: Vec::new(),
     });
     let failure = failure_of(&u);
