@@ -161,11 +161,38 @@ fn unit(
         checks.to_vec(),
     );
     u.real = Some(RealUnit {
+        info: info(t, &spec),
         spec,
         variant: t.variant.clone(),
         env: env.to_vec(),
     });
     u
+}
+
+/// What the report says of `t` run as `spec`.
+fn info(t: &RealTarget, spec: &RealSpec) -> crate::report::RealTargetInfo {
+    let mut info = crate::report::RealTargetInfo {
+        kind: spec.kind().name().to_string(),
+        ..Default::default()
+    };
+    match (&t.source, spec) {
+        (RealSource::Fixture { .. }, RealSpec::Live { pid: 0 }) => {}
+        (_, RealSpec::Live { pid }) => info.pid = Some(*pid),
+        (RealSource::Core(path), _) => info.core = Some(path.display().to_string()),
+        _ => {}
+    }
+    if let RealSource::Fixture {
+        program,
+        scenario,
+        runtime,
+        ..
+    } = &t.source
+    {
+        info.fixture = Some(scenario.name.to_string());
+        info.runtime = runtime.as_ref().map(|r| r.name.clone());
+        info.build = Some(program.compiler.executable().to_string());
+    }
+    info
 }
 
 /// Runs every library's units against one real target and returns their records, plus a note

@@ -277,6 +277,7 @@ pub(crate) fn record(
             .as_ref()
             .map_or(crate::report::TARGET_SIM, |r| r.spec.kind().name())
             .into(),
+        real: unit.real.as_ref().map(|r| r.info.clone()),
         gate: None,
     }
 }

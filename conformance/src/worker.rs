@@ -63,6 +63,9 @@ pub struct RealUnit {
     /// What the report's layout column names it by: the runtime and fixture build
     /// (`intel-2026.2/clang-19`), `process` or `core-file`.
     pub variant: String,
+    /// What the report says of the target (kind, fixture, runtime, build, pid or core file).
+    #[serde(default)]
+    pub info: crate::report::RealTargetInfo,
     /// The fixture's environment (empty for a process the harness did not start).
     #[serde(default)]
     pub env: Vec<(String, String)>,

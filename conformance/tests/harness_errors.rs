@@ -89,6 +89,7 @@ fn a_core_file_that_does_not_exist_is_a_harness_failure() {
             path: "/nonexistent/ompd-conform-test.core".into(),
         },
         variant: "core-file".into(),
+        info: Default::default(),
         env: Vec::new(),
     });
     let failure = failure_of(&u);
