@@ -185,9 +185,11 @@ fn info(t: &RealTarget, spec: &RealSpec) -> crate::report::RealTargetInfo {
         program,
         scenario,
         runtime,
+        omp_debug,
         ..
     } = &t.source
     {
+        info.omp_debug = Some(*omp_debug);
         info.fixture = Some(scenario.name.to_string());
         info.runtime = runtime.as_ref().map(|r| r.name.clone());
         info.build = Some(program.compiler.executable().to_string());

@@ -110,6 +110,9 @@ pub struct RealTargetInfo {
     /// The compiler that built the fixture program (`gcc`, `clang-19`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<String>,
+    /// Whether the fixture ran with `OMP_DEBUG=enabled` (the runtime's state tracking).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omp_debug: Option<bool>,
     /// The process attached to, or the one dumped to the core file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pid: Option<i32>,

@@ -109,6 +109,7 @@ fn a_report_with_every_optional_field_matches_the_schema() {
             fixture: Some("nested".into()),
             runtime: Some("llvm-21".into()),
             build: Some("gcc".into()),
+            omp_debug: Some(true),
             pid: Some(42),
             core: Some("/tmp/core".into()),
         }),
