@@ -50,7 +50,7 @@ use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail, Library, ParallelH, T
 pub use ompd_report::profile::{self, Profile};
 
 use ompd_report::Outcome;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sim_target::abi::{self, Rc};
 use sim_target::arch::Arch;
 use sim_target::callbacks::Target;
@@ -70,7 +70,7 @@ pub enum Severity {
 }
 
 /// When a check runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Stage {
     /// Once per library, from the file alone, before any of its code runs.

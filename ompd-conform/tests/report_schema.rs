@@ -103,7 +103,16 @@ fn a_report_with_every_optional_field_matches_the_schema() {
         actual: "a".into(),
         detail: String::new(),
         flaky: true,
-        target: "sim".into(),
+        target: "live".into(),
+        real: Some(ompd_report::RealTargetInfo {
+            kind: "live".into(),
+            fixture: Some("nested".into()),
+            runtime: Some("llvm-21".into()),
+            build: Some("gcc".into()),
+            omp_debug: Some(true),
+            pid: Some(42),
+            core: Some("/tmp/core".into()),
+        }),
         gate: Some(Gate::Flake),
     });
     r.answers.insert(

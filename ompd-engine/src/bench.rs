@@ -11,15 +11,17 @@
 
 use crate::run::RunOptions;
 use crate::supervisor::{self, Exec, Stop};
-use crate::worker::{self, Event, StageName, Unit};
+use crate::worker::{self, Event, Unit};
 use ompd_checks::{self as checks, Stage};
 use ompd_report::Outcome;
 use ompd_vendors::Resolved;
 use serde::Serialize;
+use sim_target::arch::Arch;
+use sim_target::layout::Policy;
 use std::time::Instant;
 
 /// The scenario, arch and layout of the measured unit.
-const UNIT: (&str, &str, &str) = ("nested-tasks", "lp64-le", "natural");
+const UNIT: (&str, Arch, Policy) = ("nested-tasks", Arch::LP64_LE, Policy::Natural);
 
 /// What one library measured.
 #[derive(Clone, Debug, Serialize)]
@@ -52,7 +54,14 @@ pub fn measure(lib: &Resolved, reps: usize) -> Result<Figures, String> {
     };
     let stop = Stop::default();
     let exec = Exec::of(&opts, &stop);
-    let full = supervisor::unit_of(lib, StageName::Target, scenario, arch, layout, target);
+    let full = supervisor::unit_of(
+        lib,
+        ompd_checks::Stage::Target,
+        scenario,
+        arch,
+        layout,
+        target,
+    );
     // A first isolated run finds the checks that crash this library: both passes leave them out
     // (in this process a crash would end the measurement).
     let first = supervisor::run_unit(&full, exec);
@@ -99,7 +108,8 @@ pub fn measure(lib: &Resolved, reps: usize) -> Result<Figures, String> {
                 ran += 1;
             }
             true
-        });
+        })
+        .map_err(|e| e.to_string())?;
     }
     let in_process_checks_per_s = ran as f64 / start.elapsed().as_secs_f64();
     Ok(Figures {

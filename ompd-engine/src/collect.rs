@@ -3,7 +3,7 @@
 
 use crate::snapshot::{Answers, ARCHS, LAYOUT};
 use crate::supervisor::Exec;
-use crate::worker::{Event, StageName};
+use crate::worker::Event;
 use ompd_vendors::Resolved;
 use std::sync::mpsc;
 use std::time::Instant;
@@ -14,14 +14,16 @@ pub fn collect(lib: &Resolved, exec: Exec) -> Answers {
     let mut units = Vec::new();
     for s in sim_target::model::default_scenarios() {
         for a in ARCHS {
-            units.push(crate::supervisor::unit_of(
+            let mut u = crate::supervisor::unit_of(
                 lib,
-                StageName::Snapshot,
+                ompd_checks::Stage::Target,
                 s.name,
-                a.name(),
+                a,
                 LAYOUT,
                 Vec::new(),
-            ));
+            );
+            u.snapshot = true;
+            units.push(u);
         }
     }
     let mut results = Answers::default();
@@ -31,7 +33,7 @@ pub fn collect(lib: &Resolved, exec: Exec) -> Answers {
             run_one(&units[i], exec)
         }))
     {
-        let prefix = format!("{}/{}", u.scenario, u.arch);
+        let prefix = format!("{}/{}", u.scenario, u.arch.name());
         for (k, v) in got {
             results.insert(format!("{prefix}/{k}"), v);
         }
@@ -70,6 +72,9 @@ fn run_one(unit: &crate::worker::Unit, exec: Exec) -> Vec<(String, String)> {
                 Ok(Event::Answer { path, value }) => out.push((path, value)),
                 Ok(Event::LoadFailed { message }) => {
                     out.push(("worker".into(), format!("load failed: {message}")))
+                }
+                Ok(Event::HarnessFailed { failure }) => {
+                    out.push(("worker".into(), format!("harness error: {failure}")))
                 }
                 Ok(Event::Done) => done = true,
                 _ => {}

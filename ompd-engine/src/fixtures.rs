@@ -9,7 +9,7 @@
 
 use crate::real::RealSpec;
 use crate::supervisor::{self, Exec};
-use crate::worker::{RealUnit, StageName, Unit};
+use crate::worker::{RealUnit, Unit};
 use ompd_report::{Outcome, ResultRecord};
 use ompd_vendors::Resolved;
 use std::path::{Path, PathBuf};
@@ -154,17 +154,47 @@ fn unit(
 ) -> Unit {
     let mut u = supervisor::unit_of(
         lib,
-        StageName::Target,
+        ompd_checks::Stage::Target,
         &t.scenario,
-        "lp64-le",
-        &t.variant,
+        sim_target::arch::Arch::LP64_LE,
+        sim_target::layout::Policy::Natural,
         checks.to_vec(),
     );
     u.real = Some(RealUnit {
+        info: info(t, &spec),
         spec,
+        variant: t.variant.clone(),
         env: env.to_vec(),
     });
     u
+}
+
+/// What the report says of `t` run as `spec`.
+fn info(t: &RealTarget, spec: &RealSpec) -> ompd_report::RealTargetInfo {
+    let mut info = ompd_report::RealTargetInfo {
+        kind: spec.kind().name().to_string(),
+        ..Default::default()
+    };
+    match (&t.source, spec) {
+        (RealSource::Fixture { .. }, RealSpec::Live { pid: 0 }) => {}
+        (_, RealSpec::Live { pid }) => info.pid = Some(*pid),
+        (RealSource::Core(path), _) => info.core = Some(path.display().to_string()),
+        _ => {}
+    }
+    if let RealSource::Fixture {
+        program,
+        scenario,
+        runtime,
+        omp_debug,
+        ..
+    } = &t.source
+    {
+        info.omp_debug = Some(*omp_debug);
+        info.fixture = Some(scenario.name.to_string());
+        info.runtime = runtime.as_ref().map(|r| r.name.clone());
+        info.build = Some(program.compiler.executable().to_string());
+    }
+    info
 }
 
 /// Runs every library's units against one real target and returns their records, plus a note

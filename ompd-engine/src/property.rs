@@ -7,7 +7,7 @@
 //! seed, so a check's first failing case can be regenerated and shrunk for that check alone.
 
 use crate::supervisor::{self, Exec};
-use crate::worker::{StageName, Unit};
+use crate::worker::Unit;
 use ompd_checks::{self as checks, Stage};
 use ompd_report::{Outcome, ResultRecord};
 use ompd_vendors::Resolved;
@@ -92,14 +92,7 @@ struct Tally {
 }
 
 fn unit(lib: &Resolved, m: &Model, a: Arch, p: Policy, checks: &[String]) -> Unit {
-    let mut u = supervisor::unit_of(
-        lib,
-        StageName::Target,
-        SCENARIO,
-        a.name(),
-        &p.to_string(),
-        checks.to_vec(),
-    );
+    let mut u = supervisor::unit_of(lib, Stage::Target, SCENARIO, a, p, checks.to_vec());
     u.model = Some(m.clone());
     u
 }
@@ -272,11 +265,20 @@ pub(crate) fn run_library(
         }
     }
     // Results that sum up every case are reported against every arch and layout.
-    let over_all_cases = supervisor::unit_of(lib, StageName::Target, SCENARIO, "*", "*", vec![]);
+    let over_all_cases = supervisor::unit_of(
+        lib,
+        Stage::Target,
+        SCENARIO,
+        Arch::LP64_LE,
+        Policy::Natural,
+        vec![],
+    );
     all.iter()
         .map(|id| {
-            let base = |outcome, actual: String, detail: String| {
-                supervisor::record(&over_all_cases, id, outcome, "", actual, detail)
+            let base = |outcome, actual: String, detail: String| ResultRecord {
+                arch: "*".into(),
+                layout: "*".into(),
+                ..supervisor::record(&over_all_cases, id, outcome, "", actual, detail)
             };
             if let Some(why) = &harness {
                 return base(Outcome::HarnessError, String::new(), why.clone());

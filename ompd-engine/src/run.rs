@@ -8,7 +8,7 @@ use crate::property::PropertyOptions;
 use crate::supervisor::{
     record, record_all, run_unit, selected, unit_of, Exec, Stop, UnitRun, DEFAULT_SEED,
 };
-use crate::worker::{Event, StageName, Unit};
+use crate::worker::{Event, Unit};
 use ompd_checks::{self as checks, Stage};
 use ompd_loader::inspect::{self, StaticInfo};
 use ompd_report::{LibraryInfo, Report, ResultRecord};
@@ -100,21 +100,14 @@ pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
             .collect()
     };
     let base = |stage, scenario: &str, arch: Arch, layout: Policy, checks| {
-        unit_of(
-            lib,
-            stage,
-            scenario,
-            arch.name(),
-            &layout.to_string(),
-            checks,
-        )
+        unit_of(lib, stage, scenario, arch, layout, checks)
     };
     let mut units = Vec::new();
     let lifecycle = ids(Stage::Library);
     if !lifecycle.is_empty() {
         // Library-level checks need no target; they are reported against the host variant.
         units.push(base(
-            StageName::Library,
+            Stage::Library,
             "none",
             Arch::LP64_LE,
             Policy::Natural,
@@ -129,7 +122,7 @@ pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
             for a in &opts.archs {
                 for l in &opts.layouts {
                     if l.supports(*a) {
-                        let mut u = base(StageName::Target, s, *a, *l, target.clone());
+                        let mut u = base(Stage::Target, s, *a, *l, target.clone());
                         u.model = model.cloned();
                         units.push(u);
                     }
@@ -178,7 +171,7 @@ pub fn run(
             i + 1,
             u.library,
             u.scenario,
-            u.arch,
+            u.arch.name(),
             u.layout
         ));
         r
@@ -199,10 +192,10 @@ pub fn run(
         // The static stage: judged from the file, reported like the library-level checks.
         let host = unit_of(
             lib,
-            StageName::Library,
+            Stage::Library,
             "none",
-            "lp64-le",
-            "natural",
+            Arch::LP64_LE,
+            Policy::Natural,
             vec![],
         );
         for c in checks::registry()
@@ -428,11 +421,14 @@ mod tests {
         let scenarios = sim_target::model::default_scenarios().len();
         assert_eq!(units.len(), 1 + scenarios * (4 * 3 + 1));
         assert_eq!(
-            units.iter().filter(|u| u.layout == "intel-2026.2").count(),
+            units
+                .iter()
+                .filter(|u| u.layout == Policy::Intel2026_2)
+                .count(),
             scenarios
         );
         assert!(units
             .iter()
-            .all(|u| u.layout != "intel-2026.2" || u.arch == "lp64-le"));
+            .all(|u| u.layout != Policy::Intel2026_2 || u.arch == Arch::LP64_LE));
     }
 }

@@ -12,6 +12,7 @@ use ompd_checks::Ctx;
 use ompd_loader::library::{AnyHandle, Call, Fail, Handle, Kind, ParallelH, TaskH, ThreadH};
 use sim_target::abi::{self, Scope};
 use sim_target::arch::Arch;
+use sim_target::layout::Policy;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -24,7 +25,7 @@ pub type Answers = BTreeMap<String, String>;
 pub const ARCHS: [Arch; 2] = [Arch::LP64_LE, Arch::ILP32_BE];
 
 /// The layout policy of every snapshot unit.
-pub const LAYOUT: &str = "natural";
+pub const LAYOUT: Policy = Policy::Natural;
 
 /// The most handles of one kind kept as class representatives (the default scenarios need fewer).
 const MAX_CLASSES: usize = 32;

@@ -6,10 +6,12 @@
 //! One process per unit is also how each target setup gets a fresh library instance: the
 //! LLVM-family libraries latch type sizes and state in process-wide globals.
 
-use crate::worker::{Event, StageName, Unit};
-use ompd_checks as checks;
+use crate::worker::{Event, HarnessFailure, Unit};
+use ompd_checks::{self as checks, Stage};
 use ompd_report::{Outcome, ResultRecord};
 use ompd_vendors::Resolved;
+use sim_target::arch::Arch;
+use sim_target::layout::Policy;
 use std::io::{BufRead, BufReader, Read, Seek, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command, Stdio};
@@ -90,10 +92,10 @@ pub fn selected(id: &str, filters: &[String]) -> bool {
 /// A unit of `lib` running `checks` on a built-in scenario (set `model` for any other).
 pub(crate) fn unit_of(
     lib: &Resolved,
-    stage: StageName,
+    stage: Stage,
     scenario: &str,
-    arch: &str,
-    layout: &str,
+    arch: Arch,
+    layout: Policy,
     checks: Vec<String>,
 ) -> Unit {
     Unit {
@@ -103,9 +105,10 @@ pub(crate) fn unit_of(
         preload: lib.preload.clone(),
         needs_cxx_runtime: lib.needs_cxx_runtime,
         stage,
+        snapshot: false,
         scenario: scenario.to_string(),
-        arch: arch.to_string(),
-        layout: layout.to_string(),
+        arch,
+        layout,
         checks,
         real: None,
         carried: Default::default(),
@@ -121,6 +124,8 @@ pub(crate) struct UnitRun {
     pub(crate) loaded: Option<Event>,
     /// Why the library failed to load, if it did.
     pub(crate) load_failed: Option<String>,
+    /// The worker could not go on with the unit, for a reason of the harness's own.
+    pub(crate) harness_failed: Option<HarnessFailure>,
     /// The worker died before the library reported itself loaded.
     pub(crate) died_loading: bool,
     /// Worker lines that were not events (what the library printed on the result stream).
@@ -143,8 +148,11 @@ pub(crate) fn record(
             .map(|c| c.requirements.iter().map(|r| r.to_string()).collect())
             .unwrap_or_default(),
         scenario: unit.scenario.clone(),
-        arch: unit.arch.clone(),
-        layout: unit.layout.clone(),
+        arch: unit.arch.name().to_string(),
+        layout: unit
+            .real
+            .as_ref()
+            .map_or_else(|| unit.layout.to_string(), |r| r.variant.clone()),
         outcome,
         expected: expected.to_string(),
         actual,
@@ -155,6 +163,7 @@ pub(crate) fn record(
             .as_ref()
             .map_or(ompd_report::TARGET_SIM, |r| r.spec.kind().name())
             .into(),
+        real: unit.real.as_ref().map(|r| r.info.clone()),
         gate: None,
     }
 }
@@ -350,6 +359,7 @@ pub(crate) fn setup_only(unit: &Unit, exec: Exec) -> Result<(), String> {
         match serde_json::from_str::<Event>(&l) {
             Ok(Event::Done) => done = Ok(()),
             Ok(Event::LoadFailed { message }) => done = Err(message),
+            Ok(Event::HarnessFailed { failure }) => done = Err(failure.to_string()),
             _ => {}
         }
     }
@@ -431,6 +441,7 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
                         deadline = Instant::now() + exec.timeout;
                     }
                     Ok(Event::LoadFailed { message }) => out.load_failed = Some(message),
+                    Ok(Event::HarnessFailed { failure }) => out.harness_failed = Some(failure),
                     Ok(Event::Done) => done = true,
                     Ok(Event::Answer { .. }) => {}
                     Err(e) => out
@@ -460,6 +471,20 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
                 "the library loads",
                 "load failed",
                 &msg,
+            );
+            return out;
+        }
+        if let Some(failure) = &out.harness_failed {
+            // The harness's failure, not the library's: no crash, whatever the exit.
+            let detail = format!("harness: {failure}");
+            record_all(
+                &mut out,
+                unit,
+                &remaining,
+                Outcome::HarnessError,
+                "the harness sets the unit up",
+                "",
+                &detail,
             );
             return out;
         }

@@ -29,17 +29,22 @@ pub struct Unit {
     pub preload: Vec<PathBuf>,
     /// Preload the C++ runtime.
     pub needs_cxx_runtime: bool,
-    /// Which stage's checks to run.
-    pub stage: StageName,
+    /// Which stage's checks to run: library or target (static checks are judged from the file,
+    /// never in a worker).
+    pub stage: Stage,
+    /// Also record the golden-snapshot probes (`crate::snapshot`) after the checks, against the
+    /// unit's target: answers are recorded, never judged.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub snapshot: bool,
     /// Scenario (target stage).
     pub scenario: String,
     /// The model, for scenarios that are not built in (replayed files, generated cases).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<sim_target::model::Model>,
-    /// Architecture (target stage).
-    pub arch: String,
-    /// Layout policy (target stage).
-    pub layout: String,
+    /// Architecture (target stage; a real target has its own).
+    pub arch: Arch,
+    /// Layout policy (target stage; a real target has its own).
+    pub layout: Policy,
     /// Check ids to run, in order.
     pub checks: Vec<String>,
     /// A real target (live process or core file) instead of the simulated scenario.
@@ -55,6 +60,12 @@ pub struct Unit {
 pub struct RealUnit {
     /// The target.
     pub spec: crate::real::RealSpec,
+    /// What the report's layout column names it by: the runtime and fixture build
+    /// (`intel-2026.2/clang-19`), `process` or `core-file`.
+    pub variant: String,
+    /// What the report says of the target (kind, fixture, runtime, build, pid or core file).
+    #[serde(default)]
+    pub info: ompd_report::RealTargetInfo,
     /// The fixture's environment (empty for a process the harness did not start).
     #[serde(default)]
     pub env: Vec<(String, String)>,
@@ -85,19 +96,6 @@ impl Contract {
         self.printed.extend(other.printed);
         self.violations.extend(other.violations);
     }
-}
-
-/// Serializable stage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum StageName {
-    /// Library lifecycle, no target.
-    Library,
-    /// Checks against a simulated target.
-    Target,
-    /// The golden-snapshot probes against a simulated target (`crate::snapshot`): answers are
-    /// recorded, never judged.
-    Snapshot,
 }
 
 /// One line of the result stream.
@@ -150,8 +148,36 @@ pub enum Event {
         /// The answer, with run-specific values redacted.
         value: String,
     },
+    /// The harness could not go on with the unit, for a reason that says nothing about the
+    /// library: the checks not run yet are harness errors naming `failure`.
+    HarnessFailed {
+        /// What the harness could not do.
+        failure: HarnessFailure,
+    },
     /// Every check ran.
     Done,
+}
+
+/// Why a worker could not run (the rest of) its unit: a failure of the harness, never a finding
+/// against the library.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(tag = "cause", content = "message", rename_all = "kebab-case")]
+pub enum HarnessFailure {
+    /// The unit did not arrive, or is not a unit.
+    #[error("the worker got no valid unit: {0}")]
+    MalformedUnit(String),
+    /// The unit names a scenario the worker does not know.
+    #[error("unknown scenario {0}")]
+    UnknownScenario(String),
+    /// The unit names a check the worker does not know.
+    #[error("unknown check {0}")]
+    UnknownCheck(String),
+    /// The scenario's model cannot be lowered to a simulated target image.
+    #[error("cannot lower the scenario: {0}")]
+    Unlowerable(String),
+    /// The real target (process, core file) cannot be opened or its fixture's truth read.
+    #[error("cannot open the real target: {0}")]
+    TargetUnavailable(String),
 }
 
 /// Runs the unit read from stdin. Returns the process exit code.
@@ -171,26 +197,30 @@ pub fn main() -> i32 {
         eprintln!("worker: cannot redirect stdout: {e}");
         return 1;
     }
-    let mut input = String::new();
-    if let Err(e) = std::io::stdin().lock().read_line(&mut input) {
-        eprintln!("worker: cannot read the unit: {e}");
-        return 1;
-    }
-    let unit: Unit = match serde_json::from_str(&input) {
-        Ok(u) => u,
-        Err(e) => {
-            eprintln!("worker: malformed unit: {e}");
-            return 1;
-        }
-    };
     let mut sink = std::io::BufWriter::new(results);
     let mut emit = |e: &Event| -> bool {
         serde_json::to_writer(&mut sink, e).is_ok()
             && sink.write_all(b"\n").is_ok()
             && sink.flush().is_ok()
     };
-    run_unit(&unit, &mut emit);
-    0
+    let mut input = String::new();
+    let unit = std::io::stdin()
+        .lock()
+        .read_line(&mut input)
+        .map_err(|e| format!("cannot read it: {e}"))
+        .and_then(|_| serde_json::from_str::<Unit>(&input).map_err(|e| e.to_string()));
+    let failed = match unit {
+        Ok(unit) => run_unit(&unit, &mut emit),
+        Err(e) => Err(HarnessFailure::MalformedUnit(e)),
+    };
+    match failed {
+        Ok(()) => 0,
+        Err(failure) => {
+            eprintln!("worker: {failure}");
+            emit(&Event::HarnessFailed { failure });
+            1
+        }
+    }
 }
 
 /// Bytes written so far to this process's stderr (where stdout also goes), when the supervisor
@@ -217,7 +247,11 @@ fn captured_range(from: u64, to: u64) -> Option<String> {
 
 /// Opens a unit's real target and lifts its fixture's truth (a program that is no fixture gives
 /// a model of nothing known).
-fn open_real(r: &RealUnit) -> Result<(crate::real::Shared, crate::real::Lifted), String> {
+fn open_real(r: &RealUnit) -> Result<(crate::real::Shared, crate::real::Lifted), HarnessFailure> {
+    open_real_or(r).map_err(HarnessFailure::TargetUnavailable)
+}
+
+fn open_real_or(r: &RealUnit) -> Result<(crate::real::Shared, crate::real::Lifted), String> {
     let source = crate::real::open(&r.spec)?;
     // A process the harness did not start: the environment it started with is in /proc.
     let env = match (&r.spec, r.env.is_empty()) {
@@ -234,8 +268,9 @@ fn open_real(r: &RealUnit) -> Result<(crate::real::Shared, crate::real::Lifted),
     Ok((source, lifted))
 }
 
-/// Runs `unit`, calling `emit` for each event (the worker streams them; tests collect them).
-pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
+/// Runs `unit`, calling `emit` for each event (the worker streams them; tests collect them). A
+/// harness failure ends the unit early; the caller reports it (as [`Event::HarnessFailed`]).
+pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(), HarnessFailure> {
     let lib = match Library::load(
         &unit.path,
         &LoadOptions {
@@ -248,7 +283,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
             emit(&Event::LoadFailed {
                 message: e.to_string(),
             });
-            return;
+            return Ok(());
         }
     };
     // Version queries happen before anything else, as a debugger does first.
@@ -265,40 +300,26 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
     });
     // A real target is opened first: its truth is the model.
     let real = match (&unit.real, unit.stage) {
-        (Some(r), StageName::Target) => match open_real(r) {
-            Ok(x) => Some(x),
-            Err(e) => {
-                eprintln!("worker: {e}");
-                return;
-            }
-        },
+        (_, Stage::Static) => {
+            return Err(HarnessFailure::MalformedUnit(
+                "static checks are judged from the file, never in a worker".into(),
+            ))
+        }
+        (Some(r), Stage::Target) => Some(open_real(r)?),
         _ => None,
     };
     let scenario = match (&unit.stage, &unit.model, &real) {
-        (StageName::Library, _, _) => None,
+        (Stage::Library | Stage::Static, _, _) => None,
         (_, _, Some((_, lifted))) => Some(lifted.model.clone()),
-        (StageName::Target | StageName::Snapshot, Some(m), None) => Some(m.clone()),
-        (StageName::Target | StageName::Snapshot, None, None) => {
-            match sim_target::model::scenario(&unit.scenario) {
-                Some(s) => Some(s.model),
-                None => {
-                    eprintln!("worker: unknown scenario {}", unit.scenario);
-                    return;
-                }
-            }
-        }
+        (Stage::Target, Some(m), None) => Some(m.clone()),
+        (Stage::Target, None, None) => match sim_target::model::scenario(&unit.scenario) {
+            Some(s) => Some(s.model),
+            None => return Err(HarnessFailure::UnknownScenario(unit.scenario.clone())),
+        },
     };
-    let (arch, policy) = match (
-        &real,
-        unit.arch.parse::<Arch>(),
-        unit.layout.parse::<Policy>(),
-    ) {
-        (Some((source, _)), _, _) => (source.arch(), Policy::Natural),
-        (None, Ok(a), Ok(p)) => (a, p),
-        (None, a, p) => {
-            eprintln!("worker: bad arch or layout: {:?} {:?}", a.err(), p.err());
-            return;
-        }
+    let (arch, policy) = match &real {
+        Some((source, _)) => (source.arch(), Policy::Natural),
+        None => (unit.arch, unit.layout),
     };
     let empty = sim_target::model::ModelBuilder::new()
         .build()
@@ -324,7 +345,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
     };
     // A TR-era library has another ompd_initialize signature: the 5.x target setup must not
     // call it (its checks skip by profile).
-    if unit.stage != StageName::Library && profile >= Profile::V5_0 {
+    if unit.stage == Stage::Target && profile >= Profile::V5_0 {
         let target = match &real {
             // The target lives for the rest of the worker (libraries keep the context); the
             // worker's exit releases a live process (the kernel detaches a dead tracer's
@@ -332,10 +353,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
             Some((source, _)) => Target::leak_source(Box::new(source.clone())),
             None => match sim_target::image::lower(model, arch, policy) {
                 Ok(i) => Target::leak(i),
-                Err(e) => {
-                    eprintln!("worker: cannot lower the scenario: {e}");
-                    return;
-                }
+                Err(e) => return Err(HarnessFailure::Unlowerable(e.to_string())),
             },
         };
         ctx.target = Some(target);
@@ -359,20 +377,15 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
     }
     ompd_loader::library::flush_c_stdio();
     let mut printed = captured_len();
-    let wanted = match unit.stage {
-        StageName::Library => Stage::Library,
-        StageName::Target | StageName::Snapshot => Stage::Target,
-    };
     for id in &unit.checks {
         let Some(check) = checks::find(id) else {
-            eprintln!("worker: unknown check {id}");
-            return;
+            return Err(HarnessFailure::UnknownCheck(id.clone()));
         };
-        if check.stage != wanted {
+        if check.stage != unit.stage {
             continue;
         }
         if !emit(&Event::Start { check: id.clone() }) {
-            return;
+            return Ok(());
         }
         ctx.severity = check.severity;
         let violations_before = callbacks::ledger().violations().len();
@@ -417,13 +430,13 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
             detail: v.detail,
             contract,
         }) {
-            return;
+            return Ok(());
         }
     }
-    if unit.stage == StageName::Snapshot {
+    if unit.snapshot {
         for (path, value) in crate::snapshot::probe(&ctx) {
             if !emit(&Event::Answer { path, value }) {
-                return;
+                return Ok(());
             }
         }
     }
@@ -443,4 +456,5 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
         );
     }
     emit(&Event::Done);
+    Ok(())
 }

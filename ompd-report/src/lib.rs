@@ -94,8 +94,34 @@ impl Gate {
     }
 }
 
-/// The target kind every result of this version runs against (`live` and `core` come later).
+/// The target kind of a result on the simulated target (the others are real: `live`, `core`).
 pub const TARGET_SIM: &str = "sim";
+
+/// What a real target (live process or core file) was, for a result obtained on one: the
+/// `scenario` and `layout` columns name it too (fixture scenario, `runtime/build`), as keys.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RealTargetInfo {
+    /// `live` (attached under ptrace) or `core` (an ELF core file).
+    pub kind: String,
+    /// The fixture program's scenario, when the harness ran a fixture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixture: Option<String>,
+    /// The OpenMP runtime the fixture ran on (`intel-2026.2`, `system-llvm-19`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<String>,
+    /// The compiler that built the fixture program (`gcc`, `clang-19`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
+    /// Whether the fixture ran with `OMP_DEBUG=enabled` (the runtime's state tracking).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omp_debug: Option<bool>,
+    /// The process attached to, or the one dumped to the core file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<i32>,
+    /// The core file a user named (a fixture's core file is a scratch file of the run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core: Option<String>,
+}
 
 fn target_sim() -> String {
     TARGET_SIM.into()
@@ -127,9 +153,12 @@ pub struct ResultRecord {
     /// A crash that did not reproduce when the check was re-run alone in a fresh worker.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub flaky: bool,
-    /// The kind of target the check ran against: `sim` (the simulated target).
+    /// The kind of target the check ran against: `sim` (the simulated target), `live` or `core`.
     #[serde(default = "target_sim")]
     pub target: String,
+    /// The real target, for a result obtained on one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real: Option<RealTargetInfo>,
     /// The result relative to the expectations (absent when the run used none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<Gate>,
@@ -388,6 +417,7 @@ mod tests {
             detail: String::new(),
             flaky: false,
             target: TARGET_SIM.into(),
+            real: None,
             gate: None,
         }
     }

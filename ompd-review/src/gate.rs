@@ -265,6 +265,7 @@ mod tests {
             detail: String::new(),
             flaky: false,
             target: "sim".into(),
+            real: None,
             gate: None,
         }
     }

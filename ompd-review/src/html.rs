@@ -454,6 +454,7 @@ mod tests {
             detail: detail.into(),
             flaky: false,
             target: "sim".into(),
+            real: None,
             gate: None,
         }
     }

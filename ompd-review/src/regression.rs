@@ -314,6 +314,7 @@ mod tests {
                 detail: String::new(),
                 flaky: false,
                 target: "sim".into(),
+                real: None,
                 gate: None,
             });
         }
