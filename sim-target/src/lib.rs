@@ -17,7 +17,7 @@
 //! - [`faults`]: the fault plan that makes callbacks fail in controlled ways, and its census.
 //! - [`strategy`]: proptest strategies for whole runtime states.
 
-pub mod abi;
+pub use ompd_abi as abi;
 pub mod arch;
 pub mod callbacks;
 pub mod faults;
