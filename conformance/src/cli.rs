@@ -11,7 +11,7 @@ use crate::report::{Outcome, Report};
 use crate::supervisor::{self, RunOptions};
 use crate::vendors;
 use clap::{Parser, Subcommand, ValueEnum};
-use sim_target::arch::Arch;
+use ompd_serve::arch::Arch;
 use sim_target::layout::Policy;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

@@ -13,8 +13,8 @@ use crate::library::{AnyHandle, Call, Fail, Handle, Kind, ParallelH, TaskH, Thre
 use crate::supervisor::Exec;
 use crate::vendors::Resolved;
 use crate::worker::{Event, StageName};
+use ompd_serve::arch::Arch;
 use sim_target::abi::{self, Scope};
-use sim_target::arch::Arch;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -162,7 +162,7 @@ pub fn probe(ctx: &Ctx) -> Vec<(String, String)> {
         return out;
     };
     let lib = ctx.lib;
-    let mark = sim_target::callbacks::ledger().mark();
+    let mark = ompd_serve::callbacks::ledger().mark();
     let mut red = Redact::default();
     put(&mut out, "setup".into(), "ok".into());
     put(
@@ -488,7 +488,7 @@ pub fn probe(ctx: &Ctx) -> Vec<(String, String)> {
     drop(threads);
     drop(parallels);
     drop(tasks);
-    let ledger = sim_target::callbacks::ledger();
+    let ledger = ompd_serve::callbacks::ledger();
     let live = ledger
         .since(mark)
         .new_live

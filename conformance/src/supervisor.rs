@@ -11,7 +11,7 @@ use crate::inspect::{self, StaticInfo};
 use crate::report::{LibraryInfo, Outcome, Report, ResultRecord};
 use crate::vendors::Resolved;
 use crate::worker::{Event, StageName, Unit};
-use sim_target::arch::Arch;
+use ompd_serve::arch::Arch;
 use sim_target::layout::Policy;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Seek, Write};

@@ -9,7 +9,7 @@ use crate::elf::{ElfError, Symbol, SymbolTable, THREAD_DB_DESCRIPTORS};
 use crate::maps::Mapping;
 use crate::tls::{tls_address, ThreadDb};
 use crate::Thread;
-use sim_target::source::SymbolError;
+use ompd_serve::source::SymbolError;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

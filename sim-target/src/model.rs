@@ -580,7 +580,7 @@ impl Model {
     /// to the pointer width, implicit tasks run their region's function, and the outer levels of
     /// a run of nested serialized regions carry the innermost level's ICVs, flags and function
     /// (the runtime keeps only their OMPT data in memory the libraries can see).
-    pub fn normalized(&self, arch: crate::arch::Arch) -> Model {
+    pub fn normalized(&self, arch: ompd_serve::arch::Arch) -> Model {
         let mask = u64::MAX >> (64 - 8 * arch.pointer as u32);
         let mut m = self.clone();
         m.globals.stacksize &= mask;

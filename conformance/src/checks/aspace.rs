@@ -3,8 +3,8 @@
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::Fail;
+use ompd_serve::callbacks;
 use sim_target::abi::Rc;
-use sim_target::callbacks;
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[

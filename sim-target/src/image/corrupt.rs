@@ -8,7 +8,8 @@
 //! record ([`super::Placement`]) and from the layout's field offsets: only fields the OMPD
 //! libraries follow (see the object graph in `image/lower.rs`) are hit.
 
-use super::{Image, MemError, Memory};
+use super::Image;
+use ompd_serve::memory::{MemError, Memory};
 use proptest::prelude::*;
 use proptest::sample::select;
 use std::collections::BTreeMap;
@@ -822,10 +823,10 @@ const STRING_GLOBALS: [&str; 4] = [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arch::Arch;
     use crate::image::lower;
     use crate::layout::Policy;
     use crate::model;
+    use ompd_serve::arch::Arch;
     use proptest::test_runner::{Config, TestRng, TestRunner};
 
     fn images() -> Vec<(String, Image)> {

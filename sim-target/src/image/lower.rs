@@ -6,10 +6,11 @@
 //! plus an `ompt_lw_taskteam_t` chain holding the outer ones (innermost-but-one first), as the
 //! real runtime keeps them. Explicit tasks are a `kmp_taskdata_t` followed by a `kmp_task_t`.
 
-use super::{Image, Memory, NativeThread, Placement};
-use crate::arch::Arch;
+use super::{Image, NativeThread, Placement};
 use crate::layout::{Layout, Policy, SeedRng, UnsupportedLayout};
 use crate::model::{GtidMode, Model, ModelError, RegionId, SchedKind, SchedModifier, TaskKind};
+use ompd_serve::arch::Arch;
+use ompd_serve::memory::Memory;
 use std::collections::BTreeMap;
 
 /// Why a model could not be lowered.

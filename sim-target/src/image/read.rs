@@ -19,7 +19,7 @@ pub enum ReadError {
         /// What was being read.
         what: String,
         /// The failure.
-        source: super::MemError,
+        source: ompd_serve::memory::MemError,
     },
     /// A required symbol is missing.
     #[error("missing symbol {0}")]
