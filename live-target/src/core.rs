@@ -17,7 +17,8 @@
 //! they have not changed since it was written. A damaged core is a [`CoreError`], never a panic.
 
 use crate::maps::{parse_nt_file, Mapping};
-use crate::modules::{auxv_entry, Modules, ReadMemory};
+use crate::modules::{auxv_entry, Modules};
+use crate::ReadMemory;
 use crate::{check_read_len, Thread};
 use object::elf;
 use object::read::elf::{FileHeader, ProgramHeader};

@@ -36,6 +36,12 @@ pub use crate::spawn::{Finished, Running, SpawnError};
 use ompd_abi::thread_id_kind;
 use serde::{Deserialize, Serialize};
 
+/// Reads a target's memory (a stopped process, a core file).
+pub trait ReadMemory {
+    /// Exactly `len` bytes at `addr`, or why not.
+    fn read_memory(&self, addr: u64, len: u64) -> Result<Vec<u8>, String>;
+}
+
 /// One native thread of a target: its kernel id and its thread pointer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Thread {

@@ -9,7 +9,8 @@
 //! and if the tracer thread itself dies the kernel detaches them too.
 
 use crate::maps::read_proc_maps;
-use crate::modules::{auxv_entry, Modules, ReadMemory};
+use crate::modules::{auxv_entry, Modules};
+use crate::ReadMemory;
 use crate::{check_read_len, Thread};
 use nix::errno::Errno;
 use nix::sys::ptrace;

@@ -8,16 +8,10 @@
 use crate::elf::{ElfError, Symbol, SymbolTable, THREAD_DB_DESCRIPTORS};
 use crate::maps::Mapping;
 use crate::tls::{tls_address, ThreadDb};
-use crate::Thread;
+use crate::{ReadMemory, Thread};
 use ompd_serve::source::SymbolError;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// Reads a target's memory (a stopped process, a core file).
-pub trait ReadMemory {
-    /// Exactly `len` bytes at `addr`, or why not.
-    fn read_memory(&self, addr: u64, len: u64) -> Result<Vec<u8>, String>;
-}
 
 /// The debugger's rendezvous structure of `ld.so`.
 const R_DEBUG: &str = "_r_debug";

@@ -8,7 +8,7 @@
 //! code serves live processes and core files: it only reads memory.
 
 use crate::elf::{ThreadDbDesc, THREAD_DB_DTV, THREAD_DB_DTVP, THREAD_DB_TLS_MODID};
-use crate::modules::ReadMemory;
+use crate::ReadMemory;
 use ompd_serve::source::SymbolError;
 
 /// The three layout descriptors TLS resolution needs, from libc.
