@@ -177,8 +177,17 @@ impl<'a> Graph<'a> {
 
     /// Every pointer field of the object graph that a library follows.
     pub(super) fn pointers(&self) -> Vec<Site> {
-        let (pl, p) = (&self.image.placement, self.p());
         let mut out = Vec::new();
+        self.thread_pointers(&mut out);
+        self.team_pointers(&mut out);
+        self.task_pointers(&mut out);
+        self.global_pointers(&mut out);
+        out
+    }
+
+    /// The `th_team` and `th_current_task` of every thread.
+    fn thread_pointers(&self, out: &mut Vec<Site>) {
+        let pl = &self.image.placement;
         let bi = "kmp_base_info_t";
         for (g, th) in pl.thread.iter().enumerate() {
             let o = Object::Thread(g);
@@ -191,6 +200,11 @@ impl<'a> Graph<'a> {
                 ));
             }
         }
+    }
+
+    /// The pointers of every team, its `t_threads` entries among them.
+    fn team_pointers(&self, out: &mut Vec<Site>) {
+        let p = self.p();
         let bt = "kmp_base_team_t";
         for (r, t) in &self.teams {
             let o = Object::Team(*r);
@@ -224,6 +238,11 @@ impl<'a> Graph<'a> {
                 ));
             }
         }
+    }
+
+    /// The links of every task and of every lwt record.
+    fn task_pointers(&self, out: &mut Vec<Site>) {
+        let pl = &self.image.placement;
         let td = "kmp_taskdata_t";
         for (t, a) in &self.tasks {
             let o = Object::Task(*t);
@@ -255,6 +274,12 @@ impl<'a> Graph<'a> {
                 ));
             }
         }
+    }
+
+    /// The pointer globals: `__kmp_threads` and its entries, the nested lists, the strings.
+    fn global_pointers(&self, out: &mut Vec<Site>) {
+        let pl = &self.image.placement;
+        let p = self.p();
         if let Some(sym) = self.image.symbol("__kmp_threads") {
             out.extend(self.site(
                 Object::Global,
@@ -295,7 +320,6 @@ impl<'a> Graph<'a> {
                 out.extend(self.site(Object::Global, sym.to_string(), Some((a, p)), Class::String));
             }
         }
-        out
     }
 
     /// Every size, count and level a library reads.
