@@ -23,37 +23,7 @@ impl Model {
         for (new, old) in rorder.iter().enumerate() {
             rmap[*old] = new;
         }
-        let mut torder: Vec<usize> = Vec::new();
-        let mut seen = vec![false; self.tasks.len()];
-        fn visit(t: TaskId, torder: &mut Vec<usize>, seen: &mut [bool]) {
-            if !seen[t.0] {
-                seen[t.0] = true;
-                torder.push(t.0);
-            }
-        }
-        for r in &rorder {
-            for t in &self.regions[*r].implicit_tasks {
-                visit(*t, &mut torder, &mut seen);
-            }
-        }
-        // Depth-first over both links from each thread's current task, generating link first.
-        let mut expanded = vec![false; self.tasks.len()];
-        for th in &self.threads {
-            let mut stack = vec![th.current_task];
-            while let Some(t) = stack.pop() {
-                // Implicit tasks are already numbered; their links must still be followed.
-                if std::mem::replace(&mut expanded[t.0], true) {
-                    continue;
-                }
-                visit(t, &mut torder, &mut seen);
-                let task = &self.tasks[t.0];
-                stack.extend(task.scheduling);
-                stack.extend(task.generating);
-            }
-        }
-        for t in 0..self.tasks.len() {
-            visit(TaskId(t), &mut torder, &mut seen);
-        }
+        let torder = self.task_order(&rorder);
         let mut tmap = vec![0; self.tasks.len()];
         for (new, old) in torder.iter().enumerate() {
             tmap[*old] = new;
@@ -102,6 +72,43 @@ impl Model {
                 .collect(),
             ..self.clone()
         }
+    }
+
+    /// Tasks in canonical order: implicit tasks by region (`rorder`), then explicit tasks in
+    /// discovery order from each thread's current task, then any left over.
+    fn task_order(&self, rorder: &[usize]) -> Vec<usize> {
+        let mut torder: Vec<usize> = Vec::new();
+        let mut seen = vec![false; self.tasks.len()];
+        fn visit(t: TaskId, torder: &mut Vec<usize>, seen: &mut [bool]) {
+            if !seen[t.0] {
+                seen[t.0] = true;
+                torder.push(t.0);
+            }
+        }
+        for r in rorder {
+            for t in &self.regions[*r].implicit_tasks {
+                visit(*t, &mut torder, &mut seen);
+            }
+        }
+        // Depth-first over both links from each thread's current task, generating link first.
+        let mut expanded = vec![false; self.tasks.len()];
+        for th in &self.threads {
+            let mut stack = vec![th.current_task];
+            while let Some(t) = stack.pop() {
+                // Implicit tasks are already numbered; their links must still be followed.
+                if std::mem::replace(&mut expanded[t.0], true) {
+                    continue;
+                }
+                visit(t, &mut torder, &mut seen);
+                let task = &self.tasks[t.0];
+                stack.extend(task.scheduling);
+                stack.extend(task.generating);
+            }
+        }
+        for t in 0..self.tasks.len() {
+            visit(TaskId(t), &mut torder, &mut seen);
+        }
+        torder
     }
 
     /// What survives a trip through a runtime image of `arch`: pointer-sized values are truncated
