@@ -185,20 +185,37 @@ impl<'a> Graph<'a> {
         out
     }
 
+    /// One site per pointer member (path, class) of the `ty` object at `base`, which is `object`
+    /// and is named `label` followed by the member's path.
+    fn member_sites(
+        &self,
+        out: &mut Vec<Site>,
+        (object, label): (Object, String),
+        base: u64,
+        ty: &str,
+        members: &[(&[&str], Class)],
+    ) {
+        for (path, class) in members {
+            out.extend(self.site(
+                object,
+                format!("{label} {}", path.join(".")),
+                self.field(base, ty, path),
+                *class,
+            ));
+        }
+    }
+
     /// The `th_team` and `th_current_task` of every thread.
     fn thread_pointers(&self, out: &mut Vec<Site>) {
         let pl = &self.image.placement;
         let bi = "kmp_base_info_t";
         for (g, th) in pl.thread.iter().enumerate() {
-            let o = Object::Thread(g);
-            for (f, class) in [("th_team", Class::Team), ("th_current_task", Class::Task)] {
-                out.extend(self.site(
-                    o,
-                    format!("thread {g} {f}"),
-                    self.field(*th, bi, &[f]),
-                    class,
-                ));
-            }
+            let members = [
+                (&["th_team"][..], Class::Team),
+                (&["th_current_task"][..], Class::Task),
+            ];
+            let o = (Object::Thread(g), format!("thread {g}"));
+            self.member_sites(out, o, *th, bi, &members);
         }
     }
 
@@ -208,19 +225,14 @@ impl<'a> Graph<'a> {
         let bt = "kmp_base_team_t";
         for (r, t) in &self.teams {
             let o = Object::Team(*r);
-            for (f, class) in [
-                ("t_parent", Class::Team),
-                ("t_threads", Class::ThreadArray),
-                ("t_implicit_task_taskdata", Class::TaskArray),
-                ("ompt_serialized_team_info", Class::Lwt),
-            ] {
-                out.extend(self.site(
-                    o,
-                    format!("team of region {r} {f}"),
-                    self.field(*t, bt, &[f]),
-                    class,
-                ));
-            }
+            let members = [
+                (&["t_parent"][..], Class::Team),
+                (&["t_threads"][..], Class::ThreadArray),
+                (&["t_implicit_task_taskdata"][..], Class::TaskArray),
+                (&["ompt_serialized_team_info"][..], Class::Lwt),
+            ];
+            let label = format!("team of region {r}");
+            self.member_sites(out, (o, label), *t, bt, &members);
             let nproc = self
                 .field(*t, bt, &["t_nproc"])
                 .and_then(|(a, w)| self.read(a, w))
@@ -245,34 +257,22 @@ impl<'a> Graph<'a> {
         let pl = &self.image.placement;
         let td = "kmp_taskdata_t";
         for (t, a) in &self.tasks {
-            let o = Object::Task(*t);
-            for (path, class) in [
+            let members = [
                 (&["td_team"][..], Class::Team),
                 (&["td_parent"][..], Class::Task),
                 (&["ompt_task_info", "scheduling_parent"][..], Class::Task),
-            ] {
-                out.extend(self.site(
-                    o,
-                    format!("task {t} {}", path.join(".")),
-                    self.field(*a, td, path),
-                    class,
-                ));
-            }
+            ];
+            let o = (Object::Task(*t), format!("task {t}"));
+            self.member_sites(out, o, *a, td, &members);
         }
         let lt = "ompt_lw_taskteam_t";
         for (r, a) in &pl.lwt {
-            let o = Object::Lwt(*r);
-            for (path, class) in [
+            let members = [
                 (&["parent"][..], Class::Lwt),
                 (&["ompt_task_info", "scheduling_parent"][..], Class::Task),
-            ] {
-                out.extend(self.site(
-                    o,
-                    format!("lwt record of region {r} {}", path.join(".")),
-                    self.field(*a, lt, path),
-                    class,
-                ));
-            }
+            ];
+            let o = (Object::Lwt(*r), format!("lwt record of region {r}"));
+            self.member_sites(out, o, *a, lt, &members);
         }
     }
 
