@@ -17,14 +17,15 @@
 //! they have not changed since it was written. A damaged core is a [`CoreError`], never a panic.
 
 use crate::maps::{parse_nt_file, Mapping};
-use crate::modules::{auxv_entry, Modules, ReadMemory};
+use crate::modules::{auxv_entry, Modules};
+use crate::ReadMemory;
 use crate::{check_read_len, Thread};
 use object::elf;
 use object::read::elf::{FileHeader, ProgramHeader};
 use object::read::ReadCache;
 use object::Endianness;
-use sim_target::arch::Arch;
-use sim_target::source::{Source, SymbolError, TargetKind};
+use ompd_serve::arch::Arch;
+use ompd_serve::source::{Source, SymbolError, TargetKind};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -265,25 +266,7 @@ impl CoreTarget {
         let cache = ReadCache::new(core.try_clone().map_err(io)?);
         let header = elf::FileHeader64::<Endianness>::parse(&cache)
             .map_err(|e| format(format!("not a 64-bit ELF file: {e}")))?;
-        let endian = header
-            .endian()
-            .map_err(|e| format(format!("bad ELF byte order: {e}")))?;
-        if endian != Endianness::Little {
-            return Err(format("big-endian; only x86-64 cores are supported".into()));
-        }
-        if header.e_type(endian) != elf::ET_CORE {
-            return Err(format(format!(
-                "ELF type {}, not a core file ({})",
-                header.e_type(endian),
-                elf::ET_CORE
-            )));
-        }
-        if header.e_machine(endian) != elf::EM_X86_64 {
-            return Err(format(format!(
-                "ELF machine {}, not x86-64",
-                header.e_machine(endian)
-            )));
-        }
+        let endian = check_header(header).map_err(format)?;
         let phdrs = header
             .program_headers(endian, &cache)
             .map_err(|e| format(format!("program headers: {e}")))?;
@@ -312,46 +295,15 @@ impl CoreTarget {
                 });
             }
             if p_type == elf::PT_LOAD {
-                let (vaddr, memsz) = (ph.p_vaddr(endian), ph.p_memsz(endian));
-                if filesz > memsz || vaddr.checked_add(memsz).is_none() {
-                    return Err(format(format!(
-                        "{what}: vaddr {vaddr:#x}, memsz {memsz:#x}, filesz {filesz:#x} are inconsistent"
-                    )));
-                }
-                if memsz > 0 {
-                    segments.push(Segment {
-                        vaddr,
-                        memsz,
-                        filesz,
-                        offset,
-                    });
-                }
-                continue;
-            }
-            if filesz > MAX_NOTES {
-                return Err(format(format!("{what}: {filesz} bytes of notes")));
-            }
-            let mut it = ph
-                .notes(endian, &cache)
-                .map_err(|e| format(format!("{what}: {e}")))?
-                .ok_or_else(|| format(format!("{what}: no notes")))?;
-            while let Some(note) = it.next().map_err(|e| format(format!("{what}: {e}")))? {
-                read_note(note.name(), note.n_type(endian), note.desc(), &mut notes)
-                    .map_err(|e| format(format!("{what}: {e}")))?;
+                segments.extend(load_segment(ph, endian, &what).map_err(format)?);
+            } else {
+                read_note_segment(ph, endian, &cache, &what, &mut notes).map_err(format)?;
             }
         }
         if notes.threads.is_empty() {
             return Err(format("no NT_PRSTATUS note: no threads".into()));
         }
-        segments.sort_by_key(|s| s.vaddr);
-        for pair in segments.windows(2) {
-            if pair[0].end() > pair[1].vaddr {
-                return Err(format(format!(
-                    "PT_LOAD segments at {:#x} and {:#x} overlap",
-                    pair[0].vaddr, pair[1].vaddr
-                )));
-            }
-        }
+        sort_segments(&mut segments).map_err(format)?;
         crate::order_threads(&mut notes.threads, notes.pid);
         let files = notes
             .files
@@ -407,6 +359,90 @@ impl CoreTarget {
             .map(|f| f.mapping.clone())
             .collect()
     }
+}
+type Header = elf::FileHeader64<Endianness>;
+type ProgramHeader64 = elf::ProgramHeader64<Endianness>;
+
+/// The byte order of a core's ELF header, once it is known to be a little-endian x86-64 core.
+fn check_header(header: &Header) -> Result<Endianness, String> {
+    let endian = header
+        .endian()
+        .map_err(|e| format!("bad ELF byte order: {e}"))?;
+    if endian != Endianness::Little {
+        return Err("big-endian; only x86-64 cores are supported".into());
+    }
+    if header.e_type(endian) != elf::ET_CORE {
+        return Err(format!(
+            "ELF type {}, not a core file ({})",
+            header.e_type(endian),
+            elf::ET_CORE
+        ));
+    }
+    if header.e_machine(endian) != elf::EM_X86_64 {
+        return Err(format!(
+            "ELF machine {}, not x86-64",
+            header.e_machine(endian)
+        ));
+    }
+    Ok(endian)
+}
+
+/// The memory a `PT_LOAD` header (`what`) describes; `None` for an empty one.
+fn load_segment(
+    ph: &ProgramHeader64,
+    endian: Endianness,
+    what: &str,
+) -> Result<Option<Segment>, String> {
+    let (offset, filesz) = (ph.p_offset(endian), ph.p_filesz(endian));
+    let (vaddr, memsz) = (ph.p_vaddr(endian), ph.p_memsz(endian));
+    if filesz > memsz || vaddr.checked_add(memsz).is_none() {
+        return Err(format!(
+            "{what}: vaddr {vaddr:#x}, memsz {memsz:#x}, filesz {filesz:#x} are inconsistent"
+        ));
+    }
+    Ok((memsz > 0).then_some(Segment {
+        vaddr,
+        memsz,
+        filesz,
+        offset,
+    }))
+}
+
+/// Reads the notes of a `PT_NOTE` header (`what`) into `notes`.
+fn read_note_segment(
+    ph: &ProgramHeader64,
+    endian: Endianness,
+    cache: &ReadCache<File>,
+    what: &str,
+    notes: &mut Notes,
+) -> Result<(), String> {
+    let filesz = ph.p_filesz(endian);
+    if filesz > MAX_NOTES {
+        return Err(format!("{what}: {filesz} bytes of notes"));
+    }
+    let mut it = ph
+        .notes(endian, cache)
+        .map_err(|e| format!("{what}: {e}"))?
+        .ok_or_else(|| format!("{what}: no notes"))?;
+    while let Some(note) = it.next().map_err(|e| format!("{what}: {e}"))? {
+        read_note(note.name(), note.n_type(endian), note.desc(), notes)
+            .map_err(|e| format!("{what}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Sorts the `PT_LOAD` segments by address and refuses overlapping ones.
+fn sort_segments(segments: &mut [Segment]) -> Result<(), String> {
+    segments.sort_by_key(|s| s.vaddr);
+    for pair in segments.windows(2) {
+        if pair[0].end() > pair[1].vaddr {
+            return Err(format!(
+                "PT_LOAD segments at {:#x} and {:#x} overlap",
+                pair[0].vaddr, pair[1].vaddr
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Takes what the suite needs from one note.

@@ -1,6 +1,6 @@
 //! Real processes and ELF core files as OMPD targets.
 //!
-//! Both implement [`sim_target::source::Source`], the interface the callback table serves a
+//! Both implement [`ompd_serve::source::Source`], the interface the callback table serves a
 //! library from, so every check that makes sense on a real process runs unchanged on a
 //! simulated image, a stopped live process ([`LiveTarget`]) and a core file ([`CoreTarget`]).
 //!
@@ -33,8 +33,8 @@ pub use crate::core::{CoreError, CoreTarget};
 pub use crate::live::{AttachError, LiveTarget};
 pub use crate::spawn::{Finished, Running, SpawnError};
 
+use ompd_abi::thread_id_kind;
 use serde::{Deserialize, Serialize};
-use sim_target::abi::thread_id_kind;
 
 /// Reads a target's memory (a stopped process, a core file). At the crate root because both
 /// [`modules`] (the link map, glibc's descriptors) and [`tls`] (the DTV) read through it.

@@ -9,15 +9,16 @@
 //! and if the tracer thread itself dies the kernel detaches them too.
 
 use crate::maps::read_proc_maps;
-use crate::modules::{auxv_entry, Modules, ReadMemory};
+use crate::modules::{auxv_entry, Modules};
+use crate::ReadMemory;
 use crate::{check_read_len, Thread};
 use nix::errno::Errno;
 use nix::sys::ptrace;
 use nix::sys::signal::Signal;
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
-use sim_target::arch::Arch;
-use sim_target::source::{Source, SymbolError, TargetKind};
+use ompd_serve::arch::Arch;
+use ompd_serve::source::{Source, SymbolError, TargetKind};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -221,24 +222,7 @@ fn stop_all(pid: i32, seized: &mut BTreeMap<i32, Seized>) -> Result<Vec<Thread>,
                 format!("new threads still appear after {MAX_SEIZE_ROUNDS} rounds"),
             ));
         }
-        let mut fresh = Vec::new();
-        for tid in new {
-            match ptrace::seize(Pid::from_raw(tid), ptrace::Options::empty()) {
-                Ok(()) => {
-                    seized.insert(tid, Seized::default());
-                    fresh.push(tid);
-                }
-                // The thread exited in between.
-                Err(Errno::ESRCH) if tid != pid => {}
-                Err(Errno::ESRCH) => {
-                    return Err(AttachError::Vanished {
-                        pid,
-                        step: format!("PTRACE_SEIZE of thread {tid}"),
-                    })
-                }
-                Err(e) => return Err(failed(pid, format!("PTRACE_SEIZE of thread {tid}"), e)),
-            }
-        }
+        let fresh = seize(pid, new, seized)?;
         for &tid in &fresh {
             match ptrace::interrupt(Pid::from_raw(tid)) {
                 Ok(()) | Err(Errno::ESRCH) => {}
@@ -268,6 +252,41 @@ fn stop_all(pid: i32, seized: &mut BTreeMap<i32, Seized>) -> Result<Vec<Thread>,
             step: "stopping the main thread".into(),
         });
     }
+    let mut threads = thread_pointers(pid, seized)?;
+    crate::order_threads(&mut threads, Some(pid as u32));
+    Ok(threads)
+}
+
+/// Seizes the tasks `new` of `pid`, records each in `seized`, and returns those seized (a thread
+/// other than the main one may exit in between).
+fn seize(
+    pid: i32,
+    new: Vec<i32>,
+    seized: &mut BTreeMap<i32, Seized>,
+) -> Result<Vec<i32>, AttachError> {
+    let mut fresh = Vec::new();
+    for tid in new {
+        match ptrace::seize(Pid::from_raw(tid), ptrace::Options::empty()) {
+            Ok(()) => {
+                seized.insert(tid, Seized::default());
+                fresh.push(tid);
+            }
+            // The thread exited in between.
+            Err(Errno::ESRCH) if tid != pid => {}
+            Err(Errno::ESRCH) => {
+                return Err(AttachError::Vanished {
+                    pid,
+                    step: format!("PTRACE_SEIZE of thread {tid}"),
+                })
+            }
+            Err(e) => return Err(failed(pid, format!("PTRACE_SEIZE of thread {tid}"), e)),
+        }
+    }
+    Ok(fresh)
+}
+
+/// Every seized task with its `fs_base`.
+fn thread_pointers(pid: i32, seized: &BTreeMap<i32, Seized>) -> Result<Vec<Thread>, AttachError> {
     let mut threads = Vec::with_capacity(seized.len());
     for &tid in seized.keys() {
         let fs_base = fs_base(Pid::from_raw(tid)).map_err(|e| match e {
@@ -282,7 +301,6 @@ fn stop_all(pid: i32, seized: &mut BTreeMap<i32, Seized>) -> Result<Vec<Thread>,
             fs_base,
         });
     }
-    crate::order_threads(&mut threads, Some(pid as u32));
     Ok(threads)
 }
 

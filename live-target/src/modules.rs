@@ -8,12 +8,10 @@
 use crate::elf::{ElfError, Symbol, SymbolTable, THREAD_DB_DESCRIPTORS};
 use crate::maps::Mapping;
 use crate::tls::{tls_address, ThreadDb};
-use crate::Thread;
-use sim_target::source::SymbolError;
+use crate::{ReadMemory, Thread};
+use ompd_serve::source::SymbolError;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-pub use crate::ReadMemory;
 
 /// The debugger's rendezvous structure of `ld.so`.
 const R_DEBUG: &str = "_r_debug";

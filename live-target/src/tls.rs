@@ -9,7 +9,7 @@
 
 use crate::elf::{ThreadDbDesc, THREAD_DB_DTV, THREAD_DB_DTVP, THREAD_DB_TLS_MODID};
 use crate::ReadMemory;
-use sim_target::source::SymbolError;
+use ompd_serve::source::SymbolError;
 
 /// The three layout descriptors TLS resolution needs, from libc.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_loader::library::Fail;
+use ompd_serve::callbacks;
 use sim_target::abi::Rc;
-use sim_target::callbacks;
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[

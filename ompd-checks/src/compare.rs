@@ -10,8 +10,8 @@
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_loader::library::{AspaceH, Call, Fail, Handle, Kind, Library};
+use ompd_serve::callbacks::Target;
 use sim_target::abi::{thread_id_kind, ParallelHandle, TaskHandle, ThreadHandle};
-use sim_target::callbacks::Target;
 
 macro_rules! law {
     ($id:expr, $kind:literal, $reqs:expr, $sev:expr, $summary:literal, $run:ident) => {

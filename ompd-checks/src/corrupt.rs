@@ -8,7 +8,7 @@
 //! 1. takes a thread handle on the intact image ("before"), chosen by the model so that
 //!    navigating from it reaches the corrupted object;
 //! 2. serves the corrupted copy of the image through the unit's own target
-//!    ([`sim_target::callbacks::Target::substitute`]) and walks every entry point that reaches
+//!    ([`ompd_serve::callbacks::Target::substitute`]) and walks every entry point that reaches
 //!    the object from that thread: the thread lookup ("after"), ids, state, tool data, ICVs
 //!    (values and strings), the enclosing-region, generating-task and scheduling-task chains (each
 //!    bounded by the model's length plus one), threads and tasks of each region, frames, task
@@ -38,12 +38,13 @@
 use super::{icvs, Check, Ctx, Profile, Severity, Stage, Verdict};
 use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, ThreadH};
 use ompd_report::Outcome;
+use ompd_serve::callbacks::{self, Substitution};
+use ompd_serve::ledger::Violation;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use sim_target::abi::{thread_id_kind, Rc, Scope};
-use sim_target::callbacks::{self, Substitution};
 use sim_target::image::corrupt::{self, Corruption, Kind, Object};
-use sim_target::ledger::Violation;
+use sim_target::image::ServedImage;
 use sim_target::model::{Model, TaskId, ThreadId};
 use std::cell::RefCell;
 

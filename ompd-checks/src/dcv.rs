@@ -4,7 +4,7 @@
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_loader::library::{Call, ControlVars};
-use sim_target::callbacks;
+use ompd_serve::callbacks;
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[

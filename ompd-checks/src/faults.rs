@@ -1,5 +1,5 @@
 //! Fault injection: each OMPD 5.0 entry point that reads the target or allocates is called while
-//! the callback table fails in one controlled way ([`sim_target::faults`]), and its reaction is
+//! the callback table fails in one controlled way ([`ompd_serve::faults`]), and its reaction is
 //! judged (OMPD-CB-030 to CB-034, MEM-006, RC-006).
 //!
 //! Method, per check `fault.<routine>.<kind>`: the routine is called fault-free twice (the first
@@ -29,10 +29,10 @@
 
 use super::{describe, Check, Ctx, Judge, Profile, Severity, Stage, ThreadHandles, Verdict};
 use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, ThreadH};
+use ompd_serve::callbacks::{self, Target};
+use ompd_serve::faults::{Census, Fault, FaultPlan};
+use ompd_serve::ledger::Mark;
 use sim_target::abi::{state, thread_id_kind, Rc, Scope, ICV_UNDEFINED};
-use sim_target::callbacks::{self, Target};
-use sim_target::faults::{Census, Fault, FaultPlan};
-use sim_target::ledger::Mark;
 
 /// The most positions of one kind injected per check; beyond it positions are spread evenly over
 /// the callbacks the routine made.

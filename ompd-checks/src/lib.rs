@@ -50,10 +50,10 @@ use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail, Library, ParallelH, T
 pub use ompd_report::profile::{self, Profile};
 
 use ompd_report::Outcome;
+use ompd_serve::arch::Arch;
+use ompd_serve::callbacks::Target;
 use serde::{Deserialize, Serialize};
 use sim_target::abi::{self, Rc};
-use sim_target::arch::Arch;
-use sim_target::callbacks::Target;
 use sim_target::layout::Policy;
 use sim_target::model::{Model, RegionId, TaskId, ThreadId};
 

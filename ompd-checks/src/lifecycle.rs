@@ -4,8 +4,8 @@
 
 use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_loader::library::Fail;
+use ompd_serve::callbacks;
 use sim_target::abi::{api_version, Rc};
-use sim_target::callbacks;
 
 /// Checks of this family that run before `ompd_initialize`: the inventory and version queries.
 pub static QUERIES: &[Check] = &[
@@ -308,7 +308,7 @@ fn initialize_supported(ctx: &mut Ctx, _: &str) -> Verdict {
     });
     let l = callbacks::ledger();
     for (_, e) in l.since(mark).events {
-        use sim_target::ledger::Event;
+        use ompd_serve::ledger::Event;
         let context_free = matches!(
             e,
             Event::AllocMemory { .. } | Event::FreeMemory { .. } | Event::PrintString { .. }

@@ -27,8 +27,8 @@
 use super::{describe, Check, Ctx, Profile, Severity, Stage, Verdict};
 use ompd_loader::library::{AnyHandle, Call, Fail, Library, NullArgs};
 use ompd_report::Outcome;
+use ompd_serve::callbacks;
 use sim_target::abi::{thread_id_kind, Rc, Scope};
-use sim_target::callbacks;
 use sim_target::model::ThreadId;
 
 /// What the NULL argument is, which decides the code required.

@@ -4,9 +4,9 @@
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_loader::library::{AnyHandle, AspaceH};
+use ompd_serve::callbacks;
+use ompd_serve::ledger::AllocMode;
 use sim_target::abi::Scope;
-use sim_target::callbacks;
-use sim_target::ledger::AllocMode;
 use sim_target::model::ThreadId;
 
 /// Checks of this family.

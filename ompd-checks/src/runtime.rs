@@ -5,7 +5,7 @@
 //! files), not to a simulation of the structures a library reads.
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
-use sim_target::source::{Source, SymbolError};
+use ompd_serve::source::{Source, SymbolError};
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[

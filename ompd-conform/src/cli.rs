@@ -12,7 +12,7 @@ use crate::run::RunOptions;
 use crate::supervisor;
 use crate::vendors;
 use clap::{Parser, Subcommand, ValueEnum};
-use sim_target::arch::Arch;
+use ompd_serve::arch::Arch;
 use sim_target::layout::Policy;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

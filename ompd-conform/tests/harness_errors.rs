@@ -33,7 +33,7 @@ fn unit() -> Unit {
         "needs_cxx_runtime": lib.needs_cxx_runtime,
         "stage": "target",
         "scenario": sim_target::model::default_scenarios()[0].name,
-        "arch": sim_target::arch::Arch::LP64_LE,
+        "arch": ompd_serve::arch::Arch::LP64_LE,
         "layout": sim_target::layout::Policy::Natural,
         "checks": ["thread.handle.by_pthread_id", "icv.value.dyn-var"],
     });

@@ -14,9 +14,9 @@ use crate::supervisor::{self, Exec, Stop};
 use crate::worker::{self, Event, Unit};
 use ompd_checks::{self as checks, Stage};
 use ompd_report::Outcome;
+use ompd_serve::arch::Arch;
 use ompd_vendors::Resolved;
 use serde::Serialize;
-use sim_target::arch::Arch;
 use sim_target::layout::Policy;
 use std::time::Instant;
 

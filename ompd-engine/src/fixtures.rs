@@ -156,7 +156,7 @@ fn unit(
         lib,
         ompd_checks::Stage::Target,
         &t.scenario,
-        sim_target::arch::Arch::LP64_LE,
+        ompd_serve::arch::Arch::LP64_LE,
         sim_target::layout::Policy::Natural,
         checks.to_vec(),
     );

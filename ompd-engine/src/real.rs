@@ -10,15 +10,14 @@
 
 use c_fixtures::truth::{OmpView, Ompt, Role, ThreadTruth, Truth};
 pub use ompd_checks::known::{Fact, Known};
+use ompd_serve::arch::Arch;
+use ompd_serve::source::{Source, SymbolError, TargetKind};
 use serde::{Deserialize, Serialize};
 use sim_target::abi::state;
-use sim_target::arch::Arch;
-use sim_target::image::Image;
 use sim_target::model::{
     GtidMode, Model, NativeId, Region, RegionId, SchedKind, SchedModifier, Schedule, Task,
     TaskIcvs, TaskId, TaskKind, Thread, ThreadId,
 };
-use sim_target::source::{Source, SymbolError, TargetKind};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -202,8 +201,8 @@ impl Source for Shared {
     fn thread_id_bytes(&self, index: usize, kind: u64) -> Option<Vec<u8>> {
         self.0.thread_id_bytes(index, kind)
     }
-    fn image(&self) -> Option<&Image> {
-        self.0.image()
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        self.0.as_any()
     }
     fn duplicate(&self) -> Option<Box<dyn Source>> {
         Some(Box::new(self.clone()))

@@ -10,8 +10,8 @@
 
 use ompd_checks::Ctx;
 use ompd_loader::library::{AnyHandle, Call, Fail, Handle, Kind, ParallelH, TaskH, ThreadH};
+use ompd_serve::arch::Arch;
 use sim_target::abi::{self, Scope};
-use sim_target::arch::Arch;
 use sim_target::layout::Policy;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -158,7 +158,7 @@ pub fn probe(ctx: &Ctx) -> Vec<(String, String)> {
         return out;
     };
     let lib = ctx.lib;
-    let mark = sim_target::callbacks::ledger().mark();
+    let mark = ompd_serve::callbacks::ledger().mark();
     let mut red = Redact::default();
     put(&mut out, "setup".into(), "ok".into());
     put(
@@ -484,7 +484,7 @@ pub fn probe(ctx: &Ctx) -> Vec<(String, String)> {
     drop(threads);
     drop(parallels);
     drop(tasks);
-    let ledger = sim_target::callbacks::ledger();
+    let ledger = ompd_serve::callbacks::ledger();
     let live = ledger
         .since(mark)
         .new_live

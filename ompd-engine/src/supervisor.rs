@@ -9,8 +9,8 @@
 use crate::worker::{Event, HarnessFailure, Unit};
 use ompd_checks::{self as checks, Stage};
 use ompd_report::{Outcome, ResultRecord};
+use ompd_serve::arch::Arch;
 use ompd_vendors::Resolved;
-use sim_target::arch::Arch;
 use sim_target::layout::Policy;
 use std::io::{BufRead, BufReader, Read, Seek, Write};
 use std::os::unix::process::ExitStatusExt;

@@ -7,11 +7,11 @@
 
 use ompd_checks::{self as checks, Ctx, Profile, Setup, Stage};
 use ompd_loader::library::{Library, LoadOptions};
+use ompd_serve::arch::Arch;
+use ompd_serve::callbacks::{self, Target};
+use ompd_serve::source::Source;
 use serde::{Deserialize, Serialize};
-use sim_target::arch::Arch;
-use sim_target::callbacks::{self, Target};
 use sim_target::layout::Policy;
-use sim_target::source::Source;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 

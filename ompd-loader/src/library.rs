@@ -7,11 +7,11 @@
 //! validated before it is read. Nothing here judges conformance: wrappers return what happened.
 
 use libloading::os::unix::{Library as RawLibrary, RTLD_GLOBAL, RTLD_LOCAL, RTLD_NOW};
+use ompd_serve::callbacks;
 use sim_target::abi::{
     entry, Address, AddressSpaceHandle, FrameInfo, ParallelHandle, Rc, Scope, TaskHandle,
     ThreadHandle,
 };
-use sim_target::callbacks;
 use std::ffi::{c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 

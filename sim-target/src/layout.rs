@@ -5,7 +5,7 @@
 //! choose: [`Policy`] picks natural alignment, packing, a seeded random order with padding, or the
 //! real Intel 2026.2 x86-64 layout. [`Layout::symbols`] lists the layout words the image exports.
 
-use crate::arch::Arch;
+use ompd_serve::arch::Arch;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;

@@ -6,11 +6,11 @@
 //! and shrinks towards fewer, smaller regions and tasks.
 
 use crate::abi::state;
-use crate::arch::Arch;
 use crate::layout::Policy;
 use crate::model::{
     Model, ModelBuilder, SchedKind, SchedModifier, Schedule, TaskIcvs, TaskKind, ThreadId,
 };
+use ompd_serve::arch::Arch;
 use proptest::collection::vec;
 use proptest::prelude::*;
 

@@ -1,7 +1,7 @@
 //! Round trip: reading a lowered image gives back the model, for every architecture and policy.
 
+use ompd_serve::arch::Arch;
 use proptest::prelude::*;
-use sim_target::arch::Arch;
 use sim_target::image::{lower, read};
 use sim_target::layout::Policy;
 use sim_target::{model, strategy};

@@ -6,10 +6,11 @@
 //! plus an `ompt_lw_taskteam_t` chain holding the outer ones (innermost-but-one first), as the
 //! real runtime keeps them. Explicit tasks are a `kmp_taskdata_t` followed by a `kmp_task_t`.
 
-use super::{Image, Memory, NativeThread, Placement};
-use crate::arch::Arch;
+use super::{Image, NativeThread, Placement};
 use crate::layout::{Layout, Policy, SeedRng, UnsupportedLayout};
 use crate::model::{GtidMode, Model, ModelError, RegionId, SchedKind, SchedModifier, TaskKind};
+use ompd_serve::arch::Arch;
+use ompd_serve::memory::Memory;
 use std::collections::BTreeMap;
 
 /// Why a model could not be lowered.
@@ -194,20 +195,33 @@ fn group_teams(m: &Model) -> Teams {
     Teams { rep, lwt, head }
 }
 
+/// Where the objects of a model were placed, before any field is written.
+struct Objects {
+    /// The `kmp_info_t` of each thread, by gtid.
+    info: Vec<u64>,
+    /// The `kmp_base_info_t` (`th` member) of each thread, by gtid.
+    thread: Vec<u64>,
+    /// The `kmp_base_team_t` (`t` member) serving each region, by region id.
+    team: Vec<u64>,
+    /// The `t_threads` array of each representative region.
+    team_threads: BTreeMap<usize, u64>,
+    /// The `t_implicit_task_taskdata` array of each representative region.
+    team_tasks: BTreeMap<usize, u64>,
+    /// The `kmp_taskdata_t` of each task, by task id.
+    task: Vec<u64>,
+    /// The `ompt_lw_taskteam_t` of each outer serialized region kept in an lwt chain.
+    lwt: BTreeMap<RegionId, u64>,
+    /// Offset of the `t` member in `kmp_team_p` (a team pointer is `team - t_off`).
+    t_off: u64,
+    /// Size of a `kmp_taskdata_t` (an explicit task's `kmp_task_t` follows it).
+    td_size: u64,
+}
+
 /// Lowers `model` for `arch` under `policy`.
 pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerError> {
     model.validate()?;
     let layout = Layout::new(arch, policy)?;
-    let limit = arch.address_limit();
-    for t in &model.tasks {
-        for (what, v) in [("frame", t.exit_frame), ("frame", t.enter_frame)] {
-            if arch.pointer == 4 && v >= limit {
-                return Err(LowerError::Range(format!(
-                    "{what} address {v:#x} does not fit {arch}"
-                )));
-            }
-        }
-    }
+    check_frames_fit(model, arch)?;
     let placer = Placer {
         rng: match policy {
             Policy::Random(seed) => Some(SeedRng::new(seed ^ 0x5EED_AD0D)),
@@ -223,7 +237,6 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
         placer,
         symbols: BTreeMap::new(),
     };
-    let p = arch.pointer as u64;
 
     // Layout words: every one an 8-byte target-endian word.
     for (name, value) in lo.layout.symbols() {
@@ -231,310 +244,19 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
     }
 
     let teams = group_teams(model);
-    let sz = |lo: &Lowering, t: &str| lo.layout.ty(t).size;
-
     // Objects first, so that every pointer is known before any field is written.
-    let info: Vec<u64> = (0..model.threads.len())
-        .map(|g| lo.alloc(sz(&lo, "kmp_info_t"), 64, &format!("kmp_info_t gtid {g}")))
-        .collect();
-    let th_off = lo.layout.field("kmp_info_t", "th").offset;
-    let thread_addr: Vec<u64> = info.iter().map(|a| a + th_off).collect();
-    let t_off = lo.layout.field("kmp_team_p", "t").offset;
-
-    let mut team_addr = vec![0u64; model.regions.len()];
-    let mut team_threads = BTreeMap::new();
-    let mut team_tasks = BTreeMap::new();
-    let td_size = sz(&lo, "kmp_taskdata_t");
-    for (i, r) in model.regions.iter().enumerate() {
-        if teams.rep[i] != RegionId(i) {
-            continue;
-        }
-        let obj = lo.alloc(sz(&lo, "kmp_team_p"), 64, &format!("kmp_team_p region {i}"));
-        team_addr[i] = obj + t_off;
-        let n = r.members.len() as u64;
-        team_threads.insert(i, lo.alloc(p * n, p, &format!("t_threads region {i}")));
-        team_tasks.insert(
-            i,
-            lo.alloc(
-                td_size * n,
-                64,
-                &format!("t_implicit_task_taskdata region {i}"),
-            ),
-        );
-    }
-    for i in 0..model.regions.len() {
-        team_addr[i] = team_addr[teams.rep[i].0];
-    }
-    let mut task_addr = vec![0u64; model.tasks.len()];
-    for (i, t) in model.tasks.iter().enumerate() {
-        if let TaskKind::Implicit { region, index } = t.kind {
-            let rep = teams.rep[region.0];
-            // Hidden outer serialized levels share the serial team's one implicit taskdata.
-            let idx = if rep == region { index } else { 0 };
-            task_addr[i] = team_tasks[&rep.0] + td_size * idx as u64;
-        }
-    }
-    let task_t_size = sz(&lo, "kmp_task_t");
-    for (i, t) in model.tasks.iter().enumerate() {
-        if t.kind == TaskKind::Explicit {
-            task_addr[i] = lo.alloc(td_size + task_t_size, 64, &format!("explicit task {i}"));
-        }
-    }
-    let lwt_size = sz(&lo, "ompt_lw_taskteam_t");
-    let mut lwt_addr: BTreeMap<RegionId, u64> = BTreeMap::new();
-    for chain in teams.lwt.values() {
-        for r in chain {
-            lwt_addr.insert(
-                *r,
-                lo.alloc(lwt_size, 64, &format!("ompt_lw_taskteam_t region {}", r.0)),
-            );
-        }
-    }
-
-    // Threads.
-    for (g, t) in model.threads.iter().enumerate() {
-        let th = thread_addr[g];
-        let bi = "kmp_base_info_t";
-        lo.put(th, bi, &["th_info", "ds", "ds_thread"], t.native.pthread);
-        let tid = model
-            .thread_num(t.region, crate::model::ThreadId(g))
-            .expect("validated membership");
-        lo.put(th, bi, &["th_info", "ds", "ds_tid"], tid as u64);
-        lo.put(th, bi, &["th_info", "ds", "ds_gtid"], g as u64);
-        lo.put(th, bi, &["th_team"], team_addr[t.region.0] - t_off);
-        lo.put(th, bi, &["th_current_task"], task_addr[t.current_task.0]);
-        lo.put(th, bi, &["ompt_thread_info", "state"], t.state as u64);
-        lo.put(th, bi, &["ompt_thread_info", "wait_id"], t.wait_id);
-        lo.put_data_value(th, bi, &["ompt_thread_info", "thread_data"], t.tool_data);
-    }
-
-    // Teams.
-    let bt = "kmp_base_team_t";
-    for (i, r) in model.regions.iter().enumerate() {
-        let rid = RegionId(i);
-        if teams.rep[i] != rid {
-            continue;
-        }
-        let t = team_addr[i];
-        let head = teams.head[&rid];
-        let parent_team = model.regions[head.0]
-            .parent
-            .map(|pr| team_addr[pr.0] - t_off)
-            .unwrap_or(0);
-        lo.put(t, bt, &["t_parent"], parent_team);
-        lo.put(t, bt, &["t_nproc"], r.members.len() as u64);
-        lo.put(t, bt, &["t_level"], model.level(rid) as u64);
-        lo.put(t, bt, &["t_active_level"], model.active_level(rid) as u64);
-        lo.put(t, bt, &["t_pkfn"], r.function);
-        lo.put(t, bt, &["t_threads"], team_threads[&i]);
-        lo.put(t, bt, &["t_implicit_task_taskdata"], team_tasks[&i]);
-        lo.put_data_value(t, bt, &["ompt_team_info", "parallel_data"], r.tool_data);
-        let chain = teams.lwt.get(&rid).cloned().unwrap_or_default();
-        lo.put(
-            t,
-            bt,
-            &["ompt_serialized_team_info"],
-            chain.first().map(|c| lwt_addr[c]).unwrap_or(0),
-        );
-        for (n, m) in r.members.iter().enumerate() {
-            let slot = team_threads[&i] + p * n as u64;
-            lo.ptr(slot, info[m.0]);
-        }
-        for (k, lr) in chain.iter().enumerate() {
-            let a = lwt_addr[lr];
-            let lt = "ompt_lw_taskteam_t";
-            let next = chain.get(k + 1).map(|c| lwt_addr[c]).unwrap_or(0);
-            lo.put(a, lt, &["parent"], next);
-            lo.put(a, lt, &["heap"], 1);
-            lo.put_data_value(
-                a,
-                lt,
-                &["ompt_team_info", "parallel_data"],
-                model.regions[lr.0].tool_data,
-            );
-            let task = &model.tasks[model.regions[lr.0].implicit_tasks[0].0];
-            let sched = task.scheduling.map(|s| task_addr[s.0]).unwrap_or(0);
-            lo.put_task_info(a, lt, task, sched);
-        }
-    }
-
-    // Tasks (hidden outer serialized levels are written only through their lwt record).
-    let td = "kmp_taskdata_t";
-    for (i, t) in model.tasks.iter().enumerate() {
-        let hidden =
-            matches!(t.kind, TaskKind::Implicit { region, .. } if teams.rep[region.0] != region);
-        if hidden {
-            continue;
-        }
-        let a = task_addr[i];
-        let mut flags = lo.layout.mask("tiedness") | lo.layout.mask("started");
-        if t.kind == TaskKind::Explicit {
-            flags |= lo.layout.mask("tasktype");
-        }
-        if t.is_final {
-            flags |= lo.layout.mask("final");
-        }
-        lo.put(a, td, &["td_flags"], flags);
-        lo.put(a, td, &["td_team"], team_addr[t.region.0] - t_off);
-        // The encountering task of a serialized run is the parent of the serial team's task.
-        let generating = match t.kind {
-            TaskKind::Implicit { region, .. } if teams.lwt.contains_key(&region) => {
-                let head = teams.head[&region];
-                model.tasks[model.regions[head.0].implicit_tasks[0].0].generating
-            }
-            _ => t.generating,
-        };
-        lo.put(
-            a,
-            td,
-            &["td_parent"],
-            generating.map(|g| task_addr[g.0]).unwrap_or(0),
-        );
-        lo.put(a, td, &["td_level"], model.level(t.region) as u64);
-        let ic = &t.icvs;
-        lo.put(a, td, &["td_icvs", "dynamic"], ic.dynamic as u64);
-        lo.put(a, td, &["td_icvs", "nproc"], ic.nthreads as u32 as u64);
-        lo.put(
-            a,
-            td,
-            &["td_icvs", "thread_limit"],
-            ic.thread_limit as u32 as u64,
-        );
-        lo.put(
-            a,
-            td,
-            &["td_icvs", "max_active_levels"],
-            ic.max_active_levels as u32 as u64,
-        );
-        lo.put(a, td, &["td_icvs", "proc_bind"], ic.proc_bind as u32 as u64);
-        lo.put(
-            a,
-            td,
-            &["td_icvs", "default_device"],
-            ic.default_device as u32 as u64,
-        );
-        let s = ic.schedule;
-        lo.put(
-            a,
-            td,
-            &["td_icvs", "sched", "r_sched_type"],
-            sched_type(s.kind, s.chunk, s.modifier),
-        );
-        lo.put(a, td, &["td_icvs", "sched", "chunk"], s.chunk as u32 as u64);
-        lo.put_task_info(a, td, t, t.scheduling.map(|s| task_addr[s.0]).unwrap_or(0));
-        if t.kind == TaskKind::Explicit {
-            lo.put(a + td_size, "kmp_task_t", &["routine"], t.function);
-        }
-    }
-
-    // Globals.
-    let g = &model.globals;
-    lo.global("ompd_state", 8, model.ompd_state);
-    lo.global("__kmp_openmp_version", 4, model.omp_version as u64);
-    let lib_ver = b"\0@(#) sim-target OMP version: 5.0.20261121\0";
-    let a = lo.alloc(lib_ver.len() as u64, 1, "__kmp_version_lib_ver");
-    lo.mem.write(a, lib_ver).expect("fits");
-    lo.symbols.insert("__kmp_version_lib_ver".into(), a);
-    let capacity = model.threads.len() as u64 + 2;
-    let arr = lo.alloc(capacity * p, p, "__kmp_threads array");
-    for (gtid, i) in info.iter().enumerate() {
-        lo.ptr(arr + p * gtid as u64, *i);
-    }
-    lo.global("__kmp_threads", p, arr);
-    lo.global("__kmp_threads_capacity", 4, capacity);
-    lo.global("__kmp_all_nth", 4, model.threads.len() as u64);
-    lo.global("__kmp_hidden_helper_threads_num", 4, 0);
-    lo.global(
-        "__kmp_gtid_mode",
-        4,
-        if model.gtid_mode == GtidMode::Tls {
-            3
-        } else {
-            1
-        },
-    );
-    lo.global("__kmp_avail_proc", 4, g.avail_proc as u32 as u64);
-    lo.global("__kmp_stksize", p, g.stacksize);
-    lo.global("__kmp_omp_cancellation", 4, g.cancellation as u64);
-    lo.global(
-        "__kmp_max_task_priority",
-        4,
-        g.max_task_priority as u32 as u64,
-    );
-    lo.global("__kmp_display_affinity", 4, g.display_affinity as u64);
-    lo.global("__kmp_tool", 4, g.tool as u32 as u64);
-    for (name, value) in [
-        ("__kmp_affinity_format", &g.affinity_format),
-        ("__kmp_tool_libraries", &g.tool_libraries),
-        ("__kmp_tool_verbose_init", &g.tool_verbose_init),
-    ] {
-        let target = match value {
-            Some(s) => lo.cstring(s, name),
-            None => 0,
-        };
-        lo.global(name, p, target);
-    }
-    for (name, ty, list_field, list) in [
-        (
-            "__kmp_nested_nth",
-            "kmp_nested_nthreads_t",
-            "nth",
-            &g.nthreads_list,
-        ),
-        (
-            "__kmp_nested_proc_bind",
-            "kmp_nested_proc_bind_t",
-            "bind_types",
-            &g.bind_list,
-        ),
-    ] {
-        let cap = list.len().max(1) as u64;
-        let items = lo.alloc(4 * cap, 4, &format!("{name} items"));
-        for (k, v) in list.iter().enumerate() {
-            lo.scalar(items + 4 * k as u64, 4, *v as u32 as u64);
-        }
-        let obj = lo.alloc(lo.layout.ty(ty).size, 8, name);
-        lo.put(obj, ty, &[list_field], items);
-        lo.put(obj, ty, &["size"], cap);
-        lo.put(obj, ty, &["used"], list.len() as u64);
-        lo.symbols.insert(name.into(), obj);
-    }
-    let block: String = g
-        .display_env
-        .iter()
-        .map(|(k, v)| format!("{k}={v}\n"))
-        .collect();
-    let block_addr = lo.cstring(&block, "ompd_env_block text");
-    lo.global("ompd_env_block", p, block_addr);
-    lo.global("ompd_env_block_size", 8, block.len() as u64);
-
-    // Thread-local gtid slots, for OpenMP threads then foreign ones.
-    let mut threads = Vec::new();
-    for (gtid, t) in model.threads.iter().enumerate() {
-        let slot = lo.alloc(4, 4, &format!("__kmp_gtid tls {gtid}"));
-        lo.scalar(slot, 4, gtid as u64);
-        threads.push(NativeThread {
-            native: t.native,
-            gtid_slot: slot,
-            gtid: gtid as i32,
-        });
-    }
-    for (k, native) in model.foreign_threads.iter().enumerate() {
-        let slot = lo.alloc(4, 4, &format!("__kmp_gtid tls foreign {k}"));
-        // KMP_GTID_DNE: a thread the runtime does not know.
-        lo.scalar(slot, 4, (-2i32) as u32 as u64);
-        threads.push(NativeThread {
-            native: *native,
-            gtid_slot: slot,
-            gtid: -2,
-        });
-    }
+    let o = lo.place_objects(model, &teams);
+    lo.write_threads(model, &o);
+    lo.write_teams(model, &teams, &o);
+    lo.write_tasks(model, &teams, &o);
+    lo.write_globals(model, &o.info);
+    let threads = lo.gtid_slots(model);
 
     let placement = Placement {
-        thread: thread_addr,
-        team: team_addr,
-        task: task_addr,
-        lwt: lwt_addr.into_iter().map(|(r, a)| (r.0, a)).collect(),
+        thread: o.thread,
+        team: o.team,
+        task: o.task,
+        lwt: o.lwt.into_iter().map(|(r, a)| (r.0, a)).collect(),
     };
     Ok(Image {
         arch,
@@ -544,4 +266,348 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
         threads,
         placement,
     })
+}
+
+/// Refuses frame addresses a 32-bit target cannot hold.
+fn check_frames_fit(model: &Model, arch: Arch) -> Result<(), LowerError> {
+    let limit = arch.address_limit();
+    for t in &model.tasks {
+        for (what, v) in [("frame", t.exit_frame), ("frame", t.enter_frame)] {
+            if arch.pointer == 4 && v >= limit {
+                return Err(LowerError::Range(format!(
+                    "{what} address {v:#x} does not fit {arch}"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Lowering {
+    fn size_of(&self, ty: &str) -> u64 {
+        self.layout.ty(ty).size
+    }
+
+    /// Places every thread, team, task and lwt object, in that order.
+    fn place_objects(&mut self, model: &Model, teams: &Teams) -> Objects {
+        let p = self.arch.pointer as u64;
+        let info: Vec<u64> = (0..model.threads.len())
+            .map(|g| {
+                let size = self.size_of("kmp_info_t");
+                self.alloc(size, 64, &format!("kmp_info_t gtid {g}"))
+            })
+            .collect();
+        let th_off = self.layout.field("kmp_info_t", "th").offset;
+        let thread: Vec<u64> = info.iter().map(|a| a + th_off).collect();
+        let t_off = self.layout.field("kmp_team_p", "t").offset;
+
+        let mut team = vec![0u64; model.regions.len()];
+        let mut team_threads = BTreeMap::new();
+        let mut team_tasks = BTreeMap::new();
+        let td_size = self.size_of("kmp_taskdata_t");
+        for (i, r) in model.regions.iter().enumerate() {
+            if teams.rep[i] != RegionId(i) {
+                continue;
+            }
+            let size = self.size_of("kmp_team_p");
+            let obj = self.alloc(size, 64, &format!("kmp_team_p region {i}"));
+            team[i] = obj + t_off;
+            let n = r.members.len() as u64;
+            team_threads.insert(i, self.alloc(p * n, p, &format!("t_threads region {i}")));
+            team_tasks.insert(
+                i,
+                self.alloc(
+                    td_size * n,
+                    64,
+                    &format!("t_implicit_task_taskdata region {i}"),
+                ),
+            );
+        }
+        for i in 0..model.regions.len() {
+            team[i] = team[teams.rep[i].0];
+        }
+        let mut task = vec![0u64; model.tasks.len()];
+        for (i, t) in model.tasks.iter().enumerate() {
+            if let TaskKind::Implicit { region, index } = t.kind {
+                let rep = teams.rep[region.0];
+                // Hidden outer serialized levels share the serial team's one implicit taskdata.
+                let idx = if rep == region { index } else { 0 };
+                task[i] = team_tasks[&rep.0] + td_size * idx as u64;
+            }
+        }
+        let task_t_size = self.size_of("kmp_task_t");
+        for (i, t) in model.tasks.iter().enumerate() {
+            if t.kind == TaskKind::Explicit {
+                task[i] = self.alloc(td_size + task_t_size, 64, &format!("explicit task {i}"));
+            }
+        }
+        let lwt_size = self.size_of("ompt_lw_taskteam_t");
+        let mut lwt: BTreeMap<RegionId, u64> = BTreeMap::new();
+        for chain in teams.lwt.values() {
+            for r in chain {
+                let label = format!("ompt_lw_taskteam_t region {}", r.0);
+                lwt.insert(*r, self.alloc(lwt_size, 64, &label));
+            }
+        }
+        Objects {
+            info,
+            thread,
+            team,
+            team_threads,
+            team_tasks,
+            task,
+            lwt,
+            t_off,
+            td_size,
+        }
+    }
+
+    fn write_threads(&mut self, model: &Model, o: &Objects) {
+        for (g, t) in model.threads.iter().enumerate() {
+            let th = o.thread[g];
+            let bi = "kmp_base_info_t";
+            self.put(th, bi, &["th_info", "ds", "ds_thread"], t.native.pthread);
+            let tid = model
+                .thread_num(t.region, crate::model::ThreadId(g))
+                .expect("validated membership");
+            self.put(th, bi, &["th_info", "ds", "ds_tid"], tid as u64);
+            self.put(th, bi, &["th_info", "ds", "ds_gtid"], g as u64);
+            self.put(th, bi, &["th_team"], o.team[t.region.0] - o.t_off);
+            self.put(th, bi, &["th_current_task"], o.task[t.current_task.0]);
+            self.put(th, bi, &["ompt_thread_info", "state"], t.state as u64);
+            self.put(th, bi, &["ompt_thread_info", "wait_id"], t.wait_id);
+            self.put_data_value(th, bi, &["ompt_thread_info", "thread_data"], t.tool_data);
+        }
+    }
+
+    fn write_teams(&mut self, model: &Model, teams: &Teams, o: &Objects) {
+        let p = self.arch.pointer as u64;
+        let bt = "kmp_base_team_t";
+        for (i, r) in model.regions.iter().enumerate() {
+            let rid = RegionId(i);
+            if teams.rep[i] != rid {
+                continue;
+            }
+            let t = o.team[i];
+            let head = teams.head[&rid];
+            let parent_team = model.regions[head.0]
+                .parent
+                .map(|pr| o.team[pr.0] - o.t_off)
+                .unwrap_or(0);
+            self.put(t, bt, &["t_parent"], parent_team);
+            self.put(t, bt, &["t_nproc"], r.members.len() as u64);
+            self.put(t, bt, &["t_level"], model.level(rid) as u64);
+            self.put(t, bt, &["t_active_level"], model.active_level(rid) as u64);
+            self.put(t, bt, &["t_pkfn"], r.function);
+            self.put(t, bt, &["t_threads"], o.team_threads[&i]);
+            self.put(t, bt, &["t_implicit_task_taskdata"], o.team_tasks[&i]);
+            self.put_data_value(t, bt, &["ompt_team_info", "parallel_data"], r.tool_data);
+            let chain = teams.lwt.get(&rid).cloned().unwrap_or_default();
+            self.put(
+                t,
+                bt,
+                &["ompt_serialized_team_info"],
+                chain.first().map(|c| o.lwt[c]).unwrap_or(0),
+            );
+            for (n, m) in r.members.iter().enumerate() {
+                let slot = o.team_threads[&i] + p * n as u64;
+                self.ptr(slot, o.info[m.0]);
+            }
+            self.write_lwt_chain(model, &chain, o);
+        }
+    }
+
+    /// The `ompt_lw_taskteam_t` records of one serialized run, innermost-but-one first.
+    fn write_lwt_chain(&mut self, model: &Model, chain: &[RegionId], o: &Objects) {
+        for (k, lr) in chain.iter().enumerate() {
+            let a = o.lwt[lr];
+            let lt = "ompt_lw_taskteam_t";
+            let next = chain.get(k + 1).map(|c| o.lwt[c]).unwrap_or(0);
+            self.put(a, lt, &["parent"], next);
+            self.put(a, lt, &["heap"], 1);
+            self.put_data_value(
+                a,
+                lt,
+                &["ompt_team_info", "parallel_data"],
+                model.regions[lr.0].tool_data,
+            );
+            let task = &model.tasks[model.regions[lr.0].implicit_tasks[0].0];
+            let sched = task.scheduling.map(|s| o.task[s.0]).unwrap_or(0);
+            self.put_task_info(a, lt, task, sched);
+        }
+    }
+
+    /// Every task (hidden outer serialized levels are written only through their lwt record).
+    fn write_tasks(&mut self, model: &Model, teams: &Teams, o: &Objects) {
+        let td = "kmp_taskdata_t";
+        for (i, t) in model.tasks.iter().enumerate() {
+            let hidden = matches!(t.kind, TaskKind::Implicit { region, .. } if teams.rep[region.0] != region);
+            if hidden {
+                continue;
+            }
+            let a = o.task[i];
+            let mut flags = self.layout.mask("tiedness") | self.layout.mask("started");
+            if t.kind == TaskKind::Explicit {
+                flags |= self.layout.mask("tasktype");
+            }
+            if t.is_final {
+                flags |= self.layout.mask("final");
+            }
+            self.put(a, td, &["td_flags"], flags);
+            self.put(a, td, &["td_team"], o.team[t.region.0] - o.t_off);
+            // The encountering task of a serialized run is the parent of the serial team's task.
+            let generating = match t.kind {
+                TaskKind::Implicit { region, .. } if teams.lwt.contains_key(&region) => {
+                    let head = teams.head[&region];
+                    model.tasks[model.regions[head.0].implicit_tasks[0].0].generating
+                }
+                _ => t.generating,
+            };
+            self.put(
+                a,
+                td,
+                &["td_parent"],
+                generating.map(|g| o.task[g.0]).unwrap_or(0),
+            );
+            self.put(a, td, &["td_level"], model.level(t.region) as u64);
+            self.write_task_icvs(a, &t.icvs);
+            let sched = t.scheduling.map(|s| o.task[s.0]).unwrap_or(0);
+            self.put_task_info(a, td, t, sched);
+            if t.kind == TaskKind::Explicit {
+                self.put(a + o.td_size, "kmp_task_t", &["routine"], t.function);
+            }
+        }
+    }
+
+    /// The `td_icvs` member of the `kmp_taskdata_t` at `a`.
+    fn write_task_icvs(&mut self, a: u64, ic: &crate::model::TaskIcvs) {
+        let td = "kmp_taskdata_t";
+        self.put(a, td, &["td_icvs", "dynamic"], ic.dynamic as u64);
+        self.put(a, td, &["td_icvs", "nproc"], ic.nthreads as u32 as u64);
+        let thread_limit = ic.thread_limit as u32 as u64;
+        self.put(a, td, &["td_icvs", "thread_limit"], thread_limit);
+        let max_active_levels = ic.max_active_levels as u32 as u64;
+        self.put(a, td, &["td_icvs", "max_active_levels"], max_active_levels);
+        self.put(a, td, &["td_icvs", "proc_bind"], ic.proc_bind as u32 as u64);
+        let default_device = ic.default_device as u32 as u64;
+        self.put(a, td, &["td_icvs", "default_device"], default_device);
+        let s = ic.schedule;
+        let kind = sched_type(s.kind, s.chunk, s.modifier);
+        self.put(a, td, &["td_icvs", "sched", "r_sched_type"], kind);
+        self.put(a, td, &["td_icvs", "sched", "chunk"], s.chunk as u32 as u64);
+    }
+
+    /// The runtime's global variables, `__kmp_threads` (over the `kmp_info_t`s `info`) among them.
+    fn write_globals(&mut self, model: &Model, info: &[u64]) {
+        let p = self.arch.pointer as u64;
+        let g = &model.globals;
+        self.global("ompd_state", 8, model.ompd_state);
+        self.global("__kmp_openmp_version", 4, model.omp_version as u64);
+        let lib_ver = b"\0@(#) sim-target OMP version: 5.0.20261121\0";
+        let a = self.alloc(lib_ver.len() as u64, 1, "__kmp_version_lib_ver");
+        self.mem.write(a, lib_ver).expect("fits");
+        self.symbols.insert("__kmp_version_lib_ver".into(), a);
+        let capacity = model.threads.len() as u64 + 2;
+        let arr = self.alloc(capacity * p, p, "__kmp_threads array");
+        for (gtid, i) in info.iter().enumerate() {
+            self.ptr(arr + p * gtid as u64, *i);
+        }
+        self.global("__kmp_threads", p, arr);
+        self.global("__kmp_threads_capacity", 4, capacity);
+        self.global("__kmp_all_nth", 4, model.threads.len() as u64);
+        self.global("__kmp_hidden_helper_threads_num", 4, 0);
+        let gtid_mode = if model.gtid_mode == GtidMode::Tls {
+            3
+        } else {
+            1
+        };
+        self.global("__kmp_gtid_mode", 4, gtid_mode);
+        self.global("__kmp_avail_proc", 4, g.avail_proc as u32 as u64);
+        self.global("__kmp_stksize", p, g.stacksize);
+        self.global("__kmp_omp_cancellation", 4, g.cancellation as u64);
+        let priority = g.max_task_priority as u32 as u64;
+        self.global("__kmp_max_task_priority", 4, priority);
+        self.global("__kmp_display_affinity", 4, g.display_affinity as u64);
+        self.global("__kmp_tool", 4, g.tool as u32 as u64);
+        self.write_string_globals(g);
+        self.write_nested_lists(g);
+        let block: String = g
+            .display_env
+            .iter()
+            .map(|(k, v)| format!("{k}={v}\n"))
+            .collect();
+        let block_addr = self.cstring(&block, "ompd_env_block text");
+        self.global("ompd_env_block", p, block_addr);
+        self.global("ompd_env_block_size", 8, block.len() as u64);
+    }
+
+    /// The `char *` globals: a pointer to a string, or null.
+    fn write_string_globals(&mut self, g: &crate::model::Globals) {
+        let p = self.arch.pointer as u64;
+        for (name, value) in [
+            ("__kmp_affinity_format", &g.affinity_format),
+            ("__kmp_tool_libraries", &g.tool_libraries),
+            ("__kmp_tool_verbose_init", &g.tool_verbose_init),
+        ] {
+            let target = match value {
+                Some(s) => self.cstring(s, name),
+                None => 0,
+            };
+            self.global(name, p, target);
+        }
+    }
+
+    /// `__kmp_nested_nth` and `__kmp_nested_proc_bind`: a list object over an array of items.
+    fn write_nested_lists(&mut self, g: &crate::model::Globals) {
+        for (name, ty, list_field, list) in [
+            (
+                "__kmp_nested_nth",
+                "kmp_nested_nthreads_t",
+                "nth",
+                &g.nthreads_list,
+            ),
+            (
+                "__kmp_nested_proc_bind",
+                "kmp_nested_proc_bind_t",
+                "bind_types",
+                &g.bind_list,
+            ),
+        ] {
+            let cap = list.len().max(1) as u64;
+            let items = self.alloc(4 * cap, 4, &format!("{name} items"));
+            for (k, v) in list.iter().enumerate() {
+                self.scalar(items + 4 * k as u64, 4, *v as u32 as u64);
+            }
+            let obj = self.alloc(self.layout.ty(ty).size, 8, name);
+            self.put(obj, ty, &[list_field], items);
+            self.put(obj, ty, &["size"], cap);
+            self.put(obj, ty, &["used"], list.len() as u64);
+            self.symbols.insert(name.into(), obj);
+        }
+    }
+
+    /// Thread-local gtid slots, for OpenMP threads then foreign ones.
+    fn gtid_slots(&mut self, model: &Model) -> Vec<NativeThread> {
+        let mut threads = Vec::new();
+        for (gtid, t) in model.threads.iter().enumerate() {
+            let slot = self.alloc(4, 4, &format!("__kmp_gtid tls {gtid}"));
+            self.scalar(slot, 4, gtid as u64);
+            threads.push(NativeThread {
+                native: t.native,
+                gtid_slot: slot,
+                gtid: gtid as i32,
+            });
+        }
+        for (k, native) in model.foreign_threads.iter().enumerate() {
+            let slot = self.alloc(4, 4, &format!("__kmp_gtid tls foreign {k}"));
+            // KMP_GTID_DNE: a thread the runtime does not know.
+            self.scalar(slot, 4, (-2i32) as u32 as u64);
+            threads.push(NativeThread {
+                native: *native,
+                gtid_slot: slot,
+                gtid: -2,
+            });
+        }
+        threads
+    }
 }

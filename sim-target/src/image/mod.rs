@@ -3,20 +3,22 @@
 //! [`lower`] turns a [`Model`](crate::model::Model) into an [`Image`] for one architecture and
 //! layout policy, following the LLVM-family object graph; [`read`] walks an image the way the
 //! libraries do and rebuilds the model, so the two can be round-tripped; [`corrupt`] tears a
-//! lowered image the way a wild write or a mid-update core file would.
+//! lowered image the way a wild write or a mid-update core file would; [`serve`] serves an image
+//! to the callbacks as an `ompd_serve` source.
 
 pub mod corrupt;
 mod lower;
-mod memory;
 mod read;
+mod serve;
 
 pub use lower::lower;
-pub use memory::{MemError, MemRegion, Memory};
 pub use read::{read, ReadError};
+pub use serve::ServedImage;
 
-use crate::arch::Arch;
 use crate::layout::Layout;
 use crate::model::NativeId;
+use ompd_serve::arch::Arch;
+use ompd_serve::memory::Memory;
 use std::collections::BTreeMap;
 
 /// The runtime's thread-local gtid variable: the one symbol the libraries look up per thread.

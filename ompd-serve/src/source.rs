@@ -1,13 +1,13 @@
 //! What the callback table serves a library from: one interface for every kind of target.
 //!
-//! A simulated [`Image`](crate::image::Image), a stopped live process and an ELF core file all
+//! A simulated image, a stopped live process and an ELF core file all
 //! answer the same questions: the architecture, a bounded read of memory, the address of a
 //! symbol (per thread for thread-local ones), and the native threads by their ids. The callbacks
 //! in [`crate::callbacks`] know nothing else about a target, so every check that makes sense on
 //! a real process runs unchanged on all three kinds.
 
 use crate::arch::Arch;
-use crate::image::{Image, MemError, Memory};
+use crate::memory::{MemError, Memory};
 use serde::{Deserialize, Serialize};
 
 /// The kind of a target, as reports name it (`"target": "sim|live|core"`).
@@ -94,8 +94,9 @@ pub trait Source: Send + Sync + std::fmt::Debug {
     /// The id bytes (target byte order) of native thread `index` for `kind`.
     fn thread_id_bytes(&self, index: usize, kind: u64) -> Option<Vec<u8>>;
 
-    /// The simulated image behind this target, if it is one.
-    fn image(&self) -> Option<&Image> {
+    /// The concrete source behind this one, for its owner to downcast (sim-target finds its
+    /// simulated image this way); a wrapper answers with what it wraps.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
 
@@ -106,64 +107,7 @@ pub trait Source: Send + Sync + std::fmt::Debug {
     }
 }
 
-impl Source for Image {
-    fn kind(&self) -> TargetKind {
-        TargetKind::Sim
-    }
-
-    fn arch(&self) -> Arch {
-        self.arch
-    }
-
-    fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, String> {
-        self.memory
-            .read(addr, len)
-            .map(<[u8]>::to_vec)
-            .map_err(|e| e.to_string())
-    }
-
-    fn read_cstr(&self, addr: u64, max: u64) -> Result<Vec<u8>, String> {
-        memory_cstr(&self.memory, addr, max)
-    }
-
-    fn symbol(&self, name: &str, thread: Option<usize>) -> Result<u64, SymbolError> {
-        if name == crate::image::GTID_SYMBOL {
-            let Some(i) = thread else {
-                return Err(SymbolError::Unavailable(format!(
-                    "{name} is thread-local and was looked up without a thread context"
-                )));
-            };
-            return self
-                .threads
-                .get(i)
-                .map(|t| t.gtid_slot)
-                .ok_or(SymbolError::NotFound);
-        }
-        Image::symbol(self, name).ok_or(SymbolError::NotFound)
-    }
-
-    fn thread_count(&self) -> usize {
-        self.threads.len()
-    }
-
-    fn find_thread(&self, kind: u64, id: &[u8]) -> Option<usize> {
-        Image::find_thread(self, kind, id)
-    }
-
-    fn thread_id_bytes(&self, index: usize, kind: u64) -> Option<Vec<u8>> {
-        Image::thread_id_bytes(self, index, kind)
-    }
-
-    fn image(&self) -> Option<&Image> {
-        Some(self)
-    }
-
-    fn duplicate(&self) -> Option<Box<dyn Source>> {
-        Some(Box::new(self.clone()))
-    }
-}
-
-/// [`Source::read_cstr`] over simulated memory: the string with its NUL, the `max` bytes when no
+/// [`Source::read_cstr`] over a [`Memory`]: the string with its NUL, the `max` bytes when no
 /// NUL comes within them, or an error when the string runs off its mapping first.
 pub fn memory_cstr(memory: &Memory, addr: u64, max: u64) -> Result<Vec<u8>, String> {
     match memory.read_cstr(addr, max) {

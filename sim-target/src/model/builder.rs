@@ -1,0 +1,237 @@
+//! Building valid models step by step.
+
+use super::*;
+
+/// Builds valid models step by step, the way a program would create them.
+///
+/// ```
+/// use sim_target::model::ModelBuilder;
+/// let mut b = ModelBuilder::new();
+/// let outer = b.parallel(b.initial_thread(), 4);
+/// let t2 = b.member(outer, 2);
+/// let inner = b.parallel(t2, 2);
+/// let task = b.explicit_task(b.member(inner, 1));
+/// let model = b.build().unwrap();
+/// assert_eq!(model.level(inner), 2);
+/// # let _ = task;
+/// ```
+#[derive(Clone, Debug)]
+pub struct ModelBuilder {
+    model: Model,
+    next_native: u64,
+    next_addr: u64,
+}
+
+impl Default for ModelBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ModelBuilder {
+    /// A process with only the initial thread executing the initial task in serial code.
+    pub fn new() -> Self {
+        let initial_task = Task {
+            kind: TaskKind::Implicit {
+                region: RegionId(0),
+                index: 0,
+            },
+            region: RegionId(0),
+            generating: None,
+            scheduling: None,
+            is_final: false,
+            icvs: TaskIcvs::default(),
+            function: u64::MAX,
+            exit_frame: 0,
+            enter_frame: 0,
+            tool_data: 0x1000,
+        };
+        let model = Model {
+            omp_version: 201611,
+            ompd_state: 1,
+            gtid_mode: GtidMode::Tls,
+            globals: Globals::default(),
+            threads: vec![Thread {
+                native: NativeId {
+                    pthread: 0x7f00_0000_1000,
+                    lwp: 1000,
+                },
+                region: RegionId(0),
+                current_task: TaskId(0),
+                state: crate::abi::state::WORK_SERIAL,
+                wait_id: 0,
+                tool_data: 0x2000,
+            }],
+            foreign_threads: Vec::new(),
+            regions: vec![Region {
+                parent: None,
+                members: vec![ThreadId(0)],
+                implicit_tasks: vec![TaskId(0)],
+                function: u64::MAX,
+                tool_data: 0x3000,
+            }],
+            tasks: vec![initial_task],
+        };
+        ModelBuilder {
+            model,
+            next_native: 1,
+            next_addr: 0x40_1000,
+        }
+    }
+
+    /// The initial thread (gtid 0).
+    pub fn initial_thread(&self) -> ThreadId {
+        ThreadId(0)
+    }
+
+    /// Direct access to the model under construction (for ICVs, globals, states).
+    pub fn model_mut(&mut self) -> &mut Model {
+        &mut self.model
+    }
+
+    /// Thread number `n` of region `r`.
+    pub fn member(&self, r: RegionId, n: usize) -> ThreadId {
+        self.model.regions[r.0].members[n]
+    }
+
+    fn fresh_code_addr(&mut self) -> u64 {
+        self.next_addr += 0x140;
+        self.next_addr
+    }
+
+    fn fresh_thread(&mut self, region: RegionId, task: TaskId) -> ThreadId {
+        let n = self.next_native;
+        self.next_native += 1;
+        self.model.threads.push(Thread {
+            native: NativeId {
+                pthread: 0x7f00_0000_1000 + n * 0x80_0000,
+                lwp: 1000 + n as u32,
+            },
+            region,
+            current_task: task,
+            state: crate::abi::state::WORK_PARALLEL,
+            wait_id: 0,
+            tool_data: 0x2000 + n,
+        });
+        ThreadId(self.model.threads.len() - 1)
+    }
+
+    /// The encountering thread `primary` forks a parallel region with `team_size` threads
+    /// (1 gives a serialized region). New worker threads are created for the other members.
+    /// Every member starts executing its implicit task.
+    pub fn parallel(&mut self, primary: ThreadId, team_size: usize) -> RegionId {
+        assert!(team_size >= 1, "a team has at least one thread");
+        let parent = self.model.threads[primary.0].region;
+        let encountering = self.model.threads[primary.0].current_task;
+        let r = RegionId(self.model.regions.len());
+        let function = self.fresh_code_addr();
+        let parent_icvs = self.model.tasks[encountering.0].icvs;
+        let level = self.model.level(parent) + 1;
+        let mut icvs = parent_icvs;
+        if team_size > 1 {
+            // nthreads-var of the implicit tasks: the list entry for the new level, if any.
+            if let Some(n) = self.model.globals.nthreads_list.get(level) {
+                icvs.nthreads = *n;
+            }
+        }
+        let enter_frame = 0x7ff0_0000 - 0x400 * self.model.tasks.len() as u64;
+        self.model.tasks[encountering.0].enter_frame = enter_frame;
+        let mut members = Vec::with_capacity(team_size);
+        let mut implicit = Vec::with_capacity(team_size);
+        for n in 0..team_size {
+            let task = TaskId(self.model.tasks.len());
+            self.model.tasks.push(Task {
+                kind: TaskKind::Implicit {
+                    region: r,
+                    index: n,
+                },
+                region: r,
+                generating: Some(encountering),
+                scheduling: None,
+                is_final: false,
+                icvs,
+                function,
+                exit_frame: if n == 0 {
+                    enter_frame - 0x80
+                } else {
+                    0x7e00_0000 + 0x100 * n as u64
+                },
+                enter_frame: 0,
+                tool_data: 0x5000 + task.0 as u64,
+            });
+            let thread = if n == 0 {
+                primary
+            } else {
+                self.fresh_thread(r, task)
+            };
+            members.push(thread);
+            implicit.push(task);
+        }
+        self.model.regions.push(Region {
+            parent: Some(parent),
+            members: members.clone(),
+            implicit_tasks: implicit.clone(),
+            function,
+            tool_data: 0x4000 + r.0 as u64,
+        });
+        for (thread, task) in members.iter().zip(&implicit) {
+            let t = &mut self.model.threads[thread.0];
+            t.region = r;
+            t.current_task = *task;
+            t.state = crate::abi::state::WORK_PARALLEL;
+        }
+        r
+    }
+
+    /// `thread` encounters a `task` construct whose task runs at once on the same thread
+    /// (undeferred, or executed at a task scheduling point): the new task becomes current,
+    /// generated and scheduled by the previous current task.
+    pub fn explicit_task(&mut self, thread: ThreadId) -> TaskId {
+        let cur = self.model.threads[thread.0].current_task;
+        self.explicit_task_from(cur, thread)
+    }
+
+    /// A task generated by `generator` and now executed by `thread`, in place of `thread`'s
+    /// current task (its scheduling parent).
+    pub fn explicit_task_from(&mut self, generator: TaskId, thread: ThreadId) -> TaskId {
+        let scheduling = self.model.threads[thread.0].current_task;
+        let gen = &self.model.tasks[generator.0];
+        let (region, icvs) = (gen.region, gen.icvs);
+        let function = self.fresh_code_addr();
+        let id = TaskId(self.model.tasks.len());
+        let enter_frame = 0x7d00_0000 - 0x200 * id.0 as u64;
+        self.model.tasks[scheduling.0].enter_frame = enter_frame;
+        self.model.tasks.push(Task {
+            kind: TaskKind::Explicit,
+            region,
+            generating: Some(generator),
+            scheduling: Some(scheduling),
+            is_final: false,
+            icvs,
+            function,
+            exit_frame: enter_frame - 0x60,
+            enter_frame: 0,
+            tool_data: 0x6000 + id.0 as u64,
+        });
+        self.model.threads[thread.0].current_task = id;
+        id
+    }
+
+    /// Adds a native thread that never entered OpenMP.
+    pub fn foreign_thread(&mut self) -> NativeId {
+        let n = self.next_native;
+        self.next_native += 1;
+        let id = NativeId {
+            pthread: 0x7e00_0000_1000 + n * 0x80_0000,
+            lwp: 5000 + n as u32,
+        };
+        self.model.foreign_threads.push(id);
+        id
+    }
+
+    /// Finishes and validates the model.
+    pub fn build(self) -> Result<Model, ModelError> {
+        self.model.validate()?;
+        Ok(self.model)
+    }
+}

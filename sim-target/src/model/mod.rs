@@ -1,0 +1,440 @@
+//! The logical model of OpenMP runtime state: threads, parallel regions (active and serialized),
+//! implicit and explicit tasks, ICVs, states, frames and tool data.
+//!
+//! The model holds no bytes and no addresses: it is the truth the conformance checks judge a
+//! library's answers against. `image::lower` turns it into memory; `image::read` turns memory back
+//! into a model.
+//!
+//! The builder ([`ModelBuilder`]), the default [`Scenario`]s, [`Model::validate`] and
+//! [`Model::canonical`] live in submodules of their own.
+
+use serde::{Deserialize, Serialize};
+
+mod builder;
+mod canonical;
+mod scenarios;
+mod validate;
+
+pub use builder::ModelBuilder;
+pub use scenarios::{default_scenarios, scenario, Scenario};
+
+/// Index of a thread in [`Model::threads`]; equal to its global thread id (gtid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ThreadId(pub usize);
+
+/// Index of a parallel region in [`Model::regions`]; region 0 is the implicit initial region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct RegionId(pub usize);
+
+/// Index of a task in [`Model::tasks`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct TaskId(pub usize);
+
+/// The native identity of a thread as a debugger sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct NativeId {
+    /// `pthread_t` value (kind `OMPD_THREAD_ID_PTHREAD`, pointer-sized on the target).
+    pub pthread: u64,
+    /// Kernel thread id (kind `OMPD_THREAD_ID_LWP`, 4 bytes on the target).
+    pub lwp: u32,
+}
+
+/// An OpenMP thread.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Thread {
+    /// Native ids.
+    pub native: NativeId,
+    /// The innermost parallel region the thread is a member of.
+    pub region: RegionId,
+    /// The task the thread is executing.
+    pub current_task: TaskId,
+    /// OMPT state (`ompt_state_t` value).
+    pub state: i64,
+    /// OMPT wait id (meaningful in wait states).
+    pub wait_id: u64,
+    /// OMPT tool data (`ompt_data_t.value`) of the thread.
+    pub tool_data: u64,
+}
+
+/// A parallel region (a team). Region 0 is the implicit initial region of the initial thread.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Region {
+    /// The enclosing region; `None` only for region 0.
+    pub parent: Option<RegionId>,
+    /// Team members; the index is the thread number (thread-num-var).
+    pub members: Vec<ThreadId>,
+    /// Implicit tasks; `implicit_tasks[i]` is executed by `members[i]`.
+    pub implicit_tasks: Vec<TaskId>,
+    /// Outlined function of the region (the runtime's `t_pkfn`); all ones for region 0.
+    pub function: u64,
+    /// OMPT tool data (`ompt_data_t.value`) of the region.
+    pub tool_data: u64,
+}
+
+/// The kind of a task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TaskKind {
+    /// The implicit task of thread `index` in `region`.
+    Implicit {
+        /// Region the implicit task belongs to.
+        region: RegionId,
+        /// Thread number of the executing thread.
+        index: usize,
+    },
+    /// An explicit task (from a `task` construct).
+    Explicit,
+}
+
+/// A schedule kind (`omp_sched_t` semantics, runtime encoding chosen by the lowering).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SchedKind {
+    /// `static`.
+    Static,
+    /// `dynamic`.
+    Dynamic,
+    /// `guided`.
+    Guided,
+    /// `auto`.
+    Auto,
+}
+
+/// A schedule modifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SchedModifier {
+    /// `monotonic:`.
+    Monotonic,
+    /// `nonmonotonic:`.
+    Nonmonotonic,
+}
+
+/// run-sched-var.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Schedule {
+    /// Kind.
+    pub kind: SchedKind,
+    /// Chunk size (0 = unspecified).
+    pub chunk: i32,
+    /// Optional modifier.
+    pub modifier: Option<SchedModifier>,
+}
+
+/// Per-task (data environment) ICVs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TaskIcvs {
+    /// dyn-var.
+    pub dynamic: bool,
+    /// First element of nthreads-var.
+    pub nthreads: i32,
+    /// thread-limit-var.
+    pub thread_limit: i32,
+    /// max-active-levels-var.
+    pub max_active_levels: i32,
+    /// First element of bind-var (`omp_proc_bind_t`: 0 false, 1 true, 2 primary, 3 close, 4 spread).
+    pub proc_bind: i32,
+    /// default-device-var.
+    pub default_device: i32,
+    /// run-sched-var.
+    pub schedule: Schedule,
+}
+
+impl Default for TaskIcvs {
+    fn default() -> Self {
+        TaskIcvs {
+            dynamic: false,
+            nthreads: 4,
+            thread_limit: i32::MAX,
+            max_active_levels: 4,
+            proc_bind: 0,
+            default_device: 0,
+            schedule: Schedule {
+                kind: SchedKind::Static,
+                chunk: 0,
+                modifier: None,
+            },
+        }
+    }
+}
+
+/// A task.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Task {
+    /// Implicit or explicit.
+    pub kind: TaskKind,
+    /// The region whose team the task belongs to (`td_team`).
+    pub region: RegionId,
+    /// The generating task (the task that encountered the construct); `None` for the initial task.
+    pub generating: Option<TaskId>,
+    /// The scheduling parent: the task this one was scheduled in place of on the same thread.
+    pub scheduling: Option<TaskId>,
+    /// True for a final task (final-task-var).
+    pub is_final: bool,
+    /// Data-environment ICVs.
+    pub icvs: TaskIcvs,
+    /// Entry point of the task body (explicit: the task routine; implicit: the region function).
+    pub function: u64,
+    /// OMPT exit frame address (0 = unset).
+    pub exit_frame: u64,
+    /// OMPT enter frame address (0 = unset).
+    pub enter_frame: u64,
+    /// OMPT tool data (`ompt_data_t.value`) of the task.
+    pub tool_data: u64,
+}
+
+/// Address-space-wide state: device ICVs, lists, strings and the display-control block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Globals {
+    /// num-procs-var.
+    pub avail_proc: i32,
+    /// stacksize-var in bytes.
+    pub stacksize: u64,
+    /// cancel-var.
+    pub cancellation: bool,
+    /// max-task-priority-var.
+    pub max_task_priority: i32,
+    /// display-affinity-var.
+    pub display_affinity: bool,
+    /// tool-var (1 = enabled).
+    pub tool: i32,
+    /// affinity-format-var (`None` = NULL pointer in the runtime).
+    pub affinity_format: Option<String>,
+    /// tool-libraries-var.
+    pub tool_libraries: Option<String>,
+    /// tool-verbose-init-var.
+    pub tool_verbose_init: Option<String>,
+    /// The `OMP_NUM_THREADS` list (empty when unset).
+    pub nthreads_list: Vec<i32>,
+    /// The `OMP_PROC_BIND` list (empty when unset).
+    pub bind_list: Vec<i32>,
+    /// Display control variables, in order (`NAME`, `value`).
+    pub display_env: Vec<(String, String)>,
+}
+
+impl Default for Globals {
+    fn default() -> Self {
+        Globals {
+            avail_proc: 8,
+            stacksize: 8 << 20,
+            cancellation: false,
+            max_task_priority: 0,
+            display_affinity: false,
+            tool: 1,
+            affinity_format: Some("OMP: pid %P tid %i thread %n bound to OS proc set {%A}".into()),
+            tool_libraries: None,
+            tool_verbose_init: None,
+            nthreads_list: Vec::new(),
+            bind_list: vec![0],
+            display_env: vec![
+                ("OMP_DEBUG".into(), "enabled".into()),
+                ("OMP_DYNAMIC".into(), "false".into()),
+                ("OMP_NUM_THREADS".into(), "".into()),
+            ],
+        }
+    }
+}
+
+/// How the runtime finds the calling thread's gtid (Intel libraries honour both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GtidMode {
+    /// Native TLS (`__kmp_gtid_mode == 3`): `__kmp_gtid` is read through the thread context.
+    Tls,
+    /// Scan `__kmp_threads` comparing native ids (`__kmp_gtid_mode != 3`).
+    Scan,
+}
+
+/// The whole runtime state of one process.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Model {
+    /// Runtime OpenMP version (`_OPENMP`-style yyyymm).
+    pub omp_version: i64,
+    /// The runtime's `ompd_state` word; non-zero means `OMP_DEBUG=enabled` (debug-var true).
+    pub ompd_state: u64,
+    /// Gtid lookup mode.
+    pub gtid_mode: GtidMode,
+    /// Address-space-wide state.
+    pub globals: Globals,
+    /// OpenMP threads, indexed by gtid.
+    pub threads: Vec<Thread>,
+    /// Native threads of the process that never entered OpenMP.
+    pub foreign_threads: Vec<NativeId>,
+    /// Parallel regions; region 0 is the implicit initial region.
+    pub regions: Vec<Region>,
+    /// Tasks.
+    pub tasks: Vec<Task>,
+}
+
+/// A structural error in a model.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid model: {0}")]
+pub struct ModelError(pub String);
+
+impl Model {
+    /// Nesting level of a region (levels-var): 0 for the initial region.
+    pub fn level(&self, r: RegionId) -> usize {
+        let mut level = 0;
+        let mut cur = r;
+        while let Some(p) = self.regions[cur.0].parent {
+            level += 1;
+            cur = p;
+        }
+        level
+    }
+
+    /// Number of active (more than one thread) regions enclosing and including `r`
+    /// (active-levels-var).
+    pub fn active_level(&self, r: RegionId) -> usize {
+        self.region_chain(r)
+            .iter()
+            .filter(|x| self.is_active(**x))
+            .count()
+    }
+
+    /// True when the region's team has more than one thread.
+    pub fn is_active(&self, r: RegionId) -> bool {
+        self.regions[r.0].members.len() > 1
+    }
+
+    /// True for a serialized region: a non-initial region with a one-thread team.
+    pub fn is_serialized(&self, r: RegionId) -> bool {
+        r.0 != 0 && self.regions[r.0].members.len() == 1
+    }
+
+    /// The region and its ancestors, innermost first.
+    pub fn region_chain(&self, r: RegionId) -> Vec<RegionId> {
+        let mut out = vec![r];
+        let mut cur = r;
+        while let Some(p) = self.regions[cur.0].parent {
+            out.push(p);
+            cur = p;
+        }
+        out
+    }
+
+    /// Thread number of `t` in region `r` (thread-num-var), if it is a member.
+    pub fn thread_num(&self, r: RegionId, t: ThreadId) -> Option<usize> {
+        self.regions[r.0].members.iter().position(|m| *m == t)
+    }
+
+    /// The generating chain of a task, starting with the task itself.
+    pub fn generating_chain(&self, t: TaskId) -> Vec<TaskId> {
+        chain(t, |x| self.tasks[x.0].generating)
+    }
+
+    /// The scheduling chain of a task, starting with the task itself.
+    pub fn scheduling_chain(&self, t: TaskId) -> Vec<TaskId> {
+        chain(t, |x| self.tasks[x.0].scheduling)
+    }
+
+    /// nthreads-var of a task as a list: its own value, then the `OMP_NUM_THREADS` entries for
+    /// deeper levels.
+    pub fn nthreads_var(&self, t: TaskId) -> Vec<i64> {
+        let task = &self.tasks[t.0];
+        let level = self.level(task.region);
+        let mut v = vec![task.icvs.nthreads as i64];
+        v.extend(
+            self.globals
+                .nthreads_list
+                .iter()
+                .skip(level + 1)
+                .map(|x| *x as i64),
+        );
+        v
+    }
+
+    /// bind-var of a task as a list, like [`Model::nthreads_var`].
+    pub fn bind_var(&self, t: TaskId) -> Vec<i64> {
+        let task = &self.tasks[t.0];
+        let level = self.level(task.region);
+        let mut v = vec![task.icvs.proc_bind as i64];
+        v.extend(
+            self.globals
+                .bind_list
+                .iter()
+                .skip(level + 1)
+                .map(|x| *x as i64),
+        );
+        v
+    }
+
+    /// True when debug-var is enabled (state tracking on).
+    pub fn debug_enabled(&self) -> bool {
+        self.ompd_state != 0
+    }
+}
+
+fn chain(start: TaskId, next: impl Fn(TaskId) -> Option<TaskId>) -> Vec<TaskId> {
+    let mut out = vec![start];
+    let mut cur = start;
+    // Bounded so that a cyclic model (rejected by validate) cannot hang a caller.
+    while let Some(n) = next(cur) {
+        if out.len() > 4096 || out.contains(&n) {
+            break;
+        }
+        out.push(n);
+        cur = n;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_scenarios_are_valid() {
+        for s in default_scenarios() {
+            s.model.validate().unwrap();
+        }
+    }
+
+    #[test]
+    fn nested_scenario_meets_the_minimum_shape() {
+        let m = scenario("nested-tasks").unwrap().model;
+        assert!(m.threads.len() >= 4);
+        let inner = m
+            .regions
+            .iter()
+            .enumerate()
+            .map(|(i, _)| RegionId(i))
+            .max_by_key(|r| m.level(*r))
+            .unwrap();
+        assert_eq!(m.level(inner), 2);
+        assert_eq!(m.active_level(inner), 2);
+        assert!(
+            m.regions[inner.0].members.len() >= 4,
+            "the nested active region has 4 threads"
+        );
+        let deepest = (0..m.tasks.len())
+            .map(|t| m.generating_chain(TaskId(t)).len())
+            .max()
+            .unwrap();
+        assert!(deepest >= 5, "explicit chain of 3 above two implicit tasks");
+    }
+
+    #[test]
+    fn serialized_levels_count_but_are_not_active() {
+        let m = scenario("serialized").unwrap().model;
+        let t = &m.threads[1];
+        assert_eq!(m.level(t.region), 4);
+        assert_eq!(m.active_level(t.region), 1);
+        assert!(m.is_serialized(t.region));
+    }
+
+    #[test]
+    fn some_scenario_tracks_no_state_and_some_has_wide_tool_data() {
+        let all = default_scenarios();
+        assert!(all.iter().any(|s| !s.model.debug_enabled()));
+        assert!(all.iter().any(|s| s.model.debug_enabled()));
+        let m = scenario("nested-tasks").unwrap().model;
+        assert!(m.tasks.iter().all(|t| t.tool_data > u32::MAX as u64));
+        assert!(m.globals.display_env.len() > 3);
+    }
+
+    #[test]
+    fn validate_rejects_a_cycle() {
+        let mut m = scenario("nested-tasks").unwrap().model;
+        let last = m.tasks.len() - 1;
+        m.tasks[1].generating = Some(TaskId(last));
+        m.tasks[last].generating = Some(TaskId(1));
+        assert!(m.validate().is_err());
+    }
+}

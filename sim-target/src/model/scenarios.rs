@@ -1,0 +1,169 @@
+//! The default scenario set every check runs on.
+
+use super::*;
+use std::fmt;
+
+/// A named model from the default scenario set.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// Stable name used in reports.
+    pub name: &'static str,
+    /// One line describing the state.
+    pub description: &'static str,
+    /// The model.
+    pub model: Model,
+}
+
+impl fmt::Display for Scenario {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.name)
+    }
+}
+
+/// The default scenario set every check runs on.
+pub fn default_scenarios() -> Vec<Scenario> {
+    vec![
+        Scenario {
+            name: "serial",
+            description: "initial thread in serial code, one foreign native thread",
+            model: serial(),
+        },
+        Scenario {
+            name: "nested-tasks",
+            description: "4-thread region, nested 4-thread region, 3-deep explicit task tree",
+            model: nested_tasks(),
+        },
+        Scenario {
+            name: "serialized",
+            description: "2-thread region, inside it 3 nested serialized regions on thread 1",
+            model: serialized(),
+        },
+        Scenario {
+            name: "untracked",
+            description: "OMP_DEBUG disabled (ompd_state 0): 2-thread region, an explicit task",
+            model: untracked(),
+        },
+    ]
+}
+
+/// Looks up a default scenario by name.
+pub fn scenario(name: &str) -> Option<Scenario> {
+    default_scenarios().into_iter().find(|s| s.name == name)
+}
+
+fn serial() -> Model {
+    let mut b = ModelBuilder::new();
+    b.foreign_thread();
+    let m = b.model_mut();
+    m.globals.avail_proc = 2;
+    m.globals.nthreads_list = vec![];
+    b.build().expect("serial scenario is valid")
+}
+
+fn nested_tasks() -> Model {
+    let mut b = ModelBuilder::new();
+    {
+        let m = b.model_mut();
+        m.globals.nthreads_list = vec![4, 2];
+        m.globals.bind_list = vec![4, 3];
+        m.globals.avail_proc = 6;
+        m.globals.max_task_priority = 7;
+        m.globals.cancellation = true;
+        m.globals.tool_libraries = Some("libtool.so".into());
+        m.globals.tool_verbose_init = Some("ompt-init.log".into());
+        m.globals.affinity_format = Some("tid=%i host=%H {%A}".into());
+        m.globals.display_env = [
+            ("OMP_DEBUG", "enabled"),
+            ("OMP_DYNAMIC", "true"),
+            ("OMP_NUM_THREADS", "4,2"),
+            ("OMP_PROC_BIND", "spread,close"),
+            ("OMP_SCHEDULE", "nonmonotonic:dynamic,4"),
+            ("OMP_CANCELLATION", "true"),
+            ("OMP_MAX_TASK_PRIORITY", "7"),
+            ("OMP_AFFINITY_FORMAT", "tid=%i host=%H {%A}"),
+            ("OMP_TOOL_LIBRARIES", "libtool.so"),
+            ("OMP_TOOL_VERBOSE_INIT", "ompt-init.log"),
+            ("KMP_BLOCKTIME", "200ms"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let icvs = &mut m.tasks[0].icvs;
+        icvs.nthreads = 4;
+        icvs.proc_bind = 4;
+        icvs.thread_limit = 64;
+        icvs.max_active_levels = 3;
+        icvs.dynamic = true;
+        icvs.default_device = 1;
+        icvs.schedule = Schedule {
+            kind: SchedKind::Dynamic,
+            chunk: 4,
+            modifier: Some(SchedModifier::Nonmonotonic),
+        };
+    }
+    b.foreign_thread();
+    let outer = b.parallel(b.initial_thread(), 4);
+    let t2 = b.member(outer, 2);
+    let inner = b.parallel(t2, 4);
+    let worker = b.member(inner, 1);
+    let x1 = b.explicit_task(worker);
+    let x2 = b.explicit_task(worker);
+    let x3 = b.explicit_task(worker);
+    let (o1, o3) = (b.member(outer, 1), b.member(outer, 3));
+    {
+        let m = b.model_mut();
+        m.tasks[x3.0].is_final = true;
+        // A task routine in a shared library mapped above 2 GiB, as on 32-bit Linux.
+        m.tasks[x1.0].function = 0xb7f0_2140;
+        m.tasks[x2.0].icvs.default_device = 2;
+        m.threads[o3.0].state = 0x014; // wait_barrier_explicit
+        m.threads[o3.0].wait_id = 0x1234_5678;
+        m.threads[o1.0].state = 0x041; // wait_lock
+        m.threads[o1.0].wait_id = 0x5555_0000;
+    }
+    // A task generated on thread 0 of the outer region and executed by thread 1.
+    let gen = b.model_mut().threads[0].current_task;
+    let y = b.explicit_task_from(gen, b.member(outer, 1));
+    let _ = (x1, x2, y);
+    // Tool data a tool stored as full 64-bit values: the pointer member of the union differs
+    // from the value on 32-bit targets, and task data has the sign bit set.
+    let m = b.model_mut();
+    for (g, t) in m.threads.iter_mut().enumerate() {
+        t.tool_data = 0x0bad_cafe_0000_2000 + g as u64;
+    }
+    for (i, r) in m.regions.iter_mut().enumerate() {
+        r.tool_data = 0x7ea1_0000_0000_4000 + i as u64;
+    }
+    for (i, t) in m.tasks.iter_mut().enumerate() {
+        t.tool_data = 0xdead_beef_0000_6000 + i as u64;
+    }
+    b.build().expect("nested-tasks scenario is valid")
+}
+
+fn serialized() -> Model {
+    let mut b = ModelBuilder::new();
+    b.model_mut().globals.nthreads_list = vec![2, 1];
+    let outer = b.parallel(b.initial_thread(), 2);
+    let t1 = b.member(outer, 1);
+    b.parallel(t1, 1);
+    b.parallel(t1, 1);
+    b.parallel(t1, 1);
+    b.build().expect("serialized scenario is valid")
+}
+
+fn untracked() -> Model {
+    let mut b = ModelBuilder::new();
+    {
+        let m = b.model_mut();
+        m.ompd_state = 0;
+        m.globals.nthreads_list = vec![2];
+        m.globals.display_env = vec![
+            ("OMP_DEBUG".into(), "disabled".into()),
+            ("OMP_NUM_THREADS".into(), "2".into()),
+        ];
+        m.tasks[0].icvs.nthreads = 2;
+    }
+    let outer = b.parallel(b.initial_thread(), 2);
+    b.explicit_task(b.member(outer, 1));
+    b.build().expect("untracked scenario is valid")
+}
