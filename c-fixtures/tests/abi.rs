@@ -1,4 +1,4 @@
-//! Cross-check of `sim_target::abi` against the system `omp-tools.h` (LLVM 19).
+//! Cross-check of `ompd_abi` against the system `omp-tools.h` (LLVM 19).
 //!
 //! Runs the program compiled from `c/abi_check.c` and requires every size, offset and enumerator
 //! value it prints to equal the Rust definition, and the header's enumerator sets to equal the
@@ -8,9 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::mem::{align_of, offset_of, size_of};
 use std::process::Command;
 
-use sim_target::abi::{
-    self, frame_flag, state, Address, Callbacks, DeviceTypeSizes, FrameInfo, OmpdAddr, OmpdDevice,
-    OmpdIcvId, OmpdSeg, OmpdSize, OmpdThreadIdKind, OmpdWaitId, OmpdWord, Rc, Scope,
+use ompd_abi::{
+    self as abi, frame_flag, state, Address, Callbacks, DeviceTypeSizes, FrameInfo, OmpdAddr,
+    OmpdDevice, OmpdIcvId, OmpdSeg, OmpdSize, OmpdThreadIdKind, OmpdWaitId, OmpdWord, Rc, Scope,
 };
 
 /// Lines `abi_check` prints before its `end.lines` trailer.
@@ -244,7 +244,7 @@ fn every_header_fact_equals_the_rust_definition() {
         match rust.get(name) {
             Some(r) if r == c_value => {}
             Some(r) => mismatches.push(format!("{name}: header {c_value}, Rust {r}")),
-            None => mismatches.push(format!("{name}: header {c_value}, not in sim_target::abi")),
+            None => mismatches.push(format!("{name}: header {c_value}, not in ompd_abi")),
         }
     }
     for (name, r) in &rust {
@@ -254,7 +254,7 @@ fn every_header_fact_equals_the_rust_definition() {
     }
     assert!(
         mismatches.is_empty(),
-        "omp-tools.h ({}) and sim_target::abi disagree:\n  {}",
+        "omp-tools.h ({}) and ompd_abi disagree:\n  {}",
         c_fixtures::omp_tools_header(),
         mismatches.join("\n  ")
     );

@@ -7,7 +7,7 @@
 //! validated before it is read. Nothing here judges conformance: wrappers return what happened.
 
 use libloading::os::unix::{Library as RawLibrary, RTLD_GLOBAL, RTLD_LOCAL, RTLD_NOW};
-use sim_target::abi::{
+use ompd_abi::{
     entry, Address, AddressSpaceHandle, FrameInfo, ParallelHandle, Rc, Scope, TaskHandle,
     ThreadHandle,
 };
@@ -1288,7 +1288,7 @@ impl Library {
                     f(
                         null_or(null, "process_handle", ah.ptr),
                         null_or(null, "device_context", target.context()),
-                        sim_target::abi::device_kind::CUDA,
+                        ompd_abi::device_kind::CUDA,
                         size,
                         id_ptr,
                         null_or(null, "device_handle", &mut h),
@@ -1381,7 +1381,7 @@ impl Library {
                 let rc = unsafe {
                     f(
                         null_or(null, "handle", ah.ptr),
-                        sim_target::abi::thread_id_kind::PTHREAD,
+                        ompd_abi::thread_id_kind::PTHREAD,
                         buf.len() as u64,
                         id,
                         null_or(null, "thread_handle", &mut h),
@@ -1424,7 +1424,7 @@ impl Library {
                 unsafe {
                     f(
                         null_or(null, "thread_handle", th.ptr),
-                        sim_target::abi::thread_id_kind::PTHREAD,
+                        ompd_abi::thread_id_kind::PTHREAD,
                         buf.len() as u64,
                         out,
                     )
@@ -1611,7 +1611,7 @@ impl Library {
                 let rc = unsafe {
                     f(
                         null_or(null, "address_space_handle", ah.ptr),
-                        sim_target::abi::state::UNDEFINED,
+                        ompd_abi::state::UNDEFINED,
                         null_or(null, "next_state", &mut next),
                         null_or(null, "next_state_name", &mut name),
                         null_or(null, "more_enums", &mut more),
@@ -1674,7 +1674,7 @@ impl Library {
                 let rc = unsafe {
                     f(
                         null_or(null, "handle", ah.ptr),
-                        sim_target::abi::ICV_UNDEFINED,
+                        ompd_abi::ICV_UNDEFINED,
                         null_or(null, "next_id", &mut next),
                         null_or(null, "next_icv_name", &mut name),
                         null_or(null, "next_scope", &mut scope),

@@ -9,8 +9,8 @@
 //! check never judges a real process against a value nobody recorded.
 
 use c_fixtures::truth::{OmpView, Ompt, Role, ThreadTruth, Truth};
+use ompd_abi::state;
 use serde::{Deserialize, Serialize};
-use sim_target::abi::state;
 use sim_target::arch::Arch;
 use sim_target::image::Image;
 use sim_target::model::{

@@ -13,7 +13,7 @@ use crate::library::{AnyHandle, Call, Fail, Handle, Kind, ParallelH, TaskH, Thre
 use crate::supervisor::Exec;
 use crate::vendors::Resolved;
 use crate::worker::{Event, StageName};
-use sim_target::abi::{self, Scope};
+use ompd_abi::{self as abi, Scope};
 use sim_target::arch::Arch;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

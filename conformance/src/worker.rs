@@ -345,7 +345,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) {
             .api_version
             .clone()
             .and_then(|r| r.ok())
-            .unwrap_or(sim_target::abi::api_version::V5_0);
+            .unwrap_or(ompd_abi::api_version::V5_0);
         ctx.setup.initialize = Some(lib.initialize(version));
         if matches!(ctx.setup.initialize, Some(Ok(()))) {
             match lib.process_initialize(target) {

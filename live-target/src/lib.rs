@@ -33,8 +33,8 @@ pub use crate::core::{CoreError, CoreTarget};
 pub use crate::live::{AttachError, LiveTarget};
 pub use crate::spawn::{Finished, Running, SpawnError};
 
+use ompd_abi::thread_id_kind;
 use serde::{Deserialize, Serialize};
-use sim_target::abi::thread_id_kind;
 
 /// One native thread of a target: its kernel id and its thread pointer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

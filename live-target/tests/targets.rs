@@ -10,7 +10,7 @@ use live_target::elf::{ThreadDbDesc, THREAD_DB_DTVP};
 use live_target::modules::Modules;
 use live_target::spawn::{gcore, kernel_core, ptrace_permitted, Running, SpawnError};
 use live_target::{CoreTarget, LiveTarget, Thread};
-use sim_target::abi::thread_id_kind::{LWP, PTHREAD};
+use ompd_abi::thread_id_kind::{LWP, PTHREAD};
 use sim_target::source::{Source, SymbolError, TargetKind};
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::FileExt;

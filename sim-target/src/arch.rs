@@ -3,7 +3,7 @@
 //! Nothing in the simulator reads the host's byte order or pointer width: every value that crosses
 //! into or out of an image is encoded and decoded here.
 
-use crate::abi::DeviceTypeSizes;
+use ompd_abi::DeviceTypeSizes;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;

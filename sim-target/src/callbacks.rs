@@ -11,11 +11,11 @@
 //! The libraries keep the table pointer and the context pointers for their whole life, so both
 //! live for the rest of the process: the table is a `static`, and [`Target`]s are leaked.
 
-use crate::abi::{self, AddressSpaceContext, Callbacks, DeviceTypeSizes, Rc, ThreadContext};
 use crate::faults::{short_len, Action, Census, FaultPlan, Op};
 use crate::image::{Image, Memory};
 use crate::ledger::{AllocMode, Event, Ledger, Violation, POISON};
 use crate::source::{memory_cstr, Source, SymbolError, TargetKind};
+use ompd_abi::{self as abi, AddressSpaceContext, Callbacks, DeviceTypeSizes, Rc, ThreadContext};
 use std::alloc::Layout as AllocLayout;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ops::ControlFlow;

@@ -32,7 +32,7 @@
 //!   `host_to_device`, `get_thread_context_for_thread_id`) returns `ompd_rc_stale_handle`: the
 //!   tool says the context is no longer valid (OMPD-CB-020, CB-032).
 
-use crate::abi::Rc;
+use ompd_abi::Rc;
 use serde::Serialize;
 
 /// One controlled failure.

@@ -6,7 +6,6 @@
 //! every allocation, read and lookup in its [`ledger`].
 //!
 //! Map of the crate:
-//! - [`abi`]: `#[repr(C)]` mirror of the OMPD interface (types and constants only).
 //! - [`arch`]: pointer width and byte order; every encode and decode of target values.
 //! - [`model`]: threads, regions, tasks, ICVs; the builder and the default scenarios.
 //! - [`layout`]: struct layouts under a policy, and the layout symbols a runtime exports.
@@ -17,7 +16,6 @@
 //! - [`faults`]: the fault plan that makes callbacks fail in controlled ways, and its census.
 //! - [`strategy`]: proptest strategies for whole runtime states.
 
-pub mod abi;
 pub mod arch;
 pub mod callbacks;
 pub mod faults;

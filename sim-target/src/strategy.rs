@@ -5,12 +5,12 @@
 //! ICVs, globals, states and tool data are drawn. Every generated model is valid by construction
 //! and shrinks towards fewer, smaller regions and tasks.
 
-use crate::abi::state;
 use crate::arch::Arch;
 use crate::layout::Policy;
 use crate::model::{
     Model, ModelBuilder, SchedKind, SchedModifier, Schedule, TaskIcvs, TaskKind, ThreadId,
 };
+use ompd_abi::state;
 use proptest::collection::vec;
 use proptest::prelude::*;
 

@@ -405,6 +405,7 @@ mod tidy {
         }
         let mut out = Vec::new();
         for krate in [
+            "ompd-abi",
             "sim-target",
             "conformance",
             "c-fixtures",

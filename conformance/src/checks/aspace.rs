@@ -3,7 +3,7 @@
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::Fail;
-use sim_target::abi::Rc;
+use ompd_abi::Rc;
 use sim_target::callbacks;
 
 /// Checks of this family.
@@ -100,7 +100,7 @@ fn device_unsupported(ctx: &mut Ctx, _: &str) -> Verdict {
     );
     match ctx
         .lib
-        .device_initialize(ah, device, sim_target::abi::device_kind::CUDA, &[0u8; 8])
+        .device_initialize(ah, device, ompd_abi::device_kind::CUDA, &[0u8; 8])
     {
         Ok(_) => j.fail("ok: a device handle for a CUDA device the host-only target does not have"),
         Err(Fail::Rc(Rc::UNSUPPORTED)) => j.holds(),

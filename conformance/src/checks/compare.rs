@@ -10,7 +10,7 @@
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::{AspaceH, Call, Fail, Handle, Kind, Library};
-use sim_target::abi::{thread_id_kind, ParallelHandle, TaskHandle, ThreadHandle};
+use ompd_abi::{thread_id_kind, ParallelHandle, TaskHandle, ThreadHandle};
 use sim_target::callbacks::Target;
 
 macro_rules! law {
@@ -523,7 +523,7 @@ fn other_aspace(ctx: &mut Ctx, kind: &str) -> Verdict {
         Ok(v) => j.allowed(format!(
             "ok with {v}: compared by address across address spaces"
         )),
-        Err(Fail::Rc(rc)) if rc == sim_target::abi::Rc::INCOMPATIBLE_HANDLE => j.holds(),
+        Err(Fail::Rc(rc)) if rc == ompd_abi::Rc::INCOMPATIBLE_HANDLE => j.holds(),
         Err(Fail::Rc(_)) if !p60 => j.holds(),
         Err(e) => j.fail(format!("{e}, expected ompd_rc_incompatible_handle")),
     }

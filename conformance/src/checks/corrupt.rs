@@ -38,9 +38,9 @@
 use super::{icvs, Check, Ctx, Profile, Severity, Stage, Verdict};
 use crate::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, ThreadH};
 use crate::report::Outcome;
+use ompd_abi::{thread_id_kind, Rc, Scope};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use sim_target::abi::{thread_id_kind, Rc, Scope};
 use sim_target::callbacks::{self, Substitution};
 use sim_target::image::corrupt::{self, Corruption, Kind, Object};
 use sim_target::ledger::Violation;

@@ -29,7 +29,7 @@
 
 use super::{describe, Check, Ctx, Judge, Profile, Severity, Stage, ThreadHandles, Verdict};
 use crate::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, ThreadH};
-use sim_target::abi::{state, thread_id_kind, Rc, Scope, ICV_UNDEFINED};
+use ompd_abi::{state, thread_id_kind, Rc, Scope, ICV_UNDEFINED};
 use sim_target::callbacks::{self, Target};
 use sim_target::faults::{Census, Fault, FaultPlan};
 use sim_target::ledger::Mark;

@@ -4,7 +4,7 @@
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, TaskSubject, Verdict};
 use crate::library::{Call, Fail, POISON_WORD};
-use sim_target::abi::{frame_flag, Address, FrameInfo, Rc, SEGMENT_NONE};
+use ompd_abi::{frame_flag, Address, FrameInfo, Rc, SEGMENT_NONE};
 use sim_target::model::{Model, TaskKind};
 
 /// Checks of this family.

@@ -10,7 +10,7 @@
 use super::icvs::{self, IcvEntry, Subject};
 use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::{AnyHandle, AspaceH, Call, Fail};
-use sim_target::abi::{Rc, Scope};
+use ompd_abi::{Rc, Scope};
 use sim_target::model::{Model, SchedKind, SchedModifier, Schedule};
 
 macro_rules! string_check {

@@ -3,7 +3,7 @@
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::{AnyHandle, AspaceH, Fail, ParallelH, TaskH, ThreadH};
-use sim_target::abi::{Rc, Scope, ICV_UNDEFINED};
+use ompd_abi::{Rc, Scope, ICV_UNDEFINED};
 use sim_target::model::{Model, RegionId, TaskId, ThreadId};
 use std::collections::BTreeSet;
 
@@ -422,8 +422,7 @@ fn value(ctx: &mut Ctx, name: &'static str) -> Verdict {
         Ok(e) => e,
         Err(v) => return v,
     };
-    let p50 =
-        matches!(&ctx.setup.api_version, Some(Ok(v)) if *v < sim_target::abi::api_version::V5_1);
+    let p50 = matches!(&ctx.setup.api_version, Some(Ok(v)) if *v < ompd_abi::api_version::V5_1);
     let mut j = Judge::new(
         ctx,
         format!("the model's value of {name} at scope {:?}", entry.scope),

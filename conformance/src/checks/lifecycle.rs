@@ -4,7 +4,7 @@
 
 use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::Fail;
-use sim_target::abi::{api_version, Rc};
+use ompd_abi::{api_version, Rc};
 use sim_target::callbacks;
 
 /// Checks of this family that run before `ompd_initialize`: the inventory and version queries.

@@ -50,8 +50,8 @@ use crate::library::{AnyHandle, AspaceH, Call, Fail, Library, ParallelH, TaskH, 
 pub use profile::Profile;
 
 use crate::report::Outcome;
+use ompd_abi::{self as abi, Rc};
 use serde::Serialize;
-use sim_target::abi::{self, Rc};
 use sim_target::arch::Arch;
 use sim_target::callbacks::Target;
 use sim_target::layout::Policy;

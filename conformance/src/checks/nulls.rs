@@ -27,7 +27,7 @@
 use super::{describe, Check, Ctx, Profile, Severity, Stage, Verdict};
 use crate::library::{AnyHandle, Call, Fail, Library, NullArgs};
 use crate::report::Outcome;
-use sim_target::abi::{thread_id_kind, Rc, Scope};
+use ompd_abi::{thread_id_kind, Rc, Scope};
 use sim_target::callbacks;
 use sim_target::model::ThreadId;
 
@@ -337,7 +337,7 @@ fn judge(ctx: &Ctx, row: Row, args: &NullArgs) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_target::abi::ENTRY_POINTS_5_0;
+    use ompd_abi::ENTRY_POINTS_5_0;
 
     /// Pointer arguments judged by other families.
     const ELSEWHERE: &[(&str, &str)] = &[

@@ -4,7 +4,7 @@
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::{AnyHandle, AspaceH};
-use sim_target::abi::Scope;
+use ompd_abi::Scope;
 use sim_target::callbacks;
 use sim_target::ledger::AllocMode;
 use sim_target::model::ThreadId;
@@ -102,12 +102,12 @@ fn released_without_leak(ctx: &mut Ctx, _: &str) -> Verdict {
 fn failing_calls(ctx: &Ctx, ah: &AspaceH) -> Vec<(&'static str, bool)> {
     let mut out = Vec::new();
     let t0 = ThreadId(0);
-    let mut unknown = ctx.thread_id(t0, sim_target::abi::thread_id_kind::PTHREAD);
+    let mut unknown = ctx.thread_id(t0, ompd_abi::thread_id_kind::PTHREAD);
     unknown.iter_mut().for_each(|b| *b = 0xEE);
     out.push((
         "ompd_get_thread_handle of an unknown id",
         ctx.lib
-            .get_thread_handle(ah, sim_target::abi::thread_id_kind::PTHREAD, &unknown)
+            .get_thread_handle(ah, ompd_abi::thread_id_kind::PTHREAD, &unknown)
             .is_err(),
     ));
     if let Ok(ph) = ctx.curr_parallel(ah, t0) {

@@ -3,7 +3,7 @@
 
 use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::{AnyHandle, ParallelH};
-use sim_target::abi::{Rc, Scope};
+use ompd_abi::{Rc, Scope};
 use sim_target::model::RegionId;
 
 /// Checks of this family.

@@ -2,8 +2,8 @@
 //! `ompd_get_api_version`, or `ompd_get_version` for TR-era libraries) and the entry points each
 //! generation defines, for the exported-symbol inventory and for skipping newer requirements.
 
+use ompd_abi::{self as abi, api_version};
 use serde::{Deserialize, Serialize};
-use sim_target::abi::{self, api_version};
 
 /// An OMPD API generation, oldest first (the order is the order of the specifications).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

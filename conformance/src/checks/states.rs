@@ -2,7 +2,7 @@
 //! (or `ompd_rc_needs_state_tracking` when the runtime tracks no state).
 
 use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
-use sim_target::abi::{state, Rc};
+use ompd_abi::{state, Rc};
 use std::collections::BTreeSet;
 
 /// Checks of this family.

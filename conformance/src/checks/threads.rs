@@ -3,7 +3,7 @@
 
 use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::Fail;
-use sim_target::abi::{thread_id_kind, Rc};
+use ompd_abi::{thread_id_kind, Rc};
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[

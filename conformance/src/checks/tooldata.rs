@@ -4,7 +4,7 @@
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::{AnyHandle, Call, Fail};
-use sim_target::abi::{Address, Scope, SEGMENT_NONE};
+use ompd_abi::{Address, Scope, SEGMENT_NONE};
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
