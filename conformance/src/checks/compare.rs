@@ -10,6 +10,7 @@
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::{AspaceH, Call, Fail, Handle, Kind, Library};
+use ompd_abi::EntryPoint;
 use ompd_abi::{thread_id_kind, ParallelHandle, TaskHandle, ThreadHandle};
 use sim_target::callbacks::Target;
 
@@ -20,7 +21,7 @@ macro_rules! law {
             requirements: $reqs,
             summary: $summary,
             severity: $sev,
-            entry_points: &[concat!("ompd_", $kind, "_handle_compare")],
+            entry_points: &[EntryPoint::by_short_name(concat!($kind, "_handle_compare"))],
             stage: Stage::Target,
             since: Profile::V5_0,
             arg: $kind,

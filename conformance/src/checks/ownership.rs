@@ -4,6 +4,7 @@
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use crate::library::{AnyHandle, AspaceH};
+use ompd_abi::EntryPoint;
 use ompd_abi::Scope;
 use sim_target::callbacks;
 use sim_target::ledger::AllocMode;
@@ -16,7 +17,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-MEM-009", "OMPD-OWN-003", "OMPD-REL-010", "OMPD-REL-020", "OMPD-REL-030"],
         summary: "obtaining and releasing thread, parallel and task handles leaves no alloc_memory block behind (after a warm-up pass fills any per-address-space cache)",
         severity: Severity::Should,
-        entry_points: &["ompd_get_thread_handle", "ompd_get_curr_parallel_handle", "ompd_get_curr_task_handle", "ompd_rel_thread_handle", "ompd_rel_parallel_handle", "ompd_rel_task_handle"],
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetCurrParallelHandle, EntryPoint::GetCurrTaskHandle, EntryPoint::RelThreadHandle, EntryPoint::RelParallelHandle, EntryPoint::RelTaskHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -27,7 +28,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-RC-006"],
         summary: "a call that returns an error hands the tool nothing: no alloc_memory block stays live",
         severity: Severity::Should,
-        entry_points: &["ompd_get_thread_handle", "ompd_get_thread_in_parallel", "ompd_get_task_in_parallel", "ompd_get_icv_from_scope", "ompd_get_icv_string_from_scope"],
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadInParallel, EntryPoint::GetTaskInParallel, EntryPoint::GetIcvFromScope, EntryPoint::GetIcvStringFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -38,7 +39,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-MEM-007"],
         summary: "answers are identical whether alloc_memory returns zeroed or garbage-filled blocks",
         severity: Severity::Must,
-        entry_points: &["ompd_get_thread_handle", "ompd_get_curr_parallel_handle", "ompd_get_curr_task_handle", "ompd_get_icv_from_scope", "ompd_get_state", "ompd_get_omp_version_string"],
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetCurrParallelHandle, EntryPoint::GetCurrTaskHandle, EntryPoint::GetIcvFromScope, EntryPoint::GetState, EntryPoint::GetOmpVersionString],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -49,7 +50,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-MEM-003", "OMPD-MEM-004"],
         summary: "each call returning a tool-owned string returns its own live alloc_memory block (two calls never share one)",
         severity: Severity::Must,
-        entry_points: &["ompd_get_omp_version_string"],
+        entry_points: &[EntryPoint::GetOmpVersionString],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -60,7 +61,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-MEM-005"],
         summary: "an ICV string stays a live, unchanged block after the task handle it came from is released",
         severity: Severity::Must,
-        entry_points: &["ompd_get_icv_string_from_scope", "ompd_rel_task_handle"],
+        entry_points: &[EntryPoint::GetIcvStringFromScope, EntryPoint::RelTaskHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",

@@ -8,12 +8,16 @@
 
 use libloading::os::unix::{Library as RawLibrary, RTLD_GLOBAL, RTLD_LOCAL, RTLD_NOW};
 use ompd_abi::{
-    entry, Address, AddressSpaceHandle, FrameInfo, ParallelHandle, Rc, Scope, TaskHandle,
-    ThreadHandle,
+    entry, Address, AddressSpaceHandle, EntryPoint, FrameInfo, ParallelHandle, Rc, Scope,
+    TaskHandle, ThreadHandle,
 };
 use sim_target::callbacks;
 use std::ffi::{c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
+
+mod nulls;
+
+pub use nulls::NullArgs;
 
 /// Why a library could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -31,7 +35,7 @@ pub enum Fail {
     /// The library returned a non-ok code.
     Rc(Rc),
     /// The entry point is not exported.
-    Missing(&'static str),
+    Missing(EntryPoint),
     /// The library returned ok with an invalid output (unwritten, NULL, not owned as required).
     Invalid(String),
 }
@@ -57,12 +61,12 @@ const POISON_PTR: usize = 0xA5A5_A5A5_A5A5_A5A5u64 as usize;
 pub const POISON_WORD: i64 = 0x5A5A_5A5A_5A5A_5A5A;
 
 macro_rules! api {
-    ($($field:ident: $ty:ident = $name:literal,)*) => {
+    ($($field:ident: $ty:ident = $ep:ident,)*) => {
         /// Every entry point the library exports, resolved once at load.
         #[derive(Clone, Copy, Debug, Default)]
         pub struct Api {
             $(
-                #[doc = concat!("`", $name, "`.")]
+                #[doc = concat!("[`EntryPoint::", stringify!($ep), "`].")]
                 pub $field: Option<entry::$ty>,
             )*
         }
@@ -74,61 +78,70 @@ macro_rules! api {
                         // SAFETY: the symbol is declared with this exact type in omp-tools.h;
                         // the copied function pointer stays valid because the library is never
                         // unloaded while the Api is in use (it lives inside `Library`).
-                        $field: unsafe { lib.get::<entry::$ty>(concat!($name, "\0").as_bytes()) }
-                            .ok()
-                            .map(|s| *s),
+                        $field: unsafe {
+                            lib.get::<entry::$ty>(EntryPoint::$ep.name().as_bytes())
+                        }
+                        .ok()
+                        .map(|s| *s),
                     )*
                 }
             }
 
-            /// Names of the resolved entry points.
-            pub fn exported(&self) -> Vec<&'static str> {
-                let mut v = Vec::new();
-                $( if self.$field.is_some() { v.push($name); } )*
-                v
+            /// True when the library exports `e` (always false for a routine the suite never
+            /// calls: only the routines with a signature in the table are resolved).
+            pub fn has(&self, e: EntryPoint) -> bool {
+                match e {
+                    $(EntryPoint::$ep => self.$field.is_some(),)*
+                    _ => false,
+                }
+            }
+
+            /// The resolved entry points, in the table's order.
+            pub fn exported(&self) -> Vec<EntryPoint> {
+                EntryPoint::ALL.iter().copied().filter(|e| self.has(*e)).collect()
             }
         }
     };
 }
 
 api! {
-    initialize: Initialize = "ompd_initialize",
-    get_api_version: GetApiVersion = "ompd_get_api_version",
-    get_version_string: GetVersionString = "ompd_get_version_string",
-    finalize: Finalize = "ompd_finalize",
-    process_initialize: ProcessInitialize = "ompd_process_initialize",
-    device_initialize: DeviceInitialize = "ompd_device_initialize",
-    rel_address_space_handle: RelAddressSpaceHandle = "ompd_rel_address_space_handle",
-    get_omp_version: GetOmpVersion = "ompd_get_omp_version",
-    get_omp_version_string: GetOmpVersionString = "ompd_get_omp_version_string",
-    get_thread_in_parallel: GetThreadInParallel = "ompd_get_thread_in_parallel",
-    get_thread_handle: GetThreadHandle = "ompd_get_thread_handle",
-    rel_thread_handle: RelThreadHandle = "ompd_rel_thread_handle",
-    thread_handle_compare: ThreadHandleCompare = "ompd_thread_handle_compare",
-    get_thread_id: GetThreadId = "ompd_get_thread_id",
-    get_curr_parallel_handle: GetCurrParallelHandle = "ompd_get_curr_parallel_handle",
-    get_enclosing_parallel_handle: GetEnclosingParallelHandle = "ompd_get_enclosing_parallel_handle",
-    get_task_parallel_handle: GetTaskParallelHandle = "ompd_get_task_parallel_handle",
-    rel_parallel_handle: RelParallelHandle = "ompd_rel_parallel_handle",
-    parallel_handle_compare: ParallelHandleCompare = "ompd_parallel_handle_compare",
-    get_curr_task_handle: GetCurrTaskHandle = "ompd_get_curr_task_handle",
-    get_generating_task_handle: GetGeneratingTaskHandle = "ompd_get_generating_task_handle",
-    get_scheduling_task_handle: GetSchedulingTaskHandle = "ompd_get_scheduling_task_handle",
-    get_task_in_parallel: GetTaskInParallel = "ompd_get_task_in_parallel",
-    rel_task_handle: RelTaskHandle = "ompd_rel_task_handle",
-    task_handle_compare: TaskHandleCompare = "ompd_task_handle_compare",
-    get_task_function: GetTaskFunction = "ompd_get_task_function",
-    get_task_frame: GetTaskFrame = "ompd_get_task_frame",
-    enumerate_states: EnumerateStates = "ompd_enumerate_states",
-    get_state: GetState = "ompd_get_state",
-    get_display_control_vars: GetDisplayControlVars = "ompd_get_display_control_vars",
-    rel_display_control_vars: RelDisplayControlVars = "ompd_rel_display_control_vars",
-    enumerate_icvs: EnumerateIcvs = "ompd_enumerate_icvs",
-    get_icv_from_scope: GetIcvFromScope = "ompd_get_icv_from_scope",
-    get_icv_string_from_scope: GetIcvStringFromScope = "ompd_get_icv_string_from_scope",
-    get_tool_data: GetToolData = "ompd_get_tool_data",
-    get_device_thread_id_kinds: GetDeviceThreadIdKinds = "ompd_get_device_thread_id_kinds",
-    get_device_from_thread: GetDeviceFromThread = "ompd_get_device_from_thread",
+    initialize: Initialize = Initialize,
+    get_api_version: GetApiVersion = GetApiVersion,
+    get_version_string: GetVersionString = GetVersionString,
+    finalize: Finalize = Finalize,
+    process_initialize: ProcessInitialize = ProcessInitialize,
+    device_initialize: DeviceInitialize = DeviceInitialize,
+    rel_address_space_handle: RelAddressSpaceHandle = RelAddressSpaceHandle,
+    get_omp_version: GetOmpVersion = GetOmpVersion,
+    get_omp_version_string: GetOmpVersionString = GetOmpVersionString,
+    get_thread_in_parallel: GetThreadInParallel = GetThreadInParallel,
+    get_thread_handle: GetThreadHandle = GetThreadHandle,
+    rel_thread_handle: RelThreadHandle = RelThreadHandle,
+    thread_handle_compare: ThreadHandleCompare = ThreadHandleCompare,
+    get_thread_id: GetThreadId = GetThreadId,
+    get_curr_parallel_handle: GetCurrParallelHandle = GetCurrParallelHandle,
+    get_enclosing_parallel_handle: GetEnclosingParallelHandle = GetEnclosingParallelHandle,
+    get_task_parallel_handle: GetTaskParallelHandle = GetTaskParallelHandle,
+    rel_parallel_handle: RelParallelHandle = RelParallelHandle,
+    parallel_handle_compare: ParallelHandleCompare = ParallelHandleCompare,
+    get_curr_task_handle: GetCurrTaskHandle = GetCurrTaskHandle,
+    get_generating_task_handle: GetGeneratingTaskHandle = GetGeneratingTaskHandle,
+    get_scheduling_task_handle: GetSchedulingTaskHandle = GetSchedulingTaskHandle,
+    get_task_in_parallel: GetTaskInParallel = GetTaskInParallel,
+    rel_task_handle: RelTaskHandle = RelTaskHandle,
+    task_handle_compare: TaskHandleCompare = TaskHandleCompare,
+    get_task_function: GetTaskFunction = GetTaskFunction,
+    get_task_frame: GetTaskFrame = GetTaskFrame,
+    enumerate_states: EnumerateStates = EnumerateStates,
+    get_state: GetState = GetState,
+    get_display_control_vars: GetDisplayControlVars = GetDisplayControlVars,
+    rel_display_control_vars: RelDisplayControlVars = RelDisplayControlVars,
+    enumerate_icvs: EnumerateIcvs = EnumerateIcvs,
+    get_icv_from_scope: GetIcvFromScope = GetIcvFromScope,
+    get_icv_string_from_scope: GetIcvStringFromScope = GetIcvStringFromScope,
+    get_tool_data: GetToolData = GetToolData,
+    get_device_thread_id_kinds: GetDeviceThreadIdKinds = GetDeviceThreadIdKinds,
+    get_device_from_thread: GetDeviceFromThread = GetDeviceFromThread,
 }
 
 /// A loaded vendor library with its resolved entry points.
@@ -442,14 +455,14 @@ pub trait Kind: Sized {
 }
 
 macro_rules! kind {
-    ($t:ty, $name:literal, $rel:ident, $site:literal) => {
+    ($t:ty, $name:literal, $rel:ident, $site:ident) => {
         impl Kind for $t {
             const NAME: &'static str = $name;
             unsafe fn release(lib: &Library, ptr: *mut Self) -> Rc {
                 let Some(f) = lib.api.$rel else {
                     return Rc::UNSUPPORTED;
                 };
-                let _g = callbacks::enter($site);
+                let _g = callbacks::enter(EntryPoint::$site.name());
                 // SAFETY: the caller guarantees `ptr` is live and released once.
                 unsafe { f(ptr) }
             }
@@ -460,26 +473,21 @@ kind!(
     AddressSpaceHandle,
     "address space handle",
     rel_address_space_handle,
-    "ompd_rel_address_space_handle"
+    RelAddressSpaceHandle
 );
 kind!(
     ThreadHandle,
     "thread handle",
     rel_thread_handle,
-    "ompd_rel_thread_handle"
+    RelThreadHandle
 );
 kind!(
     ParallelHandle,
     "parallel handle",
     rel_parallel_handle,
-    "ompd_rel_parallel_handle"
+    RelParallelHandle
 );
-kind!(
-    TaskHandle,
-    "task handle",
-    rel_task_handle,
-    "ompd_rel_task_handle"
-);
+kind!(TaskHandle, "task handle", rel_task_handle, RelTaskHandle);
 
 impl<K: Kind> Handle<'_, K> {
     /// Releases the handle now and returns the library's code.
@@ -568,8 +576,8 @@ impl ControlVars<'_> {
             .lib
             .api
             .rel_display_control_vars
-            .ok_or(Fail::Missing("ompd_rel_display_control_vars"))?;
-        let _g = callbacks::enter("ompd_rel_display_control_vars");
+            .ok_or(Fail::Missing(EntryPoint::RelDisplayControlVars))?;
+        let _g = callbacks::enter(EntryPoint::RelDisplayControlVars.name());
         let mut v = self.vec;
         // SAFETY: `v` is the vector the library returned; a ControlVars releases it once.
         let rc = unsafe { f(&mut v) };
@@ -597,20 +605,20 @@ impl Drop for ControlVars<'_> {
 }
 
 macro_rules! need {
-    ($self:ident, $f:ident, $name:literal) => {
+    ($self:ident, $f:ident, $ep:ident) => {
         match $self.api.$f {
-            Some(f) => (f, callbacks::enter($name)),
-            None => return Err(Fail::Missing($name)),
+            Some(f) => (f, callbacks::enter(EntryPoint::$ep.name())),
+            None => return Err(Fail::Missing(EntryPoint::$ep)),
         }
     };
 }
 
 /// A one-step navigation routine: one handle in, one new handle out.
 macro_rules! step {
-    ($method:ident, $name:literal, $in:ident, $out:ident, $kind:ident, $what:literal) => {
-        #[doc = concat!("`", $name, "`.")]
+    ($method:ident, $ep:ident, $in:ident, $out:ident, $kind:ident, $what:literal) => {
+        #[doc = concat!("[`EntryPoint::", stringify!($ep), "`].")]
         pub fn $method(&self, from: &$in) -> Call<$out<'_>> {
-            let (f, _g) = need!(self, $method, $name);
+            let (f, _g) = need!(self, $method, $ep);
             let mut h = POISON_PTR as *mut $kind;
             // SAFETY: live handle; valid out-parameter.
             let rc = unsafe { f(from.ptr, &mut h) };
@@ -626,7 +634,7 @@ impl Library {
 
     /// `ompd_get_api_version`.
     pub fn get_api_version(&self) -> Call<i64> {
-        let (f, _g) = need!(self, get_api_version, "ompd_get_api_version");
+        let (f, _g) = need!(self, get_api_version, GetApiVersion);
         let mut v = POISON_WORD;
         // SAFETY: valid out-parameter.
         let rc = unsafe { f(&mut v) };
@@ -641,7 +649,7 @@ impl Library {
 
     /// `ompd_get_version_string`: the string must be static library memory.
     pub fn get_version_string(&self) -> Call<StaticString> {
-        let (f, _g) = need!(self, get_version_string, "ompd_get_version_string");
+        let (f, _g) = need!(self, get_version_string, GetVersionString);
         let mut s = POISON_PTR as *const c_char;
         // SAFETY: valid out-parameter.
         let rc = unsafe { f(&mut s) };
@@ -659,7 +667,7 @@ impl Library {
 
     /// `ompd_get_api_version(NULL)`: the library must refuse the NULL out-parameter.
     pub fn get_api_version_null(&self) -> Call<()> {
-        let (f, _g) = need!(self, get_api_version, "ompd_get_api_version");
+        let (f, _g) = need!(self, get_api_version, GetApiVersion);
         // SAFETY: a NULL out-parameter is valid input that the library must check.
         let rc = unsafe { f(std::ptr::null_mut()) };
         rc_of(rc, || Ok(()))
@@ -667,7 +675,7 @@ impl Library {
 
     /// `ompd_initialize(version, NULL)`: the library must refuse the NULL table.
     pub fn initialize_null(&self, version: i64) -> Call<()> {
-        let (f, _g) = need!(self, initialize, "ompd_initialize");
+        let (f, _g) = need!(self, initialize, Initialize);
         // SAFETY: a NULL table is valid input that the library must check.
         let rc = unsafe { f(version, std::ptr::null()) };
         rc_of(rc, || Ok(()))
@@ -675,7 +683,7 @@ impl Library {
 
     /// `ompd_initialize` with our callback table.
     pub fn initialize(&self, version: i64) -> Call<()> {
-        let (f, _g) = need!(self, initialize, "ompd_initialize");
+        let (f, _g) = need!(self, initialize, Initialize);
         // SAFETY: the table is a `'static` that outlives the library.
         let rc = unsafe { f(version, callbacks::table()) };
         rc_of(rc, || Ok(()))
@@ -683,7 +691,7 @@ impl Library {
 
     /// `ompd_finalize`.
     pub fn finalize(&self) -> Call<()> {
-        let (f, _g) = need!(self, finalize, "ompd_finalize");
+        let (f, _g) = need!(self, finalize, Finalize);
         // SAFETY: no arguments.
         let rc = unsafe { f() };
         rc_of(rc, || Ok(()))
@@ -691,7 +699,7 @@ impl Library {
 
     /// `ompd_process_initialize` for a simulated target.
     pub fn process_initialize(&self, target: &'static callbacks::Target) -> Call<AspaceH<'_>> {
-        let (f, _g) = need!(self, process_initialize, "ompd_process_initialize");
+        let (f, _g) = need!(self, process_initialize, ProcessInitialize);
         let mut h = POISON_PTR as *mut AddressSpaceHandle;
         // SAFETY: the context is a leaked, registered Target; valid out-parameter.
         let rc = unsafe { f(target.context(), &mut h) };
@@ -706,7 +714,7 @@ impl Library {
         kind: u64,
         id: &[u8],
     ) -> Call<AspaceH<'_>> {
-        let (f, _g) = need!(self, device_initialize, "ompd_device_initialize");
+        let (f, _g) = need!(self, device_initialize, DeviceInitialize);
         let mut h = POISON_PTR as *mut AddressSpaceHandle;
         let mut buf = id.to_vec();
         // SAFETY: live handle; a registered context; `buf` holds `buf.len()` bytes; valid
@@ -726,7 +734,7 @@ impl Library {
 
     /// `ompd_get_omp_version`.
     pub fn get_omp_version(&self, ah: &AspaceH) -> Call<i64> {
-        let (f, _g) = need!(self, get_omp_version, "ompd_get_omp_version");
+        let (f, _g) = need!(self, get_omp_version, GetOmpVersion);
         let mut v = POISON_WORD;
         // SAFETY: live handle; valid out-parameter.
         let rc = unsafe { f(ah.ptr, &mut v) };
@@ -746,7 +754,7 @@ impl Library {
 
     /// `ompd_get_omp_version_string`, keeping the tool-owned block until the result is dropped.
     pub fn get_omp_version_string_kept(&self, ah: &AspaceH) -> Call<ToolString> {
-        let (f, _g) = need!(self, get_omp_version_string, "ompd_get_omp_version_string");
+        let (f, _g) = need!(self, get_omp_version_string, GetOmpVersionString);
         let mut s = POISON_PTR as *const c_char;
         // SAFETY: live handle; valid out-parameter.
         let rc = unsafe { f(ah.ptr, &mut s) };
@@ -761,11 +769,7 @@ impl Library {
         scope: Scope,
         id: u64,
     ) -> Call<ToolString> {
-        let (f, _g) = need!(
-            self,
-            get_icv_string_from_scope,
-            "ompd_get_icv_string_from_scope"
-        );
+        let (f, _g) = need!(self, get_icv_string_from_scope, GetIcvStringFromScope);
         let mut s = POISON_PTR as *const c_char;
         // SAFETY: `handle` is a live handle; the scope may name another kind, which the library
         // must detect from the scope; valid out-parameter.
@@ -775,7 +779,7 @@ impl Library {
 
     /// `ompd_get_thread_handle` for a native id given in target byte order.
     pub fn get_thread_handle(&self, ah: &AspaceH, kind: u64, id: &[u8]) -> Call<ThreadH<'_>> {
-        let (f, _g) = need!(self, get_thread_handle, "ompd_get_thread_handle");
+        let (f, _g) = need!(self, get_thread_handle, GetThreadHandle);
         let mut h = POISON_PTR as *mut ThreadHandle;
         // The id buffer is ours and only valid for the call (OMPD-OWN-005).
         let mut buf = id.to_vec();
@@ -790,7 +794,7 @@ impl Library {
 
     /// `ompd_get_thread_id` into a guarded buffer of `size` bytes. Returns the bytes written.
     pub fn get_thread_id(&self, th: &ThreadH, kind: u64, size: usize) -> Call<Vec<u8>> {
-        let (f, _g) = need!(self, get_thread_id, "ompd_get_thread_id");
+        let (f, _g) = need!(self, get_thread_id, GetThreadId);
         const GUARD: usize = 16;
         let mut buf = vec![0xEEu8; size + 2 * GUARD];
         // SAFETY: live handle; the buffer has `size` bytes after the leading guard.
@@ -816,7 +820,7 @@ impl Library {
 
     /// `ompd_get_thread_in_parallel`.
     pub fn get_thread_in_parallel(&self, ph: &ParallelH, n: i32) -> Call<ThreadH<'_>> {
-        let (f, _g) = need!(self, get_thread_in_parallel, "ompd_get_thread_in_parallel");
+        let (f, _g) = need!(self, get_thread_in_parallel, GetThreadInParallel);
         let mut h = POISON_PTR as *mut ThreadHandle;
         // SAFETY: live handle; valid out-parameter.
         let rc = unsafe { f(ph.ptr, n, &mut h) };
@@ -825,7 +829,7 @@ impl Library {
 
     step!(
         get_curr_parallel_handle,
-        "ompd_get_curr_parallel_handle",
+        GetCurrParallelHandle,
         ThreadH,
         ParallelH,
         ParallelHandle,
@@ -833,7 +837,7 @@ impl Library {
     );
     step!(
         get_enclosing_parallel_handle,
-        "ompd_get_enclosing_parallel_handle",
+        GetEnclosingParallelHandle,
         ParallelH,
         ParallelH,
         ParallelHandle,
@@ -841,7 +845,7 @@ impl Library {
     );
     step!(
         get_task_parallel_handle,
-        "ompd_get_task_parallel_handle",
+        GetTaskParallelHandle,
         TaskH,
         ParallelH,
         ParallelHandle,
@@ -849,7 +853,7 @@ impl Library {
     );
     step!(
         get_curr_task_handle,
-        "ompd_get_curr_task_handle",
+        GetCurrTaskHandle,
         ThreadH,
         TaskH,
         TaskHandle,
@@ -857,7 +861,7 @@ impl Library {
     );
     step!(
         get_generating_task_handle,
-        "ompd_get_generating_task_handle",
+        GetGeneratingTaskHandle,
         TaskH,
         TaskH,
         TaskHandle,
@@ -865,7 +869,7 @@ impl Library {
     );
     step!(
         get_scheduling_task_handle,
-        "ompd_get_scheduling_task_handle",
+        GetSchedulingTaskHandle,
         TaskH,
         TaskH,
         TaskHandle,
@@ -874,7 +878,7 @@ impl Library {
 
     /// `ompd_get_task_in_parallel`.
     pub fn get_task_in_parallel(&self, ph: &ParallelH, n: i32) -> Call<TaskH<'_>> {
-        let (f, _g) = need!(self, get_task_in_parallel, "ompd_get_task_in_parallel");
+        let (f, _g) = need!(self, get_task_in_parallel, GetTaskInParallel);
         let mut h = POISON_PTR as *mut TaskHandle;
         // SAFETY: live handle; valid out-parameter.
         let rc = unsafe { f(ph.ptr, n, &mut h) };
@@ -884,12 +888,12 @@ impl Library {
     fn compare<K: Kind>(
         &self,
         f: Option<unsafe extern "C" fn(*mut K, *mut K, *mut c_int) -> Rc>,
-        site: &'static str,
+        site: EntryPoint,
         a: &Handle<K>,
         b: &Handle<K>,
     ) -> Call<i32> {
         let f = f.ok_or(Fail::Missing(site))?;
-        let _g = callbacks::enter(site);
+        let _g = callbacks::enter(site.name());
         let mut v: c_int = 0x5A5A_5A5A;
         // SAFETY: live handles of this kind; valid out-parameter.
         let rc = unsafe { f(a.ptr, b.ptr, &mut v) };
@@ -900,7 +904,7 @@ impl Library {
     pub fn thread_compare(&self, a: &ThreadH, b: &ThreadH) -> Call<i32> {
         self.compare(
             self.api.thread_handle_compare,
-            "ompd_thread_handle_compare",
+            EntryPoint::ThreadHandleCompare,
             a,
             b,
         )
@@ -910,7 +914,7 @@ impl Library {
     pub fn parallel_compare(&self, a: &ParallelH, b: &ParallelH) -> Call<i32> {
         self.compare(
             self.api.parallel_handle_compare,
-            "ompd_parallel_handle_compare",
+            EntryPoint::ParallelHandleCompare,
             a,
             b,
         )
@@ -920,7 +924,7 @@ impl Library {
     pub fn task_compare(&self, a: &TaskH, b: &TaskH) -> Call<i32> {
         self.compare(
             self.api.task_handle_compare,
-            "ompd_task_handle_compare",
+            EntryPoint::TaskHandleCompare,
             a,
             b,
         )
@@ -928,7 +932,7 @@ impl Library {
 
     /// `ompd_get_state`; `with_wait_id` false passes NULL for the optional wait id.
     pub fn get_state(&self, th: &ThreadH, with_wait_id: bool) -> Call<(i64, Option<u64>)> {
-        let (f, _g) = need!(self, get_state, "ompd_get_state");
+        let (f, _g) = need!(self, get_state, GetState);
         let mut s = POISON_WORD;
         let mut w = POISON_WORD as u64;
         let wp = if with_wait_id {
@@ -948,7 +952,7 @@ impl Library {
 
     /// `ompd_enumerate_states`: next state, its (tool-owned) name, and more_enums.
     pub fn enumerate_states(&self, ah: &AspaceH, current: i64) -> Call<(i64, String, i64)> {
-        let (f, _g) = need!(self, enumerate_states, "ompd_enumerate_states");
+        let (f, _g) = need!(self, enumerate_states, EnumerateStates);
         let (mut next, mut more) = (POISON_WORD, POISON_WORD);
         let mut name = POISON_PTR as *const c_char;
         // SAFETY: live handle; valid out-parameters.
@@ -971,11 +975,7 @@ impl Library {
     /// readable tool-block or mapped memory, NULL-terminated, each entry a readable
     /// NUL-terminated string).
     pub fn get_display_control_vars(&self, ah: &AspaceH) -> Call<ControlVars<'_>> {
-        let (f, g) = need!(
-            self,
-            get_display_control_vars,
-            "ompd_get_display_control_vars"
-        );
+        let (f, g) = need!(self, get_display_control_vars, GetDisplayControlVars);
         let mut v = POISON_PTR as *const *const c_char;
         // SAFETY: live handle; valid out-parameter.
         let rc = unsafe { f(ah.ptr, &mut v) };
@@ -1019,7 +1019,7 @@ impl Library {
 
     /// `ompd_enumerate_icvs`: next id, its (tool-owned) name, scope and more.
     pub fn enumerate_icvs(&self, ah: &AspaceH, current: u64) -> Call<(u64, String, Scope, i32)> {
-        let (f, _g) = need!(self, enumerate_icvs, "ompd_enumerate_icvs");
+        let (f, _g) = need!(self, enumerate_icvs, EnumerateIcvs);
         let mut next = POISON_WORD as u64;
         let mut name = POISON_PTR as *const c_char;
         let mut scope = Scope(0x5A5A_5A5A);
@@ -1044,7 +1044,7 @@ impl Library {
     /// `ompd_get_icv_from_scope`. Returns the code and the value when one was written (ok, or
     /// incomplete for list ICVs).
     pub fn get_icv(&self, handle: AnyHandle, scope: Scope, id: u64) -> Call<(Rc, Option<i64>)> {
-        let (f, _g) = need!(self, get_icv_from_scope, "ompd_get_icv_from_scope");
+        let (f, _g) = need!(self, get_icv_from_scope, GetIcvFromScope);
         let mut v = POISON_WORD;
         // SAFETY: `handle` is a live handle; the scope may name another kind, which the library
         // must detect from the scope; valid out-parameter.
@@ -1059,7 +1059,7 @@ impl Library {
 
     /// `ompd_get_task_function`.
     pub fn get_task_function(&self, task: &TaskH) -> Call<Address> {
-        let (f, _g) = need!(self, get_task_function, "ompd_get_task_function");
+        let (f, _g) = need!(self, get_task_function, GetTaskFunction);
         let mut a = Address {
             segment: POISON_WORD as u64,
             address: POISON_WORD as u64,
@@ -1073,7 +1073,7 @@ impl Library {
     /// followed by guard bytes: a library that writes past an `ompd_frame_info_t` (e.g. a frame
     /// field read with a larger `ompd_sizeof__*` than its variable) gives an invalid output.
     pub fn get_task_frame(&self, task: &TaskH) -> Call<(FrameInfo, FrameInfo)> {
-        let (f, _g) = need!(self, get_task_frame, "ompd_get_task_frame");
+        let (f, _g) = need!(self, get_task_frame, GetTaskFrame);
         const GUARD: usize = 64;
         #[repr(C)]
         struct Guarded {
@@ -1106,7 +1106,7 @@ impl Library {
 
     /// `ompd_get_tool_data`.
     pub fn get_tool_data(&self, handle: AnyHandle, scope: Scope) -> Call<(i64, Address)> {
-        let (f, _g) = need!(self, get_tool_data, "ompd_get_tool_data");
+        let (f, _g) = need!(self, get_tool_data, GetToolData);
         let mut v = POISON_WORD;
         let mut a = Address {
             segment: POISON_WORD as u64,
@@ -1115,636 +1115,5 @@ impl Library {
         // SAFETY: `handle` is a live handle; valid out-parameters.
         let rc = unsafe { f(handle.raw(), scope, &mut v, &mut a) };
         rc_of(rc, || Ok((v, a)))
-    }
-}
-
-/// Valid arguments for [`Library::call_with_null`]: every argument the call does not pass as
-/// NULL comes from here. An entry point that needs an absent one is not called.
-#[derive(Clone, Copy, Default)]
-pub struct NullArgs<'a, 'l> {
-    /// The simulated target (its context for process and device initialization).
-    pub target: Option<&'static callbacks::Target>,
-    /// A live address-space handle.
-    pub aspace: Option<&'a AspaceH<'l>>,
-    /// A live thread handle.
-    pub thread: Option<&'a ThreadH<'l>>,
-    /// The pthread id (target byte order) of the thread of `thread`.
-    pub thread_id: &'a [u8],
-    /// A live parallel handle.
-    pub parallel: Option<&'a ParallelH<'l>>,
-    /// A live task handle.
-    pub task: Option<&'a TaskH<'l>>,
-    /// For the ICV getters: a handle, the scope it stands for, and an ICV id of that scope.
-    pub icv: Option<(AnyHandle<'a, 'l>, Scope, u64)>,
-    /// For `ompd_get_tool_data`: a handle and the scope it stands for.
-    pub tool_data: Option<(AnyHandle<'a, 'l>, Scope)>,
-}
-
-/// `p`, or NULL when `name` is the argument to pass as NULL.
-fn null_or<T>(null: Option<&str>, name: &str, p: *mut T) -> *mut T {
-    if null == Some(name) {
-        std::ptr::null_mut()
-    } else {
-        p
-    }
-}
-
-/// A valid argument of `args`, or why the call cannot be made.
-fn valid<T>(v: Option<T>, what: &str) -> Result<T, String> {
-    v.ok_or_else(|| format!("no valid {what} to pass"))
-}
-
-impl Library {
-    /// The pointer arguments of each OMPD 5.0 entry point, by their `omp-tools.h` names, in
-    /// declaration order (`None` for a name that is not a 5.0 entry point).
-    pub fn pointer_args(entry: &str) -> Option<&'static [&'static str]> {
-        Some(match entry {
-            "ompd_initialize" => &["callbacks"],
-            "ompd_get_api_version" => &["version"],
-            "ompd_get_version_string" => &["string"],
-            "ompd_finalize" => &[],
-            "ompd_process_initialize" => &["context", "handle"],
-            "ompd_device_initialize" => {
-                &["process_handle", "device_context", "id", "device_handle"]
-            }
-            "ompd_rel_address_space_handle" => &["handle"],
-            "ompd_get_omp_version" => &["address_space", "omp_version"],
-            "ompd_get_omp_version_string" => &["address_space", "string"],
-            "ompd_get_thread_in_parallel" => &["parallel_handle", "thread_handle"],
-            "ompd_get_thread_handle" => &["handle", "thread_id", "thread_handle"],
-            "ompd_rel_thread_handle" => &["thread_handle"],
-            "ompd_thread_handle_compare" => &["thread_handle_1", "thread_handle_2", "cmp_value"],
-            "ompd_get_thread_id" => &["thread_handle", "thread_id"],
-            "ompd_get_curr_parallel_handle" => &["thread_handle", "parallel_handle"],
-            "ompd_get_enclosing_parallel_handle" => {
-                &["parallel_handle", "enclosing_parallel_handle"]
-            }
-            "ompd_get_task_parallel_handle" => &["task_handle", "task_parallel_handle"],
-            "ompd_rel_parallel_handle" => &["parallel_handle"],
-            "ompd_parallel_handle_compare" => {
-                &["parallel_handle_1", "parallel_handle_2", "cmp_value"]
-            }
-            "ompd_get_curr_task_handle" => &["thread_handle", "task_handle"],
-            "ompd_get_generating_task_handle" => &["task_handle", "generating_task_handle"],
-            "ompd_get_scheduling_task_handle" => &["task_handle", "scheduling_task_handle"],
-            "ompd_get_task_in_parallel" => &["parallel_handle", "task_handle"],
-            "ompd_rel_task_handle" => &["task_handle"],
-            "ompd_task_handle_compare" => &["task_handle_1", "task_handle_2", "cmp_value"],
-            "ompd_get_task_function" => &["task_handle", "entry_point"],
-            "ompd_get_task_frame" => &["task_handle", "exit_frame", "enter_frame"],
-            "ompd_enumerate_states" => &[
-                "address_space_handle",
-                "next_state",
-                "next_state_name",
-                "more_enums",
-            ],
-            "ompd_get_state" => &["thread_handle", "state", "wait_id"],
-            "ompd_get_display_control_vars" => &["address_space_handle", "control_vars"],
-            "ompd_rel_display_control_vars" => &["control_vars"],
-            "ompd_enumerate_icvs" => &["handle", "next_id", "next_icv_name", "next_scope", "more"],
-            "ompd_get_icv_from_scope" => &["handle", "icv_value"],
-            "ompd_get_icv_string_from_scope" => &["handle", "icv_string"],
-            "ompd_get_tool_data" => &["handle", "value", "ptr"],
-            _ => return None,
-        })
-    }
-
-    /// Releases a handle the library returned with an (unexpected) `ok`, if it is one.
-    fn adopt<K: Kind>(&self, p: *mut K) {
-        drop(self.handle(p, K::NAME));
-    }
-
-    /// Calls `entry` with the pointer argument named `null` passed as NULL and every other
-    /// argument valid (from `args`; out-parameters are poisoned buffers). `null == None` makes
-    /// the all-valid call, for comparison. Whatever the library hands back on `ok` (handles,
-    /// tool-owned strings, the display-control vector) is released or freed here.
-    ///
-    /// `Err` says why no call was made: an unknown entry point or argument, a needed valid
-    /// argument missing from `args`, or a call the harness never makes (`ompd_initialize`,
-    /// `ompd_get_api_version` and `ompd_finalize` have their own wrappers, and a release routine
-    /// is only ever called with NULL here, never with a handle the caller still holds).
-    pub fn call_with_null(
-        &self,
-        entry: &str,
-        null: Option<&str>,
-        args: &NullArgs,
-    ) -> Result<Call<()>, String> {
-        let names = Library::pointer_args(entry)
-            .ok_or_else(|| format!("{entry} is not an OMPD 5.0 entry point"))?;
-        if let Some(n) = null {
-            if !names.contains(&n) {
-                return Err(format!("{entry} has no pointer argument {n}"));
-            }
-        }
-        macro_rules! entry {
-            ($field:ident, $name:literal) => {
-                match self.api.$field {
-                    Some(f) => (f, callbacks::enter($name)),
-                    None => return Ok(Err(Fail::Missing($name))),
-                }
-            };
-        }
-        let is_null = |name: &str| null == Some(name);
-        let release_only = |what: &str| -> Result<(), String> {
-            if null.is_none() {
-                Err(format!("{what} is only called with NULL here"))
-            } else {
-                Ok(())
-            }
-        };
-        let rc = match entry {
-            "ompd_get_version_string" => {
-                let (f, _g) = entry!(get_version_string, "ompd_get_version_string");
-                let mut s = POISON_PTR as *const c_char;
-                // SAFETY: the out-parameter is ours or NULL (a NULL the library must refuse); a
-                // static string needs no release.
-                unsafe { f(null_or(null, "string", &mut s)) }
-            }
-            "ompd_process_initialize" => {
-                let target = valid(args.target, "target")?;
-                let (f, _g) = entry!(process_initialize, "ompd_process_initialize");
-                let mut h = POISON_PTR as *mut AddressSpaceHandle;
-                let ctx = null_or(null, "context", target.context());
-                // SAFETY: the context is a leaked, registered Target (or NULL); the out-parameter
-                // is ours (or NULL).
-                let rc = unsafe { f(ctx, null_or(null, "handle", &mut h)) };
-                if rc.is_ok() && !is_null("handle") {
-                    self.adopt(h);
-                }
-                rc
-            }
-            "ompd_device_initialize" => {
-                let target = valid(args.target, "target")?;
-                let ah = valid(args.aspace, "address space handle")?;
-                let (f, _g) = entry!(device_initialize, "ompd_device_initialize");
-                let mut h = POISON_PTR as *mut AddressSpaceHandle;
-                let mut id = 0u64;
-                let size = std::mem::size_of::<u64>() as u64;
-                let id_ptr = null_or(null, "id", &mut id as *mut u64).cast::<c_void>();
-                // SAFETY: live handle (or NULL); the context is a leaked, registered Target (or
-                // NULL); `id` holds `size` bytes (or is NULL); the out-parameter is ours (or
-                // NULL).
-                let rc = unsafe {
-                    f(
-                        null_or(null, "process_handle", ah.ptr),
-                        null_or(null, "device_context", target.context()),
-                        ompd_abi::device_kind::CUDA,
-                        size,
-                        id_ptr,
-                        null_or(null, "device_handle", &mut h),
-                    )
-                };
-                if rc.is_ok() && !is_null("device_handle") {
-                    self.adopt(h);
-                }
-                rc
-            }
-            "ompd_rel_address_space_handle" => {
-                release_only(entry)?;
-                let (f, _g) = entry!(rel_address_space_handle, "ompd_rel_address_space_handle");
-                // SAFETY: NULL is the only handle passed here.
-                unsafe { f(std::ptr::null_mut()) }
-            }
-            "ompd_get_omp_version" => {
-                let ah = valid(args.aspace, "address space handle")?;
-                let (f, _g) = entry!(get_omp_version, "ompd_get_omp_version");
-                let mut v = POISON_WORD;
-                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                unsafe {
-                    f(
-                        null_or(null, "address_space", ah.ptr),
-                        null_or(null, "omp_version", &mut v),
-                    )
-                }
-            }
-            "ompd_get_omp_version_string" => {
-                let ah = valid(args.aspace, "address space handle")?;
-                let (f, _g) = entry!(get_omp_version_string, "ompd_get_omp_version_string");
-                let mut s = POISON_PTR as *const c_char;
-                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
-                        null_or(null, "address_space", ah.ptr),
-                        null_or(null, "string", &mut s),
-                    )
-                };
-                if rc.is_ok() && !is_null("string") {
-                    drop(kept_string(s, "string"));
-                }
-                rc
-            }
-            "ompd_get_thread_in_parallel" => {
-                let ph = valid(args.parallel, "parallel handle")?;
-                let (f, _g) = entry!(get_thread_in_parallel, "ompd_get_thread_in_parallel");
-                let mut h = POISON_PTR as *mut ThreadHandle;
-                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
-                        null_or(null, "parallel_handle", ph.ptr),
-                        0,
-                        null_or(null, "thread_handle", &mut h),
-                    )
-                };
-                if rc.is_ok() && !is_null("thread_handle") {
-                    self.adopt(h);
-                }
-                rc
-            }
-            "ompd_get_task_in_parallel" => {
-                let ph = valid(args.parallel, "parallel handle")?;
-                let (f, _g) = entry!(get_task_in_parallel, "ompd_get_task_in_parallel");
-                let mut h = POISON_PTR as *mut TaskHandle;
-                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
-                        null_or(null, "parallel_handle", ph.ptr),
-                        0,
-                        null_or(null, "task_handle", &mut h),
-                    )
-                };
-                if rc.is_ok() && !is_null("task_handle") {
-                    self.adopt(h);
-                }
-                rc
-            }
-            "ompd_get_thread_handle" => {
-                let ah = valid(args.aspace, "address space handle")?;
-                if args.thread_id.is_empty() {
-                    return Err("no valid thread id to pass".into());
-                }
-                let (f, _g) = entry!(get_thread_handle, "ompd_get_thread_handle");
-                let mut h = POISON_PTR as *mut ThreadHandle;
-                let mut buf = args.thread_id.to_vec();
-                let id = null_or(null, "thread_id", buf.as_mut_ptr()).cast::<c_void>();
-                // SAFETY: live handle (or NULL); `buf` holds `buf.len()` bytes (or the id is
-                // NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
-                        null_or(null, "handle", ah.ptr),
-                        ompd_abi::thread_id_kind::PTHREAD,
-                        buf.len() as u64,
-                        id,
-                        null_or(null, "thread_handle", &mut h),
-                    )
-                };
-                if rc.is_ok() && !is_null("thread_handle") {
-                    self.adopt(h);
-                }
-                rc
-            }
-            "ompd_rel_thread_handle" => {
-                release_only(entry)?;
-                let (f, _g) = entry!(rel_thread_handle, "ompd_rel_thread_handle");
-                // SAFETY: NULL is the only handle passed here.
-                unsafe { f(std::ptr::null_mut()) }
-            }
-            "ompd_thread_handle_compare" => {
-                let th = valid(args.thread, "thread handle")?;
-                let (f, _g) = entry!(thread_handle_compare, "ompd_thread_handle_compare");
-                let mut v: c_int = 0x5A5A_5A5A;
-                // SAFETY: live handles (or NULL); the out-parameter is ours (or NULL).
-                unsafe {
-                    f(
-                        null_or(null, "thread_handle_1", th.ptr),
-                        null_or(null, "thread_handle_2", th.ptr),
-                        null_or(null, "cmp_value", &mut v),
-                    )
-                }
-            }
-            "ompd_get_thread_id" => {
-                let th = valid(args.thread, "thread handle")?;
-                if args.thread_id.is_empty() {
-                    return Err("no valid thread id size to pass".into());
-                }
-                let (f, _g) = entry!(get_thread_id, "ompd_get_thread_id");
-                let mut buf = vec![0xEEu8; args.thread_id.len()];
-                let out = null_or(null, "thread_id", buf.as_mut_ptr()).cast::<c_void>();
-                // SAFETY: live handle (or NULL); `buf` has room for `buf.len()` bytes (or the
-                // buffer is NULL).
-                unsafe {
-                    f(
-                        null_or(null, "thread_handle", th.ptr),
-                        ompd_abi::thread_id_kind::PTHREAD,
-                        buf.len() as u64,
-                        out,
-                    )
-                }
-            }
-            "ompd_get_curr_parallel_handle" => {
-                let th = valid(args.thread, "thread handle")?;
-                let (f, _g) = entry!(get_curr_parallel_handle, "ompd_get_curr_parallel_handle");
-                let mut h = POISON_PTR as *mut ParallelHandle;
-                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
-                        null_or(null, "thread_handle", th.ptr),
-                        null_or(null, "parallel_handle", &mut h),
-                    )
-                };
-                if rc.is_ok() && !is_null("parallel_handle") {
-                    self.adopt(h);
-                }
-                rc
-            }
-            "ompd_get_enclosing_parallel_handle" => {
-                let ph = valid(args.parallel, "parallel handle")?;
-                let (f, _g) = entry!(
-                    get_enclosing_parallel_handle,
-                    "ompd_get_enclosing_parallel_handle"
-                );
-                let mut h = POISON_PTR as *mut ParallelHandle;
-                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
-                        null_or(null, "parallel_handle", ph.ptr),
-                        null_or(null, "enclosing_parallel_handle", &mut h),
-                    )
-                };
-                if rc.is_ok() && !is_null("enclosing_parallel_handle") {
-                    self.adopt(h);
-                }
-                rc
-            }
-            "ompd_get_task_parallel_handle" => {
-                let task = valid(args.task, "task handle")?;
-                let (f, _g) = entry!(get_task_parallel_handle, "ompd_get_task_parallel_handle");
-                let mut h = POISON_PTR as *mut ParallelHandle;
-                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
-                        null_or(null, "task_handle", task.ptr),
-                        null_or(null, "task_parallel_handle", &mut h),
-                    )
-                };
-                if rc.is_ok() && !is_null("task_parallel_handle") {
-                    self.adopt(h);
-                }
-                rc
-            }
-            "ompd_rel_parallel_handle" => {
-                release_only(entry)?;
-                let (f, _g) = entry!(rel_parallel_handle, "ompd_rel_parallel_handle");
-                // SAFETY: NULL is the only handle passed here.
-                unsafe { f(std::ptr::null_mut()) }
-            }
-            "ompd_parallel_handle_compare" => {
-                let ph = valid(args.parallel, "parallel handle")?;
-                let (f, _g) = entry!(parallel_handle_compare, "ompd_parallel_handle_compare");
-                let mut v: c_int = 0x5A5A_5A5A;
-                // SAFETY: live handles (or NULL); the out-parameter is ours (or NULL).
-                unsafe {
-                    f(
-                        null_or(null, "parallel_handle_1", ph.ptr),
-                        null_or(null, "parallel_handle_2", ph.ptr),
-                        null_or(null, "cmp_value", &mut v),
-                    )
-                }
-            }
-            "ompd_get_curr_task_handle" => {
-                let th = valid(args.thread, "thread handle")?;
-                let (f, _g) = entry!(get_curr_task_handle, "ompd_get_curr_task_handle");
-                let mut h = POISON_PTR as *mut TaskHandle;
-                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
-                        null_or(null, "thread_handle", th.ptr),
-                        null_or(null, "task_handle", &mut h),
-                    )
-                };
-                if rc.is_ok() && !is_null("task_handle") {
-                    self.adopt(h);
-                }
-                rc
-            }
-            "ompd_get_generating_task_handle" | "ompd_get_scheduling_task_handle" => {
-                let task = valid(args.task, "task handle")?;
-                let (out_name, (f, _g)) = if entry == "ompd_get_generating_task_handle" {
-                    (
-                        "generating_task_handle",
-                        entry!(
-                            get_generating_task_handle,
-                            "ompd_get_generating_task_handle"
-                        ),
-                    )
-                } else {
-                    (
-                        "scheduling_task_handle",
-                        entry!(
-                            get_scheduling_task_handle,
-                            "ompd_get_scheduling_task_handle"
-                        ),
-                    )
-                };
-                let mut h = POISON_PTR as *mut TaskHandle;
-                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
-                        null_or(null, "task_handle", task.ptr),
-                        null_or(null, out_name, &mut h),
-                    )
-                };
-                if rc.is_ok() && !is_null(out_name) {
-                    self.adopt(h);
-                }
-                rc
-            }
-            "ompd_rel_task_handle" => {
-                release_only(entry)?;
-                let (f, _g) = entry!(rel_task_handle, "ompd_rel_task_handle");
-                // SAFETY: NULL is the only handle passed here.
-                unsafe { f(std::ptr::null_mut()) }
-            }
-            "ompd_task_handle_compare" => {
-                let task = valid(args.task, "task handle")?;
-                let (f, _g) = entry!(task_handle_compare, "ompd_task_handle_compare");
-                let mut v: c_int = 0x5A5A_5A5A;
-                // SAFETY: live handles (or NULL); the out-parameter is ours (or NULL).
-                unsafe {
-                    f(
-                        null_or(null, "task_handle_1", task.ptr),
-                        null_or(null, "task_handle_2", task.ptr),
-                        null_or(null, "cmp_value", &mut v),
-                    )
-                }
-            }
-            "ompd_get_task_function" => {
-                let task = valid(args.task, "task handle")?;
-                let (f, _g) = entry!(get_task_function, "ompd_get_task_function");
-                let mut a = Address {
-                    segment: POISON_WORD as u64,
-                    address: POISON_WORD as u64,
-                };
-                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                unsafe {
-                    f(
-                        null_or(null, "task_handle", task.ptr),
-                        null_or(null, "entry_point", &mut a),
-                    )
-                }
-            }
-            "ompd_get_task_frame" => {
-                let task = valid(args.task, "task handle")?;
-                let (f, _g) = entry!(get_task_frame, "ompd_get_task_frame");
-                let poison = FrameInfo {
-                    frame_address: Address {
-                        segment: POISON_WORD as u64,
-                        address: POISON_WORD as u64,
-                    },
-                    frame_flag: POISON_WORD,
-                };
-                let (mut exit, mut enter) = (poison, poison);
-                // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
-                unsafe {
-                    f(
-                        null_or(null, "task_handle", task.ptr),
-                        null_or(null, "exit_frame", &mut exit),
-                        null_or(null, "enter_frame", &mut enter),
-                    )
-                }
-            }
-            "ompd_enumerate_states" => {
-                let ah = valid(args.aspace, "address space handle")?;
-                let (f, _g) = entry!(enumerate_states, "ompd_enumerate_states");
-                let (mut next, mut more) = (POISON_WORD, POISON_WORD);
-                let mut name = POISON_PTR as *const c_char;
-                // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
-                let rc = unsafe {
-                    f(
-                        null_or(null, "address_space_handle", ah.ptr),
-                        ompd_abi::state::UNDEFINED,
-                        null_or(null, "next_state", &mut next),
-                        null_or(null, "next_state_name", &mut name),
-                        null_or(null, "more_enums", &mut more),
-                    )
-                };
-                if rc.is_ok() && !is_null("next_state_name") {
-                    drop(kept_string(name, "next_state_name"));
-                }
-                rc
-            }
-            "ompd_get_state" => {
-                let th = valid(args.thread, "thread handle")?;
-                let (f, _g) = entry!(get_state, "ompd_get_state");
-                let mut s = POISON_WORD;
-                let mut w = POISON_WORD as u64;
-                // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
-                unsafe {
-                    f(
-                        null_or(null, "thread_handle", th.ptr),
-                        null_or(null, "state", &mut s),
-                        null_or(null, "wait_id", &mut w),
-                    )
-                }
-            }
-            "ompd_get_display_control_vars" => {
-                let ah = valid(args.aspace, "address space handle")?;
-                let (f, _g) = entry!(get_display_control_vars, "ompd_get_display_control_vars");
-                let mut v = POISON_PTR as *const *const c_char;
-                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
-                        null_or(null, "address_space_handle", ah.ptr),
-                        null_or(null, "control_vars", &mut v),
-                    )
-                };
-                let written = v as usize != POISON_PTR && !v.is_null();
-                if rc.is_ok() && !is_null("control_vars") && written {
-                    if let Some(rel) = self.api.rel_display_control_vars {
-                        let _r = callbacks::enter("ompd_rel_display_control_vars");
-                        // SAFETY: `v` is the vector the library just returned, released once.
-                        unsafe { rel(&mut v) };
-                    }
-                }
-                rc
-            }
-            "ompd_rel_display_control_vars" => {
-                release_only(entry)?;
-                let (f, _g) = entry!(rel_display_control_vars, "ompd_rel_display_control_vars");
-                // SAFETY: NULL is the only vector passed here.
-                unsafe { f(std::ptr::null_mut()) }
-            }
-            "ompd_enumerate_icvs" => {
-                let ah = valid(args.aspace, "address space handle")?;
-                let (f, _g) = entry!(enumerate_icvs, "ompd_enumerate_icvs");
-                let mut next = POISON_WORD as u64;
-                let mut name = POISON_PTR as *const c_char;
-                let mut scope = Scope(0x5A5A_5A5A);
-                let mut more: c_int = 0x5A5A_5A5A;
-                // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
-                let rc = unsafe {
-                    f(
-                        null_or(null, "handle", ah.ptr),
-                        ompd_abi::ICV_UNDEFINED,
-                        null_or(null, "next_id", &mut next),
-                        null_or(null, "next_icv_name", &mut name),
-                        null_or(null, "next_scope", &mut scope),
-                        null_or(null, "more", &mut more),
-                    )
-                };
-                if rc.is_ok() && !is_null("next_icv_name") {
-                    drop(kept_string(name, "next_icv_name"));
-                }
-                rc
-            }
-            "ompd_get_icv_from_scope" => {
-                let (h, scope, id) = valid(args.icv, "ICV handle, scope and id")?;
-                let (f, _g) = entry!(get_icv_from_scope, "ompd_get_icv_from_scope");
-                let mut v = POISON_WORD;
-                // SAFETY: a live handle of the kind `scope` names (or NULL); the out-parameter
-                // is ours (or NULL).
-                unsafe {
-                    f(
-                        null_or(null, "handle", h.raw()),
-                        scope,
-                        id,
-                        null_or(null, "icv_value", &mut v),
-                    )
-                }
-            }
-            "ompd_get_icv_string_from_scope" => {
-                let (h, scope, id) = valid(args.icv, "ICV handle, scope and id")?;
-                let (f, _g) = entry!(get_icv_string_from_scope, "ompd_get_icv_string_from_scope");
-                let mut s = POISON_PTR as *const c_char;
-                // SAFETY: a live handle of the kind `scope` names (or NULL); the out-parameter
-                // is ours (or NULL).
-                let rc = unsafe {
-                    f(
-                        null_or(null, "handle", h.raw()),
-                        scope,
-                        id,
-                        null_or(null, "icv_string", &mut s),
-                    )
-                };
-                if rc.is_ok() && !is_null("icv_string") {
-                    drop(kept_string(s, "icv_string"));
-                }
-                rc
-            }
-            "ompd_get_tool_data" => {
-                let (h, scope) = valid(args.tool_data, "tool-data handle and scope")?;
-                let (f, _g) = entry!(get_tool_data, "ompd_get_tool_data");
-                let mut v = POISON_WORD;
-                let mut a = Address {
-                    segment: POISON_WORD as u64,
-                    address: POISON_WORD as u64,
-                };
-                // SAFETY: a live handle of the kind `scope` names (or NULL); the out-parameters
-                // are ours (or NULL).
-                unsafe {
-                    f(
-                        null_or(null, "handle", h.raw()),
-                        scope,
-                        null_or(null, "value", &mut v),
-                        null_or(null, "ptr", &mut a),
-                    )
-                }
-            }
-            _ => {
-                return Err(format!(
-                    "{entry} is called through its own wrapper, not with NULL arguments here"
-                ))
-            }
-        };
-        Ok(rc_of(rc, || Ok(())))
     }
 }
