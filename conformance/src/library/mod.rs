@@ -16,8 +16,10 @@ use std::ffi::{c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 
 mod nulls;
+mod raw;
 
 pub use nulls::NullArgs;
+use raw::Raw;
 
 /// Why a library could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -455,16 +457,15 @@ pub trait Kind: Sized {
 }
 
 macro_rules! kind {
-    ($t:ty, $name:literal, $rel:ident, $site:ident) => {
+    ($t:ty, $name:literal, $rel:ident) => {
         impl Kind for $t {
             const NAME: &'static str = $name;
             unsafe fn release(lib: &Library, ptr: *mut Self) -> Rc {
-                let Some(f) = lib.api.$rel else {
-                    return Rc::UNSUPPORTED;
-                };
-                let _g = callbacks::enter(EntryPoint::$site.name());
                 // SAFETY: the caller guarantees `ptr` is live and released once.
-                unsafe { f(ptr) }
+                match unsafe { lib.raw().$rel(ptr) } {
+                    Ok((rc, _g)) => rc,
+                    Err(_) => Rc::UNSUPPORTED,
+                }
             }
         }
     };
@@ -472,22 +473,11 @@ macro_rules! kind {
 kind!(
     AddressSpaceHandle,
     "address space handle",
-    rel_address_space_handle,
-    RelAddressSpaceHandle
+    rel_address_space_handle
 );
-kind!(
-    ThreadHandle,
-    "thread handle",
-    rel_thread_handle,
-    RelThreadHandle
-);
-kind!(
-    ParallelHandle,
-    "parallel handle",
-    rel_parallel_handle,
-    RelParallelHandle
-);
-kind!(TaskHandle, "task handle", rel_task_handle, RelTaskHandle);
+kind!(ThreadHandle, "thread handle", rel_thread_handle);
+kind!(ParallelHandle, "parallel handle", rel_parallel_handle);
+kind!(TaskHandle, "task handle", rel_task_handle);
 
 impl<K: Kind> Handle<'_, K> {
     /// Releases the handle now and returns the library's code.
@@ -572,15 +562,9 @@ pub struct ControlVars<'l> {
 
 impl ControlVars<'_> {
     fn rel(&self) -> Call<()> {
-        let f = self
-            .lib
-            .api
-            .rel_display_control_vars
-            .ok_or(Fail::Missing(EntryPoint::RelDisplayControlVars))?;
-        let _g = callbacks::enter(EntryPoint::RelDisplayControlVars.name());
         let mut v = self.vec;
         // SAFETY: `v` is the vector the library returned; a ControlVars releases it once.
-        let rc = unsafe { f(&mut v) };
+        let (rc, _g) = unsafe { self.lib.raw().rel_display_control_vars(&mut v) }?;
         rc_of(rc, || Ok(()))
     }
 
@@ -604,40 +588,33 @@ impl Drop for ControlVars<'_> {
     }
 }
 
-macro_rules! need {
-    ($self:ident, $f:ident, $ep:ident) => {
-        match $self.api.$f {
-            Some(f) => (f, callbacks::enter(EntryPoint::$ep.name())),
-            None => return Err(Fail::Missing(EntryPoint::$ep)),
-        }
-    };
-}
-
 /// A one-step navigation routine: one handle in, one new handle out.
 macro_rules! step {
     ($method:ident, $ep:ident, $in:ident, $out:ident, $kind:ident, $what:literal) => {
         #[doc = concat!("[`EntryPoint::", stringify!($ep), "`].")]
         pub fn $method(&self, from: &$in) -> Call<$out<'_>> {
-            let (f, _g) = need!(self, $method, $ep);
             let mut h = POISON_PTR as *mut $kind;
             // SAFETY: live handle; valid out-parameter.
-            let rc = unsafe { f(from.ptr, &mut h) };
+            let (rc, _g) = unsafe { self.raw().$method(from.ptr, &mut h) }?;
             rc_of(rc, || self.handle(h, $what))
         }
     };
 }
 
 impl Library {
+    fn raw(&self) -> Raw<'_> {
+        Raw(&self.api)
+    }
+
     fn handle<K: Kind>(&self, p: *mut K, what: &str) -> Call<Handle<'_, K>> {
         out_ptr(p, what).map(|ptr| Handle { lib: self, ptr })
     }
 
     /// `ompd_get_api_version`.
     pub fn get_api_version(&self) -> Call<i64> {
-        let (f, _g) = need!(self, get_api_version, GetApiVersion);
         let mut v = POISON_WORD;
         // SAFETY: valid out-parameter.
-        let rc = unsafe { f(&mut v) };
+        let (rc, _g) = unsafe { self.raw().get_api_version(&mut v) }?;
         rc_of(rc, || {
             if v == POISON_WORD {
                 Err(Fail::Invalid("version was not written".into()))
@@ -649,10 +626,9 @@ impl Library {
 
     /// `ompd_get_version_string`: the string must be static library memory.
     pub fn get_version_string(&self) -> Call<StaticString> {
-        let (f, _g) = need!(self, get_version_string, GetVersionString);
         let mut s = POISON_PTR as *const c_char;
         // SAFETY: valid out-parameter.
-        let rc = unsafe { f(&mut s) };
+        let (rc, _g) = unsafe { self.raw().get_version_string(&mut s) }?;
         rc_of(rc, || {
             let p = out_ptr(s as *mut c_char, "string")?;
             let is_tool_block = callbacks::ledger().live_block(p as usize).is_some();
@@ -667,42 +643,37 @@ impl Library {
 
     /// `ompd_get_api_version(NULL)`: the library must refuse the NULL out-parameter.
     pub fn get_api_version_null(&self) -> Call<()> {
-        let (f, _g) = need!(self, get_api_version, GetApiVersion);
         // SAFETY: a NULL out-parameter is valid input that the library must check.
-        let rc = unsafe { f(std::ptr::null_mut()) };
+        let (rc, _g) = unsafe { self.raw().get_api_version(std::ptr::null_mut()) }?;
         rc_of(rc, || Ok(()))
     }
 
     /// `ompd_initialize(version, NULL)`: the library must refuse the NULL table.
     pub fn initialize_null(&self, version: i64) -> Call<()> {
-        let (f, _g) = need!(self, initialize, Initialize);
         // SAFETY: a NULL table is valid input that the library must check.
-        let rc = unsafe { f(version, std::ptr::null()) };
+        let (rc, _g) = unsafe { self.raw().initialize(version, std::ptr::null()) }?;
         rc_of(rc, || Ok(()))
     }
 
     /// `ompd_initialize` with our callback table.
     pub fn initialize(&self, version: i64) -> Call<()> {
-        let (f, _g) = need!(self, initialize, Initialize);
         // SAFETY: the table is a `'static` that outlives the library.
-        let rc = unsafe { f(version, callbacks::table()) };
+        let (rc, _g) = unsafe { self.raw().initialize(version, callbacks::table()) }?;
         rc_of(rc, || Ok(()))
     }
 
     /// `ompd_finalize`.
     pub fn finalize(&self) -> Call<()> {
-        let (f, _g) = need!(self, finalize, Finalize);
         // SAFETY: no arguments.
-        let rc = unsafe { f() };
+        let (rc, _g) = unsafe { self.raw().finalize() }?;
         rc_of(rc, || Ok(()))
     }
 
     /// `ompd_process_initialize` for a simulated target.
     pub fn process_initialize(&self, target: &'static callbacks::Target) -> Call<AspaceH<'_>> {
-        let (f, _g) = need!(self, process_initialize, ProcessInitialize);
         let mut h = POISON_PTR as *mut AddressSpaceHandle;
         // SAFETY: the context is a leaked, registered Target; valid out-parameter.
-        let rc = unsafe { f(target.context(), &mut h) };
+        let (rc, _g) = unsafe { self.raw().process_initialize(target.context(), &mut h) }?;
         rc_of(rc, || self.handle(h, "address space handle"))
     }
 
@@ -714,13 +685,12 @@ impl Library {
         kind: u64,
         id: &[u8],
     ) -> Call<AspaceH<'_>> {
-        let (f, _g) = need!(self, device_initialize, DeviceInitialize);
         let mut h = POISON_PTR as *mut AddressSpaceHandle;
         let mut buf = id.to_vec();
         // SAFETY: live handle; a registered context; `buf` holds `buf.len()` bytes; valid
         // out-parameter.
-        let rc = unsafe {
-            f(
+        let (rc, _g) = unsafe {
+            self.raw().device_initialize(
                 ah.ptr,
                 device.context(),
                 kind,
@@ -728,16 +698,15 @@ impl Library {
                 buf.as_mut_ptr().cast(),
                 &mut h,
             )
-        };
+        }?;
         rc_of(rc, || self.handle(h, "device address space handle"))
     }
 
     /// `ompd_get_omp_version`.
     pub fn get_omp_version(&self, ah: &AspaceH) -> Call<i64> {
-        let (f, _g) = need!(self, get_omp_version, GetOmpVersion);
         let mut v = POISON_WORD;
         // SAFETY: live handle; valid out-parameter.
-        let rc = unsafe { f(ah.ptr, &mut v) };
+        let (rc, _g) = unsafe { self.raw().get_omp_version(ah.ptr, &mut v) }?;
         rc_of(rc, || {
             if v == POISON_WORD {
                 Err(Fail::Invalid("omp_version was not written".into()))
@@ -754,10 +723,9 @@ impl Library {
 
     /// `ompd_get_omp_version_string`, keeping the tool-owned block until the result is dropped.
     pub fn get_omp_version_string_kept(&self, ah: &AspaceH) -> Call<ToolString> {
-        let (f, _g) = need!(self, get_omp_version_string, GetOmpVersionString);
         let mut s = POISON_PTR as *const c_char;
         // SAFETY: live handle; valid out-parameter.
-        let rc = unsafe { f(ah.ptr, &mut s) };
+        let (rc, _g) = unsafe { self.raw().get_omp_version_string(ah.ptr, &mut s) }?;
         rc_of(rc, || kept_string(s, "string"))
     }
 
@@ -769,22 +737,31 @@ impl Library {
         scope: Scope,
         id: u64,
     ) -> Call<ToolString> {
-        let (f, _g) = need!(self, get_icv_string_from_scope, GetIcvStringFromScope);
         let mut s = POISON_PTR as *const c_char;
         // SAFETY: `handle` is a live handle; the scope may name another kind, which the library
         // must detect from the scope; valid out-parameter.
-        let rc = unsafe { f(handle.raw(), scope, id, &mut s) };
+        let (rc, _g) = unsafe {
+            self.raw()
+                .get_icv_string_from_scope(handle.raw(), scope, id, &mut s)
+        }?;
         rc_of(rc, || kept_string(s, "icv_string"))
     }
 
     /// `ompd_get_thread_handle` for a native id given in target byte order.
     pub fn get_thread_handle(&self, ah: &AspaceH, kind: u64, id: &[u8]) -> Call<ThreadH<'_>> {
-        let (f, _g) = need!(self, get_thread_handle, GetThreadHandle);
         let mut h = POISON_PTR as *mut ThreadHandle;
         // The id buffer is ours and only valid for the call (OMPD-OWN-005).
         let mut buf = id.to_vec();
         // SAFETY: live handle; `buf` holds `buf.len()` bytes; valid out-parameter.
-        let rc = unsafe { f(ah.ptr, kind, buf.len() as u64, buf.as_ptr().cast(), &mut h) };
+        let (rc, _g) = unsafe {
+            self.raw().get_thread_handle(
+                ah.ptr,
+                kind,
+                buf.len() as u64,
+                buf.as_ptr().cast(),
+                &mut h,
+            )
+        }?;
         // Scribble over the id once the call returned: a library that kept the pointer instead
         // of copying the id now sees garbage, which `ompd_get_thread_id` round trips reveal.
         buf.fill(0xFF);
@@ -794,18 +771,17 @@ impl Library {
 
     /// `ompd_get_thread_id` into a guarded buffer of `size` bytes. Returns the bytes written.
     pub fn get_thread_id(&self, th: &ThreadH, kind: u64, size: usize) -> Call<Vec<u8>> {
-        let (f, _g) = need!(self, get_thread_id, GetThreadId);
         const GUARD: usize = 16;
         let mut buf = vec![0xEEu8; size + 2 * GUARD];
         // SAFETY: live handle; the buffer has `size` bytes after the leading guard.
-        let rc = unsafe {
-            f(
+        let (rc, _g) = unsafe {
+            self.raw().get_thread_id(
                 th.ptr,
                 kind,
                 size as u64,
                 buf.as_mut_ptr().add(GUARD).cast(),
             )
-        };
+        }?;
         if buf[..GUARD]
             .iter()
             .chain(&buf[GUARD + size..])
@@ -820,10 +796,9 @@ impl Library {
 
     /// `ompd_get_thread_in_parallel`.
     pub fn get_thread_in_parallel(&self, ph: &ParallelH, n: i32) -> Call<ThreadH<'_>> {
-        let (f, _g) = need!(self, get_thread_in_parallel, GetThreadInParallel);
         let mut h = POISON_PTR as *mut ThreadHandle;
         // SAFETY: live handle; valid out-parameter.
-        let rc = unsafe { f(ph.ptr, n, &mut h) };
+        let (rc, _g) = unsafe { self.raw().get_thread_in_parallel(ph.ptr, n, &mut h) }?;
         rc_of(rc, || self.handle(h, "thread handle"))
     }
 
@@ -878,61 +853,41 @@ impl Library {
 
     /// `ompd_get_task_in_parallel`.
     pub fn get_task_in_parallel(&self, ph: &ParallelH, n: i32) -> Call<TaskH<'_>> {
-        let (f, _g) = need!(self, get_task_in_parallel, GetTaskInParallel);
         let mut h = POISON_PTR as *mut TaskHandle;
         // SAFETY: live handle; valid out-parameter.
-        let rc = unsafe { f(ph.ptr, n, &mut h) };
+        let (rc, _g) = unsafe { self.raw().get_task_in_parallel(ph.ptr, n, &mut h) }?;
         rc_of(rc, || self.handle(h, "task handle"))
     }
 
-    fn compare<K: Kind>(
-        &self,
-        f: Option<unsafe extern "C" fn(*mut K, *mut K, *mut c_int) -> Rc>,
-        site: EntryPoint,
+    fn compare<'l, K: Kind>(
+        &'l self,
+        raw: unsafe fn(Raw<'l>, *mut K, *mut K, *mut c_int) -> raw::Answer,
         a: &Handle<K>,
         b: &Handle<K>,
     ) -> Call<i32> {
-        let f = f.ok_or(Fail::Missing(site))?;
-        let _g = callbacks::enter(site.name());
         let mut v: c_int = 0x5A5A_5A5A;
         // SAFETY: live handles of this kind; valid out-parameter.
-        let rc = unsafe { f(a.ptr, b.ptr, &mut v) };
+        let (rc, _g) = unsafe { raw(self.raw(), a.ptr, b.ptr, &mut v) }?;
         rc_of(rc, || Ok(v))
     }
 
     /// `ompd_thread_handle_compare`.
     pub fn thread_compare(&self, a: &ThreadH, b: &ThreadH) -> Call<i32> {
-        self.compare(
-            self.api.thread_handle_compare,
-            EntryPoint::ThreadHandleCompare,
-            a,
-            b,
-        )
+        self.compare(Raw::thread_handle_compare, a, b)
     }
 
     /// `ompd_parallel_handle_compare`.
     pub fn parallel_compare(&self, a: &ParallelH, b: &ParallelH) -> Call<i32> {
-        self.compare(
-            self.api.parallel_handle_compare,
-            EntryPoint::ParallelHandleCompare,
-            a,
-            b,
-        )
+        self.compare(Raw::parallel_handle_compare, a, b)
     }
 
     /// `ompd_task_handle_compare`.
     pub fn task_compare(&self, a: &TaskH, b: &TaskH) -> Call<i32> {
-        self.compare(
-            self.api.task_handle_compare,
-            EntryPoint::TaskHandleCompare,
-            a,
-            b,
-        )
+        self.compare(Raw::task_handle_compare, a, b)
     }
 
     /// `ompd_get_state`; `with_wait_id` false passes NULL for the optional wait id.
     pub fn get_state(&self, th: &ThreadH, with_wait_id: bool) -> Call<(i64, Option<u64>)> {
-        let (f, _g) = need!(self, get_state, GetState);
         let mut s = POISON_WORD;
         let mut w = POISON_WORD as u64;
         let wp = if with_wait_id {
@@ -941,7 +896,7 @@ impl Library {
             std::ptr::null_mut()
         };
         // SAFETY: live handle; valid (or NULL optional) out-parameters.
-        let rc = unsafe { f(th.ptr, &mut s, wp) };
+        let (rc, _g) = unsafe { self.raw().get_state(th.ptr, &mut s, wp) }?;
         rc_of(rc, || {
             if s == POISON_WORD {
                 return Err(Fail::Invalid("state was not written".into()));
@@ -952,11 +907,13 @@ impl Library {
 
     /// `ompd_enumerate_states`: next state, its (tool-owned) name, and more_enums.
     pub fn enumerate_states(&self, ah: &AspaceH, current: i64) -> Call<(i64, String, i64)> {
-        let (f, _g) = need!(self, enumerate_states, EnumerateStates);
         let (mut next, mut more) = (POISON_WORD, POISON_WORD);
         let mut name = POISON_PTR as *const c_char;
         // SAFETY: live handle; valid out-parameters.
-        let rc = unsafe { f(ah.ptr, current, &mut next, &mut name, &mut more) };
+        let (rc, _g) = unsafe {
+            self.raw()
+                .enumerate_states(ah.ptr, current, &mut next, &mut name, &mut more)
+        }?;
         rc_of(rc, || {
             if next == POISON_WORD || more == POISON_WORD {
                 return Err(Fail::Invalid(
@@ -975,10 +932,9 @@ impl Library {
     /// readable tool-block or mapped memory, NULL-terminated, each entry a readable
     /// NUL-terminated string).
     pub fn get_display_control_vars(&self, ah: &AspaceH) -> Call<ControlVars<'_>> {
-        let (f, g) = need!(self, get_display_control_vars, GetDisplayControlVars);
         let mut v = POISON_PTR as *const *const c_char;
         // SAFETY: live handle; valid out-parameter.
-        let rc = unsafe { f(ah.ptr, &mut v) };
+        let (rc, g) = unsafe { self.raw().get_display_control_vars(ah.ptr, &mut v) }?;
         drop(g);
         rc_of(rc, || {
             let vec = out_ptr(v as *mut *const c_char, "control_vars")? as *const *const c_char;
@@ -1019,13 +975,15 @@ impl Library {
 
     /// `ompd_enumerate_icvs`: next id, its (tool-owned) name, scope and more.
     pub fn enumerate_icvs(&self, ah: &AspaceH, current: u64) -> Call<(u64, String, Scope, i32)> {
-        let (f, _g) = need!(self, enumerate_icvs, EnumerateIcvs);
         let mut next = POISON_WORD as u64;
         let mut name = POISON_PTR as *const c_char;
         let mut scope = Scope(0x5A5A_5A5A);
         let mut more: c_int = 0x5A5A_5A5A;
         // SAFETY: live handle; valid out-parameters.
-        let rc = unsafe { f(ah.ptr, current, &mut next, &mut name, &mut scope, &mut more) };
+        let (rc, _g) = unsafe {
+            self.raw()
+                .enumerate_icvs(ah.ptr, current, &mut next, &mut name, &mut scope, &mut more)
+        }?;
         rc_of(rc, || {
             if next == POISON_WORD as u64 || scope.0 == 0x5A5A_5A5A || more == 0x5A5A_5A5A {
                 return Err(Fail::Invalid(
@@ -1044,11 +1002,13 @@ impl Library {
     /// `ompd_get_icv_from_scope`. Returns the code and the value when one was written (ok, or
     /// incomplete for list ICVs).
     pub fn get_icv(&self, handle: AnyHandle, scope: Scope, id: u64) -> Call<(Rc, Option<i64>)> {
-        let (f, _g) = need!(self, get_icv_from_scope, GetIcvFromScope);
         let mut v = POISON_WORD;
         // SAFETY: `handle` is a live handle; the scope may name another kind, which the library
         // must detect from the scope; valid out-parameter.
-        let rc = unsafe { f(handle.raw(), scope, id, &mut v) };
+        let (rc, _g) = unsafe {
+            self.raw()
+                .get_icv_from_scope(handle.raw(), scope, id, &mut v)
+        }?;
         Ok((rc, (v != POISON_WORD).then_some(v)))
     }
 
@@ -1059,13 +1019,12 @@ impl Library {
 
     /// `ompd_get_task_function`.
     pub fn get_task_function(&self, task: &TaskH) -> Call<Address> {
-        let (f, _g) = need!(self, get_task_function, GetTaskFunction);
         let mut a = Address {
             segment: POISON_WORD as u64,
             address: POISON_WORD as u64,
         };
         // SAFETY: live handle; valid out-parameter.
-        let rc = unsafe { f(task.ptr, &mut a) };
+        let (rc, _g) = unsafe { self.raw().get_task_function(task.ptr, &mut a) }?;
         rc_of(rc, || Ok(a))
     }
 
@@ -1073,7 +1032,6 @@ impl Library {
     /// followed by guard bytes: a library that writes past an `ompd_frame_info_t` (e.g. a frame
     /// field read with a larger `ompd_sizeof__*` than its variable) gives an invalid output.
     pub fn get_task_frame(&self, task: &TaskH) -> Call<(FrameInfo, FrameInfo)> {
-        let (f, _g) = need!(self, get_task_frame, GetTaskFrame);
         const GUARD: usize = 64;
         #[repr(C)]
         struct Guarded {
@@ -1092,7 +1050,10 @@ impl Library {
         };
         let (mut exit, mut enter) = (poisoned(), poisoned());
         // SAFETY: live handle; valid out-parameters, each followed by its guard.
-        let rc = unsafe { f(task.ptr, &mut exit.info, &mut enter.info) };
+        let (rc, _g) = unsafe {
+            self.raw()
+                .get_task_frame(task.ptr, &mut exit.info, &mut enter.info)
+        }?;
         for (which, g) in [("exit_frame", &exit), ("enter_frame", &enter)] {
             if let Some(last) = g.guard.iter().rposition(|b| *b != 0xEE) {
                 return Err(Fail::Invalid(format!(
@@ -1106,14 +1067,16 @@ impl Library {
 
     /// `ompd_get_tool_data`.
     pub fn get_tool_data(&self, handle: AnyHandle, scope: Scope) -> Call<(i64, Address)> {
-        let (f, _g) = need!(self, get_tool_data, GetToolData);
         let mut v = POISON_WORD;
         let mut a = Address {
             segment: POISON_WORD as u64,
             address: POISON_WORD as u64,
         };
         // SAFETY: `handle` is a live handle; valid out-parameters.
-        let rc = unsafe { f(handle.raw(), scope, &mut v, &mut a) };
+        let (rc, _g) = unsafe {
+            self.raw()
+                .get_tool_data(handle.raw(), scope, &mut v, &mut a)
+        }?;
         rc_of(rc, || Ok((v, a)))
     }
 }

@@ -2,7 +2,7 @@
 //! NULL (which arguments exist is read from `ompd_abi`'s table) and valid values for the rest.
 
 use super::{
-    kept_string, rc_of, AnyHandle, AspaceH, Call, Fail, Kind, Library, ParallelH, TaskH, ThreadH,
+    kept_string, rc_of, AnyHandle, AspaceH, Call, Kind, Library, ParallelH, TaskH, ThreadH,
     POISON_PTR, POISON_WORD,
 };
 use ompd_abi::{
@@ -77,14 +77,16 @@ impl Library {
                 return Err(format!("{entry} has no pointer argument {n}"));
             }
         }
-        macro_rules! entry {
-            ($field:ident, $ep:ident) => {
-                match self.api.$field {
-                    Some(f) => (f, callbacks::enter(EntryPoint::$ep.name())),
-                    None => return Ok(Err(Fail::Missing(EntryPoint::$ep))),
+        // A raw call's code and guard, or the missing entry point as the call's result.
+        macro_rules! answer {
+            ($answer:expr) => {
+                match $answer {
+                    Ok(a) => a,
+                    Err(e) => return Ok(Err(e)),
                 }
             };
         }
+        let raw = self.raw();
         let is_null = |name: &str| null == Some(name);
         let release_only = |what: &str| -> Result<(), String> {
             if null.is_none() {
@@ -95,20 +97,22 @@ impl Library {
         };
         let rc = match entry {
             EntryPoint::GetVersionString => {
-                let (f, _g) = entry!(get_version_string, GetVersionString);
                 let mut s = POISON_PTR as *const c_char;
                 // SAFETY: the out-parameter is ours or NULL (a NULL the library must refuse); a
                 // static string needs no release.
-                unsafe { f(null_or(null, "string", &mut s)) }
+                let (rc, _g) =
+                    answer!(unsafe { raw.get_version_string(null_or(null, "string", &mut s)) });
+                rc
             }
             EntryPoint::ProcessInitialize => {
                 let target = valid(args.target, "target")?;
-                let (f, _g) = entry!(process_initialize, ProcessInitialize);
                 let mut h = POISON_PTR as *mut AddressSpaceHandle;
                 let ctx = null_or(null, "context", target.context());
                 // SAFETY: the context is a leaked, registered Target (or NULL); the out-parameter
                 // is ours (or NULL).
-                let rc = unsafe { f(ctx, null_or(null, "handle", &mut h)) };
+                let (rc, _g) = answer!(unsafe {
+                    raw.process_initialize(ctx, null_or(null, "handle", &mut h))
+                });
                 if rc.is_ok() && !is_null("handle") {
                     self.adopt(h);
                 }
@@ -117,7 +121,6 @@ impl Library {
             EntryPoint::DeviceInitialize => {
                 let target = valid(args.target, "target")?;
                 let ah = valid(args.aspace, "address space handle")?;
-                let (f, _g) = entry!(device_initialize, DeviceInitialize);
                 let mut h = POISON_PTR as *mut AddressSpaceHandle;
                 let mut id = 0u64;
                 let size = std::mem::size_of::<u64>() as u64;
@@ -125,8 +128,8 @@ impl Library {
                 // SAFETY: live handle (or NULL); the context is a leaked, registered Target (or
                 // NULL); `id` holds `size` bytes (or is NULL); the out-parameter is ours (or
                 // NULL).
-                let rc = unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.device_initialize(
                         null_or(null, "process_handle", ah.ptr),
                         null_or(null, "device_context", target.context()),
                         ompd_abi::device_kind::CUDA,
@@ -134,7 +137,7 @@ impl Library {
                         id_ptr,
                         null_or(null, "device_handle", &mut h),
                     )
-                };
+                });
                 if rc.is_ok() && !is_null("device_handle") {
                     self.adopt(h);
                 }
@@ -142,33 +145,33 @@ impl Library {
             }
             EntryPoint::RelAddressSpaceHandle => {
                 release_only(entry.name())?;
-                let (f, _g) = entry!(rel_address_space_handle, RelAddressSpaceHandle);
                 // SAFETY: NULL is the only handle passed here.
-                unsafe { f(std::ptr::null_mut()) }
+                let (rc, _g) =
+                    answer!(unsafe { raw.rel_address_space_handle(std::ptr::null_mut()) });
+                rc
             }
             EntryPoint::GetOmpVersion => {
                 let ah = valid(args.aspace, "address space handle")?;
-                let (f, _g) = entry!(get_omp_version, GetOmpVersion);
                 let mut v = POISON_WORD;
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.get_omp_version(
                         null_or(null, "address_space", ah.ptr),
                         null_or(null, "omp_version", &mut v),
                     )
-                }
+                });
+                rc
             }
             EntryPoint::GetOmpVersionString => {
                 let ah = valid(args.aspace, "address space handle")?;
-                let (f, _g) = entry!(get_omp_version_string, GetOmpVersionString);
                 let mut s = POISON_PTR as *const c_char;
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.get_omp_version_string(
                         null_or(null, "address_space", ah.ptr),
                         null_or(null, "string", &mut s),
                     )
-                };
+                });
                 if rc.is_ok() && !is_null("string") {
                     drop(kept_string(s, "string"));
                 }
@@ -176,16 +179,15 @@ impl Library {
             }
             EntryPoint::GetThreadInParallel => {
                 let ph = valid(args.parallel, "parallel handle")?;
-                let (f, _g) = entry!(get_thread_in_parallel, GetThreadInParallel);
                 let mut h = POISON_PTR as *mut ThreadHandle;
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.get_thread_in_parallel(
                         null_or(null, "parallel_handle", ph.ptr),
                         0,
                         null_or(null, "thread_handle", &mut h),
                     )
-                };
+                });
                 if rc.is_ok() && !is_null("thread_handle") {
                     self.adopt(h);
                 }
@@ -193,16 +195,15 @@ impl Library {
             }
             EntryPoint::GetTaskInParallel => {
                 let ph = valid(args.parallel, "parallel handle")?;
-                let (f, _g) = entry!(get_task_in_parallel, GetTaskInParallel);
                 let mut h = POISON_PTR as *mut TaskHandle;
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.get_task_in_parallel(
                         null_or(null, "parallel_handle", ph.ptr),
                         0,
                         null_or(null, "task_handle", &mut h),
                     )
-                };
+                });
                 if rc.is_ok() && !is_null("task_handle") {
                     self.adopt(h);
                 }
@@ -213,21 +214,20 @@ impl Library {
                 if args.thread_id.is_empty() {
                     return Err("no valid thread id to pass".into());
                 }
-                let (f, _g) = entry!(get_thread_handle, GetThreadHandle);
                 let mut h = POISON_PTR as *mut ThreadHandle;
                 let mut buf = args.thread_id.to_vec();
                 let id = null_or(null, "thread_id", buf.as_mut_ptr()).cast::<c_void>();
                 // SAFETY: live handle (or NULL); `buf` holds `buf.len()` bytes (or the id is
                 // NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.get_thread_handle(
                         null_or(null, "handle", ah.ptr),
                         ompd_abi::thread_id_kind::PTHREAD,
                         buf.len() as u64,
                         id,
                         null_or(null, "thread_handle", &mut h),
                     )
-                };
+                });
                 if rc.is_ok() && !is_null("thread_handle") {
                     self.adopt(h);
                 }
@@ -235,53 +235,52 @@ impl Library {
             }
             EntryPoint::RelThreadHandle => {
                 release_only(entry.name())?;
-                let (f, _g) = entry!(rel_thread_handle, RelThreadHandle);
                 // SAFETY: NULL is the only handle passed here.
-                unsafe { f(std::ptr::null_mut()) }
+                let (rc, _g) = answer!(unsafe { raw.rel_thread_handle(std::ptr::null_mut()) });
+                rc
             }
             EntryPoint::ThreadHandleCompare => {
                 let th = valid(args.thread, "thread handle")?;
-                let (f, _g) = entry!(thread_handle_compare, ThreadHandleCompare);
                 let mut v: c_int = 0x5A5A_5A5A;
                 // SAFETY: live handles (or NULL); the out-parameter is ours (or NULL).
-                unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.thread_handle_compare(
                         null_or(null, "thread_handle_1", th.ptr),
                         null_or(null, "thread_handle_2", th.ptr),
                         null_or(null, "cmp_value", &mut v),
                     )
-                }
+                });
+                rc
             }
             EntryPoint::GetThreadId => {
                 let th = valid(args.thread, "thread handle")?;
                 if args.thread_id.is_empty() {
                     return Err("no valid thread id size to pass".into());
                 }
-                let (f, _g) = entry!(get_thread_id, GetThreadId);
                 let mut buf = vec![0xEEu8; args.thread_id.len()];
                 let out = null_or(null, "thread_id", buf.as_mut_ptr()).cast::<c_void>();
                 // SAFETY: live handle (or NULL); `buf` has room for `buf.len()` bytes (or the
                 // buffer is NULL).
-                unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.get_thread_id(
                         null_or(null, "thread_handle", th.ptr),
                         ompd_abi::thread_id_kind::PTHREAD,
                         buf.len() as u64,
                         out,
                     )
-                }
+                });
+                rc
             }
             EntryPoint::GetCurrParallelHandle => {
                 let th = valid(args.thread, "thread handle")?;
-                let (f, _g) = entry!(get_curr_parallel_handle, GetCurrParallelHandle);
                 let mut h = POISON_PTR as *mut ParallelHandle;
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.get_curr_parallel_handle(
                         null_or(null, "thread_handle", th.ptr),
                         null_or(null, "parallel_handle", &mut h),
                     )
-                };
+                });
                 if rc.is_ok() && !is_null("parallel_handle") {
                     self.adopt(h);
                 }
@@ -289,15 +288,14 @@ impl Library {
             }
             EntryPoint::GetEnclosingParallelHandle => {
                 let ph = valid(args.parallel, "parallel handle")?;
-                let (f, _g) = entry!(get_enclosing_parallel_handle, GetEnclosingParallelHandle);
                 let mut h = POISON_PTR as *mut ParallelHandle;
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.get_enclosing_parallel_handle(
                         null_or(null, "parallel_handle", ph.ptr),
                         null_or(null, "enclosing_parallel_handle", &mut h),
                     )
-                };
+                });
                 if rc.is_ok() && !is_null("enclosing_parallel_handle") {
                     self.adopt(h);
                 }
@@ -305,15 +303,14 @@ impl Library {
             }
             EntryPoint::GetTaskParallelHandle => {
                 let task = valid(args.task, "task handle")?;
-                let (f, _g) = entry!(get_task_parallel_handle, GetTaskParallelHandle);
                 let mut h = POISON_PTR as *mut ParallelHandle;
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.get_task_parallel_handle(
                         null_or(null, "task_handle", task.ptr),
                         null_or(null, "task_parallel_handle", &mut h),
                     )
-                };
+                });
                 if rc.is_ok() && !is_null("task_parallel_handle") {
                     self.adopt(h);
                 }
@@ -321,34 +318,33 @@ impl Library {
             }
             EntryPoint::RelParallelHandle => {
                 release_only(entry.name())?;
-                let (f, _g) = entry!(rel_parallel_handle, RelParallelHandle);
                 // SAFETY: NULL is the only handle passed here.
-                unsafe { f(std::ptr::null_mut()) }
+                let (rc, _g) = answer!(unsafe { raw.rel_parallel_handle(std::ptr::null_mut()) });
+                rc
             }
             EntryPoint::ParallelHandleCompare => {
                 let ph = valid(args.parallel, "parallel handle")?;
-                let (f, _g) = entry!(parallel_handle_compare, ParallelHandleCompare);
                 let mut v: c_int = 0x5A5A_5A5A;
                 // SAFETY: live handles (or NULL); the out-parameter is ours (or NULL).
-                unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.parallel_handle_compare(
                         null_or(null, "parallel_handle_1", ph.ptr),
                         null_or(null, "parallel_handle_2", ph.ptr),
                         null_or(null, "cmp_value", &mut v),
                     )
-                }
+                });
+                rc
             }
             EntryPoint::GetCurrTaskHandle => {
                 let th = valid(args.thread, "thread handle")?;
-                let (f, _g) = entry!(get_curr_task_handle, GetCurrTaskHandle);
                 let mut h = POISON_PTR as *mut TaskHandle;
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.get_curr_task_handle(
                         null_or(null, "thread_handle", th.ptr),
                         null_or(null, "task_handle", &mut h),
                     )
-                };
+                });
                 if rc.is_ok() && !is_null("task_handle") {
                     self.adopt(h);
                 }
@@ -356,25 +352,23 @@ impl Library {
             }
             EntryPoint::GetGeneratingTaskHandle | EntryPoint::GetSchedulingTaskHandle => {
                 let task = valid(args.task, "task handle")?;
-                let (out_name, (f, _g)) = if entry == EntryPoint::GetGeneratingTaskHandle {
-                    (
-                        "generating_task_handle",
-                        entry!(get_generating_task_handle, GetGeneratingTaskHandle),
-                    )
+                let generating = entry == EntryPoint::GetGeneratingTaskHandle;
+                let out_name = if generating {
+                    "generating_task_handle"
                 } else {
-                    (
-                        "scheduling_task_handle",
-                        entry!(get_scheduling_task_handle, GetSchedulingTaskHandle),
-                    )
+                    "scheduling_task_handle"
                 };
                 let mut h = POISON_PTR as *mut TaskHandle;
+                let th = null_or(null, "task_handle", task.ptr);
+                let out = null_or(null, out_name, &mut h);
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
-                        null_or(null, "task_handle", task.ptr),
-                        null_or(null, out_name, &mut h),
-                    )
-                };
+                let (rc, _g) = answer!(unsafe {
+                    if generating {
+                        raw.get_generating_task_handle(th, out)
+                    } else {
+                        raw.get_scheduling_task_handle(th, out)
+                    }
+                });
                 if rc.is_ok() && !is_null(out_name) {
                     self.adopt(h);
                 }
@@ -382,41 +376,40 @@ impl Library {
             }
             EntryPoint::RelTaskHandle => {
                 release_only(entry.name())?;
-                let (f, _g) = entry!(rel_task_handle, RelTaskHandle);
                 // SAFETY: NULL is the only handle passed here.
-                unsafe { f(std::ptr::null_mut()) }
+                let (rc, _g) = answer!(unsafe { raw.rel_task_handle(std::ptr::null_mut()) });
+                rc
             }
             EntryPoint::TaskHandleCompare => {
                 let task = valid(args.task, "task handle")?;
-                let (f, _g) = entry!(task_handle_compare, TaskHandleCompare);
                 let mut v: c_int = 0x5A5A_5A5A;
                 // SAFETY: live handles (or NULL); the out-parameter is ours (or NULL).
-                unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.task_handle_compare(
                         null_or(null, "task_handle_1", task.ptr),
                         null_or(null, "task_handle_2", task.ptr),
                         null_or(null, "cmp_value", &mut v),
                     )
-                }
+                });
+                rc
             }
             EntryPoint::GetTaskFunction => {
                 let task = valid(args.task, "task handle")?;
-                let (f, _g) = entry!(get_task_function, GetTaskFunction);
                 let mut a = Address {
                     segment: POISON_WORD as u64,
                     address: POISON_WORD as u64,
                 };
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.get_task_function(
                         null_or(null, "task_handle", task.ptr),
                         null_or(null, "entry_point", &mut a),
                     )
-                }
+                });
+                rc
             }
             EntryPoint::GetTaskFrame => {
                 let task = valid(args.task, "task handle")?;
-                let (f, _g) = entry!(get_task_frame, GetTaskFrame);
                 let poison = FrameInfo {
                     frame_address: Address {
                         segment: POISON_WORD as u64,
@@ -426,29 +419,29 @@ impl Library {
                 };
                 let (mut exit, mut enter) = (poison, poison);
                 // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
-                unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.get_task_frame(
                         null_or(null, "task_handle", task.ptr),
                         null_or(null, "exit_frame", &mut exit),
                         null_or(null, "enter_frame", &mut enter),
                     )
-                }
+                });
+                rc
             }
             EntryPoint::EnumerateStates => {
                 let ah = valid(args.aspace, "address space handle")?;
-                let (f, _g) = entry!(enumerate_states, EnumerateStates);
                 let (mut next, mut more) = (POISON_WORD, POISON_WORD);
                 let mut name = POISON_PTR as *const c_char;
                 // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
-                let rc = unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.enumerate_states(
                         null_or(null, "address_space_handle", ah.ptr),
                         ompd_abi::state::UNDEFINED,
                         null_or(null, "next_state", &mut next),
                         null_or(null, "next_state_name", &mut name),
                         null_or(null, "more_enums", &mut more),
                     )
-                };
+                });
                 if rc.is_ok() && !is_null("next_state_name") {
                     drop(kept_string(name, "next_state_name"));
                 }
@@ -456,55 +449,51 @@ impl Library {
             }
             EntryPoint::GetState => {
                 let th = valid(args.thread, "thread handle")?;
-                let (f, _g) = entry!(get_state, GetState);
                 let mut s = POISON_WORD;
                 let mut w = POISON_WORD as u64;
                 // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
-                unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.get_state(
                         null_or(null, "thread_handle", th.ptr),
                         null_or(null, "state", &mut s),
                         null_or(null, "wait_id", &mut w),
                     )
-                }
+                });
+                rc
             }
             EntryPoint::GetDisplayControlVars => {
                 let ah = valid(args.aspace, "address space handle")?;
-                let (f, _g) = entry!(get_display_control_vars, GetDisplayControlVars);
                 let mut v = POISON_PTR as *const *const c_char;
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let rc = unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.get_display_control_vars(
                         null_or(null, "address_space_handle", ah.ptr),
                         null_or(null, "control_vars", &mut v),
                     )
-                };
+                });
                 let written = v as usize != POISON_PTR && !v.is_null();
                 if rc.is_ok() && !is_null("control_vars") && written {
-                    if let Some(rel) = self.api.rel_display_control_vars {
-                        let _r = callbacks::enter(EntryPoint::RelDisplayControlVars.name());
-                        // SAFETY: `v` is the vector the library just returned, released once.
-                        unsafe { rel(&mut v) };
-                    }
+                    // SAFETY: `v` is the vector the library just returned, released once.
+                    let _ = unsafe { raw.rel_display_control_vars(&mut v) };
                 }
                 rc
             }
             EntryPoint::RelDisplayControlVars => {
                 release_only(entry.name())?;
-                let (f, _g) = entry!(rel_display_control_vars, RelDisplayControlVars);
                 // SAFETY: NULL is the only vector passed here.
-                unsafe { f(std::ptr::null_mut()) }
+                let (rc, _g) =
+                    answer!(unsafe { raw.rel_display_control_vars(std::ptr::null_mut()) });
+                rc
             }
             EntryPoint::EnumerateIcvs => {
                 let ah = valid(args.aspace, "address space handle")?;
-                let (f, _g) = entry!(enumerate_icvs, EnumerateIcvs);
                 let mut next = POISON_WORD as u64;
                 let mut name = POISON_PTR as *const c_char;
                 let mut scope = Scope(0x5A5A_5A5A);
                 let mut more: c_int = 0x5A5A_5A5A;
                 // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
-                let rc = unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.enumerate_icvs(
                         null_or(null, "handle", ah.ptr),
                         ompd_abi::ICV_UNDEFINED,
                         null_or(null, "next_id", &mut next),
@@ -512,7 +501,7 @@ impl Library {
                         null_or(null, "next_scope", &mut scope),
                         null_or(null, "more", &mut more),
                     )
-                };
+                });
                 if rc.is_ok() && !is_null("next_icv_name") {
                     drop(kept_string(name, "next_icv_name"));
                 }
@@ -520,33 +509,32 @@ impl Library {
             }
             EntryPoint::GetIcvFromScope => {
                 let (h, scope, id) = valid(args.icv, "ICV handle, scope and id")?;
-                let (f, _g) = entry!(get_icv_from_scope, GetIcvFromScope);
                 let mut v = POISON_WORD;
                 // SAFETY: a live handle of the kind `scope` names (or NULL); the out-parameter
                 // is ours (or NULL).
-                unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.get_icv_from_scope(
                         null_or(null, "handle", h.raw()),
                         scope,
                         id,
                         null_or(null, "icv_value", &mut v),
                     )
-                }
+                });
+                rc
             }
             EntryPoint::GetIcvStringFromScope => {
                 let (h, scope, id) = valid(args.icv, "ICV handle, scope and id")?;
-                let (f, _g) = entry!(get_icv_string_from_scope, GetIcvStringFromScope);
                 let mut s = POISON_PTR as *const c_char;
                 // SAFETY: a live handle of the kind `scope` names (or NULL); the out-parameter
                 // is ours (or NULL).
-                let rc = unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.get_icv_string_from_scope(
                         null_or(null, "handle", h.raw()),
                         scope,
                         id,
                         null_or(null, "icv_string", &mut s),
                     )
-                };
+                });
                 if rc.is_ok() && !is_null("icv_string") {
                     drop(kept_string(s, "icv_string"));
                 }
@@ -554,7 +542,6 @@ impl Library {
             }
             EntryPoint::GetToolData => {
                 let (h, scope) = valid(args.tool_data, "tool-data handle and scope")?;
-                let (f, _g) = entry!(get_tool_data, GetToolData);
                 let mut v = POISON_WORD;
                 let mut a = Address {
                     segment: POISON_WORD as u64,
@@ -562,14 +549,15 @@ impl Library {
                 };
                 // SAFETY: a live handle of the kind `scope` names (or NULL); the out-parameters
                 // are ours (or NULL).
-                unsafe {
-                    f(
+                let (rc, _g) = answer!(unsafe {
+                    raw.get_tool_data(
                         null_or(null, "handle", h.raw()),
                         scope,
                         null_or(null, "value", &mut v),
                         null_or(null, "ptr", &mut a),
                     )
-                }
+                });
+                rc
             }
             _ => {
                 return Err(format!(
