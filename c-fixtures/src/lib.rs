@@ -7,7 +7,7 @@
 //!   alignment and field offsets of every OMPD struct, the value of every enumerator and the size
 //!   of every scalar typedef as the header defines them, and which fails to compile if any of the
 //!   35 OMPD 5.0 entry points or the 11 callback slots drifts from the signatures the suite
-//!   expects. `tests/abi.rs` compares that output with `sim_target::abi`.
+//!   expects. `tests/abi.rs` compares that output with `ompd_abi`.
 //! - deliberately broken OMPD libraries, the suite's self-tests ([`broken_libraries`]): one C
 //!   source, `c/broken_ompd.c`, forwards every OMPD 5.0 entry point to a real vendor library
 //!   (the *inner* library, `libompd_inner.so` in the fixture's own directory, see

@@ -1,4 +1,4 @@
-//! Cross-check of `sim_target::abi` against the system `omp-tools.h` (LLVM 19).
+//! Cross-check of `ompd_abi` against the system `omp-tools.h` (LLVM 19).
 //!
 //! Runs the program compiled from `c/abi_check.c` and requires every size, offset and enumerator
 //! value it prints to equal the Rust definition, and the header's enumerator sets to equal the
@@ -8,9 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::mem::{align_of, offset_of, size_of};
 use std::process::Command;
 
-use sim_target::abi::{
-    self, frame_flag, state, Address, Callbacks, DeviceTypeSizes, FrameInfo, OmpdAddr, OmpdDevice,
-    OmpdIcvId, OmpdSeg, OmpdSize, OmpdThreadIdKind, OmpdWaitId, OmpdWord, Rc, Scope,
+use ompd_abi::{
+    self as abi, frame_flag, state, Address, Callbacks, DeviceTypeSizes, FrameInfo, OmpdAddr,
+    OmpdDevice, OmpdIcvId, OmpdSeg, OmpdSize, OmpdThreadIdKind, OmpdWaitId, OmpdWord, Rc, Scope,
 };
 
 /// Lines `abi_check` prints before its `end.lines` trailer.
@@ -244,7 +244,7 @@ fn every_header_fact_equals_the_rust_definition() {
         match rust.get(name) {
             Some(r) if r == c_value => {}
             Some(r) => mismatches.push(format!("{name}: header {c_value}, Rust {r}")),
-            None => mismatches.push(format!("{name}: header {c_value}, not in sim_target::abi")),
+            None => mismatches.push(format!("{name}: header {c_value}, not in ompd_abi")),
         }
     }
     for (name, r) in &rust {
@@ -254,7 +254,7 @@ fn every_header_fact_equals_the_rust_definition() {
     }
     assert!(
         mismatches.is_empty(),
-        "omp-tools.h ({}) and sim_target::abi disagree:\n  {}",
+        "omp-tools.h ({}) and ompd_abi disagree:\n  {}",
         c_fixtures::omp_tools_header(),
         mismatches.join("\n  ")
     );
@@ -424,8 +424,11 @@ fn frame_flags_segment_none_and_scalar_sizes_match() {
 
 #[test]
 fn the_5_2_entry_points_are_absent_from_the_llvm_19_header() {
-    for name in abi::ENTRY_POINTS_5_2_ADDED {
-        assert_eq!(c_fixtures::header_declares(name), Some(false), "{name}");
+    let added = abi::EntryPoint::ALL
+        .iter()
+        .filter(|e| e.introduced() == abi::Generation::V5_2);
+    for e in added {
+        assert_eq!(c_fixtures::header_declares(e.name()), Some(false), "{e}");
     }
     // The control probe proves the probing itself works.
     assert_eq!(c_fixtures::header_declares("ompd_rc_ok"), Some(true));
@@ -442,7 +445,12 @@ fn the_c_signature_checks_cover_the_35_entry_points_in_header_order() {
         .map(str::trim)
         .filter(|name| !name.is_empty())
         .collect();
-    assert_eq!(checked, abi::ENTRY_POINTS_5_0);
+    let v5_0: Vec<&str> = abi::Generation::V5_0
+        .entry_points()
+        .into_iter()
+        .map(abi::EntryPoint::name)
+        .collect();
+    assert_eq!(checked, v5_0);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! `#[repr(C)]` mirror of the OMPD 5.0 interface (API version 201811) as declared in the system
-//! `omp-tools.h`, plus the 5.1/5.2/6.0 additions.
+//! `omp-tools.h`, plus the 5.1/5.2/6.0 additions, and the one table of entry points
+//! ([`EntryPoint`]) with the generations ([`Generation`]) that declare them.
 //!
 //! Types and constants only: no logic and no `unsafe`. Values that come back from a vendor
 //! library (return codes, scopes) are transparent integer newtypes rather than Rust enums, because
@@ -8,6 +9,12 @@
 
 use std::ffi::{c_char, c_int, c_void};
 use std::fmt;
+
+mod entry_point;
+mod generation;
+
+pub use entry_point::{Arg, EntryPoint, HandleKind, Role};
+pub use generation::Generation;
 
 /// `ompd_word_t`: a signed 64-bit word.
 pub type OmpdWord = i64;
@@ -561,51 +568,6 @@ pub mod entry {
         unsafe extern "C" fn(th: *mut ThreadHandle, device: *mut *mut AddressSpaceHandle) -> Rc;
 }
 
-/// The 35 entry points of the 5.0/5.1 interface, in header order.
-pub const ENTRY_POINTS_5_0: &[&str] = &[
-    "ompd_initialize",
-    "ompd_get_api_version",
-    "ompd_get_version_string",
-    "ompd_finalize",
-    "ompd_process_initialize",
-    "ompd_device_initialize",
-    "ompd_rel_address_space_handle",
-    "ompd_get_omp_version",
-    "ompd_get_omp_version_string",
-    "ompd_get_thread_in_parallel",
-    "ompd_get_thread_handle",
-    "ompd_rel_thread_handle",
-    "ompd_thread_handle_compare",
-    "ompd_get_thread_id",
-    "ompd_get_curr_parallel_handle",
-    "ompd_get_enclosing_parallel_handle",
-    "ompd_get_task_parallel_handle",
-    "ompd_rel_parallel_handle",
-    "ompd_parallel_handle_compare",
-    "ompd_get_curr_task_handle",
-    "ompd_get_generating_task_handle",
-    "ompd_get_scheduling_task_handle",
-    "ompd_get_task_in_parallel",
-    "ompd_rel_task_handle",
-    "ompd_task_handle_compare",
-    "ompd_get_task_function",
-    "ompd_get_task_frame",
-    "ompd_enumerate_states",
-    "ompd_get_state",
-    "ompd_get_display_control_vars",
-    "ompd_rel_display_control_vars",
-    "ompd_enumerate_icvs",
-    "ompd_get_icv_from_scope",
-    "ompd_get_icv_string_from_scope",
-    "ompd_get_tool_data",
-];
-
-/// Entry points added by 5.2 (and kept in 6.0).
-pub const ENTRY_POINTS_5_2_ADDED: &[&str] = &[
-    "ompd_get_device_thread_id_kinds",
-    "ompd_get_device_from_thread",
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -629,10 +591,5 @@ mod tests {
         }
         assert_eq!(Rc(14).name(), None);
         assert_eq!(Rc(99).to_string(), "rc(99)");
-    }
-
-    #[test]
-    fn there_are_35_entry_points_in_5_0() {
-        assert_eq!(ENTRY_POINTS_5_0.len(), 35);
     }
 }

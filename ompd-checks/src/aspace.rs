@@ -2,9 +2,10 @@
 //! (last in every unit) the callback contract observed by the ledger.
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_abi::EntryPoint;
+use ompd_abi::Rc;
 use ompd_loader::library::Fail;
 use ompd_serve::callbacks;
-use sim_target::abi::Rc;
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
@@ -13,7 +14,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-PROC-001", "OMPD-INIT-021"],
         summary: "ompd_initialize and ompd_process_initialize succeed on a compatible runtime and give a non-NULL handle",
         severity: Severity::Must,
-        entry_points: &["ompd_initialize", "ompd_process_initialize"],
+        entry_points: &[EntryPoint::Initialize, EntryPoint::ProcessInitialize],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -24,7 +25,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-ASP-001"],
         summary: "ompd_get_omp_version reports the runtime's OpenMP version in yyyymm form",
         severity: Severity::Must,
-        entry_points: &["ompd_get_omp_version"],
+        entry_points: &[EntryPoint::GetOmpVersion],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -35,7 +36,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-ASP-002", "OMPD-MEM-003"],
         summary: "ompd_get_omp_version_string returns a string allocated with alloc_memory that names the same version",
         severity: Severity::Must,
-        entry_points: &["ompd_get_omp_version_string"],
+        entry_points: &[EntryPoint::GetOmpVersionString],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -46,7 +47,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-PROC-010", "OMPD-PROC-013"],
         summary: "ompd_device_initialize for a device the target does not have gives no handle (ompd_rc_unsupported)",
         severity: Severity::Must,
-        entry_points: &["ompd_device_initialize"],
+        entry_points: &[EntryPoint::DeviceInitialize],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -60,7 +61,7 @@ pub static CONTRACT: &[Check] = &[Check {
     requirements: &["OMPD-THR-003"],
     summary: "the library writes nothing to stdout or stderr itself (output goes through print_string)",
     severity: Severity::Should,
-    entry_points: &["ompd_process_initialize"],
+    entry_points: &[EntryPoint::ProcessInitialize],
     stage: Stage::Target,
     since: Profile::V5_0,
     arg: "",
@@ -70,7 +71,7 @@ pub static CONTRACT: &[Check] = &[Check {
     requirements: &["OMPD-REL-001", "OMPD-OWN-003"],
     summary: "releasing the unit's address-space handle, after every other handle of it is gone, returns ok",
     severity: Severity::Must,
-    entry_points: &["ompd_rel_address_space_handle"],
+    entry_points: &[EntryPoint::RelAddressSpaceHandle],
     stage: Stage::Target,
     since: Profile::V5_0,
     arg: "",
@@ -80,7 +81,7 @@ pub static CONTRACT: &[Check] = &[Check {
     requirements: &["OMPD-CB-001", "OMPD-CB-005", "OMPD-MEM-004", "OMPD-PROC-004"],
     summary: "the library calls back only inside entry points, with contexts the tool gave it, and frees only its own blocks once",
     severity: Severity::Must,
-    entry_points: &["ompd_process_initialize"],
+    entry_points: &[EntryPoint::ProcessInitialize],
     stage: Stage::Target,
     since: Profile::V5_0,
     arg: "",
@@ -100,7 +101,7 @@ fn device_unsupported(ctx: &mut Ctx, _: &str) -> Verdict {
     );
     match ctx
         .lib
-        .device_initialize(ah, device, sim_target::abi::device_kind::CUDA, &[0u8; 8])
+        .device_initialize(ah, device, ompd_abi::device_kind::CUDA, &[0u8; 8])
     {
         Ok(_) => j.fail("ok: a device handle for a CUDA device the host-only target does not have"),
         Err(Fail::Rc(Rc::UNSUPPORTED)) => j.holds(),

@@ -9,9 +9,10 @@
 //! difference breaks.
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_abi::EntryPoint;
+use ompd_abi::{thread_id_kind, ParallelHandle, TaskHandle, ThreadHandle};
 use ompd_loader::library::{AspaceH, Call, Fail, Handle, Kind, Library};
 use ompd_serve::callbacks::Target;
-use sim_target::abi::{thread_id_kind, ParallelHandle, TaskHandle, ThreadHandle};
 
 macro_rules! law {
     ($id:expr, $kind:literal, $reqs:expr, $sev:expr, $summary:literal, $run:ident) => {
@@ -20,7 +21,7 @@ macro_rules! law {
             requirements: $reqs,
             summary: $summary,
             severity: $sev,
-            entry_points: &[concat!("ompd_", $kind, "_handle_compare")],
+            entry_points: &[EntryPoint::by_short_name(concat!($kind, "_handle_compare"))],
             stage: Stage::Target,
             since: Profile::V5_0,
             arg: $kind,
@@ -523,7 +524,7 @@ fn other_aspace(ctx: &mut Ctx, kind: &str) -> Verdict {
         Ok(v) => j.allowed(format!(
             "ok with {v}: compared by address across address spaces"
         )),
-        Err(Fail::Rc(rc)) if rc == sim_target::abi::Rc::INCOMPATIBLE_HANDLE => j.holds(),
+        Err(Fail::Rc(rc)) if rc == ompd_abi::Rc::INCOMPATIBLE_HANDLE => j.holds(),
         Err(Fail::Rc(_)) if !p60 => j.holds(),
         Err(e) => j.fail(format!("{e}, expected ompd_rc_incompatible_handle")),
     }

@@ -36,13 +36,14 @@
 //! routine.
 
 use super::{icvs, Check, Ctx, Profile, Severity, Stage, Verdict};
+use ompd_abi::EntryPoint;
+use ompd_abi::{thread_id_kind, Rc, Scope};
 use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, ThreadH};
 use ompd_report::Outcome;
 use ompd_serve::callbacks::{self, Substitution};
 use ompd_serve::ledger::Violation;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use sim_target::abi::{thread_id_kind, Rc, Scope};
 use sim_target::image::corrupt::{self, Corruption, Kind, Object};
 use sim_target::image::ServedImage;
 use sim_target::model::{Model, TaskId, ThreadId};
@@ -97,32 +98,32 @@ corrupt_checks! {
 
 /// Every entry point a walk may call (any kind's walk reaches any of them: the thread, its
 /// current region and task are probed whatever the corrupted object), plus the releases.
-const WALKED: &[&str] = &[
-    "ompd_get_thread_handle",
-    "ompd_get_thread_id",
-    "ompd_get_state",
-    "ompd_get_tool_data",
-    "ompd_thread_handle_compare",
-    "ompd_enumerate_icvs",
-    "ompd_get_icv_from_scope",
-    "ompd_get_icv_string_from_scope",
-    "ompd_get_curr_parallel_handle",
-    "ompd_get_enclosing_parallel_handle",
-    "ompd_get_thread_in_parallel",
-    "ompd_get_task_in_parallel",
-    "ompd_parallel_handle_compare",
-    "ompd_get_curr_task_handle",
-    "ompd_get_generating_task_handle",
-    "ompd_get_scheduling_task_handle",
-    "ompd_get_task_parallel_handle",
-    "ompd_get_task_frame",
-    "ompd_get_task_function",
-    "ompd_task_handle_compare",
-    "ompd_get_display_control_vars",
-    "ompd_rel_display_control_vars",
-    "ompd_rel_thread_handle",
-    "ompd_rel_parallel_handle",
-    "ompd_rel_task_handle",
+const WALKED: &[EntryPoint] = &[
+    EntryPoint::GetThreadHandle,
+    EntryPoint::GetThreadId,
+    EntryPoint::GetState,
+    EntryPoint::GetToolData,
+    EntryPoint::ThreadHandleCompare,
+    EntryPoint::EnumerateIcvs,
+    EntryPoint::GetIcvFromScope,
+    EntryPoint::GetIcvStringFromScope,
+    EntryPoint::GetCurrParallelHandle,
+    EntryPoint::GetEnclosingParallelHandle,
+    EntryPoint::GetThreadInParallel,
+    EntryPoint::GetTaskInParallel,
+    EntryPoint::ParallelHandleCompare,
+    EntryPoint::GetCurrTaskHandle,
+    EntryPoint::GetGeneratingTaskHandle,
+    EntryPoint::GetSchedulingTaskHandle,
+    EntryPoint::GetTaskParallelHandle,
+    EntryPoint::GetTaskFrame,
+    EntryPoint::GetTaskFunction,
+    EntryPoint::TaskHandleCompare,
+    EntryPoint::GetDisplayControlVars,
+    EntryPoint::RelDisplayControlVars,
+    EntryPoint::RelThreadHandle,
+    EntryPoint::RelParallelHandle,
+    EntryPoint::RelTaskHandle,
 ];
 
 /// What the family expects, in one line.
@@ -609,7 +610,7 @@ impl<'w, 'l> Walk<'w, 'l> {
     fn run(&mut self, plan: &Plan) {
         let (lib, ah) = (self.ctx.lib, self.ah);
         if plan.aspace {
-            self.probe("ompd_get_display_control_vars".into(), |_| {
+            self.probe(EntryPoint::GetDisplayControlVars.to_string(), |_| {
                 lib.get_display_control_vars(ah).map(|v| {
                     let texts: Vec<&str> = v.entries.iter().map(|e| e.text.as_str()).collect();
                     Got::Value(texts.join("\n"))
@@ -621,22 +622,23 @@ impl<'w, 'l> Walk<'w, 'l> {
                 .map(|e| (e.id, e.scope, e.name.clone()))
                 .collect();
             for (id, scope, name) in entries {
-                self.probe(format!("ompd_get_icv_from_scope({name})"), |_| {
-                    match lib.get_icv(AnyHandle::Aspace(ah), scope, id) {
+                self.probe(
+                    format!("{}({name})", EntryPoint::GetIcvFromScope),
+                    |_| match lib.get_icv(AnyHandle::Aspace(ah), scope, id) {
                         Ok((rc, v)) if rc == Rc::OK || rc == Rc::INCOMPLETE => {
                             Ok(Got::Value(format!("{rc} {v:?}")))
                         }
                         Ok((rc, _)) => Err(Fail::Rc(rc)),
                         Err(e) => Err(e),
-                    }
-                });
+                    },
+                );
             }
             for name in STRING_ICVS {
                 self.icv_string("", name, Scope::ADDRESS_SPACE, |w| AnyHandle::Aspace(w.ah));
             }
         }
         let t = plan.thread;
-        let th = match self.probe("ompd_get_thread_handle".into(), |w| {
+        let th = match self.probe(EntryPoint::GetThreadHandle.to_string(), |w| {
             w.ctx.thread_handle(ah, t).map(Got::Thread)
         }) {
             Some(Answer::Thread(i)) => At::Thread(i),
@@ -862,7 +864,7 @@ mod tests {
         );
         let mut looping = probe(Err(Fail::Rc(Rc::ERROR)), 0);
         looping.violations.push(Violation::BudgetExceeded {
-            site: "ompd_get_thread_in_parallel",
+            site: EntryPoint::GetThreadInParallel.name(),
             callback: "read_memory",
             cap: 10,
         });

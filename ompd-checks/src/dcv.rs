@@ -3,6 +3,7 @@
 //! `ompd_rel_display_control_vars` gives back everything the library allocated for it.
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_abi::EntryPoint;
 use ompd_loader::library::{Call, ControlVars};
 use ompd_serve::callbacks;
 
@@ -13,7 +14,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-DCV-001", "OMPD-OWN-002"],
         summary: "ok with a readable NULL-terminated vector of readable NUL-terminated NAME=VALUE strings with non-empty names",
         severity: Severity::Must,
-        entry_points: &["ompd_get_display_control_vars", "ompd_rel_display_control_vars"],
+        entry_points: &[EntryPoint::GetDisplayControlVars, EntryPoint::RelDisplayControlVars],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -24,7 +25,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-DCV-002"],
         summary: "the vector names exactly the runtime's displayed variables, in its order",
         severity: Severity::Must,
-        entry_points: &["ompd_get_display_control_vars", "ompd_rel_display_control_vars"],
+        entry_points: &[EntryPoint::GetDisplayControlVars, EntryPoint::RelDisplayControlVars],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -35,7 +36,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-DCV-003"],
         summary: "every displayed variable has the runtime's value",
         severity: Severity::Should,
-        entry_points: &["ompd_get_display_control_vars", "ompd_rel_display_control_vars"],
+        entry_points: &[EntryPoint::GetDisplayControlVars, EntryPoint::RelDisplayControlVars],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -46,7 +47,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-OWN-002", "OMPD-DCV-004"],
         summary: "the vector and its strings lie in alloc_memory blocks or static library memory, never in the raw heap",
         severity: Severity::Must,
-        entry_points: &["ompd_get_display_control_vars", "ompd_rel_display_control_vars"],
+        entry_points: &[EntryPoint::GetDisplayControlVars, EntryPoint::RelDisplayControlVars],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -57,7 +58,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-DCV-004", "OMPD-OWN-002", "OMPD-MEM-004"],
         summary: "ompd_rel_display_control_vars returns ok and leaves no block of the vector live, with no foreign or double free",
         severity: Severity::Must,
-        entry_points: &["ompd_get_display_control_vars", "ompd_rel_display_control_vars"],
+        entry_points: &[EntryPoint::GetDisplayControlVars, EntryPoint::RelDisplayControlVars],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -68,10 +69,9 @@ pub static CHECKS: &[Check] = &[
 /// The vector of this unit's address space (released when dropped).
 fn get<'l>(ctx: &Ctx<'l>) -> Result<Call<ControlVars<'l>>, Verdict> {
     let ah = ctx.aspace()?;
-    if ctx.lib.api.get_display_control_vars.is_none() {
-        return Err(Verdict::skip(
-            "ompd_get_display_control_vars is not exported",
-        ));
+    let entry = EntryPoint::GetDisplayControlVars;
+    if !ctx.lib.api.has(entry) {
+        return Err(Verdict::skip(format!("{entry} is not exported")));
     }
     Ok(ctx.lib.get_display_control_vars(ah))
 }

@@ -28,11 +28,12 @@
 //! family); `ompd_process_initialize` runs on a fresh copy of the unit's target.
 
 use super::{describe, Check, Ctx, Judge, Profile, Severity, Stage, ThreadHandles, Verdict};
+use ompd_abi::EntryPoint;
+use ompd_abi::{state, thread_id_kind, Rc, Scope, ICV_UNDEFINED};
 use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, ThreadH};
 use ompd_serve::callbacks::{self, Target};
 use ompd_serve::faults::{Census, Fault, FaultPlan};
 use ompd_serve::ledger::Mark;
-use sim_target::abi::{state, thread_id_kind, Rc, Scope, ICV_UNDEFINED};
 
 /// The most positions of one kind injected per check; beyond it positions are spread evenly over
 /// the callbacks the routine made.
@@ -95,21 +96,21 @@ macro_rules! requirements {
 /// the check calls besides the thread handles it holds (to compare or release an answer, to find
 /// an ICV).
 macro_rules! fault_check {
-    ($api:literal, $kind:ident, [$($extra:literal),*]) => {
+    ($api:literal, $kind:ident, [$($extra:ident),*]) => {
         Check {
             id: concat!("fault.", $api, ".", stringify!($kind)),
             requirements: requirements!($kind),
             summary: concat!("ompd_", $api, summary_tail!($kind)),
             severity: Severity::Must,
             entry_points: &[
-                concat!("ompd_", $api),
-                "ompd_get_thread_handle",
-                "ompd_get_curr_parallel_handle",
-                "ompd_get_curr_task_handle",
-                "ompd_rel_thread_handle",
-                "ompd_rel_parallel_handle",
-                "ompd_rel_task_handle",
-                $($extra),*
+                EntryPoint::by_short_name($api),
+                EntryPoint::GetThreadHandle,
+                EntryPoint::GetCurrParallelHandle,
+                EntryPoint::GetCurrTaskHandle,
+                EntryPoint::RelThreadHandle,
+                EntryPoint::RelParallelHandle,
+                EntryPoint::RelTaskHandle,
+                $(EntryPoint::$extra),*
             ],
             stage: Stage::Target,
             since: Profile::V5_0,
@@ -122,7 +123,7 @@ macro_rules! fault_check {
 /// Builds the family from its table: one routine (without the `ompd_` prefix) per row with the
 /// other entry points its checks call, each row expanded into one check per fault kind.
 macro_rules! faults {
-    ($($api:literal [$($extra:literal),*];)*) => {
+    ($($api:literal [$($extra:ident),*];)*) => {
         /// Checks of this family: every fault kind for every routine that reads or allocates.
         pub static CHECKS: &[Check] = &[$(
             fault_check!($api, read, [$($extra),*]),
@@ -139,26 +140,26 @@ macro_rules! faults {
 faults! {
     "get_omp_version" [];
     "get_omp_version_string" [];
-    "get_thread_handle" ["ompd_thread_handle_compare"];
-    "get_thread_in_parallel" ["ompd_thread_handle_compare"];
+    "get_thread_handle" [ThreadHandleCompare];
+    "get_thread_in_parallel" [ThreadHandleCompare];
     "get_thread_id" [];
-    "get_curr_parallel_handle" ["ompd_parallel_handle_compare"];
-    "get_enclosing_parallel_handle" ["ompd_parallel_handle_compare"];
-    "get_task_parallel_handle" ["ompd_parallel_handle_compare"];
-    "get_curr_task_handle" ["ompd_task_handle_compare"];
-    "get_generating_task_handle" ["ompd_task_handle_compare"];
-    "get_scheduling_task_handle" ["ompd_task_handle_compare"];
-    "get_task_in_parallel" ["ompd_task_handle_compare"];
+    "get_curr_parallel_handle" [ParallelHandleCompare];
+    "get_enclosing_parallel_handle" [ParallelHandleCompare];
+    "get_task_parallel_handle" [ParallelHandleCompare];
+    "get_curr_task_handle" [TaskHandleCompare];
+    "get_generating_task_handle" [TaskHandleCompare];
+    "get_scheduling_task_handle" [TaskHandleCompare];
+    "get_task_in_parallel" [TaskHandleCompare];
     "get_task_function" [];
     "get_task_frame" [];
     "enumerate_states" [];
     "get_state" [];
-    "get_display_control_vars" ["ompd_rel_display_control_vars"];
+    "get_display_control_vars" [RelDisplayControlVars];
     "enumerate_icvs" [];
-    "get_icv_from_scope" ["ompd_enumerate_icvs"];
-    "get_icv_string_from_scope" ["ompd_enumerate_icvs"];
+    "get_icv_from_scope" [EnumerateIcvs];
+    "get_icv_string_from_scope" [EnumerateIcvs];
     "get_tool_data" [];
-    "process_initialize" ["ompd_get_omp_version", "ompd_rel_address_space_handle"];
+    "process_initialize" [GetOmpVersion, RelAddressSpaceHandle];
 }
 
 /// A kind of fault, as named in check ids.
@@ -331,7 +332,7 @@ fn call<'l>(
     ctx: &Ctx<'l>,
     ah: &AspaceH<'l>,
     s: &Subjects<'_, 'l>,
-    entry: &str,
+    entry: EntryPoint,
 ) -> Result<Call<Answer<'l>>, String> {
     let lib = ctx.lib;
     let thread = || s.held.thread.as_ref().ok_or("no thread handle to pass");
@@ -340,48 +341,48 @@ fn call<'l>(
     let icv = || s.icv.ok_or("no ICV the getter answers");
     let text = |c: Call<String>| c.map(Answer::Text);
     Ok(match entry {
-        "ompd_process_initialize" => {
+        EntryPoint::ProcessInitialize => {
             let fresh = s.fresh.ok_or("no fresh target")?;
             lib.process_initialize(fresh).map(Answer::Aspace)
         }
-        "ompd_get_omp_version" => shown(lib.get_omp_version(ah)),
-        "ompd_get_omp_version_string" => text(lib.get_omp_version_string(ah)),
-        "ompd_get_thread_handle" => lib
+        EntryPoint::GetOmpVersion => shown(lib.get_omp_version(ah)),
+        EntryPoint::GetOmpVersionString => text(lib.get_omp_version_string(ah)),
+        EntryPoint::GetThreadHandle => lib
             .get_thread_handle(ah, thread_id_kind::PTHREAD, &s.thread_id)
             .map(Answer::Thread),
-        "ompd_get_thread_in_parallel" => lib
+        EntryPoint::GetThreadInParallel => lib
             .get_thread_in_parallel(parallel()?, 0)
             .map(Answer::Thread),
-        "ompd_get_thread_id" => {
+        EntryPoint::GetThreadId => {
             shown(lib.get_thread_id(thread()?, thread_id_kind::PTHREAD, s.thread_id.len()))
         }
-        "ompd_get_curr_parallel_handle" => lib
+        EntryPoint::GetCurrParallelHandle => lib
             .get_curr_parallel_handle(thread()?)
             .map(Answer::Parallel),
-        "ompd_get_enclosing_parallel_handle" => lib
+        EntryPoint::GetEnclosingParallelHandle => lib
             .get_enclosing_parallel_handle(parallel()?)
             .map(Answer::Parallel),
-        "ompd_get_task_parallel_handle" => {
+        EntryPoint::GetTaskParallelHandle => {
             lib.get_task_parallel_handle(task()?).map(Answer::Parallel)
         }
-        "ompd_get_curr_task_handle" => lib.get_curr_task_handle(thread()?).map(Answer::Task),
-        "ompd_get_generating_task_handle" => {
+        EntryPoint::GetCurrTaskHandle => lib.get_curr_task_handle(thread()?).map(Answer::Task),
+        EntryPoint::GetGeneratingTaskHandle => {
             lib.get_generating_task_handle(task()?).map(Answer::Task)
         }
-        "ompd_get_scheduling_task_handle" => {
+        EntryPoint::GetSchedulingTaskHandle => {
             lib.get_scheduling_task_handle(task()?).map(Answer::Task)
         }
-        "ompd_get_task_in_parallel" => lib.get_task_in_parallel(parallel()?, 0).map(Answer::Task),
-        "ompd_get_task_function" => shown(lib.get_task_function(task()?)),
-        "ompd_get_task_frame" => shown(lib.get_task_frame(task()?)),
-        "ompd_enumerate_states" => shown(lib.enumerate_states(ah, state::UNDEFINED)),
-        "ompd_get_state" => shown(lib.get_state(thread()?, true)),
-        "ompd_get_display_control_vars" => lib.get_display_control_vars(ah).map(|v| {
+        EntryPoint::GetTaskInParallel => lib.get_task_in_parallel(parallel()?, 0).map(Answer::Task),
+        EntryPoint::GetTaskFunction => shown(lib.get_task_function(task()?)),
+        EntryPoint::GetTaskFrame => shown(lib.get_task_frame(task()?)),
+        EntryPoint::EnumerateStates => shown(lib.enumerate_states(ah, state::UNDEFINED)),
+        EntryPoint::GetState => shown(lib.get_state(thread()?, true)),
+        EntryPoint::GetDisplayControlVars => lib.get_display_control_vars(ah).map(|v| {
             let texts: Vec<&str> = v.entries.iter().map(|e| e.text.as_str()).collect();
             Answer::Text(format!("{texts:?}"))
         }),
-        "ompd_enumerate_icvs" => shown(lib.enumerate_icvs(ah, ICV_UNDEFINED)),
-        "ompd_get_icv_from_scope" => {
+        EntryPoint::EnumerateIcvs => shown(lib.enumerate_icvs(ah, ICV_UNDEFINED)),
+        EntryPoint::GetIcvFromScope => {
             let (h, scope, id) = icv()?;
             match lib.get_icv(h, scope, id) {
                 Ok((rc, v)) if rc.is_ok() => Ok(Answer::Text(format!("{v:?}"))),
@@ -389,11 +390,11 @@ fn call<'l>(
                 Err(e) => Err(e),
             }
         }
-        "ompd_get_icv_string_from_scope" => {
+        EntryPoint::GetIcvStringFromScope => {
             let (h, scope, id) = icv()?;
             text(lib.get_icv_string(h, scope, id))
         }
-        "ompd_get_tool_data" => {
+        EntryPoint::GetToolData => {
             shown(lib.get_tool_data(AnyHandle::Thread(thread()?), Scope::THREAD))
         }
         _ => return Err(format!("{entry} is not in the fault table")),
@@ -403,7 +404,7 @@ fn call<'l>(
 fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
     let parsed = arg
         .split_once(' ')
-        .and_then(|(k, e)| Some((Kind::parse(k)?, e)));
+        .and_then(|(k, e)| Some((Kind::parse(k)?, EntryPoint::from_name(e)?)));
     let Some((kind, entry)) = parsed else {
         return Verdict::harness_error(format!("malformed fault row {arg:?}"));
     };
@@ -420,11 +421,11 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
         held: &held,
         thread_id: ctx.thread_id(t, thread_id_kind::PTHREAD),
         icv: match entry {
-            "ompd_get_icv_from_scope" => held.answered_icv(ctx, ah, false),
-            "ompd_get_icv_string_from_scope" => held.answered_icv(ctx, ah, true),
+            EntryPoint::GetIcvFromScope => held.answered_icv(ctx, ah, false),
+            EntryPoint::GetIcvStringFromScope => held.answered_icv(ctx, ah, true),
             _ => None,
         },
-        fresh: (entry == "ompd_process_initialize")
+        fresh: (entry == EntryPoint::ProcessInitialize)
             .then(|| ctx.fresh_target().ok())
             .flatten(),
     };
@@ -436,18 +437,18 @@ fn planned<'l>(
     ctx: &Ctx<'l>,
     ah: &AspaceH<'l>,
     s: &Subjects<'_, 'l>,
-    entry: &'static str,
+    entry: EntryPoint,
     fault: Option<Fault>,
 ) -> Result<(Call<Answer<'l>>, Census), String> {
     let guard = callbacks::set_fault_plan(FaultPlan {
-        site: Some(entry),
+        site: Some(entry.name()),
         fault,
     });
     let got = call(ctx, ah, s, entry)?;
     Ok((got, guard.finish()))
 }
 
-fn judge(ctx: &Ctx, ah: &AspaceH, s: &Subjects, entry: &'static str, kind: Kind) -> Verdict {
+fn judge(ctx: &Ctx, ah: &AspaceH, s: &Subjects, entry: EntryPoint, kind: Kind) -> Verdict {
     // The reference: the second of two fault-free calls (the first fills any cache).
     let reference = planned(ctx, ah, s, entry, None).and_then(|(first, _)| {
         let (second, census) = planned(ctx, ah, s, entry, None)?;
@@ -593,7 +594,6 @@ fn judge_one(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ompd_loader::library::Library;
 
     #[test]
     fn positions_cover_everything_up_to_the_cap_then_spread() {
@@ -611,12 +611,12 @@ mod tests {
         for c in CHECKS {
             let (k, e) = c.arg.split_once(' ').expect("kind and entry");
             let kind = Kind::parse(k).unwrap_or_else(|| panic!("{}: kind", c.id));
-            assert!(Library::pointer_args(e).is_some(), "{}: entry", c.id);
+            let e = EntryPoint::from_name(e).unwrap_or_else(|| panic!("{}: entry", c.id));
             assert_eq!(c.entry_points[0], e);
             for ep in c.entry_points {
-                assert!(Library::pointer_args(ep).is_some(), "{}: {ep}", c.id);
+                assert!(ep.declared_in(Profile::V5_0), "{}: {ep}", c.id);
             }
-            assert_eq!(c.id, format!("fault.{}.{k}", &e["ompd_".len()..]));
+            assert_eq!(c.id, format!("fault.{}.{k}", e.short_name()));
             // Every kind accepts the callback's own code except the two with a preferred one.
             let own_passes = kind.accepts(Rc::ERROR, Rc::ERROR);
             assert_eq!(own_passes, !matches!(kind, Kind::Alloc | Kind::StaleHandle));

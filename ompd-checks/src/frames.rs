@@ -3,8 +3,9 @@
 //! body of an implicit task, the task routine of an explicit one) — judged against the model.
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, TaskSubject, Verdict};
+use ompd_abi::EntryPoint;
+use ompd_abi::{frame_flag, Address, FrameInfo, Rc, SEGMENT_NONE};
 use ompd_loader::library::{Call, Fail, POISON_WORD};
-use sim_target::abi::{frame_flag, Address, FrameInfo, Rc, SEGMENT_NONE};
 use sim_target::model::{Model, TaskKind};
 
 /// Checks of this family.
@@ -14,7 +15,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-FRAME-002", "OMPD-HANDLE-TASK-001", "OMPD-HANDLE-TASK-004", "OMPD-RC-008"],
         summary: "the exit and enter frame addresses of every reachable task are the model's, with segment none; without state tracking needs_state_tracking is accepted",
         severity: Severity::Must,
-        entry_points: &["ompd_get_curr_task_handle", "ompd_get_scheduling_task_handle", "ompd_get_task_in_parallel", "ompd_get_task_frame"],
+        entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetSchedulingTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetTaskFrame],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -25,7 +26,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-FRAME-002", "OMPD-RC-002"],
         summary: "ompd_get_task_frame returning ok writes frame_flag in both exit_frame and enter_frame",
         severity: Severity::Must,
-        entry_points: &["ompd_get_task_frame"],
+        entry_points: &[EntryPoint::GetTaskFrame],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -36,7 +37,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-FRAME-003"],
         summary: "the frame_flag of a set frame combines runtime or application with cfa, framepointer or stackaddress",
         severity: Severity::Should,
-        entry_points: &["ompd_get_task_frame"],
+        entry_points: &[EntryPoint::GetTaskFrame],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -47,7 +48,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-FRAME-001", "OMPD-HANDLE-TASK-001", "OMPD-HANDLE-TASK-004", "OMPD-RC-008"],
         summary: "the entry point of every reachable task is the model's (region function or task routine) with segment none",
         severity: Severity::Must,
-        entry_points: &["ompd_get_curr_task_handle", "ompd_get_scheduling_task_handle", "ompd_get_task_in_parallel", "ompd_get_task_function"],
+        entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetSchedulingTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetTaskFunction],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -58,7 +59,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-FRAME-001", "OMPD-HANDLE-TASK-001"],
         summary: "the implicit task of a serialized region answers its region's function like any other task (the spec names no exception)",
         severity: Severity::Ambig,
-        entry_points: &["ompd_get_curr_task_handle", "ompd_get_task_in_parallel", "ompd_get_task_function"],
+        entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetTaskFunction],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -86,7 +87,7 @@ fn frames<'l>(ctx: &Ctx<'l>, j: &mut Judge) -> Vec<Answered<'l>> {
 
 fn frame_addresses(ctx: &mut Ctx, _: &str) -> Verdict {
     super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, get_task_frame, "ompd_get_task_frame");
+    super::entry_or_skip!(ctx, EntryPoint::GetTaskFrame);
     let truth = ctx.model.normalized(ctx.arch);
     let mut j = Judge::new(
         ctx,
@@ -122,7 +123,7 @@ fn frame_addresses(ctx: &mut Ctx, _: &str) -> Verdict {
 
 fn flags_written(ctx: &mut Ctx, _: &str) -> Verdict {
     super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, get_task_frame, "ompd_get_task_frame");
+    super::entry_or_skip!(ctx, EntryPoint::GetTaskFrame);
     let mut j = Judge::new(
         ctx,
         "frame_flag written in both outputs, and nothing past them",
@@ -166,7 +167,7 @@ fn valid_flag(flag: i64) -> bool {
 
 fn flags_valid(ctx: &mut Ctx, _: &str) -> Verdict {
     super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, get_task_frame, "ompd_get_task_frame");
+    super::entry_or_skip!(ctx, EntryPoint::GetTaskFrame);
     let mut j = Judge::new(
         ctx,
         "runtime (0x00) or application (0x01) | cfa (0x10), framepointer (0x20) or stackaddress (0x30)",
@@ -224,7 +225,7 @@ fn judge_function(j: &mut Judge, ctx: &Ctx, truth: &Model, s: &TaskSubject) {
 
 fn function(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, get_task_function, "ompd_get_task_function");
+    super::entry_or_skip!(ctx, EntryPoint::GetTaskFunction);
     let truth = ctx.model.normalized(ctx.arch);
     let mut j = Judge::new(
         ctx,
@@ -243,7 +244,7 @@ fn function(ctx: &mut Ctx, _: &str) -> Verdict {
 
 fn function_serialized(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, get_task_function, "ompd_get_task_function");
+    super::entry_or_skip!(ctx, EntryPoint::GetTaskFunction);
     let truth = ctx.model.normalized(ctx.arch);
     let mut j = Judge::new(ctx, "ok with the serialized region's function");
     for s in ctx.task_subjects(ah, &mut j) {

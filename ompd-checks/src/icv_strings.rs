@@ -9,8 +9,9 @@
 
 use super::icvs::{self, IcvEntry, Subject};
 use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_abi::EntryPoint;
+use ompd_abi::{Rc, Scope};
 use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail};
-use sim_target::abi::{Rc, Scope};
 use sim_target::model::{Model, SchedKind, SchedModifier, Schedule};
 
 macro_rules! string_check {
@@ -20,7 +21,7 @@ macro_rules! string_check {
             requirements: &["OMPD-ICV-020", "OMPD-ICV-015", $($req),*],
             summary: concat!($name, " as a string denotes the model's value at every handle of its enumerated scope"),
             severity: Severity::Must,
-            entry_points: &["ompd_enumerate_icvs", "ompd_get_icv_string_from_scope"],
+            entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvStringFromScope],
             stage: Stage::Target,
             since: Profile::V5_0,
             arg: $name,
@@ -42,7 +43,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-ICV-022"],
         summary: "an integer ICV's string, when the library gives one, denotes the value of ompd_get_icv_from_scope",
         severity: Severity::Should,
-        entry_points: &["ompd_enumerate_icvs", "ompd_get_icv_from_scope", "ompd_get_icv_string_from_scope"],
+        entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope, EntryPoint::GetIcvStringFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -53,7 +54,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-ICV-021"],
         summary: "ids 0, one past the last enumerated id and 2^63 give ompd_rc_bad_input from the string getter",
         severity: Severity::Must,
-        entry_points: &["ompd_enumerate_icvs", "ompd_get_icv_string_from_scope"],
+        entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvStringFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -64,7 +65,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-ICV-011"],
         summary: "ids 0, one past the last enumerated id and 2^63 give ompd_rc_bad_input from the integer getter",
         severity: Severity::Must,
-        entry_points: &["ompd_enumerate_icvs", "ompd_get_icv_from_scope"],
+        entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -75,7 +76,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-ICV-021", "OMPD-RC-002"],
         summary: "a scope other than the enumerated one, with a handle of that scope, gives ompd_rc_incompatible from the string getter (other non-ok codes warn)",
         severity: Severity::Must,
-        entry_points: &["ompd_enumerate_icvs", "ompd_get_icv_string_from_scope"],
+        entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvStringFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -86,7 +87,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-ICV-012"],
         summary: "a scope other than the enumerated one, with a handle of that scope, gives ompd_rc_incompatible from the integer getter (a WARN-level requirement for 5.0 libraries)",
         severity: Severity::Should,
-        entry_points: &["ompd_enumerate_icvs", "ompd_get_icv_from_scope"],
+        entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -97,7 +98,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-ICV-010", "OMPD-ICV-006", "OMPD-ICV-020"],
         summary: "every enumerated ICV answers at its enumerated scope through every handle of that scope, from the integer getter or (for non-integer ICVs) the string getter",
         severity: Severity::Must,
-        entry_points: &["ompd_enumerate_icvs", "ompd_get_icv_from_scope", "ompd_get_icv_string_from_scope"],
+        entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope, EntryPoint::GetIcvStringFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -243,11 +244,7 @@ fn parse_integer(text: &str) -> Option<i64> {
 
 fn string_value(ctx: &mut Ctx, name: &'static str) -> Verdict {
     let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(
-        ctx,
-        get_icv_string_from_scope,
-        "ompd_get_icv_string_from_scope"
-    );
+    super::entry_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
     let entry = match icvs::entry_of(ctx, ah, name) {
         Ok(e) => e,
         Err(v) => return v,
@@ -290,12 +287,8 @@ fn int_call(got: Call<(Rc, Option<i64>)>) -> Call<i64> {
 
 fn integer_agrees(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(
-        ctx,
-        get_icv_string_from_scope,
-        "ompd_get_icv_string_from_scope"
-    );
-    super::entry_or_skip!(ctx, get_icv_from_scope, "ompd_get_icv_from_scope");
+    super::entry_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
+    super::entry_or_skip!(ctx, EntryPoint::GetIcvFromScope);
     let list = match icvs::table(ctx, ah) {
         Ok(l) => l,
         Err(e) => return Verdict::skip(e),
@@ -375,18 +368,14 @@ fn unknown_id(ctx: &mut Ctx, call: fn(&Ctx, AnyHandle, Scope, u64) -> Call<()>) 
 }
 
 fn string_unknown_id(ctx: &mut Ctx, _: &str) -> Verdict {
-    super::entry_or_skip!(
-        ctx,
-        get_icv_string_from_scope,
-        "ompd_get_icv_string_from_scope"
-    );
+    super::entry_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
     unknown_id(ctx, |ctx, h, scope, id| {
         ctx.lib.get_icv_string(h, scope, id).map(|_| ())
     })
 }
 
 fn value_unknown_id(ctx: &mut Ctx, _: &str) -> Verdict {
-    super::entry_or_skip!(ctx, get_icv_from_scope, "ompd_get_icv_from_scope");
+    super::entry_or_skip!(ctx, EntryPoint::GetIcvFromScope);
     unknown_id(ctx, |ctx, h, scope, id| {
         int_call(ctx.lib.get_icv(h, scope, id)).map(|_| ())
     })
@@ -456,18 +445,14 @@ fn scope_mismatch(ctx: &mut Ctx, call: fn(&Ctx, AnyHandle, Scope, u64) -> Call<(
 }
 
 fn string_scope_mismatch(ctx: &mut Ctx, _: &str) -> Verdict {
-    super::entry_or_skip!(
-        ctx,
-        get_icv_string_from_scope,
-        "ompd_get_icv_string_from_scope"
-    );
+    super::entry_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
     scope_mismatch(ctx, |ctx, h, scope, id| {
         ctx.lib.get_icv_string(h, scope, id).map(|_| ())
     })
 }
 
 fn value_scope_mismatch(ctx: &mut Ctx, _: &str) -> Verdict {
-    super::entry_or_skip!(ctx, get_icv_from_scope, "ompd_get_icv_from_scope");
+    super::entry_or_skip!(ctx, EntryPoint::GetIcvFromScope);
     scope_mismatch(ctx, |ctx, h, scope, id| {
         match ctx.lib.get_icv(h, scope, id)? {
             // A list ICV answers its first element with incomplete: an answer all the same.
@@ -479,7 +464,7 @@ fn value_scope_mismatch(ctx: &mut Ctx, _: &str) -> Verdict {
 
 fn every_pair_answerable(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, get_icv_from_scope, "ompd_get_icv_from_scope");
+    super::entry_or_skip!(ctx, EntryPoint::GetIcvFromScope);
     let list = match icvs::table(ctx, ah) {
         Ok(l) => l,
         Err(e) => return Verdict::skip(e),

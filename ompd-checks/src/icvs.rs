@@ -2,8 +2,9 @@
 //! at every scope the library enumerates it for, judged against the model.
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_abi::EntryPoint;
+use ompd_abi::{Rc, Scope, ICV_UNDEFINED};
 use ompd_loader::library::{AnyHandle, AspaceH, Fail, ParallelH, TaskH, ThreadH};
-use sim_target::abi::{Rc, Scope, ICV_UNDEFINED};
 use sim_target::model::{Model, RegionId, TaskId, ThreadId};
 use std::collections::BTreeSet;
 
@@ -89,7 +90,7 @@ macro_rules! value_check {
             requirements: &["OMPD-ICV-010", "OMPD-ICV-015", $($req),*],
             summary: concat!($name, " answers the model's value at every handle of its enumerated scope"),
             severity: Severity::Must,
-            entry_points: &["ompd_enumerate_icvs", "ompd_get_icv_from_scope"],
+            entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope],
             stage: Stage::Target,
             since: Profile::V5_0,
             arg: $name,
@@ -105,7 +106,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-ICV-001", "OMPD-ICV-002", "OMPD-ICV-004", "OMPD-GEN-004", "OMPD-MEM-003"],
         summary: "enumerating from ompd_icv_undefined gives distinct non-zero ids and names, valid scopes, and ends with more 0",
         severity: Severity::Must,
-        entry_points: &["ompd_enumerate_icvs"],
+        entry_points: &[EntryPoint::EnumerateIcvs],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -116,7 +117,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-ICV-005"],
         summary: "every ICV of the OpenMP 5.0 ICV table and the 5.0 OMPD-specific ICVs are enumerated",
         severity: Severity::Must,
-        entry_points: &["ompd_enumerate_icvs"],
+        entry_points: &[EntryPoint::EnumerateIcvs],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -127,7 +128,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-ICV-003"],
         summary: "enumerating from an id the library never returned gives ompd_rc_bad_input",
         severity: Severity::Must,
-        entry_points: &["ompd_enumerate_icvs"],
+        entry_points: &[EntryPoint::EnumerateIcvs],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -422,8 +423,7 @@ fn value(ctx: &mut Ctx, name: &'static str) -> Verdict {
         Ok(e) => e,
         Err(v) => return v,
     };
-    let p50 =
-        matches!(&ctx.setup.api_version, Some(Ok(v)) if *v < sim_target::abi::api_version::V5_1);
+    let p50 = matches!(&ctx.setup.api_version, Some(Ok(v)) if *v < ompd_abi::api_version::V5_1);
     let mut j = Judge::new(
         ctx,
         format!("the model's value of {name} at scope {:?}", entry.scope),

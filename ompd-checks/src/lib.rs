@@ -18,9 +18,9 @@ pub(crate) use aspace_or_skip;
 /// A required entry point, or return the skip verdict saying it is not exported (the inventory
 /// checks judge what a library exports).
 macro_rules! entry_or_skip {
-    ($ctx:expr, $field:ident, $name:literal) => {
-        if $ctx.lib.api.$field.is_none() {
-            return $crate::Verdict::skip(concat!($name, " is not exported"));
+    ($ctx:expr, $ep:expr) => {
+        if !$ctx.lib.api.has($ep) {
+            return $crate::Verdict::skip(format!("{} is not exported", $ep));
         }
     };
 }
@@ -47,13 +47,14 @@ mod threads;
 mod tooldata;
 
 use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail, Library, ParallelH, TaskH, ThreadH};
-pub use ompd_report::profile::{self, Profile};
+pub mod profile;
+pub use profile::Profile;
 
+use ompd_abi::{self as abi, EntryPoint, Rc};
 use ompd_report::Outcome;
 use ompd_serve::arch::Arch;
 use ompd_serve::callbacks::Target;
 use serde::{Deserialize, Serialize};
-use sim_target::abi::{self, Rc};
 use sim_target::layout::Policy;
 use sim_target::model::{Model, RegionId, TaskId, ThreadId};
 
@@ -93,7 +94,7 @@ pub struct Check {
     /// Severity of a violation.
     pub severity: Severity,
     /// OMPD entry points the check calls.
-    pub entry_points: &'static [&'static str],
+    pub entry_points: &'static [EntryPoint],
     /// When it runs.
     pub stage: Stage,
     /// The oldest API generation whose specification states the requirement; libraries of an
@@ -377,9 +378,9 @@ impl<'l> Ctx<'l> {
     pub fn aspace(&self) -> Result<&AspaceH<'l>, Verdict> {
         self.aspace.as_ref().ok_or_else(|| {
             let why = match &self.setup.process_initialize {
-                Some(Err(e)) => format!("ompd_process_initialize failed: {e}"),
+                Some(Err(e)) => format!("{} failed: {e}", EntryPoint::ProcessInitialize),
                 _ => match &self.setup.initialize {
-                    Some(Err(e)) => format!("ompd_initialize failed: {e}"),
+                    Some(Err(e)) => format!("{} failed: {e}", EntryPoint::Initialize),
                     _ => "no address space".to_string(),
                 },
             };
@@ -575,20 +576,20 @@ impl<'l> Ctx<'l> {
     /// The thread whose handles let the all-valid call of `entry` answer, by the model: the first
     /// with the relative the routine asks for, thread 0 for the other routines. `Err` names what no
     /// thread has.
-    pub fn subject_thread(&self, entry: &str) -> Result<ThreadId, &'static str> {
+    pub fn subject_thread(&self, entry: EntryPoint) -> Result<ThreadId, &'static str> {
         let m = self.model;
         let task = |t: &ThreadId| &m.tasks[m.threads[t.0].current_task.0];
         let (found, why) = match entry {
-            "ompd_get_enclosing_parallel_handle" => (
+            EntryPoint::GetEnclosingParallelHandle => (
                 self.threads()
                     .find(|t| m.regions[m.threads[t.0].region.0].parent.is_some()),
                 "is in a region with an enclosing region",
             ),
-            "ompd_get_generating_task_handle" => (
+            EntryPoint::GetGeneratingTaskHandle => (
                 self.threads().find(|t| task(t).generating.is_some()),
                 "runs a task with a generating task",
             ),
-            "ompd_get_scheduling_task_handle" => (
+            EntryPoint::GetSchedulingTaskHandle => (
                 self.threads().find(|t| task(t).scheduling.is_some()),
                 "runs a task with a scheduling task",
             ),
@@ -740,7 +741,7 @@ mod tests {
                 || c.id.starts_with("fault.")
                 || negative_lifecycle.contains(&c.id)
         };
-        for ep in abi::ENTRY_POINTS_5_0 {
+        for ep in &Profile::V5_0.entry_points() {
             let calling: Vec<&&Check> = registry()
                 .iter()
                 .filter(|c| c.entry_points.contains(ep))

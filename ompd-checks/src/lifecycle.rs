@@ -3,9 +3,10 @@
 //! [`QUERIES`], then any other check that needs an uninitialized library, then [`INITIALIZE`].
 
 use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_abi::EntryPoint;
+use ompd_abi::{api_version, Rc};
 use ompd_loader::library::Fail;
 use ompd_serve::callbacks;
-use sim_target::abi::{api_version, Rc};
 
 /// Checks of this family that run before `ompd_initialize`: the inventory and version queries.
 pub static QUERIES: &[Check] = &[
@@ -14,7 +15,7 @@ pub static QUERIES: &[Check] = &[
         requirements: &["OMPD-GEN-001", "OMPD-GEN-002"],
         summary: "every entry point of the library's API generation is exported as an unmangled C symbol",
         severity: Severity::Must,
-        entry_points: &["ompd_get_api_version"],
+        entry_points: &[EntryPoint::GetApiVersion],
         stage: Stage::Library,
         since: Profile::Tr2,
         arg: "",
@@ -25,7 +26,7 @@ pub static QUERIES: &[Check] = &[
         requirements: &["OMPD-GEN-001", "OMPD-GEN-002"],
         summary: "the library exports no ompd_* symbol outside its API generation's list (names a debugger might mistake for interface routines)",
         severity: Severity::Should,
-        entry_points: &["ompd_get_api_version"],
+        entry_points: &[EntryPoint::GetApiVersion],
         stage: Stage::Library,
         since: Profile::Tr2,
         arg: "",
@@ -36,7 +37,7 @@ pub static QUERIES: &[Check] = &[
         requirements: &["OMPD-INIT-001", "OMPD-INIT-002", "OMPD-INIT-004"],
         summary: "ompd_get_api_version works before initialize and reports a known OMPD API version",
         severity: Severity::Must,
-        entry_points: &["ompd_get_api_version"],
+        entry_points: &[EntryPoint::GetApiVersion],
         stage: Stage::Library,
         since: Profile::V5_0,
         arg: "",
@@ -47,7 +48,7 @@ pub static QUERIES: &[Check] = &[
         requirements: &["OMPD-INIT-005"],
         summary: "repeated ompd_get_api_version calls return the same value",
         severity: Severity::Must,
-        entry_points: &["ompd_get_api_version"],
+        entry_points: &[EntryPoint::GetApiVersion],
         stage: Stage::Library,
         since: Profile::V5_0,
         arg: "",
@@ -58,7 +59,7 @@ pub static QUERIES: &[Check] = &[
         requirements: &["OMPD-INIT-010", "OMPD-INIT-011", "OMPD-OWN-001"],
         summary: "ompd_get_version_string works before initialize and returns a non-empty string in the library's own static memory",
         severity: Severity::Must,
-        entry_points: &["ompd_get_version_string"],
+        entry_points: &[EntryPoint::GetVersionString],
         stage: Stage::Library,
         since: Profile::Tr2,
         arg: "",
@@ -69,7 +70,7 @@ pub static QUERIES: &[Check] = &[
         requirements: &["OMPD-CB-002", "OMPD-INIT-001", "OMPD-INIT-010"],
         summary: "the version queries invoke no callback (no table exists yet)",
         severity: Severity::Must,
-        entry_points: &["ompd_get_api_version", "ompd_get_version_string"],
+        entry_points: &[EntryPoint::GetApiVersion, EntryPoint::GetVersionString],
         stage: Stage::Library,
         since: Profile::V5_0,
         arg: "",
@@ -80,7 +81,7 @@ pub static QUERIES: &[Check] = &[
         requirements: &["OMPD-INIT-031"],
         summary: "ompd_finalize before any ompd_initialize returns ompd_rc_unsupported (6.0 states it; earlier text is silent)",
         severity: Severity::Ambig,
-        entry_points: &["ompd_finalize"],
+        entry_points: &[EntryPoint::Finalize],
         stage: Stage::Library,
         since: Profile::V5_0,
         arg: "",
@@ -95,7 +96,7 @@ pub static INITIALIZE: &[Check] = &[
         requirements: &["OMPD-INIT-022"],
         summary: "ompd_initialize refuses API versions the library cannot provide, preferably with ompd_rc_unsupported",
         severity: Severity::Must,
-        entry_points: &["ompd_initialize"],
+        entry_points: &[EntryPoint::Initialize],
         stage: Stage::Library,
         since: Profile::V5_0,
         arg: "",
@@ -106,7 +107,7 @@ pub static INITIALIZE: &[Check] = &[
         requirements: &["OMPD-INIT-020"],
         summary: "ompd_initialize with a NULL callback table returns ompd_rc_bad_input",
         severity: Severity::Must,
-        entry_points: &["ompd_initialize"],
+        entry_points: &[EntryPoint::Initialize],
         stage: Stage::Library,
         since: Profile::V5_0,
         arg: "",
@@ -117,7 +118,7 @@ pub static INITIALIZE: &[Check] = &[
         requirements: &["OMPD-INIT-021", "OMPD-INIT-024", "OMPD-CB-003"],
         summary: "ompd_initialize with the reported API version succeeds, using only context-free callbacks",
         severity: Severity::Must,
-        entry_points: &["ompd_initialize", "ompd_get_api_version"],
+        entry_points: &[EntryPoint::Initialize, EntryPoint::GetApiVersion],
         stage: Stage::Library,
         since: Profile::V5_0,
         arg: "",
@@ -128,7 +129,7 @@ pub static INITIALIZE: &[Check] = &[
         requirements: &["OMPD-INIT-030"],
         summary: "ompd_finalize after a successful ompd_initialize returns ok",
         severity: Severity::Must,
-        entry_points: &["ompd_finalize"],
+        entry_points: &[EntryPoint::Finalize],
         stage: Stage::Library,
         since: Profile::V5_0,
         arg: "",
@@ -140,7 +141,11 @@ pub static INITIALIZE: &[Check] = &[
 fn inventory(ctx: &Ctx) -> Result<(Vec<String>, Vec<&'static str>), Verdict> {
     let info = ompd_loader::inspect::inspect(&ctx.lib.path)
         .map_err(|e| Verdict::harness_error(e.to_string()))?;
-    Ok((info.exported_ompd, ctx.profile.entry_points()))
+    let wanted = ctx.profile.entry_points().into_iter();
+    Ok((
+        info.exported_ompd,
+        wanted.map(ompd_abi::EntryPoint::name).collect(),
+    ))
 }
 
 fn inventory_complete(ctx: &mut Ctx, _: &str) -> Verdict {

@@ -25,10 +25,11 @@
 //! is not-supported).
 
 use super::{describe, Check, Ctx, Profile, Severity, Stage, Verdict};
-use ompd_loader::library::{AnyHandle, Call, Fail, Library, NullArgs};
+use ompd_abi::EntryPoint;
+use ompd_abi::{thread_id_kind, Rc, Scope};
+use ompd_loader::library::{AnyHandle, Call, Fail, NullArgs};
 use ompd_report::Outcome;
 use ompd_serve::callbacks;
-use sim_target::abi::{thread_id_kind, Rc, Scope};
 use sim_target::model::ThreadId;
 
 /// What the NULL argument is, which decides the code required.
@@ -101,7 +102,7 @@ macro_rules! nulls {
                 requirements: &[$($req),+],
                 summary: concat!("ompd_", $api, " with a NULL ", $arg, summary_tail!($class)),
                 severity: Severity::Must,
-                entry_points: &[concat!("ompd_", $api)],
+                entry_points: &[EntryPoint::by_short_name($api)],
                 stage: Stage::$stage,
                 since: Profile::V5_0,
                 arg: concat!(stringify!($class), " ompd_", $api, " ", $arg),
@@ -189,7 +190,7 @@ nulls! {
 #[derive(Clone, Copy, Debug)]
 struct Row {
     class: Class,
-    entry: &'static str,
+    entry: EntryPoint,
     name: &'static str,
 }
 
@@ -198,10 +199,10 @@ impl Row {
         let mut it = arg.split(' ');
         let row = Row {
             class: Class::parse(it.next()?)?,
-            entry: it.next()?,
+            entry: EntryPoint::from_name(it.next()?)?,
             name: it.next()?,
         };
-        let known = Library::pointer_args(row.entry).is_some_and(|a| a.contains(&row.name));
+        let known = row.entry.pointer_arg(row.name).is_some();
         (known && it.next().is_none()).then_some(row)
     }
 }
@@ -232,8 +233,8 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
     let held = ctx.thread_handles(ah, t);
     let thread_id = ctx.thread_id(t, thread_id_kind::PTHREAD);
     let icv = match row.entry {
-        "ompd_get_icv_from_scope" | "ompd_get_icv_string_from_scope" => {
-            held.answered_icv(ctx, ah, row.entry == "ompd_get_icv_string_from_scope")
+        EntryPoint::GetIcvFromScope | EntryPoint::GetIcvStringFromScope => {
+            held.answered_icv(ctx, ah, row.entry == EntryPoint::GetIcvStringFromScope)
         }
         _ => None,
     };
@@ -288,7 +289,7 @@ fn judge(ctx: &Ctx, row: Row, args: &NullArgs) -> Verdict {
         let actual = format!("{what}: bad_input (the spec prefers stale_handle for a NULL handle)");
         return Verdict::new(Outcome::Warn, expected, actual, "");
     }
-    let device = row.entry == "ompd_device_initialize";
+    let device = row.entry == EntryPoint::DeviceInitialize;
     if row.class == Class::Handle && !(device && rc == Rc::UNSUPPORTED) {
         let actual = format!("{what}: {rc}, expected {}", row.class.want());
         return Verdict::new(Outcome::Fail, expected, actual, "");
@@ -296,7 +297,7 @@ fn judge(ctx: &Ctx, row: Row, args: &NullArgs) -> Verdict {
     // Another error code: does the all-valid call fail the same way?
     let baseline: Option<Call<()>> = match row.entry {
         // The unit's own address space came from the all-valid call.
-        "ompd_process_initialize" => ctx.setup.process_initialize.clone(),
+        EntryPoint::ProcessInitialize => ctx.setup.process_initialize.clone(),
         _ => ctx.lib.call_with_null(row.entry, None, args).ok(),
     };
     let same = matches!(&baseline, Some(Err(Fail::Rc(b))) if *b == rc);
@@ -337,23 +338,21 @@ fn judge(ctx: &Ctx, row: Row, args: &NullArgs) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_target::abi::ENTRY_POINTS_5_0;
 
     /// Pointer arguments judged by other families.
-    const ELSEWHERE: &[(&str, &str)] = &[
-        ("ompd_initialize", "callbacks"),
-        ("ompd_get_api_version", "version"),
-        ("ompd_get_state", "wait_id"),
+    const ELSEWHERE: &[(EntryPoint, &str)] = &[
+        (EntryPoint::Initialize, "callbacks"),
+        (EntryPoint::GetApiVersion, "version"),
+        (EntryPoint::GetState, "wait_id"),
     ];
 
     #[test]
     fn the_table_covers_every_pointer_argument_of_the_5_0_interface_once() {
-        let mut want: Vec<(&str, &str)> = Vec::new();
-        for e in ENTRY_POINTS_5_0 {
-            let args = Library::pointer_args(e).expect("every 5.0 entry point is known");
+        let mut want: Vec<(EntryPoint, &str)> = Vec::new();
+        for e in Profile::V5_0.entry_points() {
             want.extend(
-                args.iter()
-                    .map(|a| (*e, *a))
+                e.pointer_args()
+                    .map(|a| (e, a.name))
                     .filter(|p| !ELSEWHERE.contains(p)),
             );
         }
@@ -361,16 +360,13 @@ mod tests {
             .iter()
             .map(|c| Row::parse(c.arg).unwrap_or_else(|| panic!("{}: bad row", c.id)))
             .collect();
-        let mut have: Vec<(&str, &str)> = rows.iter().map(|r| (r.entry, r.name)).collect();
+        let mut have: Vec<(EntryPoint, &str)> = rows.iter().map(|r| (r.entry, r.name)).collect();
         assert_eq!(have, want, "rows follow the header order");
         have.dedup();
         assert_eq!(have.len(), CHECKS.len());
         for (c, r) in CHECKS.iter().zip(&rows) {
             assert_eq!(c.entry_points, [r.entry], "{}", c.id);
-            assert_eq!(
-                c.id,
-                format!("null.{}.{}", &r.entry["ompd_".len()..], r.name),
-            );
+            assert_eq!(c.id, format!("null.{}.{}", r.entry.short_name(), r.name),);
             let class_req = match r.class {
                 Class::Out => Some("OMPD-RC-003"),
                 Class::Handle => Some("OMPD-RC-004"),
@@ -379,7 +375,7 @@ mod tests {
             if let Some(req) = class_req {
                 assert!(c.requirements.contains(&req), "{}", c.id);
             }
-            let library = r.entry == "ompd_get_version_string";
+            let library = r.entry == EntryPoint::GetVersionString;
             assert_eq!(c.stage == Stage::Library, library, "{}", c.id);
         }
     }

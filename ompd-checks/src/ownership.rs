@@ -3,10 +3,11 @@
 //! from, and answers do not depend on what `alloc_memory` leaves in a block.
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_abi::EntryPoint;
+use ompd_abi::Scope;
 use ompd_loader::library::{AnyHandle, AspaceH};
 use ompd_serve::callbacks;
 use ompd_serve::ledger::AllocMode;
-use sim_target::abi::Scope;
 use sim_target::model::ThreadId;
 
 /// Checks of this family.
@@ -16,7 +17,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-MEM-009", "OMPD-OWN-003", "OMPD-REL-010", "OMPD-REL-020", "OMPD-REL-030"],
         summary: "obtaining and releasing thread, parallel and task handles leaves no alloc_memory block behind (after a warm-up pass fills any per-address-space cache)",
         severity: Severity::Should,
-        entry_points: &["ompd_get_thread_handle", "ompd_get_curr_parallel_handle", "ompd_get_curr_task_handle", "ompd_rel_thread_handle", "ompd_rel_parallel_handle", "ompd_rel_task_handle"],
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetCurrParallelHandle, EntryPoint::GetCurrTaskHandle, EntryPoint::RelThreadHandle, EntryPoint::RelParallelHandle, EntryPoint::RelTaskHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -27,7 +28,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-RC-006"],
         summary: "a call that returns an error hands the tool nothing: no alloc_memory block stays live",
         severity: Severity::Should,
-        entry_points: &["ompd_get_thread_handle", "ompd_get_thread_in_parallel", "ompd_get_task_in_parallel", "ompd_get_icv_from_scope", "ompd_get_icv_string_from_scope"],
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadInParallel, EntryPoint::GetTaskInParallel, EntryPoint::GetIcvFromScope, EntryPoint::GetIcvStringFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -38,7 +39,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-MEM-007"],
         summary: "answers are identical whether alloc_memory returns zeroed or garbage-filled blocks",
         severity: Severity::Must,
-        entry_points: &["ompd_get_thread_handle", "ompd_get_curr_parallel_handle", "ompd_get_curr_task_handle", "ompd_get_icv_from_scope", "ompd_get_state", "ompd_get_omp_version_string"],
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetCurrParallelHandle, EntryPoint::GetCurrTaskHandle, EntryPoint::GetIcvFromScope, EntryPoint::GetState, EntryPoint::GetOmpVersionString],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -49,7 +50,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-MEM-003", "OMPD-MEM-004"],
         summary: "each call returning a tool-owned string returns its own live alloc_memory block (two calls never share one)",
         severity: Severity::Must,
-        entry_points: &["ompd_get_omp_version_string"],
+        entry_points: &[EntryPoint::GetOmpVersionString],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -60,7 +61,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-MEM-005"],
         summary: "an ICV string stays a live, unchanged block after the task handle it came from is released",
         severity: Severity::Must,
-        entry_points: &["ompd_get_icv_string_from_scope", "ompd_rel_task_handle"],
+        entry_points: &[EntryPoint::GetIcvStringFromScope, EntryPoint::RelTaskHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -102,12 +103,12 @@ fn released_without_leak(ctx: &mut Ctx, _: &str) -> Verdict {
 fn failing_calls(ctx: &Ctx, ah: &AspaceH) -> Vec<(&'static str, bool)> {
     let mut out = Vec::new();
     let t0 = ThreadId(0);
-    let mut unknown = ctx.thread_id(t0, sim_target::abi::thread_id_kind::PTHREAD);
+    let mut unknown = ctx.thread_id(t0, ompd_abi::thread_id_kind::PTHREAD);
     unknown.iter_mut().for_each(|b| *b = 0xEE);
     out.push((
         "ompd_get_thread_handle of an unknown id",
         ctx.lib
-            .get_thread_handle(ah, sim_target::abi::thread_id_kind::PTHREAD, &unknown)
+            .get_thread_handle(ah, ompd_abi::thread_id_kind::PTHREAD, &unknown)
             .is_err(),
     ));
     if let Ok(ph) = ctx.curr_parallel(ah, t0) {

@@ -2,8 +2,9 @@
 //! region, threads in a region by index, team sizes and levels — judged against the model.
 
 use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_abi::EntryPoint;
+use ompd_abi::{Rc, Scope};
 use ompd_loader::library::{AnyHandle, ParallelH};
-use sim_target::abi::{Rc, Scope};
 use sim_target::model::RegionId;
 
 /// Checks of this family.
@@ -13,7 +14,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-PAR-001", "OMPD-ICV-010", "OMPD-ICV-015"],
         summary: "the current parallel handle of every thread has the model's team size (team-size-var)",
         severity: Severity::Must,
-        entry_points: &["ompd_get_curr_parallel_handle", "ompd_get_icv_from_scope"],
+        entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetIcvFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -24,7 +25,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-PAR-003", "OMPD-CMP-004", "OMPD-CMP-005"],
         summary: "current parallel handles of threads in one team compare 0; of different regions non-zero",
         severity: Severity::Must,
-        entry_points: &["ompd_get_curr_parallel_handle", "ompd_parallel_handle_compare"],
+        entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::ParallelHandleCompare],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -35,7 +36,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-PAR-004", "OMPD-HANDLE-PAR-005", "OMPD-ICV-015"],
         summary: "walking ompd_get_enclosing_parallel_handle from each thread's region visits every enclosing region with levels-var L, L-1, ..., 0",
         severity: Severity::Must,
-        entry_points: &["ompd_get_curr_parallel_handle", "ompd_get_enclosing_parallel_handle", "ompd_get_icv_from_scope"],
+        entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetEnclosingParallelHandle, EntryPoint::GetIcvFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -46,7 +47,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-PAR-004"],
         summary: "asking for the region enclosing the outermost region gives ompd_rc_unavailable",
         severity: Severity::Must,
-        entry_points: &["ompd_get_curr_parallel_handle", "ompd_get_enclosing_parallel_handle"],
+        entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetEnclosingParallelHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -57,7 +58,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-THREAD-010", "OMPD-HANDLE-THREAD-007", "OMPD-CMP-004"],
         summary: "thread n of each region is the model's member n: it compares equal to the handle by native id and has that thread's thread-num-var",
         severity: Severity::Must,
-        entry_points: &["ompd_get_thread_in_parallel", "ompd_thread_handle_compare", "ompd_get_icv_from_scope"],
+        entry_points: &[EntryPoint::GetThreadInParallel, EntryPoint::ThreadHandleCompare, EntryPoint::GetIcvFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -68,7 +69,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-THREAD-011"],
         summary: "thread numbers below 0 or at least the team size give ompd_rc_bad_input",
         severity: Severity::Must,
-        entry_points: &["ompd_get_thread_in_parallel"],
+        entry_points: &[EntryPoint::GetThreadInParallel],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -79,7 +80,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-ICV-015", "OMPD-ICV-010"],
         summary: "active-levels-var of each thread's current region counts its enclosing active regions",
         severity: Severity::Must,
-        entry_points: &["ompd_get_curr_parallel_handle", "ompd_get_icv_from_scope"],
+        entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetIcvFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",

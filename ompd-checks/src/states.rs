@@ -2,7 +2,8 @@
 //! (or `ompd_rc_needs_state_tracking` when the runtime tracks no state).
 
 use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
-use sim_target::abi::{state, Rc};
+use ompd_abi::EntryPoint;
+use ompd_abi::{state, Rc};
 use std::collections::BTreeSet;
 
 /// Checks of this family.
@@ -12,7 +13,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-STATE-001", "OMPD-STATE-002", "OMPD-STATE-004", "OMPD-STATE-005", "OMPD-MEM-003"],
         summary: "enumerating from ompt_state_undefined visits known state values once each, with allocated names, and ends with more_enums 0",
         severity: Severity::Must,
-        entry_points: &["ompd_enumerate_states"],
+        entry_points: &[EntryPoint::EnumerateStates],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -23,7 +24,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-STATE-006"],
         summary: "standard states are named with their OMPT enumerator spelling",
         severity: Severity::Should,
-        entry_points: &["ompd_enumerate_states"],
+        entry_points: &[EntryPoint::EnumerateStates],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -34,7 +35,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-STATE-003"],
         summary: "ompd_enumerate_states with a current_state that is not a state (a gap value, negative, huge) returns ompd_rc_bad_input",
         severity: Severity::Must,
-        entry_points: &["ompd_enumerate_states"],
+        entry_points: &[EntryPoint::EnumerateStates],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -45,7 +46,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-STATE-010", "OMPD-STATE-012", "OMPD-RC-008"],
         summary: "every thread's state (and wait id in wait states) is the model's; without state tracking the answer is needs_state_tracking",
         severity: Severity::Must,
-        entry_points: &["ompd_get_thread_handle", "ompd_get_state"],
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetState],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -56,7 +57,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-STATE-011"],
         summary: "ompd_get_state accepts a NULL wait_id and still answers",
         severity: Severity::Must,
-        entry_points: &["ompd_get_state"],
+        entry_points: &[EntryPoint::GetState],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",

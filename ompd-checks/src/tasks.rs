@@ -2,8 +2,9 @@
 //! tasks by index, and the region of a task — judged against the model.
 
 use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_abi::EntryPoint;
+use ompd_abi::{Rc, Scope};
 use ompd_loader::library::{AnyHandle, Call, TaskH};
-use sim_target::abi::{Rc, Scope};
 use sim_target::model::ThreadId;
 
 /// Checks of this family.
@@ -13,7 +14,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-TASK-001", "OMPD-ICV-015", "OMPD-ICV-010"],
         summary: "the current task of every thread is implicit or explicit, final or not, as in the model",
         severity: Severity::Must,
-        entry_points: &["ompd_get_curr_task_handle", "ompd_get_icv_from_scope"],
+        entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetIcvFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -24,7 +25,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-TASK-002"],
         summary: "the generating chain from each thread's current task has the model's length and task kinds",
         severity: Severity::Must,
-        entry_points: &["ompd_get_curr_task_handle", "ompd_get_generating_task_handle", "ompd_get_icv_from_scope"],
+        entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetGeneratingTaskHandle, EntryPoint::GetIcvFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -35,7 +36,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-TASK-002"],
         summary: "the initial task has no generating task: ompd_rc_unavailable",
         severity: Severity::Must,
-        entry_points: &["ompd_get_task_in_parallel", "ompd_get_generating_task_handle"],
+        entry_points: &[EntryPoint::GetTaskInParallel, EntryPoint::GetGeneratingTaskHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -46,7 +47,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-TASK-003"],
         summary: "the scheduling chain from each thread's current task has the model's length and ends with ompd_rc_unavailable",
         severity: Severity::Must,
-        entry_points: &["ompd_get_curr_task_handle", "ompd_get_scheduling_task_handle"],
+        entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetSchedulingTaskHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -57,7 +58,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-TASK-004", "OMPD-CMP-004"],
         summary: "task n of a region is an implicit task and equals the current task of member n when that member runs it",
         severity: Severity::Must,
-        entry_points: &["ompd_get_task_in_parallel", "ompd_get_curr_task_handle", "ompd_task_handle_compare"],
+        entry_points: &[EntryPoint::GetTaskInParallel, EntryPoint::GetCurrTaskHandle, EntryPoint::TaskHandleCompare],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -68,7 +69,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-TASK-005"],
         summary: "task numbers below 0 or at least the team size give ompd_rc_bad_input",
         severity: Severity::Must,
-        entry_points: &["ompd_get_task_in_parallel"],
+        entry_points: &[EntryPoint::GetTaskInParallel],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -79,7 +80,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-PAR-006", "OMPD-CMP-004"],
         summary: "the region of implicit task n of region R compares equal to R",
         severity: Severity::Must,
-        entry_points: &["ompd_get_task_in_parallel", "ompd_get_task_parallel_handle", "ompd_parallel_handle_compare"],
+        entry_points: &[EntryPoint::GetTaskInParallel, EntryPoint::GetTaskParallelHandle, EntryPoint::ParallelHandleCompare],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",

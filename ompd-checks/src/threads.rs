@@ -2,8 +2,9 @@
 //! kinds, the thread-id round trip, and identity of handles to the same thread.
 
 use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_abi::EntryPoint;
+use ompd_abi::{thread_id_kind, Rc};
 use ompd_loader::library::Fail;
-use sim_target::abi::{thread_id_kind, Rc};
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
@@ -12,7 +13,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-THREAD-001", "OMPD-HANDLE-THREAD-009"],
         summary: "ompd_get_thread_handle returns a handle for every OpenMP thread identified by its pthread id",
         severity: Severity::Must,
-        entry_points: &["ompd_get_thread_handle"],
+        entry_points: &[EntryPoint::GetThreadHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -23,7 +24,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-THREAD-001", "OMPD-HANDLE-THREAD-004"],
         summary: "ompd_get_thread_handle by lwp id either works for every OpenMP thread or is unsupported",
         severity: Severity::Must,
-        entry_points: &["ompd_get_thread_handle"],
+        entry_points: &[EntryPoint::GetThreadHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -34,7 +35,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-THREAD-002"],
         summary: "a native thread that never entered OpenMP gives ompd_rc_unavailable (bad_input warns)",
         severity: Severity::Must,
-        entry_points: &["ompd_get_thread_handle"],
+        entry_points: &[EntryPoint::GetThreadHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -45,7 +46,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-THREAD-003"],
         summary: "a thread id of the wrong size for its kind gives ompd_rc_bad_input",
         severity: Severity::Must,
-        entry_points: &["ompd_get_thread_handle"],
+        entry_points: &[EntryPoint::GetThreadHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -56,7 +57,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-THREAD-004"],
         summary: "an unknown thread-id kind gives ompd_rc_unsupported",
         severity: Severity::Must,
-        entry_points: &["ompd_get_thread_handle"],
+        entry_points: &[EntryPoint::GetThreadHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -67,7 +68,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-THREAD-020", "OMPD-HANDLE-THREAD-022", "OMPD-OWN-005", "OMPD-OWN-006"],
         summary: "ompd_get_thread_id gives back exactly the pthread id the handle was obtained with, writing no more than asked",
         severity: Severity::Must,
-        entry_points: &["ompd_get_thread_handle", "ompd_get_thread_id"],
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadId],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -78,7 +79,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-HANDLE-THREAD-007", "OMPD-CMP-003", "OMPD-CMP-004", "OMPD-CMP-005"],
         summary: "two handles to one thread compare 0; handles to distinct threads do not",
         severity: Severity::Must,
-        entry_points: &["ompd_get_thread_handle", "ompd_thread_handle_compare"],
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::ThreadHandleCompare],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",

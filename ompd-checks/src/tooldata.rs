@@ -3,8 +3,9 @@
 //! scopes that carry no tool data.
 
 use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_abi::EntryPoint;
+use ompd_abi::{Address, Scope, SEGMENT_NONE};
 use ompd_loader::library::{AnyHandle, Call, Fail};
-use sim_target::abi::{Address, Scope, SEGMENT_NONE};
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
@@ -13,7 +14,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-TDATA-001"],
         summary: "thread scope: value and ptr are the thread's ompt_data_t (ptr aliasing value as the union does)",
         severity: Severity::Must,
-        entry_points: &["ompd_get_thread_handle", "ompd_get_tool_data"],
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetToolData],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -24,7 +25,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-TDATA-001"],
         summary: "parallel scope: value and ptr are the region's ompt_data_t, for every innermost region and the initial region",
         severity: Severity::Must,
-        entry_points: &["ompd_get_curr_parallel_handle", "ompd_get_enclosing_parallel_handle", "ompd_get_tool_data"],
+        entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetEnclosingParallelHandle, EntryPoint::GetToolData],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -35,7 +36,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-TDATA-001"],
         summary: "task scope: value and ptr are the task's ompt_data_t, for every reachable task",
         severity: Severity::Must,
-        entry_points: &["ompd_get_curr_task_handle", "ompd_get_scheduling_task_handle", "ompd_get_task_in_parallel", "ompd_get_tool_data"],
+        entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetSchedulingTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetToolData],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -46,7 +47,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-TDATA-003"],
         summary: "the address-space and global scopes carry no OMPT data: any non-ok code",
         severity: Severity::Ambig,
-        entry_points: &["ompd_get_tool_data"],
+        entry_points: &[EntryPoint::GetToolData],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -57,7 +58,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-TDATA-003", "OMPD-TDATA-001"],
         summary: "implicit-task scope with an implicit task: either a non-ok code or that task's ompt_data_t",
         severity: Severity::Ambig,
-        entry_points: &["ompd_get_task_in_parallel", "ompd_get_tool_data"],
+        entry_points: &[EntryPoint::GetTaskInParallel, EntryPoint::GetToolData],
         stage: Stage::Target,
         since: Profile::V5_0,
         arg: "",
@@ -92,7 +93,7 @@ fn expected(ctx: &Ctx) -> String {
 
 fn thread(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, get_tool_data, "ompd_get_tool_data");
+    super::entry_or_skip!(ctx, EntryPoint::GetToolData);
     let mut j = Judge::new(ctx, expected(ctx));
     for t in ctx.threads() {
         let label = format!("gtid {}", t.0);
@@ -109,7 +110,7 @@ fn thread(ctx: &mut Ctx, _: &str) -> Verdict {
 
 fn parallel(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, get_tool_data, "ompd_get_tool_data");
+    super::entry_or_skip!(ctx, EntryPoint::GetToolData);
     let mut j = Judge::new(ctx, expected(ctx));
     for (r, label, ph) in ctx.all_regions_with_handles(ah, &mut j) {
         let got = ctx
@@ -122,7 +123,7 @@ fn parallel(ctx: &mut Ctx, _: &str) -> Verdict {
 
 fn task(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, get_tool_data, "ompd_get_tool_data");
+    super::entry_or_skip!(ctx, EntryPoint::GetToolData);
     let mut j = Judge::new(ctx, expected(ctx));
     for s in ctx.task_subjects(ah, &mut j) {
         let got = ctx
@@ -141,7 +142,7 @@ fn task(ctx: &mut Ctx, _: &str) -> Verdict {
 
 fn no_data_scopes(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, get_tool_data, "ompd_get_tool_data");
+    super::entry_or_skip!(ctx, EntryPoint::GetToolData);
     let mut j = Judge::new(ctx, "a non-ok code");
     for scope in [Scope::ADDRESS_SPACE, Scope::GLOBAL] {
         match ctx.lib.get_tool_data(AnyHandle::Aspace(ah), scope) {
@@ -158,7 +159,7 @@ fn no_data_scopes(ctx: &mut Ctx, _: &str) -> Verdict {
 
 fn implicit_task(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, get_tool_data, "ompd_get_tool_data");
+    super::entry_or_skip!(ctx, EntryPoint::GetToolData);
     let mut j = Judge::new(ctx, "a non-ok code, or the implicit task's data");
     for s in ctx.task_subjects(ah, &mut j) {
         if !super::is_implicit(ctx.model, s.task) {

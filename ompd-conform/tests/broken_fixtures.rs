@@ -133,7 +133,7 @@ fn baseline() -> &'static Report {
 fn callers(entry_point: &str) -> BTreeSet<&'static str> {
     checks::registry()
         .iter()
-        .filter(|c| c.entry_points.contains(&entry_point))
+        .filter(|c| c.entry_points.iter().any(|e| e.name() == entry_point))
         .map(|c| c.id)
         .collect()
 }

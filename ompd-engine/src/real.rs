@@ -9,11 +9,11 @@
 //! check never judges a real process against a value nobody recorded.
 
 use c_fixtures::truth::{OmpView, Ompt, Role, ThreadTruth, Truth};
+use ompd_abi::state;
 pub use ompd_checks::known::{Fact, Known};
 use ompd_serve::arch::Arch;
 use ompd_serve::source::{Source, SymbolError, TargetKind};
 use serde::{Deserialize, Serialize};
-use sim_target::abi::state;
 use sim_target::model::{
     GtidMode, Model, NativeId, Region, RegionId, SchedKind, SchedModifier, Schedule, Task,
     TaskIcvs, TaskId, TaskKind, Thread, ThreadId,

@@ -8,10 +8,10 @@
 //! routine (`T0`, `P1`, `K2`: thread, parallel, task), and addresses become stable ids in order of
 //! first appearance (`<addr#0>`), so the same library gives the same snapshot on every run.
 
+use ompd_abi::{self as abi, Scope};
 use ompd_checks::Ctx;
 use ompd_loader::library::{AnyHandle, Call, Fail, Handle, Kind, ParallelH, TaskH, ThreadH};
 use ompd_serve::arch::Arch;
-use sim_target::abi::{self, Scope};
 use sim_target::layout::Policy;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

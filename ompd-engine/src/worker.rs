@@ -290,9 +290,9 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
     let api_version = lib.get_api_version().ok();
     let version_string = lib.get_version_string().ok().map(|s| s.text);
     let exported = lib.api.exported();
-    let profile = Profile::detect(&exported, api_version);
+    let profile = checks::profile::detect(&exported, api_version);
     emit(&Event::Loaded {
-        entry_points: exported.iter().map(|s| s.to_string()).collect(),
+        entry_points: exported.iter().map(|e| e.name().to_string()).collect(),
         diagnostics: lib.diagnostics.clone(),
         api_version,
         version_string,
@@ -363,7 +363,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
             .api_version
             .clone()
             .and_then(|r| r.ok())
-            .unwrap_or(sim_target::abi::api_version::V5_0);
+            .unwrap_or(ompd_abi::api_version::V5_0);
         ctx.setup.initialize = Some(lib.initialize(version));
         if matches!(ctx.setup.initialize, Some(Ok(()))) {
             match lib.process_initialize(target) {

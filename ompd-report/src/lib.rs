@@ -1,8 +1,6 @@
 //! Outcomes, result records and the report (`ompd-conformance/report/v1`), with its human and
 //! JSON renderings. Reporters only render: they never change an outcome.
 
-pub mod profile;
-
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -204,7 +202,7 @@ pub struct LibraryInfo {
     pub version_string: Option<String>,
     /// The API generation profile the checks ran against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile: Option<crate::profile::Profile>,
+    pub profile: Option<ompd_abi::Generation>,
     /// Exported `ompd_*` entry points the suite knows.
     pub entry_points: Vec<String>,
     /// Loader quirks worked around, one line each.

@@ -6,13 +6,11 @@
 //! through its callback table.
 //!
 //! Map of the crate:
-//! - [`abi`]: the OMPD C ABI (re-exported from `ompd-abi`).
 //! - [`model`]: threads, regions, tasks, ICVs; the builder and the default scenarios.
 //! - [`layout`]: struct layouts under a policy, and the layout symbols a runtime exports.
 //! - [`image`]: lowering a model into target memory, reading it back, tearing it, serving it.
 //! - [`strategy`]: proptest strategies for whole runtime states.
 
-pub use ompd_abi as abi;
 pub mod image;
 pub mod layout;
 pub mod model;

@@ -5,11 +5,11 @@
 //! ICVs, globals, states and tool data are drawn. Every generated model is valid by construction
 //! and shrinks towards fewer, smaller regions and tasks.
 
-use crate::abi::state;
 use crate::layout::Policy;
 use crate::model::{
     Model, ModelBuilder, SchedKind, SchedModifier, Schedule, TaskIcvs, TaskKind, ThreadId,
 };
+use ompd_abi::state;
 use ompd_serve::arch::Arch;
 use proptest::collection::vec;
 use proptest::prelude::*;

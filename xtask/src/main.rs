@@ -442,7 +442,9 @@ mod tidy {
         // pointers), and `live_target::spawn::arrange_child` (the one `pre_exec` closure that
         // sets the fixture's parent-death signal between fork and exec).
         let allowed = [
-            "ompd-loader/src/library.rs",
+            "ompd-loader/src/library/mod.rs",
+            "ompd-loader/src/library/nulls.rs",
+            "ompd-loader/src/library/raw.rs",
             "ompd-serve/src/callbacks/mod.rs",
             "ompd-serve/src/callbacks/blocks.rs",
             "ompd-serve/src/callbacks/access.rs",

@@ -76,13 +76,13 @@ impl Image {
     /// The native thread whose id of `kind` (0 pthread, 1 lwp) equals `id` in target byte order.
     pub fn find_thread(&self, kind: u64, id: &[u8]) -> Option<usize> {
         self.threads.iter().position(|t| match kind {
-            crate::abi::thread_id_kind::PTHREAD => {
+            ompd_abi::thread_id_kind::PTHREAD => {
                 // A pthread_t is pointer-sized: the target holds the id truncated to that width.
                 let mask = u64::MAX >> (64 - 8 * self.arch.pointer as u32);
                 id.len() == self.arch.pointer as usize
                     && self.arch.decode(id) == t.native.pthread & mask
             }
-            crate::abi::thread_id_kind::LWP => {
+            ompd_abi::thread_id_kind::LWP => {
                 id.len() == 4 && self.arch.decode(id) == t.native.lwp as u64
             }
             _ => false,
@@ -93,11 +93,11 @@ impl Image {
     pub fn thread_id_bytes(&self, index: usize, kind: u64) -> Option<Vec<u8>> {
         let t = self.threads.get(index)?;
         match kind {
-            crate::abi::thread_id_kind::PTHREAD => Some(
+            ompd_abi::thread_id_kind::PTHREAD => Some(
                 self.arch
                     .encode(t.native.pthread, self.arch.pointer as usize),
             ),
-            crate::abi::thread_id_kind::LWP => Some(self.arch.encode(t.native.lwp as u64, 4)),
+            ompd_abi::thread_id_kind::LWP => Some(self.arch.encode(t.native.lwp as u64, 4)),
             _ => None,
         }
     }

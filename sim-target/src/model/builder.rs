@@ -58,7 +58,7 @@ impl ModelBuilder {
                 },
                 region: RegionId(0),
                 current_task: TaskId(0),
-                state: crate::abi::state::WORK_SERIAL,
+                state: ompd_abi::state::WORK_SERIAL,
                 wait_id: 0,
                 tool_data: 0x2000,
             }],
@@ -109,7 +109,7 @@ impl ModelBuilder {
             },
             region,
             current_task: task,
-            state: crate::abi::state::WORK_PARALLEL,
+            state: ompd_abi::state::WORK_PARALLEL,
             wait_id: 0,
             tool_data: 0x2000 + n,
         });
@@ -178,7 +178,7 @@ impl ModelBuilder {
             let t = &mut self.model.threads[thread.0];
             t.region = r;
             t.current_task = *task;
-            t.state = crate::abi::state::WORK_PARALLEL;
+            t.state = ompd_abi::state::WORK_PARALLEL;
         }
         r
     }

@@ -1,0 +1,1082 @@
+//! Loading a vendor OMPD library and calling its entry points: the only `unsafe` FFI of the crate.
+//!
+//! [`Library::load`] opens the shared object (working around real packaging quirks, each reported
+//! as a diagnostic), resolves every known entry point once, and [`Library`]'s methods wrap each
+//! call: the entry point in flight is marked for the callback ledger, out-parameters are poisoned
+//! beforehand so an unwritten output is caught, and every pointer the library hands back is
+//! validated before it is read. Nothing here judges conformance: wrappers return what happened.
+
+use libloading::os::unix::{Library as RawLibrary, RTLD_GLOBAL, RTLD_LOCAL, RTLD_NOW};
+use ompd_abi::{
+    entry, Address, AddressSpaceHandle, EntryPoint, FrameInfo, ParallelHandle, Rc, Scope,
+    TaskHandle, ThreadHandle,
+};
+use ompd_serve::callbacks;
+use std::ffi::{c_char, c_int, c_void};
+use std::path::{Path, PathBuf};
+
+mod nulls;
+mod raw;
+
+pub use nulls::NullArgs;
+use raw::Raw;
+
+/// Why a library could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot load {path}: {message}")]
+pub struct LoadError {
+    /// The library.
+    pub path: PathBuf,
+    /// What the dynamic loader said, with our diagnosis.
+    pub message: String,
+}
+
+/// What went wrong in a call, other than the library's return code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fail {
+    /// The library returned a non-ok code.
+    Rc(Rc),
+    /// The entry point is not exported.
+    Missing(EntryPoint),
+    /// The library returned ok with an invalid output (unwritten, NULL, not owned as required).
+    Invalid(String),
+}
+
+impl std::fmt::Display for Fail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fail::Rc(rc) => write!(f, "{rc}"),
+            Fail::Missing(n) => write!(f, "{n} is not exported"),
+            Fail::Invalid(m) => write!(f, "ok with invalid output: {m}"),
+        }
+    }
+}
+
+/// The result of a wrapped call.
+pub type Call<T> = Result<T, Fail>;
+
+/// A pointer value no allocator returns, written into pointer out-parameters before each call.
+const POISON_PTR: usize = 0xA5A5_A5A5_A5A5_A5A5u64 as usize;
+/// A word written into integer out-parameters before each call; an output still holding it
+/// after `ok` was not written (wrappers that return outputs as written leave the test to the
+/// caller).
+pub const POISON_WORD: i64 = 0x5A5A_5A5A_5A5A_5A5A;
+
+macro_rules! api {
+    ($($field:ident: $ty:ident = $ep:ident,)*) => {
+        /// Every entry point the library exports, resolved once at load.
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct Api {
+            $(
+                #[doc = concat!("[`EntryPoint::", stringify!($ep), "`].")]
+                pub $field: Option<entry::$ty>,
+            )*
+        }
+
+        impl Api {
+            fn resolve(lib: &RawLibrary) -> Api {
+                Api {
+                    $(
+                        // SAFETY: the symbol is declared with this exact type in omp-tools.h;
+                        // the copied function pointer stays valid because the library is never
+                        // unloaded while the Api is in use (it lives inside `Library`).
+                        $field: unsafe {
+                            lib.get::<entry::$ty>(EntryPoint::$ep.name().as_bytes())
+                        }
+                        .ok()
+                        .map(|s| *s),
+                    )*
+                }
+            }
+
+            /// True when the library exports `e` (always false for a routine the suite never
+            /// calls: only the routines with a signature in the table are resolved).
+            pub fn has(&self, e: EntryPoint) -> bool {
+                match e {
+                    $(EntryPoint::$ep => self.$field.is_some(),)*
+                    _ => false,
+                }
+            }
+
+            /// The resolved entry points, in the table's order.
+            pub fn exported(&self) -> Vec<EntryPoint> {
+                EntryPoint::ALL.iter().copied().filter(|e| self.has(*e)).collect()
+            }
+        }
+    };
+}
+
+api! {
+    initialize: Initialize = Initialize,
+    get_api_version: GetApiVersion = GetApiVersion,
+    get_version_string: GetVersionString = GetVersionString,
+    finalize: Finalize = Finalize,
+    process_initialize: ProcessInitialize = ProcessInitialize,
+    device_initialize: DeviceInitialize = DeviceInitialize,
+    rel_address_space_handle: RelAddressSpaceHandle = RelAddressSpaceHandle,
+    get_omp_version: GetOmpVersion = GetOmpVersion,
+    get_omp_version_string: GetOmpVersionString = GetOmpVersionString,
+    get_thread_in_parallel: GetThreadInParallel = GetThreadInParallel,
+    get_thread_handle: GetThreadHandle = GetThreadHandle,
+    rel_thread_handle: RelThreadHandle = RelThreadHandle,
+    thread_handle_compare: ThreadHandleCompare = ThreadHandleCompare,
+    get_thread_id: GetThreadId = GetThreadId,
+    get_curr_parallel_handle: GetCurrParallelHandle = GetCurrParallelHandle,
+    get_enclosing_parallel_handle: GetEnclosingParallelHandle = GetEnclosingParallelHandle,
+    get_task_parallel_handle: GetTaskParallelHandle = GetTaskParallelHandle,
+    rel_parallel_handle: RelParallelHandle = RelParallelHandle,
+    parallel_handle_compare: ParallelHandleCompare = ParallelHandleCompare,
+    get_curr_task_handle: GetCurrTaskHandle = GetCurrTaskHandle,
+    get_generating_task_handle: GetGeneratingTaskHandle = GetGeneratingTaskHandle,
+    get_scheduling_task_handle: GetSchedulingTaskHandle = GetSchedulingTaskHandle,
+    get_task_in_parallel: GetTaskInParallel = GetTaskInParallel,
+    rel_task_handle: RelTaskHandle = RelTaskHandle,
+    task_handle_compare: TaskHandleCompare = TaskHandleCompare,
+    get_task_function: GetTaskFunction = GetTaskFunction,
+    get_task_frame: GetTaskFrame = GetTaskFrame,
+    enumerate_states: EnumerateStates = EnumerateStates,
+    get_state: GetState = GetState,
+    get_display_control_vars: GetDisplayControlVars = GetDisplayControlVars,
+    rel_display_control_vars: RelDisplayControlVars = RelDisplayControlVars,
+    enumerate_icvs: EnumerateIcvs = EnumerateIcvs,
+    get_icv_from_scope: GetIcvFromScope = GetIcvFromScope,
+    get_icv_string_from_scope: GetIcvStringFromScope = GetIcvStringFromScope,
+    get_tool_data: GetToolData = GetToolData,
+    get_device_thread_id_kinds: GetDeviceThreadIdKinds = GetDeviceThreadIdKinds,
+    get_device_from_thread: GetDeviceFromThread = GetDeviceFromThread,
+}
+
+/// A loaded vendor library with its resolved entry points.
+#[derive(Debug)]
+pub struct Library {
+    _lib: RawLibrary,
+    _preloaded: Vec<RawLibrary>,
+    /// Path it was loaded from.
+    pub path: PathBuf,
+    /// Resolved entry points.
+    pub api: Api,
+    /// What the loader needed to be told, in one line each (quirks worked around).
+    pub diagnostics: Vec<String>,
+}
+
+fn dlopen(path: &Path, flags: c_int) -> Result<RawLibrary, String> {
+    // SAFETY: loading a shared object runs its initializers; the library is untrusted, which is
+    // why this only ever happens in a worker process that the supervisor can lose.
+    unsafe { RawLibrary::open(Some(path), RTLD_NOW | flags) }.map_err(|e| {
+        // libloading's own text is just "dlopen failed"; the loader's message is the source.
+        match std::error::Error::source(&e) {
+            Some(source) => source.to_string(),
+            None => e.to_string(),
+        }
+    })
+}
+
+/// Options for loading.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// Libraries to load with `RTLD_GLOBAL` first (undeclared or unshipped dependencies).
+    pub preload: Vec<PathBuf>,
+    /// Load the C++ runtime first (the library uses it without declaring it).
+    pub needs_cxx_runtime: bool,
+}
+
+impl Library {
+    /// Loads the library at `path`.
+    pub fn load(path: &Path, opts: &LoadOptions) -> Result<Library, LoadError> {
+        let fail = |message: String| LoadError {
+            path: path.to_path_buf(),
+            message,
+        };
+        let mut diagnostics = Vec::new();
+        let mut preloaded = Vec::new();
+        for p in &opts.preload {
+            let lib = dlopen(p, RTLD_GLOBAL)
+                .map_err(|e| fail(format!("preloading dependency {}: {e}", p.display())))?;
+            diagnostics.push(format!(
+                "preloaded {} with RTLD_GLOBAL before the library (a dependency it needs that the system does not provide)",
+                p.display()
+            ));
+            preloaded.push(lib);
+        }
+        let cxx = Path::new("libstdc++.so.6");
+        if opts.needs_cxx_runtime {
+            preloaded.push(
+                dlopen(cxx, RTLD_GLOBAL).map_err(|e| fail(format!("preloading libstdc++: {e}")))?,
+            );
+            diagnostics.push(
+                "preloaded libstdc++.so.6: the library uses the C++ runtime but does not list it in DT_NEEDED".into(),
+            );
+        }
+        let lib = match dlopen(path, RTLD_LOCAL) {
+            Ok(l) => l,
+            Err(e) => return Err(fail(diagnose_load_failure(&e))),
+        };
+        let api = Api::resolve(&lib);
+        Ok(Library {
+            _lib: lib,
+            _preloaded: preloaded,
+            path: path.to_path_buf(),
+            api,
+            diagnostics,
+        })
+    }
+}
+
+/// One line naming why `dlopen` refused a library, with the way around it where there is one.
+/// The harness never works around an undeclared dependency on its own: it does when asked
+/// (`--preload`, or a vendor entry that records the quirk).
+fn diagnose_load_failure(e: &str) -> String {
+    if let Some(sym) = e.split("undefined symbol: ").nth(1) {
+        let sym = sym.split_whitespace().next().unwrap_or(sym);
+        let provider = if sym.starts_with("_Z") || sym.starts_with("__cxa_") {
+            "a C++ runtime symbol: libstdc++.so.6 provides it"
+        } else {
+            "a symbol of a library it does not declare"
+        };
+        return format!(
+            "undeclared dependency: undefined symbol {sym} ({provider}); no DT_NEEDED entry \
+             provides it, so the library cannot load on its own; rerun with --preload LIBRARY \
+             to load the provider first ({e})"
+        );
+    }
+    if e.contains("cannot open shared object file") {
+        let dep = e.split(':').next().unwrap_or("?").trim();
+        return format!(
+            "a DT_NEEDED dependency is missing ({dep}); it is not installed on this system: {e}"
+        );
+    }
+    e.to_string()
+}
+
+/// Flushes every C `stdio` output stream of this process (`fflush(NULL)`). A library that
+/// prints with `printf` writes into the C library's buffer, which, with stdout redirected to a
+/// file, reaches the file only when full or at exit: flushed after each check, the output lands
+/// where the worker attributes it to the check that printed it.
+pub fn flush_c_stdio() {
+    // SAFETY: `fflush(NULL)` is defined by C to flush every open output stream; it takes no
+    // pointer from us, and the worker calls it between checks, when no library code runs.
+    unsafe {
+        nix::libc::fflush(std::ptr::null_mut());
+    }
+}
+
+/// The readable mapping of this process that contains `addr`: how many bytes from `addr` to its
+/// end, and its path (empty for anonymous memory).
+fn mapped_extent(addr: usize) -> Result<(usize, String), String> {
+    let maps = std::fs::read_to_string("/proc/self/maps")
+        .map_err(|e| format!("reading /proc/self/maps: {e}"))?;
+    for line in maps.lines() {
+        let mut parts = line.split_whitespace();
+        let (Some(range), Some(perms)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        let Some((lo, hi)) = range.split_once('-') else {
+            continue;
+        };
+        let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+        else {
+            continue;
+        };
+        if addr < lo || addr >= hi {
+            continue;
+        }
+        if !perms.starts_with('r') {
+            return Err(format!("{addr:#x} lies in an unreadable mapping"));
+        }
+        return Ok((hi - addr, parts.nth(3).unwrap_or("").to_string()));
+    }
+    Err(format!(
+        "{addr:#x} is not inside any mapping of the process"
+    ))
+}
+
+/// Reads up to `max` bytes at `addr`, bounded by the readable mapping that contains it. Returns
+/// the bytes and the path of the mapping (to tell static from heap memory).
+fn read_mapped(addr: usize, max: usize) -> Result<(Vec<u8>, String), String> {
+    let (extent, path) = mapped_extent(addr)?;
+    let len = extent.min(max);
+    // SAFETY: `[addr, addr+len)` lies inside a readable mapping of this process.
+    let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
+    Ok((bytes.to_vec(), path))
+}
+
+/// The bytes before the first NUL, or why there is none.
+fn until_nul(bytes: &[u8], at: usize) -> Result<Vec<u8>, String> {
+    match bytes.iter().position(|b| *b == 0) {
+        Some(n) => Ok(bytes[..n].to_vec()),
+        None => Err(format!("no NUL within {} bytes at {at:#x}", bytes.len())),
+    }
+}
+
+/// Reads a NUL-terminated string the library says it owns, bounded by the readable mapping that
+/// contains it. Returns the bytes and the path of the mapping (to tell static from heap memory).
+fn read_mapped_cstr(ptr: *const c_char) -> Result<(Vec<u8>, String), String> {
+    let (bytes, path) = read_mapped(ptr as usize, 64 * 1024)?;
+    Ok((until_nul(&bytes, ptr as usize)?, path))
+}
+
+/// Where memory the library handed back lies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Residence {
+    /// Inside a live `alloc_memory` block, `offset` bytes from its start.
+    Block {
+        /// Address of the block.
+        start: usize,
+        /// Offset of the pointer inside the block.
+        offset: usize,
+    },
+    /// In a readable mapping that holds no tool block, named by its path (`[heap]`, or empty
+    /// for anonymous memory, when it is not static data of a loaded object).
+    Mapping(String),
+}
+
+impl Residence {
+    /// True for memory the library may hand the tool: an `alloc_memory` block or static data of
+    /// a loaded object (a file-backed mapping).
+    pub fn is_tool_block_or_static(&self) -> bool {
+        match self {
+            Residence::Block { .. } => true,
+            Residence::Mapping(path) => path.starts_with('/'),
+        }
+    }
+}
+
+/// Reads up to `max` bytes at `addr`, from inside a live tool block when one holds it (bounded
+/// by the block) or else from the readable mapping holding it, and says which.
+fn read_returned(addr: usize, max: usize) -> Result<(Vec<u8>, Residence), String> {
+    let block = callbacks::ledger().containing(addr).map(|a| a.ptr);
+    match block {
+        Some(start) => Ok((
+            callbacks::read_inside_block(addr, max)?,
+            Residence::Block {
+                start,
+                offset: addr - start,
+            },
+        )),
+        None => read_mapped(addr, max).map(|(b, path)| (b, Residence::Mapping(path))),
+    }
+}
+
+/// A string the library returned, with where it lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaticString {
+    /// The text (lossy UTF-8).
+    pub text: String,
+    /// Path of the mapping holding it (the library file for static data).
+    pub mapping: String,
+    /// Whether the pointer is a live `alloc_memory` block (it should not be, for static strings).
+    pub is_tool_block: bool,
+}
+
+fn rc_of<T>(rc: Rc, value: impl FnOnce() -> Call<T>) -> Call<T> {
+    if rc.is_ok() {
+        value()
+    } else {
+        Err(Fail::Rc(rc))
+    }
+}
+
+fn out_ptr<T>(p: *mut T, what: &str) -> Call<*mut T> {
+    if p as usize == POISON_PTR {
+        Err(Fail::Invalid(format!("{what} was not written")))
+    } else if p.is_null() {
+        Err(Fail::Invalid(format!("{what} is NULL")))
+    } else {
+        Ok(p)
+    }
+}
+
+/// A tool-owned string block the library returned, kept alive (not freed) until dropped, so
+/// that ownership rules across calls can be checked.
+#[derive(Debug)]
+pub struct ToolString {
+    ptr: *const c_char,
+    what: String,
+    /// The text when it was returned.
+    pub text: String,
+}
+
+impl ToolString {
+    /// The block's address.
+    pub fn addr(&self) -> usize {
+        self.ptr as usize
+    }
+
+    /// Reads the block again now (it must still be a live `alloc_memory` block).
+    pub fn reread(&self) -> Result<String, String> {
+        callbacks::read_block_cstr(self.ptr).map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
+    /// Frees the block as the tool would and returns the text; a failed free is invalid output.
+    pub fn into_text(mut self) -> Call<String> {
+        // Taking the pointer leaves nothing for `drop` to free.
+        let ptr = std::mem::replace(&mut self.ptr, std::ptr::null());
+        callbacks::tool_free(ptr as *const c_void)
+            .map_err(|rc| Fail::Invalid(format!("freeing {}: {rc}", self.what)))?;
+        Ok(std::mem::take(&mut self.text))
+    }
+}
+
+impl Drop for ToolString {
+    fn drop(&mut self) {
+        // A failure to free was already impossible: the block was verified live when returned
+        // and only this value frees it.
+        if !self.ptr.is_null() {
+            let _ = callbacks::tool_free(self.ptr as *const c_void);
+        }
+    }
+}
+
+/// Takes a tool-owned string the library returned: checks it is a live `alloc_memory` block and
+/// reads it; the block is freed when the result is dropped or turned into text.
+fn kept_string(p: *const c_char, what: &str) -> Call<ToolString> {
+    let p = out_ptr(p as *mut c_char, what)?;
+    let bytes = callbacks::read_block_cstr(p).map_err(|e| Fail::Invalid(format!("{what}: {e}")))?;
+    Ok(ToolString {
+        ptr: p,
+        what: what.to_string(),
+        text: String::from_utf8_lossy(&bytes).into_owned(),
+    })
+}
+
+/// A handle the tool owns; released through the matching `ompd_rel_*` when dropped.
+pub struct Handle<'l, K: Kind> {
+    lib: &'l Library,
+    ptr: *mut K,
+}
+
+/// The handle kinds and how each is released.
+pub trait Kind: Sized {
+    /// Name used in diagnostics.
+    const NAME: &'static str;
+    /// Releases a handle; returns the library's code.
+    ///
+    /// # Safety
+    /// `ptr` must be a live handle of this kind returned by `lib`, released only once.
+    unsafe fn release(lib: &Library, ptr: *mut Self) -> Rc;
+}
+
+macro_rules! kind {
+    ($t:ty, $name:literal, $rel:ident) => {
+        impl Kind for $t {
+            const NAME: &'static str = $name;
+            unsafe fn release(lib: &Library, ptr: *mut Self) -> Rc {
+                // SAFETY: the caller guarantees `ptr` is live and released once.
+                match unsafe { lib.raw().$rel(ptr) } {
+                    Ok((rc, _g)) => rc,
+                    Err(_) => Rc::UNSUPPORTED,
+                }
+            }
+        }
+    };
+}
+kind!(
+    AddressSpaceHandle,
+    "address space handle",
+    rel_address_space_handle
+);
+kind!(ThreadHandle, "thread handle", rel_thread_handle);
+kind!(ParallelHandle, "parallel handle", rel_parallel_handle);
+kind!(TaskHandle, "task handle", rel_task_handle);
+
+impl<K: Kind> Handle<'_, K> {
+    /// Releases the handle now and returns the library's code.
+    pub fn release(self) -> Rc {
+        // SAFETY: a Handle holds a live handle from its library; consuming it releases it once.
+        let rc = unsafe { K::release(self.lib, self.ptr) };
+        std::mem::forget(self);
+        rc
+    }
+}
+
+impl<K: Kind> std::fmt::Debug for Handle<'_, K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {:p}", K::NAME, self.ptr)
+    }
+}
+
+impl<K: Kind> Drop for Handle<'_, K> {
+    fn drop(&mut self) {
+        // SAFETY: a Handle holds a live handle from its library; dropping it releases it once.
+        unsafe { K::release(self.lib, self.ptr) };
+    }
+}
+
+/// Any handle, for the entry points that take `void *handle` with a scope.
+#[derive(Clone, Copy)]
+pub enum AnyHandle<'a, 'l> {
+    /// An address-space handle.
+    Aspace(&'a AspaceH<'l>),
+    /// A thread handle.
+    Thread(&'a ThreadH<'l>),
+    /// A parallel handle.
+    Parallel(&'a ParallelH<'l>),
+    /// A task handle.
+    Task(&'a TaskH<'l>),
+}
+
+impl AnyHandle<'_, '_> {
+    fn raw(self) -> *mut c_void {
+        match self {
+            AnyHandle::Aspace(h) => h.ptr.cast(),
+            AnyHandle::Thread(h) => h.ptr.cast(),
+            AnyHandle::Parallel(h) => h.ptr.cast(),
+            AnyHandle::Task(h) => h.ptr.cast(),
+        }
+    }
+}
+
+/// A tool-owned address-space handle.
+pub type AspaceH<'l> = Handle<'l, AddressSpaceHandle>;
+/// A tool-owned thread handle.
+pub type ThreadH<'l> = Handle<'l, ThreadHandle>;
+/// A tool-owned parallel handle.
+pub type ParallelH<'l> = Handle<'l, ParallelHandle>;
+/// A tool-owned task handle.
+pub type TaskH<'l> = Handle<'l, TaskHandle>;
+
+/// One entry of a display-control-variables vector: its text and where it lies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ControlVar {
+    /// The string (lossy UTF-8).
+    pub text: String,
+    /// Where the string lies.
+    pub residence: Residence,
+}
+
+/// The most entries read from a display-control-variables vector before it counts as
+/// unterminated.
+const MAX_CONTROL_VARS: usize = 4096;
+
+/// A display-control-variables vector the tool holds. The tool owns it but may release it only
+/// through `ompd_rel_display_control_vars` (OMPD-OWN-002): [`ControlVars::release`] or drop does
+/// that, and nothing here frees any part of it.
+pub struct ControlVars<'l> {
+    lib: &'l Library,
+    vec: *const *const c_char,
+    /// The entries before the terminating NULL, in order.
+    pub entries: Vec<ControlVar>,
+    /// Where the vector itself lies.
+    pub residence: Residence,
+}
+
+impl ControlVars<'_> {
+    fn rel(&self) -> Call<()> {
+        let mut v = self.vec;
+        // SAFETY: `v` is the vector the library returned; a ControlVars releases it once.
+        let (rc, _g) = unsafe { self.lib.raw().rel_display_control_vars(&mut v) }?;
+        rc_of(rc, || Ok(()))
+    }
+
+    /// Releases the vector with `ompd_rel_display_control_vars` now.
+    pub fn release(self) -> Call<()> {
+        let r = self.rel();
+        std::mem::forget(self);
+        r
+    }
+}
+
+impl std::fmt::Debug for ControlVars<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "control vars {:p} {:?}", self.vec, self.entries)
+    }
+}
+
+impl Drop for ControlVars<'_> {
+    fn drop(&mut self) {
+        let _ = self.rel();
+    }
+}
+
+/// A one-step navigation routine: one handle in, one new handle out.
+macro_rules! step {
+    ($method:ident, $ep:ident, $in:ident, $out:ident, $kind:ident, $what:literal) => {
+        #[doc = concat!("[`EntryPoint::", stringify!($ep), "`].")]
+        pub fn $method(&self, from: &$in) -> Call<$out<'_>> {
+            let mut h = POISON_PTR as *mut $kind;
+            // SAFETY: live handle; valid out-parameter.
+            let (rc, _g) = unsafe { self.raw().$method(from.ptr, &mut h) }?;
+            rc_of(rc, || self.handle(h, $what))
+        }
+    };
+}
+
+impl Library {
+    fn raw(&self) -> Raw<'_> {
+        Raw(&self.api)
+    }
+
+    fn handle<K: Kind>(&self, p: *mut K, what: &str) -> Call<Handle<'_, K>> {
+        out_ptr(p, what).map(|ptr| Handle { lib: self, ptr })
+    }
+
+    /// `ompd_get_api_version`.
+    pub fn get_api_version(&self) -> Call<i64> {
+        let mut v = POISON_WORD;
+        // SAFETY: valid out-parameter.
+        let (rc, _g) = unsafe { self.raw().get_api_version(&mut v) }?;
+        rc_of(rc, || {
+            if v == POISON_WORD {
+                Err(Fail::Invalid("version was not written".into()))
+            } else {
+                Ok(v)
+            }
+        })
+    }
+
+    /// `ompd_get_version_string`: the string must be static library memory.
+    pub fn get_version_string(&self) -> Call<StaticString> {
+        let mut s = POISON_PTR as *const c_char;
+        // SAFETY: valid out-parameter.
+        let (rc, _g) = unsafe { self.raw().get_version_string(&mut s) }?;
+        rc_of(rc, || {
+            let p = out_ptr(s as *mut c_char, "string")?;
+            let is_tool_block = callbacks::ledger().live_block(p as usize).is_some();
+            let (bytes, mapping) = read_mapped_cstr(p).map_err(Fail::Invalid)?;
+            Ok(StaticString {
+                text: String::from_utf8_lossy(&bytes).into_owned(),
+                mapping,
+                is_tool_block,
+            })
+        })
+    }
+
+    /// `ompd_get_api_version(NULL)`: the library must refuse the NULL out-parameter.
+    pub fn get_api_version_null(&self) -> Call<()> {
+        // SAFETY: a NULL out-parameter is valid input that the library must check.
+        let (rc, _g) = unsafe { self.raw().get_api_version(std::ptr::null_mut()) }?;
+        rc_of(rc, || Ok(()))
+    }
+
+    /// `ompd_initialize(version, NULL)`: the library must refuse the NULL table.
+    pub fn initialize_null(&self, version: i64) -> Call<()> {
+        // SAFETY: a NULL table is valid input that the library must check.
+        let (rc, _g) = unsafe { self.raw().initialize(version, std::ptr::null()) }?;
+        rc_of(rc, || Ok(()))
+    }
+
+    /// `ompd_initialize` with our callback table.
+    pub fn initialize(&self, version: i64) -> Call<()> {
+        // SAFETY: the table is a `'static` that outlives the library.
+        let (rc, _g) = unsafe { self.raw().initialize(version, callbacks::table()) }?;
+        rc_of(rc, || Ok(()))
+    }
+
+    /// `ompd_finalize`.
+    pub fn finalize(&self) -> Call<()> {
+        // SAFETY: no arguments.
+        let (rc, _g) = unsafe { self.raw().finalize() }?;
+        rc_of(rc, || Ok(()))
+    }
+
+    /// `ompd_process_initialize` for a simulated target.
+    pub fn process_initialize(&self, target: &'static callbacks::Target) -> Call<AspaceH<'_>> {
+        let mut h = POISON_PTR as *mut AddressSpaceHandle;
+        // SAFETY: the context is a leaked, registered Target; valid out-parameter.
+        let (rc, _g) = unsafe { self.raw().process_initialize(target.context(), &mut h) }?;
+        rc_of(rc, || self.handle(h, "address space handle"))
+    }
+
+    /// `ompd_device_initialize` for a device of `kind` with id `id`, whose context is `device`.
+    pub fn device_initialize(
+        &self,
+        ah: &AspaceH,
+        device: &'static callbacks::Target,
+        kind: u64,
+        id: &[u8],
+    ) -> Call<AspaceH<'_>> {
+        let mut h = POISON_PTR as *mut AddressSpaceHandle;
+        let mut buf = id.to_vec();
+        // SAFETY: live handle; a registered context; `buf` holds `buf.len()` bytes; valid
+        // out-parameter.
+        let (rc, _g) = unsafe {
+            self.raw().device_initialize(
+                ah.ptr,
+                device.context(),
+                kind,
+                buf.len() as u64,
+                buf.as_mut_ptr().cast(),
+                &mut h,
+            )
+        }?;
+        rc_of(rc, || self.handle(h, "device address space handle"))
+    }
+
+    /// `ompd_get_omp_version`.
+    pub fn get_omp_version(&self, ah: &AspaceH) -> Call<i64> {
+        let mut v = POISON_WORD;
+        // SAFETY: live handle; valid out-parameter.
+        let (rc, _g) = unsafe { self.raw().get_omp_version(ah.ptr, &mut v) }?;
+        rc_of(rc, || {
+            if v == POISON_WORD {
+                Err(Fail::Invalid("omp_version was not written".into()))
+            } else {
+                Ok(v)
+            }
+        })
+    }
+
+    /// `ompd_get_omp_version_string` (tool-owned result, freed here).
+    pub fn get_omp_version_string(&self, ah: &AspaceH) -> Call<String> {
+        self.get_omp_version_string_kept(ah)?.into_text()
+    }
+
+    /// `ompd_get_omp_version_string`, keeping the tool-owned block until the result is dropped.
+    pub fn get_omp_version_string_kept(&self, ah: &AspaceH) -> Call<ToolString> {
+        let mut s = POISON_PTR as *const c_char;
+        // SAFETY: live handle; valid out-parameter.
+        let (rc, _g) = unsafe { self.raw().get_omp_version_string(ah.ptr, &mut s) }?;
+        rc_of(rc, || kept_string(s, "string"))
+    }
+
+    /// `ompd_get_icv_string_from_scope`, keeping the tool-owned block until the result is
+    /// dropped.
+    pub fn get_icv_string_kept(
+        &self,
+        handle: AnyHandle,
+        scope: Scope,
+        id: u64,
+    ) -> Call<ToolString> {
+        let mut s = POISON_PTR as *const c_char;
+        // SAFETY: `handle` is a live handle; the scope may name another kind, which the library
+        // must detect from the scope; valid out-parameter.
+        let (rc, _g) = unsafe {
+            self.raw()
+                .get_icv_string_from_scope(handle.raw(), scope, id, &mut s)
+        }?;
+        rc_of(rc, || kept_string(s, "icv_string"))
+    }
+
+    /// `ompd_get_thread_handle` for a native id given in target byte order.
+    pub fn get_thread_handle(&self, ah: &AspaceH, kind: u64, id: &[u8]) -> Call<ThreadH<'_>> {
+        let mut h = POISON_PTR as *mut ThreadHandle;
+        // The id buffer is ours and only valid for the call (OMPD-OWN-005).
+        let mut buf = id.to_vec();
+        // SAFETY: live handle; `buf` holds `buf.len()` bytes; valid out-parameter.
+        let (rc, _g) = unsafe {
+            self.raw().get_thread_handle(
+                ah.ptr,
+                kind,
+                buf.len() as u64,
+                buf.as_ptr().cast(),
+                &mut h,
+            )
+        }?;
+        // Scribble over the id once the call returned: a library that kept the pointer instead
+        // of copying the id now sees garbage, which `ompd_get_thread_id` round trips reveal.
+        buf.fill(0xFF);
+        std::hint::black_box(&buf);
+        rc_of(rc, || self.handle(h, "thread handle"))
+    }
+
+    /// `ompd_get_thread_id` into a guarded buffer of `size` bytes. Returns the bytes written.
+    pub fn get_thread_id(&self, th: &ThreadH, kind: u64, size: usize) -> Call<Vec<u8>> {
+        const GUARD: usize = 16;
+        let mut buf = vec![0xEEu8; size + 2 * GUARD];
+        // SAFETY: live handle; the buffer has `size` bytes after the leading guard.
+        let (rc, _g) = unsafe {
+            self.raw().get_thread_id(
+                th.ptr,
+                kind,
+                size as u64,
+                buf.as_mut_ptr().add(GUARD).cast(),
+            )
+        }?;
+        if buf[..GUARD]
+            .iter()
+            .chain(&buf[GUARD + size..])
+            .any(|b| *b != 0xEE)
+        {
+            return Err(Fail::Invalid(format!(
+                "wrote outside the {size}-byte thread id buffer"
+            )));
+        }
+        rc_of(rc, || Ok(buf[GUARD..GUARD + size].to_vec()))
+    }
+
+    /// `ompd_get_thread_in_parallel`.
+    pub fn get_thread_in_parallel(&self, ph: &ParallelH, n: i32) -> Call<ThreadH<'_>> {
+        let mut h = POISON_PTR as *mut ThreadHandle;
+        // SAFETY: live handle; valid out-parameter.
+        let (rc, _g) = unsafe { self.raw().get_thread_in_parallel(ph.ptr, n, &mut h) }?;
+        rc_of(rc, || self.handle(h, "thread handle"))
+    }
+
+    step!(
+        get_curr_parallel_handle,
+        GetCurrParallelHandle,
+        ThreadH,
+        ParallelH,
+        ParallelHandle,
+        "parallel handle"
+    );
+    step!(
+        get_enclosing_parallel_handle,
+        GetEnclosingParallelHandle,
+        ParallelH,
+        ParallelH,
+        ParallelHandle,
+        "parallel handle"
+    );
+    step!(
+        get_task_parallel_handle,
+        GetTaskParallelHandle,
+        TaskH,
+        ParallelH,
+        ParallelHandle,
+        "parallel handle"
+    );
+    step!(
+        get_curr_task_handle,
+        GetCurrTaskHandle,
+        ThreadH,
+        TaskH,
+        TaskHandle,
+        "task handle"
+    );
+    step!(
+        get_generating_task_handle,
+        GetGeneratingTaskHandle,
+        TaskH,
+        TaskH,
+        TaskHandle,
+        "task handle"
+    );
+    step!(
+        get_scheduling_task_handle,
+        GetSchedulingTaskHandle,
+        TaskH,
+        TaskH,
+        TaskHandle,
+        "task handle"
+    );
+
+    /// `ompd_get_task_in_parallel`.
+    pub fn get_task_in_parallel(&self, ph: &ParallelH, n: i32) -> Call<TaskH<'_>> {
+        let mut h = POISON_PTR as *mut TaskHandle;
+        // SAFETY: live handle; valid out-parameter.
+        let (rc, _g) = unsafe { self.raw().get_task_in_parallel(ph.ptr, n, &mut h) }?;
+        rc_of(rc, || self.handle(h, "task handle"))
+    }
+
+    fn compare<'l, K: Kind>(
+        &'l self,
+        raw: unsafe fn(Raw<'l>, *mut K, *mut K, *mut c_int) -> raw::Answer,
+        a: &Handle<K>,
+        b: &Handle<K>,
+    ) -> Call<i32> {
+        let mut v: c_int = 0x5A5A_5A5A;
+        // SAFETY: live handles of this kind; valid out-parameter.
+        let (rc, _g) = unsafe { raw(self.raw(), a.ptr, b.ptr, &mut v) }?;
+        rc_of(rc, || Ok(v))
+    }
+
+    /// `ompd_thread_handle_compare`.
+    pub fn thread_compare(&self, a: &ThreadH, b: &ThreadH) -> Call<i32> {
+        self.compare(Raw::thread_handle_compare, a, b)
+    }
+
+    /// `ompd_parallel_handle_compare`.
+    pub fn parallel_compare(&self, a: &ParallelH, b: &ParallelH) -> Call<i32> {
+        self.compare(Raw::parallel_handle_compare, a, b)
+    }
+
+    /// `ompd_task_handle_compare`.
+    pub fn task_compare(&self, a: &TaskH, b: &TaskH) -> Call<i32> {
+        self.compare(Raw::task_handle_compare, a, b)
+    }
+
+    /// `ompd_get_state`; `with_wait_id` false passes NULL for the optional wait id.
+    pub fn get_state(&self, th: &ThreadH, with_wait_id: bool) -> Call<(i64, Option<u64>)> {
+        let mut s = POISON_WORD;
+        let mut w = POISON_WORD as u64;
+        let wp = if with_wait_id {
+            &mut w as *mut u64
+        } else {
+            std::ptr::null_mut()
+        };
+        // SAFETY: live handle; valid (or NULL optional) out-parameters.
+        let (rc, _g) = unsafe { self.raw().get_state(th.ptr, &mut s, wp) }?;
+        rc_of(rc, || {
+            if s == POISON_WORD {
+                return Err(Fail::Invalid("state was not written".into()));
+            }
+            Ok((s, with_wait_id.then_some(w)))
+        })
+    }
+
+    /// `ompd_enumerate_states`: next state, its (tool-owned) name, and more_enums.
+    pub fn enumerate_states(&self, ah: &AspaceH, current: i64) -> Call<(i64, String, i64)> {
+        let (mut next, mut more) = (POISON_WORD, POISON_WORD);
+        let mut name = POISON_PTR as *const c_char;
+        // SAFETY: live handle; valid out-parameters.
+        let (rc, _g) = unsafe {
+            self.raw()
+                .enumerate_states(ah.ptr, current, &mut next, &mut name, &mut more)
+        }?;
+        rc_of(rc, || {
+            if next == POISON_WORD || more == POISON_WORD {
+                return Err(Fail::Invalid(
+                    "next_state or more_enums was not written".into(),
+                ));
+            }
+            Ok((
+                next,
+                kept_string(name, "next_state_name")?.into_text()?,
+                more,
+            ))
+        })
+    }
+
+    /// `ompd_get_display_control_vars`: the vector, validated before it is read (it must be
+    /// readable tool-block or mapped memory, NULL-terminated, each entry a readable
+    /// NUL-terminated string).
+    pub fn get_display_control_vars(&self, ah: &AspaceH) -> Call<ControlVars<'_>> {
+        let mut v = POISON_PTR as *const *const c_char;
+        // SAFETY: live handle; valid out-parameter.
+        let (rc, g) = unsafe { self.raw().get_display_control_vars(ah.ptr, &mut v) }?;
+        drop(g);
+        rc_of(rc, || {
+            let vec = out_ptr(v as *mut *const c_char, "control_vars")? as *const *const c_char;
+            let width = std::mem::size_of::<usize>();
+            let (bytes, residence) = read_returned(vec as usize, MAX_CONTROL_VARS * width)
+                .map_err(|e| Fail::Invalid(format!("control_vars vector: {e}")))?;
+            let mut vars = ControlVars {
+                lib: self,
+                vec,
+                entries: Vec::new(),
+                residence,
+            };
+            let mut terminated = false;
+            for word in bytes.chunks_exact(width) {
+                let p = usize::from_ne_bytes(word.try_into().expect("pointer-sized chunk"));
+                if p == 0 {
+                    terminated = true;
+                    break;
+                }
+                let n = vars.entries.len();
+                let (text, residence) = read_returned(p, 64 * 1024)
+                    .and_then(|(b, r)| Ok((until_nul(&b, p)?, r)))
+                    .map_err(|e| Fail::Invalid(format!("control_vars[{n}]: {e}")))?;
+                vars.entries.push(ControlVar {
+                    text: String::from_utf8_lossy(&text).into_owned(),
+                    residence,
+                });
+            }
+            if !terminated {
+                return Err(Fail::Invalid(format!(
+                    "control_vars is not NULL-terminated within its {} readable bytes",
+                    bytes.len()
+                )));
+            }
+            Ok(vars)
+        })
+    }
+
+    /// `ompd_enumerate_icvs`: next id, its (tool-owned) name, scope and more.
+    pub fn enumerate_icvs(&self, ah: &AspaceH, current: u64) -> Call<(u64, String, Scope, i32)> {
+        let mut next = POISON_WORD as u64;
+        let mut name = POISON_PTR as *const c_char;
+        let mut scope = Scope(0x5A5A_5A5A);
+        let mut more: c_int = 0x5A5A_5A5A;
+        // SAFETY: live handle; valid out-parameters.
+        let (rc, _g) = unsafe {
+            self.raw()
+                .enumerate_icvs(ah.ptr, current, &mut next, &mut name, &mut scope, &mut more)
+        }?;
+        rc_of(rc, || {
+            if next == POISON_WORD as u64 || scope.0 == 0x5A5A_5A5A || more == 0x5A5A_5A5A {
+                return Err(Fail::Invalid(
+                    "next_id, next_scope or more was not written".into(),
+                ));
+            }
+            Ok((
+                next,
+                kept_string(name, "next_icv_name")?.into_text()?,
+                scope,
+                more,
+            ))
+        })
+    }
+
+    /// `ompd_get_icv_from_scope`. Returns the code and the value when one was written (ok, or
+    /// incomplete for list ICVs).
+    pub fn get_icv(&self, handle: AnyHandle, scope: Scope, id: u64) -> Call<(Rc, Option<i64>)> {
+        let mut v = POISON_WORD;
+        // SAFETY: `handle` is a live handle; the scope may name another kind, which the library
+        // must detect from the scope; valid out-parameter.
+        let (rc, _g) = unsafe {
+            self.raw()
+                .get_icv_from_scope(handle.raw(), scope, id, &mut v)
+        }?;
+        Ok((rc, (v != POISON_WORD).then_some(v)))
+    }
+
+    /// `ompd_get_icv_string_from_scope` (tool-owned result, freed here).
+    pub fn get_icv_string(&self, handle: AnyHandle, scope: Scope, id: u64) -> Call<String> {
+        self.get_icv_string_kept(handle, scope, id)?.into_text()
+    }
+
+    /// `ompd_get_task_function`.
+    pub fn get_task_function(&self, task: &TaskH) -> Call<Address> {
+        let mut a = Address {
+            segment: POISON_WORD as u64,
+            address: POISON_WORD as u64,
+        };
+        // SAFETY: live handle; valid out-parameter.
+        let (rc, _g) = unsafe { self.raw().get_task_function(task.ptr, &mut a) }?;
+        rc_of(rc, || Ok(a))
+    }
+
+    /// `ompd_get_task_frame`: (exit, enter), with poisoned flags left as written. Each output is
+    /// followed by guard bytes: a library that writes past an `ompd_frame_info_t` (e.g. a frame
+    /// field read with a larger `ompd_sizeof__*` than its variable) gives an invalid output.
+    pub fn get_task_frame(&self, task: &TaskH) -> Call<(FrameInfo, FrameInfo)> {
+        const GUARD: usize = 64;
+        #[repr(C)]
+        struct Guarded {
+            info: FrameInfo,
+            guard: [u8; GUARD],
+        }
+        let poisoned = || Guarded {
+            info: FrameInfo {
+                frame_address: Address {
+                    segment: POISON_WORD as u64,
+                    address: POISON_WORD as u64,
+                },
+                frame_flag: POISON_WORD,
+            },
+            guard: [0xEE; GUARD],
+        };
+        let (mut exit, mut enter) = (poisoned(), poisoned());
+        // SAFETY: live handle; valid out-parameters, each followed by its guard.
+        let (rc, _g) = unsafe {
+            self.raw()
+                .get_task_frame(task.ptr, &mut exit.info, &mut enter.info)
+        }?;
+        for (which, g) in [("exit_frame", &exit), ("enter_frame", &enter)] {
+            if let Some(last) = g.guard.iter().rposition(|b| *b != 0xEE) {
+                return Err(Fail::Invalid(format!(
+                    "wrote {} bytes past the {which} ompd_frame_info_t",
+                    last + 1
+                )));
+            }
+        }
+        rc_of(rc, || Ok((exit.info, enter.info)))
+    }
+
+    /// `ompd_get_tool_data`.
+    pub fn get_tool_data(&self, handle: AnyHandle, scope: Scope) -> Call<(i64, Address)> {
+        let mut v = POISON_WORD;
+        let mut a = Address {
+            segment: POISON_WORD as u64,
+            address: POISON_WORD as u64,
+        };
+        // SAFETY: `handle` is a live handle; valid out-parameters.
+        let (rc, _g) = unsafe {
+            self.raw()
+                .get_tool_data(handle.raw(), scope, &mut v, &mut a)
+        }?;
+        rc_of(rc, || Ok((v, a)))
+    }
+}

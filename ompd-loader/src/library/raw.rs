@@ -1,0 +1,78 @@
+//! One raw call per entry point: the only place each FFI call is written. A raw call resolves
+//! the routine (a missing one is [`Fail::Missing`]), marks it as the entry point in flight for
+//! the callback ledger (until the returned guard is dropped) and passes the arguments through
+//! unchanged. The typed wrappers and the NULL-argument matrix build on it.
+
+use super::{Api, Fail};
+use ompd_abi::{
+    Address, AddressSpaceContext, AddressSpaceHandle, Callbacks, EntryPoint, FrameInfo, OmpdDevice,
+    OmpdIcvId, OmpdSize, OmpdThreadIdKind, OmpdWord, ParallelHandle, Rc, Scope, TaskHandle,
+    ThreadHandle,
+};
+use ompd_serve::callbacks::{self, SiteGuard};
+use std::ffi::{c_char, c_int, c_void};
+
+/// The raw calls of a library's resolved entry points.
+#[derive(Clone, Copy)]
+pub(super) struct Raw<'a>(pub(super) &'a Api);
+
+/// What a raw call gives: the library's code and the guard that keeps the entry point marked.
+pub(super) type Answer = Result<(Rc, SiteGuard), Fail>;
+
+macro_rules! raw {
+    ($($field:ident = $ep:ident($($arg:ident: $ty:ty),* $(,)?);)*) => {
+        impl Raw<'_> {$(
+            #[doc = concat!("Raw call of [`EntryPoint::", stringify!($ep), "`].")]
+            ///
+            /// # Safety
+            /// Every pointer argument is valid for the routine, or NULL where the caller tests
+            /// that the library refuses it.
+            pub(super) unsafe fn $field(self, $($arg: $ty),*) -> Answer {
+                let f = self.0.$field.ok_or(Fail::Missing(EntryPoint::$ep))?;
+                let guard = callbacks::enter(EntryPoint::$ep.name());
+                // SAFETY: the caller guarantees the arguments; the library stays loaded while
+                // its `Api` is in use.
+                let rc = unsafe { f($($arg),*) };
+                Ok((rc, guard))
+            }
+        )*}
+    };
+}
+
+raw! {
+    initialize = Initialize(api_version: OmpdWord, cb: *const Callbacks);
+    get_api_version = GetApiVersion(version: *mut OmpdWord);
+    get_version_string = GetVersionString(string: *mut *const c_char);
+    finalize = Finalize();
+    process_initialize = ProcessInitialize(ctx: *mut AddressSpaceContext, handle: *mut *mut AddressSpaceHandle);
+    device_initialize = DeviceInitialize(process_handle: *mut AddressSpaceHandle, device_context: *mut AddressSpaceContext, kind: OmpdDevice, sizeof_id: OmpdSize, id: *mut c_void, device_handle: *mut *mut AddressSpaceHandle);
+    rel_address_space_handle = RelAddressSpaceHandle(handle: *mut AddressSpaceHandle);
+    get_omp_version = GetOmpVersion(ah: *mut AddressSpaceHandle, omp_version: *mut OmpdWord);
+    get_omp_version_string = GetOmpVersionString(ah: *mut AddressSpaceHandle, string: *mut *const c_char);
+    get_thread_in_parallel = GetThreadInParallel(ph: *mut ParallelHandle, thread_num: c_int, th: *mut *mut ThreadHandle);
+    get_thread_handle = GetThreadHandle(ah: *mut AddressSpaceHandle, kind: OmpdThreadIdKind, sizeof_thread_id: OmpdSize, thread_id: *const c_void, th: *mut *mut ThreadHandle);
+    rel_thread_handle = RelThreadHandle(th: *mut ThreadHandle);
+    thread_handle_compare = ThreadHandleCompare(a: *mut ThreadHandle, b: *mut ThreadHandle, cmp: *mut c_int);
+    get_thread_id = GetThreadId(th: *mut ThreadHandle, kind: OmpdThreadIdKind, sizeof_thread_id: OmpdSize, thread_id: *mut c_void);
+    get_curr_parallel_handle = GetCurrParallelHandle(th: *mut ThreadHandle, ph: *mut *mut ParallelHandle);
+    get_enclosing_parallel_handle = GetEnclosingParallelHandle(ph: *mut ParallelHandle, out: *mut *mut ParallelHandle);
+    get_task_parallel_handle = GetTaskParallelHandle(task: *mut TaskHandle, out: *mut *mut ParallelHandle);
+    rel_parallel_handle = RelParallelHandle(ph: *mut ParallelHandle);
+    parallel_handle_compare = ParallelHandleCompare(a: *mut ParallelHandle, b: *mut ParallelHandle, cmp: *mut c_int);
+    get_curr_task_handle = GetCurrTaskHandle(th: *mut ThreadHandle, task: *mut *mut TaskHandle);
+    get_generating_task_handle = GetGeneratingTaskHandle(task: *mut TaskHandle, out: *mut *mut TaskHandle);
+    get_scheduling_task_handle = GetSchedulingTaskHandle(task: *mut TaskHandle, out: *mut *mut TaskHandle);
+    get_task_in_parallel = GetTaskInParallel(ph: *mut ParallelHandle, thread_num: c_int, task: *mut *mut TaskHandle);
+    rel_task_handle = RelTaskHandle(task: *mut TaskHandle);
+    task_handle_compare = TaskHandleCompare(a: *mut TaskHandle, b: *mut TaskHandle, cmp: *mut c_int);
+    get_task_function = GetTaskFunction(task: *mut TaskHandle, entry_point: *mut Address);
+    get_task_frame = GetTaskFrame(task: *mut TaskHandle, exit_frame: *mut FrameInfo, enter_frame: *mut FrameInfo);
+    enumerate_states = EnumerateStates(ah: *mut AddressSpaceHandle, current_state: OmpdWord, next_state: *mut OmpdWord, next_state_name: *mut *const c_char, more_enums: *mut OmpdWord);
+    get_state = GetState(th: *mut ThreadHandle, state: *mut OmpdWord, wait_id: *mut u64);
+    get_display_control_vars = GetDisplayControlVars(ah: *mut AddressSpaceHandle, control_vars: *mut *const *const c_char);
+    rel_display_control_vars = RelDisplayControlVars(control_vars: *mut *const *const c_char);
+    enumerate_icvs = EnumerateIcvs(ah: *mut AddressSpaceHandle, current: OmpdIcvId, next_id: *mut OmpdIcvId, next_icv_name: *mut *const c_char, next_scope: *mut Scope, more: *mut c_int);
+    get_icv_from_scope = GetIcvFromScope(handle: *mut c_void, scope: Scope, icv_id: OmpdIcvId, icv_value: *mut OmpdWord);
+    get_icv_string_from_scope = GetIcvStringFromScope(handle: *mut c_void, scope: Scope, icv_id: OmpdIcvId, icv_string: *mut *const c_char);
+    get_tool_data = GetToolData(handle: *mut c_void, scope: Scope, value: *mut OmpdWord, ptr: *mut Address);
+}
