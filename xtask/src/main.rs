@@ -407,6 +407,7 @@ mod tidy {
         for krate in [
             "sim-target",
             "conformance",
+            "fixture-protocol",
             "c-fixtures",
             "golden",
             "live-target",
