@@ -58,7 +58,10 @@ pub enum CompileError {
         looked: String,
     },
     /// `OMP_TOOLS_H` names something that is not a file.
-    #[error("OMP_TOOLS_H={0} is not a file")]
+    #[error(
+        "OMP_TOOLS_H={0} is not a file (set it to omp-tools.h, or unset it to use Debian's \
+         libomp-19-dev)"
+    )]
     BadHeaderEnv(PathBuf),
     /// The host C compiler does not run.
     #[error("no C compiler `{0}` to build the OMPT truth tool: install Debian's gcc, or set CC")]
