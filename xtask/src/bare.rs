@@ -10,10 +10,13 @@
 //! Then `cargo xtask vendors fetch llvm-19` and the workflow's `cargo xtask conform llvm-19
 //! --cases 0 --quiet --format json --output .. --junit .. --html ..` must exit 0 with results,
 //! and `--live --run nested`, which needs the header, must exit 1 with one line naming it (no
-//! panic). The clone shares the target directory and the vendor cache with this checkout: the
-//! runner's dependency graph has no C build script (the tidy test
-//! `the_runner_builds_without_c` proves it on `cargo metadata`), so shared artifacts cannot
-//! hide a header or compiler lookup, and the step costs a rebuild of the workspace crates only.
+//! panic). The clone shares the vendor cache with this checkout, but not its target directory:
+//! cargo names a workspace crate's artifacts independently of where the workspace lives, and
+//! the crates bake `CARGO_MANIFEST_DIR` in, so a shared one would leave this checkout running the
+//! clone's binaries. The clone (`target/bare/suite`, cloned afresh) builds into
+//! `target/bare/target`, kept between runs: after the first run the step rebuilds the workspace
+//! crates only. (The tidy test `the_runner_builds_without_c` proves the dependency graph part
+//! cheaply on `cargo metadata`.)
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -33,14 +36,10 @@ pub fn bare() -> i32 {
 }
 
 fn run_bare() -> Result<(), String> {
-    let scratch = std::env::temp_dir().join(format!("ompd-bare-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&scratch);
-    let result = in_scratch(&scratch);
-    let _ = std::fs::remove_dir_all(&scratch);
-    result
-}
-
-fn in_scratch(scratch: &Path) -> Result<(), String> {
+    let scratch = crate::target_dir().join("bare");
+    for dir in ["suite", "bin", "reports"] {
+        let _ = std::fs::remove_dir_all(scratch.join(dir));
+    }
     let clone = scratch.join("suite");
     let mut git = Command::new("git");
     git.args(["clone", "--quiet"])
@@ -56,7 +55,7 @@ fn in_scratch(scratch: &Path) -> Result<(), String> {
             .args(args)
             .env("PATH", &bin)
             .env("OMP_TOOLS_H", scratch.join("no-such-dir/omp-tools.h"))
-            .env("CARGO_TARGET_DIR", crate::target_dir())
+            .env("CARGO_TARGET_DIR", scratch.join("target"))
             .env(
                 "OMPD_VENDOR_CACHE",
                 crate::target_dir().join("ompd-vendors"),
