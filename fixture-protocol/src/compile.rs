@@ -327,3 +327,52 @@ fn io_error(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> Comp
         source,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_status_file_lists_every_compiler_as_built_or_missing() {
+        let dir = Path::new("/fixtures/k");
+        let built = read_status(dir, "gcc\t\nclang-19\tclang-19 not found\n", "h".into());
+        assert_eq!(built.programs.len(), 1);
+        assert_eq!(built.programs[0].compiler, Compiler::Gcc);
+        assert_eq!(built.programs[0].path, dir.join("omp_fixture_gcc"));
+        assert_eq!(built.programs[0].needed_runtime_soname, "libgomp.so.1");
+        assert_eq!(
+            built.missing,
+            [(Compiler::Clang19, "clang-19 not found".to_string())]
+        );
+        assert_eq!(built.ompt_tool, dir.join("libompt_truth.so"));
+        let unknown = read_status(dir, "", "h".into());
+        assert!(unknown.programs.is_empty() && unknown.missing.len() == 2);
+    }
+
+    #[test]
+    fn a_failed_compilation_is_named_by_its_first_error_line() {
+        let out = Command::new("sh")
+            .args([
+                "-c",
+                "echo 'x.c: In function f:' >&2; echo 'x.c:3: error: no omp.h' >&2; exit 1",
+            ])
+            .output()
+            .expect("sh");
+        assert_eq!(first_error(&out), "x.c:3: error: no omp.h");
+    }
+
+    #[test]
+    fn every_error_is_one_line_naming_what_is_missing() {
+        let errors = [
+            CompileError::NoHeader {
+                looked: "/a, /b".into(),
+            },
+            CompileError::BadHeaderEnv("/nowhere".into()),
+            CompileError::NoCompiler("cc".into()),
+        ];
+        for (e, names) in errors.iter().zip(["libomp-19-dev", "OMP_TOOLS_H", "gcc"]) {
+            let line = e.to_string();
+            assert!(!line.contains('\n') && line.contains(names), "{line}");
+        }
+    }
+}
