@@ -1,7 +1,7 @@
 //! Builds the C side of the suite.
 //!
-//! 1. Finds `omp-tools.h`: `$OMP_TOOLS_H`, then the `libomp-19-dev` install, then the vendor
-//!    cache under `<workspace>/target/ompd-vendors`.
+//! 1. Finds `omp-tools.h` with `fixture_protocol::compile::find_header`: `$OMP_TOOLS_H`, then
+//!    the `libomp-19-dev` install, then the vendor cache under `<workspace>/target/ompd-vendors`.
 //! 2. Compiles `c/abi_check.c` against it into `$OUT_DIR/abi_check` (exported as
 //!    `OMPD_ABI_CHECK_EXE`; the header as `OMP_TOOLS_H_USED`).
 //! 3. Probes which OpenMP 5.2/6.0 names the header declares (`OMPD_HEADER_PROBES`), and whether
@@ -11,11 +11,9 @@
 //!    forwarding baseline and one build per violation, `-DVIOLATION_<NAME>`), and
 //!    `c/fixture_dep.c` into `libompd_fixture_dep.so`; writes `$OUT_DIR/broken_libraries.rs`,
 //!    the table `src/lib.rs` exposes.
-//! 5. Compiles the OpenMP fixture program `c/omp_fixture.c` once per compiler of [`PROGRAMS`]
-//!    (`-fopenmp -O1 -g`); a compiler that is not installed is not an error: the variant is
-//!    recorded as missing with the reason (`$OUT_DIR/omp_programs.rs`, `omp_missing.rs`). And
-//!    compiles the OMPT truth tool `c/ompt_truth.c` into `libompt_truth.so` with the default C
-//!    compiler.
+//!
+//! The OpenMP fixture programs and the OMPT truth tool are not built here: the runner needs
+//! them too, and its build compiles no C; `fixture_protocol::compile` builds them at run time.
 //!
 //! Every compilation that includes `omp-tools.h` finds it in a private copy
 //! (`$OUT_DIR/include`), never in the header's own directory, where clang's builtin headers
@@ -25,9 +23,6 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-/// The `libomp-19-dev` location of the header, relative to a filesystem root.
-const LLVM19_HEADER: &str = "usr/lib/llvm-19/lib/clang/19/include/omp-tools.h";
 
 /// Names probed for declaration in the header. The first is a control that every `omp-tools.h`
 /// declares; the others are the additions of 5.2 and 6.0.
@@ -147,13 +142,6 @@ const BROKEN: &[(&str, &str, &str, &str)] = &[
 
 /// The file name of the undeclared dependency of the `undeclared_dep` build.
 const DEPENDENCY: &str = "libompd_fixture_dep.so";
-
-/// The builds of `c/omp_fixture.c`: (compiler executable, `Compiler` variant in `src/lib.rs`,
-/// the OpenMP runtime SONAME the compiler's `-fopenmp` links).
-const PROGRAMS: &[(&str, &str, &str)] = &[
-    ("gcc", "Gcc", "libgomp.so.1"),
-    ("clang-19", "Clang19", "libomp.so.5"),
-];
 
 /// Drift variants of `abi_check.c` (`ABI_CHECK_INJECT_DRIFT` value, label).
 const DRIFTS: &[(u32, &str)] = &[(1, "entry_point"), (2, "callback")];
@@ -280,8 +268,6 @@ fn main() {
     table.push_str("]\n");
     fs::write(out_dir.join("broken_libraries.rs"), table).expect("write broken_libraries.rs");
 
-    build_openmp_fixtures(&manifest_dir, &out_dir, &include_dir, &compiler);
-
     println!(
         "cargo:rustc-env=OMPD_FIXTURE_DEPENDENCY={}",
         dependency.display()
@@ -292,112 +278,12 @@ fn main() {
     println!("cargo:rustc-env=OMPD_ABI_DRIFT_PROBES={}", drifts.join(","));
 }
 
-/// Step 5: the OpenMP fixture program per compiler, and the OMPT truth tool.
-fn build_openmp_fixtures(
-    manifest_dir: &Path,
-    out_dir: &Path,
-    include_dir: &Path,
-    compiler: &cc::Tool,
-) {
-    println!("cargo:rerun-if-env-changed=PATH");
-    let c_dir = manifest_dir.join("c");
-    let fixture_source = c_dir.join("omp_fixture.c");
-    let common = [
-        "-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-g", "-fopenmp",
-    ];
-
-    let mut programs = String::from("&[\n");
-    let mut missing = String::from("&[\n");
-    for (executable, variant, soname) in PROGRAMS {
-        let output = out_dir.join(format!("omp_fixture_{variant}").to_lowercase());
-        let mut cmd = Command::new(executable);
-        cmd.args(common)
-            .arg("-I")
-            .arg(&c_dir)
-            .arg(&fixture_source)
-            .arg("-o")
-            .arg(&output)
-            .args(["-lpthread", "-ldl"])
-            .arg("-Wl,--export-dynamic-symbol=ompd_fixture_truth");
-        match cmd.output() {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                missing.push_str(&format!(
-                    "    (Compiler::{variant}, {:?}),\n",
-                    format!("{executable} not found")
-                ));
-                continue;
-            }
-            Err(e) => panic!("c-fixtures: cannot run {executable}: {e}"),
-            Ok(result) if !result.status.success() => panic!(
-                "c-fixtures: compiling {} with {executable} failed:\n{}",
-                fixture_source.display(),
-                describe(&cmd, &result)
-            ),
-            Ok(_) => {}
-        }
-        programs.push_str(&format!(
-            "    Program {{ compiler: Compiler::{variant}, path: {:?}, needed_runtime_soname: \
-             {soname:?} }},\n",
-            output.display().to_string()
-        ));
-    }
-    programs.push_str("]\n");
-    missing.push_str("]\n");
-    fs::write(out_dir.join("omp_programs.rs"), programs).expect("write omp_programs.rs");
-    fs::write(out_dir.join("omp_missing.rs"), missing).expect("write omp_missing.rs");
-
-    let tool = out_dir.join("libompt_truth.so");
-    let tool_source = c_dir.join("ompt_truth.c");
-    let mut cmd = compiler.to_command();
-    cmd.args(&common[..6])
-        .args(["-shared", "-fPIC", "-isystem"])
-        .arg(include_dir)
-        .arg("-I")
-        .arg(&c_dir)
-        .arg(&tool_source)
-        .arg("-o")
-        .arg(&tool)
-        .arg("-ldl");
-    let result = run(&mut cmd);
-    if !result.status.success() {
-        panic!(
-            "c-fixtures: compiling {} failed:\n{}",
-            tool_source.display(),
-            describe(&cmd, &result)
-        );
-    }
-    println!("cargo:rustc-env=OMPD_OMPT_TRUTH_TOOL={}", tool.display());
-}
-
-/// The header to use, in the documented order of preference.
+/// The header to use, in `fixture_protocol::compile::find_header`'s order (the vendor cache:
+/// `<workspace>/target/ompd-vendors`).
 fn find_header(manifest_dir: &Path) -> PathBuf {
-    if let Some(explicit) = env::var_os("OMP_TOOLS_H").filter(|v| !v.is_empty()) {
-        let explicit = PathBuf::from(explicit);
-        if !explicit.is_file() {
-            panic!(
-                "c-fixtures: OMP_TOOLS_H={} is not a file",
-                explicit.display()
-            );
-        }
-        return explicit;
-    }
-    let system = Path::new("/").join(LLVM19_HEADER);
-    if system.is_file() {
-        return system;
-    }
     let workspace = manifest_dir.parent().unwrap_or(manifest_dir);
-    let vendored = workspace
-        .join("target")
-        .join("ompd-vendors")
-        .join("llvm-19")
-        .join(LLVM19_HEADER);
-    if vendored.is_file() {
-        return vendored;
-    }
-    panic!(
-        "c-fixtures: omp-tools.h not found; install libomp-19-dev (apt-get install libomp-19-dev) \
-         or set OMP_TOOLS_H"
-    );
+    let cache = workspace.join("target").join("ompd-vendors");
+    fixture_protocol::compile::find_header(&cache).unwrap_or_else(|e| panic!("c-fixtures: {e}"))
 }
 
 /// A directory from which `#include <omp-tools.h>` resolves to `header` and nothing else does:

@@ -669,7 +669,8 @@ fn every_program_runtime_and_scenario() {
 fn programs_link_their_runtime_and_export_the_record() {
     for program in c_fixtures::fixture_programs() {
         let out = std::process::Command::new("readelf")
-            .args(["-d", "-W", program.path])
+            .args(["-d", "-W"])
+            .arg(&program.path)
             .output()
             .expect("readelf");
         let dynamic = String::from_utf8_lossy(&out.stdout);
@@ -685,7 +686,7 @@ fn programs_link_their_runtime_and_export_the_record() {
             "{program:?}: a run path would defeat the runtime shim:\n{dynamic}"
         );
         assert_eq!(
-            symbol_size(Path::new(program.path), truth::TRUTH_SYMBOL),
+            symbol_size(&program.path, truth::TRUTH_SYMBOL),
             Some(truth::TRUTH_SIZE as u64),
             "{program:?}"
         );
@@ -745,7 +746,7 @@ fn bad_argument_and_timeout_exit_non_zero() {
         println!("skipped: no fixture program was built");
         return;
     };
-    let status = std::process::Command::new(program.path)
+    let status = std::process::Command::new(&program.path)
         .arg("no-such-scenario")
         .stderr(Stdio::null())
         .status()

@@ -1,4 +1,5 @@
-//! Live processes and core files of the `c/probe.c` fixture (built by `build.rs`) against the
+//! Live processes and core files of the `c/probe.c` fixture (built by [`probe_exe`] on first use)
+//! against the
 //! truth its threads recorded: thread ids, `fs_base` = `pthread_self()`, the LOCAL global, the
 //! per-thread address of a LOCAL thread-local variable. Also: the fixture never outlives a
 //! harness that is killed, and a damaged core is an error, never a panic.
@@ -19,7 +20,63 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const PROBE: &str = env!("LIVE_PROBE_EXE");
+/// The test fixture `c/probe.c` (plain pthreads, no OpenMP), linked (with an rpath) against
+/// `c/probe_lib.c` built as `libprobe_lib.so`, compiled on first use into this test's
+/// `CARGO_TARGET_TMPDIR` with the host C compiler (`$CC`, else `cc`). Built here rather than by
+/// a build script: live-target is a dependency of the runner, whose build compiles no C. Built
+/// with `-g` and unstripped: the tests look up LOCAL and thread-local symbols in `.symtab`.
+fn probe_exe() -> &'static str {
+    static EXE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    EXE.get_or_init(|| {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("c");
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("live-probe-{}", std::process::id()));
+        std::fs::create_dir_all(&out).expect("create the probe's build directory");
+        let cc = std::env::var("CC").ok().filter(|c| !c.is_empty());
+        let compile = |args: &[&std::ffi::OsStr]| {
+            let mut cmd = Command::new(cc.as_deref().unwrap_or("cc"));
+            cmd.args([
+                "-std=gnu11",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-pthread",
+                "-O1",
+                "-g",
+            ])
+            .args(args);
+            let o = cmd.output().unwrap_or_else(|e| {
+                panic!("cannot run the C compiler ({cmd:?}; Debian: gcc): {e}")
+            });
+            assert!(
+                o.status.success(),
+                "compiling failed ({cmd:?}):\n{}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            );
+        };
+        let lib = out.join("libprobe_lib.so");
+        compile(&[
+            "-shared".as_ref(),
+            "-fPIC".as_ref(),
+            src.join("probe_lib.c").as_os_str(),
+            "-o".as_ref(),
+            lib.as_os_str(),
+        ]);
+        let exe = out.join("live_probe");
+        let rpath = format!("-Wl,-rpath,{}", out.display());
+        let libdir = format!("-L{}", out.display());
+        compile(&[
+            src.join("probe.c").as_os_str(),
+            libdir.as_ref(),
+            "-lprobe_lib".as_ref(),
+            rpath.as_ref(),
+            "-o".as_ref(),
+            exe.as_os_str(),
+        ]);
+        exe.display().to_string()
+    })
+}
 /// `PROBE_MARKER` of `c/probe.c`.
 const MARKER: u64 = 0x5eed_0f5c_a1ab_1e00;
 /// Worker threads the tests start (plus the main thread).
@@ -42,7 +99,7 @@ fn ptrace_or_skip(test: &str) -> bool {
 }
 
 fn start_probe(dir: Option<&Path>) -> Running {
-    let mut cmd = Command::new(PROBE);
+    let mut cmd = Command::new(probe_exe());
     cmd.arg(WORKERS.to_string());
     if let Some(d) = dir {
         cmd.current_dir(d);
@@ -181,7 +238,7 @@ fn live_process_matches_its_recorded_truth_and_continues_after_detach() {
     check_target(&target, target.threads(), pid);
     check_modules(&target, target.modules());
     let main = target.modules().main().expect("the main executable");
-    assert_eq!(main.path, Path::new(PROBE).canonicalize().unwrap());
+    assert_eq!(main.path, Path::new(probe_exe()).canonicalize().unwrap());
     assert!(main.link_map.is_some());
     assert!(
         target.modules().list().iter().all(|m| m.link_map.is_some()),
@@ -360,7 +417,7 @@ fn kernel_core_matches_the_recorded_truth() {
 
 #[test]
 fn opening_what_is_not_a_core_is_an_error() {
-    let e = CoreTarget::open(PROBE).unwrap_err().to_string();
+    let e = CoreTarget::open(probe_exe()).unwrap_err().to_string();
     assert!(e.contains("not a core file"), "{e}");
     let e = CoreTarget::open("/nonexistent/core")
         .unwrap_err()

