@@ -6,12 +6,9 @@
 //! harness could not do its job (a library did not load, a worker could not start, a file could
 //! not be written); 2 usage (including a malformed expectations file); 130 the run was stopped.
 
-use crate::checks;
-use crate::report::{Outcome, Report};
-use crate::run::RunOptions;
-use crate::supervisor;
-use crate::vendors;
 use clap::{Parser, Subcommand, ValueEnum};
+use ompd_engine::run::RunOptions;
+use ompd_report::{Outcome, Report};
 use ompd_serve::arch::Arch;
 use sim_target::layout::Policy;
 use std::io::IsTerminal;
@@ -180,7 +177,7 @@ struct RunArgs {
     #[arg(long, default_value_t = 256)]
     cases: u32,
     /// Seed of the generated cases.
-    #[arg(long, default_value_t = supervisor::DEFAULT_SEED)]
+    #[arg(long, default_value_t = ompd_engine::supervisor::DEFAULT_SEED)]
     seed: u64,
     /// Shrink steps allowed per property finding.
     #[arg(long, default_value_t = 128)]
@@ -301,7 +298,7 @@ pub fn main() -> i32 {
         }
     };
     match cli.cmd {
-        Cmd::Worker => crate::worker::main(),
+        Cmd::Worker => ompd_engine::worker::main(),
         Cmd::Bench { library, reps } => bench(&library, reps),
         Cmd::List { format } => list(format),
         Cmd::Coverage { format } => coverage(format),
@@ -314,11 +311,11 @@ pub fn main() -> i32 {
 }
 
 fn bench(library: &str, reps: usize) -> i32 {
-    let lib = match vendors::resolve(library, &vendors::default_cache_dir()) {
+    let lib = match ompd_vendors::resolve(library, &ompd_vendors::default_cache_dir()) {
         Ok(l) => l,
         Err(e) => return harness(e.to_string()),
     };
-    match crate::bench::measure(&lib, reps) {
+    match ompd_engine::bench::measure(&lib, reps) {
         // The figures are the last line: the library may print while it runs in this process.
         Ok(f) => match serde_json::to_string(&f) {
             Ok(s) => {
@@ -332,7 +329,7 @@ fn bench(library: &str, reps: usize) -> i32 {
 }
 
 fn list(format: Format) -> i32 {
-    let all = checks::registry();
+    let all = ompd_checks::registry();
     match format {
         Format::Json => match serde_json::to_string_pretty(&all) {
             Ok(s) => println!("{s}"),
@@ -344,7 +341,7 @@ fn list(format: Format) -> i32 {
 }
 
 /// The human rendering of `list`: one line per check with its requirement ids, then the count.
-fn list_text(checks: &[&checks::Check]) -> String {
+fn list_text(checks: &[&ompd_checks::Check]) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let w = checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
@@ -356,7 +353,10 @@ fn list_text(checks: &[&checks::Check]) -> String {
 }
 
 fn coverage(format: Format) -> i32 {
-    let cov = crate::coverage::Coverage::new(checks::registry(), crate::coverage::checklist());
+    let cov = ompd_review::coverage::Coverage::new(
+        ompd_checks::registry(),
+        ompd_review::coverage::checklist(),
+    );
     match format {
         Format::Json => match serde_json::to_string_pretty(&cov) {
             Ok(s) => println!("{s}"),
@@ -368,13 +368,13 @@ fn coverage(format: Format) -> i32 {
 }
 
 fn vendors_cmd(cmd: VendorCmd) -> i32 {
-    let cache = vendors::default_cache_dir();
+    let cache = ompd_vendors::default_cache_dir();
     match cmd {
         VendorCmd::Fetch { names, force } => {
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
-            match vendors::fetch(&cache, &names, force, &mut |l| eprintln!("{l}")) {
+            match ompd_vendors::fetch(&cache, &names, force, &mut |l| eprintln!("{l}")) {
                 Ok(m) => {
-                    for l in vendors::list_lines(&m) {
+                    for l in ompd_vendors::list_lines(&m) {
                         println!("{l}");
                     }
                     EXIT_OK
@@ -382,9 +382,9 @@ fn vendors_cmd(cmd: VendorCmd) -> i32 {
                 Err(e) => harness(e.to_string()),
             }
         }
-        VendorCmd::List => match vendors::Manifest::load(&cache) {
+        VendorCmd::List => match ompd_vendors::Manifest::load(&cache) {
             Ok(m) => {
-                for l in vendors::list_lines(&m) {
+                for l in ompd_vendors::list_lines(&m) {
                     println!("{l}");
                 }
                 EXIT_OK
@@ -444,9 +444,9 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
             .collect::<Result<_, _>>()?;
     }
     for f in &args.check {
-        if !checks::registry()
+        if !ompd_checks::registry()
             .iter()
-            .any(|c| supervisor::selected(c.id, std::slice::from_ref(f)))
+            .any(|c| ompd_engine::supervisor::selected(c.id, std::slice::from_ref(f)))
         {
             return Err(format!("`--check {f}` matches no check (see --list)"));
         }
@@ -494,19 +494,19 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
         }
     }
     for pid in &args.pid {
-        o.real.push(crate::fixtures::RealTarget {
+        o.real.push(ompd_engine::fixtures::RealTarget {
             scenario: format!("pid-{pid}"),
             variant: "process".into(),
-            source: crate::fixtures::RealSource::Pid(*pid),
+            source: ompd_engine::fixtures::RealSource::Pid(*pid),
         });
     }
     for c in &args.core {
-        o.real.push(crate::fixtures::RealTarget {
+        o.real.push(ompd_engine::fixtures::RealTarget {
             scenario: c
                 .file_name()
                 .map_or("core".into(), |n| n.to_string_lossy().into_owned()),
             variant: "core-file".into(),
-            source: crate::fixtures::RealSource::Core(c.clone()),
+            source: ompd_engine::fixtures::RealSource::Core(c.clone()),
         });
     }
     let wants_real = args.live || args.cores || !args.run_fixture.is_empty() || !o.real.is_empty();
@@ -514,14 +514,14 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
     // Generated cases complement the default scenario set; a run narrowed to scenarios or
     // replayed models runs exactly those.
     o.property = (o.sim && args.cases > 0 && args.scenario.is_empty() && args.replay.is_empty())
-        .then(|| crate::property::PropertyOptions {
+        .then(|| ompd_engine::property::PropertyOptions {
             cases: args.cases,
             seed: args.seed,
             max_shrink_iters: args.shrink_iters,
             replay_dir: args
                 .replay_dir
                 .clone()
-                .unwrap_or_else(crate::property::default_replay_dir),
+                .unwrap_or_else(ompd_engine::property::default_replay_dir),
         });
     Ok(o)
 }
@@ -539,19 +539,19 @@ fn run(args: RunArgs) -> i32 {
     let cache = args
         .cache
         .clone()
-        .unwrap_or_else(vendors::default_cache_dir);
+        .unwrap_or_else(ompd_vendors::default_cache_dir);
     let mut names = args.libraries.clone();
     let mut discovered: Vec<(String, PathBuf)> = Vec::new();
     if names.is_empty() && !args.run_fixture.is_empty() && !args.live && !args.cores {
         // No library named for fixture runs: the ones the runtimes name.
-        if let Err(e) = vendors::fetch(&cache, &[], false, &mut |_| {}) {
+        if let Err(e) = ompd_vendors::fetch(&cache, &[], false, &mut |_| {}) {
             return harness(e.to_string());
         }
-        let built = match crate::fixtures::build_fixtures(&cache) {
+        let built = match ompd_engine::fixtures::build_fixtures(&cache) {
             Ok(b) => b,
             Err(e) => return harness(e),
         };
-        match crate::fixtures::discover_libraries(&built, &cache, &args.run_fixture[0]) {
+        match ompd_engine::fixtures::discover_libraries(&built, &cache, &args.run_fixture[0]) {
             Ok(found) => {
                 discovered.extend(found.into_iter().map(|f| ("fixture runtime".into(), f)))
             }
@@ -567,13 +567,15 @@ fn run(args: RunArgs) -> i32 {
         // No library named for a process or core file: the ones its runtime names.
         for t in &opts.real {
             let spec = match &t.source {
-                crate::fixtures::RealSource::Pid(p) => crate::real::RealSpec::Live { pid: *p },
-                crate::fixtures::RealSource::Core(c) => {
-                    crate::real::RealSpec::Core { path: c.clone() }
+                ompd_engine::fixtures::RealSource::Pid(p) => {
+                    ompd_engine::real::RealSpec::Live { pid: *p }
                 }
-                crate::fixtures::RealSource::Fixture { .. } => continue,
+                ompd_engine::fixtures::RealSource::Core(c) => {
+                    ompd_engine::real::RealSpec::Core { path: c.clone() }
+                }
+                ompd_engine::fixtures::RealSource::Fixture { .. } => continue,
             };
-            match crate::real::discover(&spec) {
+            match ompd_engine::real::discover(&spec) {
                 Ok(found) => {
                     discovered.extend(found.into_iter().map(|f| (t.scenario.clone(), f)));
                 }
@@ -585,8 +587,8 @@ fn run(args: RunArgs) -> i32 {
         // A known vendor's library is named as the vendor, so its loader quirks (an undeclared
         // C++ runtime, an unshipped libomp) are worked around.
         let canonical = f.canonicalize().unwrap_or_else(|_| f.clone());
-        let vendor = vendors::known().iter().find(|v| {
-            vendors::resolve(v.name, &cache)
+        let vendor = ompd_vendors::known().iter().find(|v| {
+            ompd_vendors::resolve(v.name, &cache)
                 .is_ok_and(|r| r.path.canonicalize().is_ok_and(|p| p == canonical))
         });
         let f = vendor.map_or_else(|| f.display().to_string(), |v| v.name.to_string());
@@ -604,17 +606,17 @@ fn run(args: RunArgs) -> i32 {
                 eprintln!("{l}");
             }
         };
-        if let Err(e) = vendors::fetch(&cache, &[], false, &mut |l| progress(l)) {
+        if let Err(e) = ompd_vendors::fetch(&cache, &[], false, &mut |l| progress(l)) {
             return harness(e.to_string());
         }
-        names = vendors::known()
+        names = ompd_vendors::known()
             .iter()
             .map(|v| v.name.to_string())
             .collect();
     }
     let mut libs = Vec::new();
     for n in &names {
-        match vendors::resolve(n, &cache) {
+        match ompd_vendors::resolve(n, &cache) {
             Ok(mut r) => {
                 r.preload.extend(args.preload.iter().cloned());
                 libs.push(r)
@@ -624,11 +626,11 @@ fn run(args: RunArgs) -> i32 {
     }
     if args.live || args.cores || !args.run_fixture.is_empty() {
         // Compiled here, on first need: the runner's build compiles no C.
-        let built = match crate::fixtures::build_fixtures(&cache) {
+        let built = match ompd_engine::fixtures::build_fixtures(&cache) {
             Ok(b) => b,
             Err(e) => return harness(e),
         };
-        let (fixtures, missing) = crate::fixtures::fixture_targets(
+        let (fixtures, missing) = ompd_engine::fixtures::fixture_targets(
             &built,
             &cache,
             &args.run_fixture,
@@ -654,19 +656,19 @@ fn run(args: RunArgs) -> i32 {
         Ok(f) => f,
         Err(e) => return usage(e),
     };
-    let statics = match crate::run::inspect_all(&libs) {
+    let statics = match ompd_engine::run::inspect_all(&libs) {
         Ok(s) => s,
         Err(e) => return harness(e.to_string()),
     };
     let show = !args.quiet && std::io::stderr().is_terminal();
-    let stop = Arc::new(supervisor::Stop::with_deadline(
+    let stop = Arc::new(ompd_engine::supervisor::Stop::with_deadline(
         args.run_timeout.map(Duration::from_secs),
     ));
     if let Err(e) = stop_on_signals(Arc::clone(&stop)) {
         return harness(format!("cannot handle SIGINT/SIGTERM: {e}"));
     }
     let bar = show.then(|| progress_bar(&libs, &opts));
-    let mut report = crate::run::run(&libs, &statics, &opts, &stop, &|line| {
+    let mut report = ompd_engine::run::run(&libs, &statics, &opts, &stop, &|line| {
         if let Some(b) = &bar {
             b.inc(1);
             b.set_message(line.to_string());
@@ -677,15 +679,15 @@ fn run(args: RunArgs) -> i32 {
     }
     // A stopped run records no answers: its snapshot would be partial.
     if args.golden && stop.reason().is_none() {
-        let exec = supervisor::Exec::of(&opts, &stop);
+        let exec = ompd_engine::supervisor::Exec::of(&opts, &stop);
         for l in &libs {
-            let answers = crate::collect::collect(l, exec);
+            let answers = ompd_engine::collect::collect(l, exec);
             report.answers.insert(l.name.clone(), answers);
         }
     }
-    let ev = crate::gate::Evaluation::new(&report, files, args.allow_improvements);
+    let ev = ompd_review::gate::Evaluation::new(&report, files, args.allow_improvements);
     ev.mark(&mut report);
-    if let Err(code) = emit(&report, &crate::output::human(&report, &ev), &args) {
+    if let Err(code) = emit(&report, &ompd_review::output::human(&report, &ev), &args) {
         return code;
     }
     if let Some(path) = &args.html {
@@ -735,9 +737,9 @@ fn run(args: RunArgs) -> i32 {
 /// repository files. A malformed file is a usage error.
 fn expectation_files(
     args: &RunArgs,
-    libs: &[vendors::Resolved],
-) -> Result<Vec<crate::expectations::File>, String> {
-    use crate::expectations::{embedded, File};
+    libs: &[ompd_vendors::Resolved],
+) -> Result<Vec<ompd_review::expectations::File>, String> {
+    use ompd_review::expectations::{embedded, File};
     if args.no_expectations {
         return Ok(Vec::new());
     }
@@ -764,8 +766,11 @@ fn expectation_files(
 }
 
 /// A progress bar over the run's units (and one step per library's property phase).
-fn progress_bar(libs: &[vendors::Resolved], opts: &RunOptions) -> indicatif::ProgressBar {
-    let units: usize = libs.iter().map(|l| crate::run::plan(l, opts).len()).sum();
+fn progress_bar(libs: &[ompd_vendors::Resolved], opts: &RunOptions) -> indicatif::ProgressBar {
+    let units: usize = libs
+        .iter()
+        .map(|l| ompd_engine::run::plan(l, opts).len())
+        .sum();
     let property = if opts.property.is_some() {
         libs.len()
     } else {
@@ -785,24 +790,24 @@ fn progress_bar(libs: &[vendors::Resolved], opts: &RunOptions) -> indicatif::Pro
 /// successful bless, the verdict against the blessed files).
 fn run_gate(
     report: &Report,
-    ev: &crate::gate::Evaluation,
+    ev: &ompd_review::gate::Evaluation,
     args: &RunArgs,
     stopped: bool,
 ) -> Result<i32, i32> {
-    let date = crate::bless::today();
+    let date = ompd_review::bless::today();
     let dir = args
         .results_dir
         .clone()
-        .unwrap_or_else(crate::bless::default_dir);
+        .unwrap_or_else(ompd_review::bless::default_dir);
     if let Err(e) = std::fs::create_dir_all(&dir) {
         return Err(harness(format!("cannot create {}: {e}", dir.display())));
     }
     for (li, lg) in ev.libraries.iter().enumerate() {
-        let path = crate::bless::unexpected_path(&dir, &lg.library);
-        let text = crate::bless::unexpected_toml(report, ev, li, &date);
-        crate::report::write_atomic(&path, text.as_bytes())
+        let path = ompd_review::bless::unexpected_path(&dir, &lg.library);
+        let text = ompd_review::bless::unexpected_toml(report, ev, li, &date);
+        ompd_report::write_atomic(&path, text.as_bytes())
             .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
-        if !args.quiet && !crate::bless::plan(report, ev, li).is_empty() {
+        if !args.quiet && !ompd_review::bless::plan(report, ev, li).is_empty() {
             eprintln!(
                 "ompd-conform: unexpected results of {} (expectations format): {}",
                 lg.library,
@@ -811,9 +816,9 @@ fn run_gate(
         }
     }
     if let Some(path) = &args.junit {
-        let xml = crate::output::junit(report, ev)
+        let xml = ompd_review::output::junit(report, ev)
             .map_err(|e| harness(format!("cannot render the JUnit report: {e}")))?;
-        crate::report::write_atomic(path, xml.as_bytes())
+        ompd_report::write_atomic(path, xml.as_bytes())
             .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
     }
     if !args.bless {
@@ -823,20 +828,21 @@ fn run_gate(
         eprintln!("ompd-conform: error: not blessing an incomplete run");
         return Ok(EXIT_INTERRUPTED);
     }
-    let written = crate::bless::bless(report, ev, &date).map_err(|e| harness(e.to_string()))?;
+    let written =
+        ompd_review::bless::bless(report, ev, &date).map_err(|e| harness(e.to_string()))?;
     for w in &written {
         eprintln!("ompd-conform: blessed {w}");
     }
     // Judge the run again against the files as written.
     let mut files = Vec::new();
     for f in &ev.files {
-        match crate::expectations::File::load(&f.path) {
+        match ompd_review::expectations::File::load(&f.path) {
             Ok(g) => files.push(g),
             Err(_) if !f.path.exists() && f.expect.is_empty() => {}
             Err(e) => return Err(harness(e.to_string())),
         }
     }
-    let again = crate::gate::Evaluation::new(report, files, args.allow_improvements);
+    let again = ompd_review::gate::Evaluation::new(report, files, args.allow_improvements);
     if again.fails() {
         eprintln!("ompd-conform: error: the blessed expectations still do not match the run");
         return Ok(EXIT_FINDINGS);
@@ -855,15 +861,18 @@ fn golden(report: &Report, args: &RunArgs) -> Result<bool, i32> {
     let dir = args
         .golden_dir
         .clone()
-        .unwrap_or_else(crate::snapshot::default_dir);
+        .unwrap_or_else(ompd_engine::snapshot::default_dir);
     let mut differs = false;
     for (lib, answers) in &report.answers {
-        let path = crate::snapshot::path_of(&dir, lib);
+        let path = ompd_engine::snapshot::path_of(&dir, lib);
         if args.bless {
             std::fs::create_dir_all(&dir)
                 .map_err(|e| harness(format!("cannot create {}: {e}", dir.display())))?;
-            crate::report::write_atomic(&path, crate::snapshot::render(lib, answers).as_bytes())
-                .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
+            ompd_report::write_atomic(
+                &path,
+                ompd_engine::snapshot::render(lib, answers).as_bytes(),
+            )
+            .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
             eprintln!(
                 "ompd-conform: wrote the golden snapshot of {lib} ({} answers) to {}",
                 answers.len(),
@@ -881,9 +890,9 @@ fn golden(report: &Report, args: &RunArgs) -> Result<bool, i32> {
             }
             Err(e) => return Err(harness(format!("cannot read {}: {e}", path.display()))),
         };
-        let stored = crate::snapshot::parse(&text)
+        let stored = ompd_engine::snapshot::parse(&text)
             .map_err(|e| harness(format!("{}: {e}", path.display())))?;
-        let changes = crate::snapshot::diff(&stored, answers);
+        let changes = ompd_engine::snapshot::diff(&stored, answers);
         if changes.is_empty() {
             eprintln!(
                 "ompd-conform: {lib} matches its golden snapshot ({} answers)",
@@ -910,11 +919,14 @@ fn golden(report: &Report, args: &RunArgs) -> Result<bool, i32> {
 // ---- regression tracking (ompd_review::regression) ----
 
 fn compare(old: &std::path::Path, new: &std::path::Path, format: Format) -> i32 {
-    let (a, b) = match (crate::regression::load(old), crate::regression::load(new)) {
+    let (a, b) = match (
+        ompd_review::regression::load(old),
+        ompd_review::regression::load(new),
+    ) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => return harness(e),
     };
-    let c = crate::regression::compare(&a, &b);
+    let c = ompd_review::regression::compare(&a, &b);
     match format {
         Format::Human => print!("{}", c.human()),
         Format::Json => match serde_json::to_string_pretty(&c) {
@@ -935,7 +947,7 @@ fn compare(old: &std::path::Path, new: &std::path::Path, format: Format) -> i32 
 /// every thread spawned after it) and taken by one thread that waits for them. Workers unblock
 /// them again; they run in process groups of their own, so a Ctrl-C at the terminal reaches only
 /// the supervisor, which stops them and writes what it has.
-fn stop_on_signals(stop: Arc<supervisor::Stop>) -> nix::Result<()> {
+fn stop_on_signals(stop: Arc<ompd_engine::supervisor::Stop>) -> nix::Result<()> {
     use nix::sys::signal::{SigSet, Signal};
     let mut set = SigSet::empty();
     set.add(Signal::SIGINT);
@@ -963,7 +975,7 @@ fn emit(report: &Report, human: &str, args: &RunArgs) -> Result<(), i32> {
             Err(e) => return Err(harness(format!("cannot render the report: {e}"))),
         },
         (Format::Human, Some(path)) => {
-            crate::report::write_atomic(path, human.as_bytes())
+            ompd_report::write_atomic(path, human.as_bytes())
                 .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
             println!("{}", report.closing_line());
         }
@@ -976,7 +988,7 @@ fn emit(report: &Report, human: &str, args: &RunArgs) -> Result<(), i32> {
 
 /// Writes the HTML matrix of `reports` to `path` atomically; a failed write is a harness error.
 fn write_html(reports: &[Report], path: &std::path::Path) -> Result<(), i32> {
-    crate::report::write_atomic(path, crate::html::render(reports).as_bytes())
+    ompd_report::write_atomic(path, ompd_review::html::render(reports).as_bytes())
         .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))
 }
 
@@ -993,12 +1005,12 @@ fn html_cmd(paths: &[PathBuf], output: &std::path::Path) -> i32 {
             Ok(r) => r,
             Err(e) => return usage(format!("{} is not a report: {e}", p.display())),
         };
-        if report.schema != crate::report::SCHEMA {
+        if report.schema != ompd_report::SCHEMA {
             return usage(format!(
                 "{} has schema `{}`, not `{}`",
                 p.display(),
                 report.schema,
-                crate::report::SCHEMA
+                ompd_report::SCHEMA
             ));
         }
         reports.push(report);
@@ -1032,7 +1044,7 @@ mod tests {
 
     #[test]
     fn list_renders_the_lifecycle_family() {
-        let lib: Vec<&checks::Check> = checks::registry()
+        let lib: Vec<&ompd_checks::Check> = ompd_checks::registry()
             .iter()
             .copied()
             .filter(|c| c.id.starts_with("lib."))
