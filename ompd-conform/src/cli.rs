@@ -195,7 +195,7 @@ struct RunArgs {
     quiet: bool,
     // ---- the expectations gate, bless and JUnit (see `run_gate`) ----
     /// Expectations file for the libraries it applies to (repeatable; default: the repository's
-    /// `golden/expectations/*.toml`, embedded in the runner).
+    /// `suite-data/expectations/*.toml`, embedded in the runner).
     #[arg(long, value_name = "FILE", conflicts_with = "no_expectations")]
     expectations: Vec<PathBuf>,
     /// Judge the run without expectations: every fail, crash or timeout fails the gate.
@@ -215,16 +215,16 @@ struct RunArgs {
     /// (`LIB.unexpected.toml`; default: target/ompd-conform).
     #[arg(long, value_name = "DIR")]
     results_dir: Option<PathBuf>,
-    // ---- golden snapshots (ompd_engine::snapshot) ----
+    // ---- answer snapshots (ompd_engine::snapshot) ----
     /// Also record each library's observable answers on the default scenarios and compare them
-    /// with its golden snapshot (`golden/snapshots/LIB.txt`): a difference is printed as a diff
+    /// with its answer snapshot (`suite-data/snapshots/LIB.txt`): a difference is printed as a diff
     /// and exits 100. The answers go into the JSON report (`answers`).
-    #[arg(long)]
-    golden: bool,
-    /// Directory of the golden snapshots (default: the repository's golden/snapshots).
-    #[arg(long, value_name = "DIR")]
-    golden_dir: Option<PathBuf>,
-    // ---- end of golden snapshots ----
+    #[arg(long = "golden")]
+    answer_snapshots: bool,
+    /// Directory of the answer snapshots (default: the repository's suite-data/snapshots).
+    #[arg(long = "golden-dir", value_name = "DIR")]
+    answer_snapshots_dir: Option<PathBuf>,
+    // ---- end of answer snapshots ----
     // ---- real targets (ompd_engine::real, ompd_engine::fixtures) ----
     /// Also run every check that applies to a real process against the OpenMP fixture programs
     /// (each build × scenario × runtime of the vendor cache), live under ptrace and from a core
@@ -527,11 +527,11 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
 }
 
 fn run(args: RunArgs) -> i32 {
-    // ---- golden snapshots ----
-    if args.golden_dir.is_some() && !args.golden {
-        return usage("--golden-dir locates golden snapshots: it needs --golden".into());
+    // ---- answer snapshots ----
+    if args.answer_snapshots_dir.is_some() && !args.answer_snapshots {
+        return usage("--golden-dir locates answer snapshots: it needs --golden".into());
     }
-    // ---- end of golden snapshots ----
+    // ---- end of answer snapshots ----
     let mut opts = match options(&args) {
         Ok(o) => o,
         Err(e) => return usage(e),
@@ -678,7 +678,7 @@ fn run(args: RunArgs) -> i32 {
         b.finish_and_clear();
     }
     // A stopped run records no answers: its snapshot would be partial.
-    if args.golden && stop.reason().is_none() {
+    if args.answer_snapshots && stop.reason().is_none() {
         let exec = ompd_engine::supervisor::Exec::of(&opts, &stop);
         for l in &libs {
             let answers = ompd_engine::collect::collect(l, exec);
@@ -697,9 +697,9 @@ fn run(args: RunArgs) -> i32 {
     }
     // Answers of a run stopped while they were collected are partial: neither compared nor
     // blessed (the stop is reported below).
-    let golden_differs = match stop.reason() {
+    let snapshots_differ = match stop.reason() {
         Some(_) => false,
-        None => match golden(&report, &args) {
+        None => match answer_snapshots(&report, &args) {
             Ok(d) => d,
             Err(code) => return code,
         },
@@ -725,7 +725,7 @@ fn run(args: RunArgs) -> i32 {
         return EXIT_HARNESS;
     }
     match gate_code {
-        EXIT_OK if golden_differs => EXIT_FINDINGS,
+        EXIT_OK if snapshots_differ => EXIT_FINDINGS,
         code => code,
     }
 }
@@ -850,16 +850,16 @@ fn run_gate(
     Ok(EXIT_OK)
 }
 
-// ---- golden snapshots (ompd_engine::snapshot) ----
+// ---- answer snapshots (ompd_engine::snapshot) ----
 
 /// With `--golden`, compares each library's answers with its stored snapshot (printing the
 /// diff on stderr) or, with `--bless`, writes them. Returns whether any snapshot differs.
-fn golden(report: &Report, args: &RunArgs) -> Result<bool, i32> {
-    if !args.golden {
+fn answer_snapshots(report: &Report, args: &RunArgs) -> Result<bool, i32> {
+    if !args.answer_snapshots {
         return Ok(false);
     }
     let dir = args
-        .golden_dir
+        .answer_snapshots_dir
         .clone()
         .unwrap_or_else(ompd_engine::snapshot::default_dir);
     let mut differs = false;
@@ -874,7 +874,7 @@ fn golden(report: &Report, args: &RunArgs) -> Result<bool, i32> {
             )
             .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
             eprintln!(
-                "ompd-conform: wrote the golden snapshot of {lib} ({} answers) to {}",
+                "ompd-conform: wrote the answer snapshot of {lib} ({} answers) to {}",
                 answers.len(),
                 path.display()
             );
@@ -884,7 +884,7 @@ fn golden(report: &Report, args: &RunArgs) -> Result<bool, i32> {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(harness(format!(
-                    "no golden snapshot of {lib} at {}; create it with `cargo xtask conform {lib} --golden --bless`",
+                    "no answer snapshot of {lib} at {}; create it with `cargo xtask conform {lib} --golden --bless`",
                     path.display()
                 )))
             }
@@ -895,14 +895,14 @@ fn golden(report: &Report, args: &RunArgs) -> Result<bool, i32> {
         let changes = ompd_engine::snapshot::diff(&stored, answers);
         if changes.is_empty() {
             eprintln!(
-                "ompd-conform: {lib} matches its golden snapshot ({} answers)",
+                "ompd-conform: {lib} matches its answer snapshot ({} answers)",
                 answers.len()
             );
             continue;
         }
         differs = true;
         eprintln!(
-            "ompd-conform: {lib} differs from its golden snapshot {} ({} answers changed; \
+            "ompd-conform: {lib} differs from its answer snapshot {} ({} answers changed; \
              `cargo xtask conform {lib} --golden --bless` accepts them):",
             path.display(),
             changes.len()
@@ -914,7 +914,7 @@ fn golden(report: &Report, args: &RunArgs) -> Result<bool, i32> {
     Ok(differs)
 }
 
-// ---- end of golden snapshots ----
+// ---- end of answer snapshots ----
 
 // ---- regression tracking (ompd_review::regression) ----
 

@@ -1,7 +1,7 @@
-//! Golden snapshots: a fixed list of probes records a library's observable answers on the default
+//! Answer snapshots: a fixed list of probes records a library's observable answers on the default
 //! scenario set (handle relations, ICV values and strings, states and wait ids, return codes, an
 //! ownership summary). Nothing here judges: the answers are compared with the stored snapshot
-//! `golden/snapshots/<library>.txt`, and any difference is shown as a diff.
+//! `suite-data/snapshots/<library>.txt`, and any difference is shown as a diff.
 //!
 //! Every answer is a `path = value` line; the path is `scenario/arch/probe...`. Addresses and
 //! other run-specific values are redacted: handles become classes under the library's own compare
@@ -30,9 +30,9 @@ pub const LAYOUT: Policy = Policy::Natural;
 /// The most handles of one kind kept as class representatives (the default scenarios need fewer).
 const MAX_CLASSES: usize = 32;
 
-/// The default directory of the stored snapshots (`golden/snapshots`).
+/// The default directory of the stored snapshots (`suite-data/snapshots`).
 pub fn default_dir() -> PathBuf {
-    golden::snapshots_dir()
+    suite_data::snapshots_dir()
 }
 
 /// The snapshot file of `library` under `dir`.
@@ -505,7 +505,7 @@ pub fn render(library: &str, answers: &Answers) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "# ompd-conform golden snapshot of {library}: observable answers on the default scenarios"
+        "# ompd-conform answer snapshot of {library}: observable answers on the default scenarios"
     );
     let _ = writeln!(
         s,

@@ -424,7 +424,7 @@ mod tidy {
             "ompd-conform",
             "fixture-protocol",
             "c-fixtures",
-            "golden",
+            "suite-data",
             "live-target",
             "xtask",
         ] {
