@@ -390,6 +390,8 @@ fn main() -> ExitCode {
 }
 
 #[cfg(test)]
+mod lengths;
+#[cfg(test)]
 mod modgraph;
 
 /// Repository conventions, checked as tests (`cargo test -p xtask`).
@@ -632,6 +634,60 @@ mod tidy {
             }
         }
         assert!(bad.is_empty(), "unreferenced insta snapshots: {bad:#?}");
+    }
+
+    /// No function over `MAX_FN_LINES` and no file over `MAX_FILE_LINES` (test code and `tests/`
+    /// directories aside), but the data tables of the allow-list; every allow-list entry is still
+    /// needed.
+    #[test]
+    fn no_function_or_file_is_too_long() {
+        use crate::lengths::*;
+        let allowed = |file: &str, name: &str| {
+            LONG_FUNCTIONS
+                .iter()
+                .any(|(f, n, _)| (*f, *n) == (file, name))
+                || TEMPORARY_LONG_FUNCTIONS.contains(&(file, name))
+        };
+        let (mut too_long, mut used) = (Vec::new(), std::collections::BTreeSet::new());
+        for p in rust_files() {
+            let file = rel(&p);
+            if file.split('/').any(|c| c == "tests") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            let m = measure(&text).unwrap_or_else(|e| panic!("{file} does not parse: {e}"));
+            if m.lines > MAX_FILE_LINES {
+                if TEMPORARY_LONG_FILES.contains(&file.as_str()) {
+                    used.insert(file.clone());
+                } else {
+                    too_long.push(format!("{file}: {} lines", m.lines));
+                }
+            }
+            for f in m.functions.iter().filter(|f| f.lines > MAX_FN_LINES) {
+                if allowed(&file, &f.name) {
+                    used.insert(format!("{file} {}", f.name));
+                } else {
+                    too_long.push(format!("{file}:{} {}: {} lines", f.line, f.name, f.lines));
+                }
+            }
+        }
+        assert!(
+            too_long.is_empty(),
+            "over {MAX_FN_LINES} lines a function or {MAX_FILE_LINES} a file: split at the seams\n{}",
+            too_long.join("\n")
+        );
+        let listed = LONG_FUNCTIONS.iter().map(|(f, n, _)| format!("{f} {n}"));
+        let listed = listed.chain(
+            TEMPORARY_LONG_FUNCTIONS
+                .iter()
+                .map(|(f, n)| format!("{f} {n}")),
+        );
+        let listed = listed.chain(TEMPORARY_LONG_FILES.iter().map(|f| f.to_string()));
+        let stale: Vec<String> = listed.filter(|l| !used.contains(l)).collect();
+        assert!(
+            stale.is_empty(),
+            "allow-list entries no longer needed: {stale:?}"
+        );
     }
 
     #[test]
