@@ -50,7 +50,6 @@ pub const TEMPORARY_LONG_FILES: &[&str] = &[
     "ompd-checks/src/corrupt.rs",
     // not split yet (branch lengths)
     "ompd-vendors/src/lib.rs",
-    "ompd-loader/src/library/mod.rs",
     "ompd-conform/src/cli.rs",
 ];
 
