@@ -26,7 +26,6 @@ pub const TEMPORARY_LONG_FUNCTIONS: &[(&str, &str)] = &[
     ("ompd-checks/src/faults.rs", "judge"),
     // not split yet (branch lengths)
     ("ompd-vendors/src/lib.rs", "fetch_one"),
-    ("ompd-loader/src/library/nulls.rs", "call_with_null"),
     ("ompd-engine/src/supervisor.rs", "run_unit"),
     ("ompd-engine/src/property.rs", "run_library"),
     ("ompd-engine/src/snapshot.rs", "probe"),
