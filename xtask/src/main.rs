@@ -450,6 +450,8 @@ mod tidy {
         // sets the fixture's parent-death signal between fork and exec).
         let allowed = [
             "ompd-loader/src/library/mod.rs",
+            "ompd-loader/src/library/handles.rs",
+            "ompd-loader/src/library/memory.rs",
             "ompd-loader/src/library/nulls.rs",
             "ompd-loader/src/library/raw.rs",
             "ompd-serve/src/callbacks/mod.rs",
