@@ -27,7 +27,6 @@ pub const TEMPORARY_LONG_FUNCTIONS: &[(&str, &str)] = &[
     // not split yet (branch lengths)
     ("ompd-engine/src/supervisor.rs", "run_unit"),
     ("ompd-engine/src/property.rs", "run_library"),
-    ("ompd-engine/src/snapshot.rs", "probe"),
     ("ompd-engine/src/run.rs", "run"),
     ("ompd-review/src/output.rs", "human"),
     ("ompd-review/src/output.rs", "check_lines"),
