@@ -25,7 +25,6 @@ pub const TEMPORARY_LONG_FUNCTIONS: &[(&str, &str)] = &[
     ("ompd-checks/src/corrupt.rs", "run"),
     ("ompd-checks/src/faults.rs", "judge"),
     // not split yet (branch lengths)
-    ("ompd-engine/src/property.rs", "run_library"),
     ("ompd-review/src/output.rs", "human"),
     ("ompd-review/src/output.rs", "check_lines"),
     ("ompd-review/src/bless.rs", "bless"),
