@@ -25,8 +25,6 @@ pub const TEMPORARY_LONG_FUNCTIONS: &[(&str, &str)] = &[
     ("ompd-checks/src/corrupt.rs", "run"),
     ("ompd-checks/src/faults.rs", "judge"),
     // not split yet (branch lengths)
-    ("ompd-review/src/regression.rs", "compare"),
-    ("ompd-review/src/regression.rs", "human"),
     ("c-fixtures/build.rs", "main"),
     ("xtask/src/main.rs", "bench"),
 ];
