@@ -25,7 +25,6 @@ pub const TEMPORARY_LONG_FUNCTIONS: &[(&str, &str)] = &[
     ("ompd-checks/src/corrupt.rs", "run"),
     ("ompd-checks/src/faults.rs", "judge"),
     // not split yet (branch lengths)
-    ("c-fixtures/build.rs", "main"),
     ("xtask/src/main.rs", "bench"),
 ];
 
