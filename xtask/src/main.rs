@@ -249,27 +249,17 @@ fn lint_workflows() -> i32 {
     0
 }
 
+/// `cargo xtask bench`: per fetched vendor library, the workers, checks and wall time of a
+/// default run, and the instance and check rates of the hidden `__bench` process.
 fn bench() -> i32 {
     let exe = match runner() {
         Ok(e) => e,
         Err(code) => return code,
     };
-    let list = match Command::new(&exe).args(["vendors", "list"]).output() {
-        Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
-        Err(e) => {
-            eprintln!("xtask: error: {e}");
-            return 1;
-        }
+    let names = match fetched_vendors(&exe) {
+        Ok(n) => n,
+        Err(code) => return code,
     };
-    let names: Vec<String> = list
-        .lines()
-        .filter(|l| !l.contains("(not fetched)") && !l.contains("(missing)"))
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
-        .collect();
-    if names.is_empty() {
-        eprintln!("xtask bench: no vendor library fetched; run `cargo xtask vendors fetch`");
-        return 1;
-    }
     let dir = target_dir().join("bench");
     let _ = std::fs::create_dir_all(&dir);
     println!(
@@ -284,85 +274,116 @@ fn bench() -> i32 {
         "isolated/s",
         "in-proc/s"
     );
-    // Times `ompd-conform run NAME EXTRA..`; None when the run failed.
-    let timed = |name: &str, extra: &[&str], out: &Path| -> Option<f64> {
-        let start = Instant::now();
-        let status = Command::new(&exe)
-            .args(["run", name, "--quiet", "--format", "json", "--output"])
-            .arg(out)
-            .args(extra)
-            .stdout(std::process::Stdio::null())
-            .status();
-        let secs = start.elapsed().as_secs_f64();
-        matches!(status.map(|s| s.code()), Ok(Some(0 | 100))).then_some(secs)
-    };
     for name in &names {
         let out = dir.join(format!("{name}.json"));
         // The full default run (scenarios, then the property phase over generated cases) ...
-        let Some(full) = timed(name, &[], &dir.join(format!("{name}-full.json"))) else {
+        let Some(full) = timed(&exe, name, &[], &dir.join(format!("{name}-full.json"))) else {
             eprintln!("xtask bench: the run on {name} failed");
             return 1;
         };
         // ... and the scenario units alone, for per-instance and per-check rates.
-        let Some(secs) = timed(name, &["--cases", "0"], &out) else {
+        let Some(secs) = timed(&exe, name, &["--cases", "0"], &out) else {
             eprintln!("xtask bench: the run on {name} failed");
             return 1;
         };
         let text = std::fs::read_to_string(&out).unwrap_or_default();
         let results = text.matches("\"check\":").count();
-        // One worker process (one fresh library instance) per unit: scenario x arch x layout,
-        // plus the lifecycle unit.
-        let mut units = std::collections::BTreeSet::new();
-        for chunk in text.split("\"scenario\": \"").skip(1) {
-            let s: String = chunk.chars().take_while(|c| *c != '"').collect();
-            let a = chunk
-                .split("\"arch\": \"")
-                .nth(1)
-                .map(|x| x.chars().take_while(|c| *c != '"').collect::<String>());
-            let l = chunk
-                .split("\"layout\": \"")
-                .nth(1)
-                .map(|x| x.chars().take_while(|c| *c != '"').collect::<String>());
-            units.insert((s, a, l));
-        }
-        // A crash or timeout ends a worker; the unit's remaining checks run in a new one, and a
-        // crashed check is re-run alone in one more.
-        let workers = units.len()
-            + 2 * text.matches("\"outcome\": \"crash\"").count()
-            + text.matches("\"outcome\": \"timeout\"").count();
-        // One unit's checks with a worker per run and in one process, and bare fresh instances
-        // (load + initialize + process initialize) per second.
-        let figures = Command::new(&exe)
-            .args(["__bench", name])
-            .stderr(std::process::Stdio::null())
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .and_then(|o| {
-                let text = String::from_utf8_lossy(&o.stdout).into_owned();
-                text.lines().last().map(str::to_string)
-            });
-        let Some(f) = figures else {
+        let workers = workers_of(&text);
+        let Some(f) = bench_figures(&exe, name) else {
             eprintln!("xtask bench: measuring {name} failed");
             return 1;
         };
-        // The figures line is flat JSON of numbers: `"key":value`.
-        let rate = |k: &str| -> f64 {
-            f.split(&format!("\"{k}\":"))
-                .nth(1)
-                .and_then(|v| v.split([',', '}']).next())
-                .and_then(|v| v.trim().parse().ok())
-                .unwrap_or(f64::NAN)
-        };
         println!(
             "{name:<14} {workers:>7} {results:>8} {secs:>9.2} {:>12.0} {:>12.0} {full:>13.1} {:>11.0} {:>11.0}",
-            rate("instances_per_s"),
+            figure(&f, "instances_per_s"),
             results as f64 / secs,
-            rate("isolated_checks_per_s"),
-            rate("in_process_checks_per_s"),
+            figure(&f, "isolated_checks_per_s"),
+            figure(&f, "in_process_checks_per_s"),
         );
     }
     0
+}
+
+/// The names of the fetched vendor libraries (none is an error).
+fn fetched_vendors(exe: &Path) -> Result<Vec<String>, i32> {
+    let list = match Command::new(exe).args(["vendors", "list"]).output() {
+        Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
+        Err(e) => {
+            eprintln!("xtask: error: {e}");
+            return Err(1);
+        }
+    };
+    let names: Vec<String> = list
+        .lines()
+        .filter(|l| !l.contains("(not fetched)") && !l.contains("(missing)"))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    if names.is_empty() {
+        eprintln!("xtask bench: no vendor library fetched; run `cargo xtask vendors fetch`");
+        return Err(1);
+    }
+    Ok(names)
+}
+
+/// Times `ompd-conform run NAME EXTRA..`; None when the run failed.
+fn timed(exe: &Path, name: &str, extra: &[&str], out: &Path) -> Option<f64> {
+    let start = Instant::now();
+    let status = Command::new(exe)
+        .args(["run", name, "--quiet", "--format", "json", "--output"])
+        .arg(out)
+        .args(extra)
+        .stdout(std::process::Stdio::null())
+        .status();
+    let secs = start.elapsed().as_secs_f64();
+    matches!(status.map(|s| s.code()), Ok(Some(0 | 100))).then_some(secs)
+}
+
+/// The worker processes a JSON report's run started.
+fn workers_of(text: &str) -> usize {
+    // One worker process (one fresh library instance) per unit: scenario x arch x layout,
+    // plus the lifecycle unit.
+    let mut units = std::collections::BTreeSet::new();
+    for chunk in text.split("\"scenario\": \"").skip(1) {
+        let s: String = chunk.chars().take_while(|c| *c != '"').collect();
+        let a = chunk
+            .split("\"arch\": \"")
+            .nth(1)
+            .map(|x| x.chars().take_while(|c| *c != '"').collect::<String>());
+        let l = chunk
+            .split("\"layout\": \"")
+            .nth(1)
+            .map(|x| x.chars().take_while(|c| *c != '"').collect::<String>());
+        units.insert((s, a, l));
+    }
+    // A crash or timeout ends a worker; the unit's remaining checks run in a new one, and a
+    // crashed check is re-run alone in one more.
+    units.len()
+        + 2 * text.matches("\"outcome\": \"crash\"").count()
+        + text.matches("\"outcome\": \"timeout\"").count()
+}
+
+/// The figures line of `ompd-conform __bench NAME`: one unit's checks with a worker per run and
+/// in one process, and bare fresh instances (load + initialize + process initialize) per second.
+fn bench_figures(exe: &Path, name: &str) -> Option<String> {
+    Command::new(exe)
+        .args(["__bench", name])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| {
+            let text = String::from_utf8_lossy(&o.stdout).into_owned();
+            text.lines().last().map(str::to_string)
+        })
+}
+
+/// One figure of the figures line, flat JSON of numbers (`"key":value`); NaN when absent.
+fn figure(f: &str, k: &str) -> f64 {
+    f.split(&format!("\"{k}\":"))
+        .nth(1)
+        .and_then(|v| v.split([',', '}']).next())
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(f64::NAN)
 }
 
 fn main() -> ExitCode {
