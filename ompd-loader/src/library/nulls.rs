@@ -62,6 +62,27 @@ macro_rules! answer {
     };
 }
 
+/// A family's function of NULL-argument calls: a match of its entry points (each arm a raw
+/// call's code; `answer!` turns a missing entry point into the call's result), any other entry
+/// point being misrouted.
+macro_rules! family {
+    ($(#[$doc:meta])* $name:ident($this:ident, $entry:ident, $null:ident, $args:ident) { $($arms:tt)* }) => {
+        $(#[$doc])*
+        fn $name(
+            &$this,
+            $entry: EntryPoint,
+            $null: Option<&str>,
+            $args: &NullArgs,
+        ) -> Result<Call<Rc>, String> {
+            let rc = match $entry {
+                $($arms)*
+                _ => return Err(misrouted($entry)),
+            };
+            Ok(Ok(rc))
+        }
+    };
+}
+
 /// Whether `name` is the argument passed as NULL.
 fn is(null: Option<&str>, name: &str) -> bool {
     null == Some(name)
@@ -150,14 +171,9 @@ impl Library {
         Ok(group(self, entry, null, args)?.and_then(|rc| rc_of(rc, || Ok(()))))
     }
 
-    /// NULL-argument calls of the initialization routines (version string, process and device).
-    fn nulls_initialize(
-        &self,
-        entry: EntryPoint,
-        null: Option<&str>,
-        args: &NullArgs,
-    ) -> Result<Call<Rc>, String> {
-        let rc = match entry {
+    family! {
+        /// NULL-argument calls of the initialization routines (version string, process and device).
+        nulls_initialize(self, entry, null, args) {
             EntryPoint::GetVersionString => {
                 let mut s = POISON_PTR as *const c_char;
                 // SAFETY: the out-parameter is ours or NULL (a NULL the library must refuse); a
@@ -208,19 +224,12 @@ impl Library {
                 }
                 rc
             }
-            _ => return Err(misrouted(entry)),
-        };
-        Ok(Ok(rc))
+        }
     }
 
-    /// NULL-argument calls of the release routines (only ever with NULL).
-    fn nulls_release(
-        &self,
-        entry: EntryPoint,
-        null: Option<&str>,
-        _args: &NullArgs,
-    ) -> Result<Call<Rc>, String> {
-        let rc = match entry {
+    family! {
+        /// NULL-argument calls of the release routines (only ever with NULL).
+        nulls_release(self, entry, null, _args) {
             EntryPoint::RelAddressSpaceHandle => {
                 release_only(null, entry.name())?;
                 // SAFETY: NULL is the only handle passed here.
@@ -255,19 +264,12 @@ impl Library {
                     answer!(unsafe { self.raw().rel_display_control_vars(std::ptr::null_mut()) });
                 rc
             }
-            _ => return Err(misrouted(entry)),
-        };
-        Ok(Ok(rc))
+        }
     }
 
-    /// NULL-argument calls of the address-space queries.
-    fn nulls_address_space(
-        &self,
-        entry: EntryPoint,
-        null: Option<&str>,
-        args: &NullArgs,
-    ) -> Result<Call<Rc>, String> {
-        let rc = match entry {
+    family! {
+        /// NULL-argument calls of the address-space queries.
+        nulls_address_space(self, entry, null, args) {
             EntryPoint::GetOmpVersion => {
                 let ah = valid(args.aspace, "address space handle")?;
                 let mut v = POISON_WORD;
@@ -319,19 +321,12 @@ impl Library {
                 }
                 rc
             }
-            _ => return Err(misrouted(entry)),
-        };
-        Ok(Ok(rc))
+        }
     }
 
-    /// NULL-argument calls of the enumerations and the display-control vector.
-    fn nulls_enumerations(
-        &self,
-        entry: EntryPoint,
-        null: Option<&str>,
-        args: &NullArgs,
-    ) -> Result<Call<Rc>, String> {
-        let rc = match entry {
+    family! {
+        /// NULL-argument calls of the enumerations and the display-control vector.
+        nulls_enumerations(self, entry, null, args) {
             EntryPoint::EnumerateStates => {
                 let ah = valid(args.aspace, "address space handle")?;
                 let (mut next, mut more) = (POISON_WORD, POISON_WORD);
@@ -390,19 +385,12 @@ impl Library {
                 }
                 rc
             }
-            _ => return Err(misrouted(entry)),
-        };
-        Ok(Ok(rc))
+        }
     }
 
-    /// NULL-argument calls of the thread routines.
-    fn nulls_thread(
-        &self,
-        entry: EntryPoint,
-        null: Option<&str>,
-        args: &NullArgs,
-    ) -> Result<Call<Rc>, String> {
-        let rc = match entry {
+    family! {
+        /// NULL-argument calls of the thread routines.
+        nulls_thread(self, entry, null, args) {
             EntryPoint::ThreadHandleCompare => {
                 let th = valid(args.thread, "thread handle")?;
                 let mut v: c_int = 0x5A5A_5A5A;
@@ -464,19 +452,12 @@ impl Library {
                 }
                 rc
             }
-            _ => return Err(misrouted(entry)),
-        };
-        Ok(Ok(rc))
+        }
     }
 
-    /// NULL-argument calls of the parallel-region routines.
-    fn nulls_parallel(
-        &self,
-        entry: EntryPoint,
-        null: Option<&str>,
-        args: &NullArgs,
-    ) -> Result<Call<Rc>, String> {
-        let rc = match entry {
+    family! {
+        /// NULL-argument calls of the parallel-region routines.
+        nulls_parallel(self, entry, null, args) {
             EntryPoint::GetThreadInParallel => {
                 let ph = valid(args.parallel, "parallel handle")?;
                 let mut h = POISON_PTR as *mut ThreadHandle;
@@ -537,19 +518,12 @@ impl Library {
                 });
                 rc
             }
-            _ => return Err(misrouted(entry)),
-        };
-        Ok(Ok(rc))
+        }
     }
 
-    /// NULL-argument calls of the task navigation routines.
-    fn nulls_task(
-        &self,
-        entry: EntryPoint,
-        null: Option<&str>,
-        args: &NullArgs,
-    ) -> Result<Call<Rc>, String> {
-        let rc = match entry {
+    family! {
+        /// NULL-argument calls of the task navigation routines.
+        nulls_task(self, entry, null, args) {
             EntryPoint::GetCurrTaskHandle => {
                 let th = valid(args.thread, "thread handle")?;
                 let mut h = POISON_PTR as *mut TaskHandle;
@@ -602,19 +576,12 @@ impl Library {
                 });
                 rc
             }
-            _ => return Err(misrouted(entry)),
-        };
-        Ok(Ok(rc))
+        }
     }
 
-    /// NULL-argument calls of the task detail routines.
-    fn nulls_task_details(
-        &self,
-        entry: EntryPoint,
-        null: Option<&str>,
-        args: &NullArgs,
-    ) -> Result<Call<Rc>, String> {
-        let rc = match entry {
+    family! {
+        /// NULL-argument calls of the task detail routines.
+        nulls_task_details(self, entry, null, args) {
             EntryPoint::GetTaskParallelHandle => {
                 let task = valid(args.task, "task handle")?;
                 let mut h = POISON_PTR as *mut ParallelHandle;
@@ -665,19 +632,12 @@ impl Library {
                 });
                 rc
             }
-            _ => return Err(misrouted(entry)),
-        };
-        Ok(Ok(rc))
+        }
     }
 
-    /// NULL-argument calls of the routines of any handle with a scope (ICVs, tool data).
-    fn nulls_scoped(
-        &self,
-        entry: EntryPoint,
-        null: Option<&str>,
-        args: &NullArgs,
-    ) -> Result<Call<Rc>, String> {
-        let rc = match entry {
+    family! {
+        /// NULL-argument calls of the routines of any handle with a scope (ICVs, tool data).
+        nulls_scoped(self, entry, null, args) {
             EntryPoint::GetIcvFromScope => {
                 let (h, scope, id) = valid(args.icv, "ICV handle, scope and id")?;
                 let mut v = POISON_WORD;
@@ -730,8 +690,6 @@ impl Library {
                 });
                 rc
             }
-            _ => return Err(misrouted(entry)),
-        };
-        Ok(Ok(rc))
+        }
     }
 }
