@@ -158,74 +158,55 @@ fn main() {
 
     let header = find_header(&manifest_dir);
     println!("cargo:rerun-if-changed={}", header.display());
-    let include_dir = include_dir_for(&header, &out_dir);
-
-    let compiler = cc::Build::new().cargo_metadata(false).get_compiler();
-    let c_command = |extra: &[&str]| -> Command {
-        let mut cmd = compiler.to_command();
-        cmd.arg("-std=c11")
-            .arg("-Wall")
-            .arg("-Wextra")
-            .arg("-Werror");
-        cmd.arg("-isystem").arg(&include_dir);
-        cmd.args(extra);
-        cmd
+    let cc = Cc {
+        compiler: cc::Build::new().cargo_metadata(false).get_compiler(),
+        include_dir: include_dir_for(&header, &out_dir),
     };
-
-    // The cross-check executable itself.
-    let exe = out_dir.join(format!("abi_check{}", env::consts::EXE_SUFFIX));
-    let mut cmd = c_command(&[]);
-    cmd.arg(&source).arg("-o").arg(&exe);
-    let output = run(&mut cmd);
-    if !output.status.success() {
-        panic!(
-            "c-fixtures: compiling {} against {} failed (a signature or type drift in the \
-             header fails these static assertions):\n{}",
-            source.display(),
-            header.display(),
-            describe(&cmd, &output)
-        );
-    }
-
-    // Which 5.2/6.0 names the header declares.
-    let mut probes = Vec::new();
-    for name in PROBED_NAMES {
-        let probe_src = out_dir.join(format!("probe_{name}.c"));
-        fs::write(
-            &probe_src,
-            format!(
-                "#include <omp-tools.h>\nint main(void) {{\n  (void)({name});\n  return 0;\n}}\n"
-            ),
-        )
-        .expect("write probe source");
-        let object = out_dir.join(format!("probe_{name}.o"));
-        let mut cmd = c_command(&["-c"]);
-        cmd.arg(&probe_src).arg("-o").arg(&object);
-        let output = run(&mut cmd);
-        if *name == PROBED_NAMES[0] && !output.status.success() {
-            panic!(
-                "c-fixtures: the control probe for `{name}` does not compile against {}:\n{}",
-                header.display(),
-                describe(&cmd, &output)
-            );
-        }
-        probes.push(format!("{name}={}", u8::from(output.status.success())));
-    }
-
+    let exe = abi_check(&cc, &source, &header, &out_dir);
+    let probes = header_probes(&cc, &header, &out_dir);
     // The signature checks must reject every injected drift.
     let mut drifts = Vec::new();
     for (value, label) in DRIFTS {
         let object = out_dir.join(format!("abi_check_drift_{label}.o"));
         let define = format!("-DABI_CHECK_INJECT_DRIFT={value}");
-        let mut cmd = c_command(&["-c", &define]);
+        let mut cmd = cc.command(&["-c", &define]);
         cmd.arg(&source).arg("-o").arg(&object);
         let output = run(&mut cmd);
         drifts.push(format!("{label}={}", u8::from(!output.status.success())));
     }
+    let dependency = broken_libraries(&cc, &manifest_dir, &out_dir);
 
-    // The deliberately broken OMPD libraries and the dependency one of them does not declare.
-    let shared = |source: &Path, output: &Path, extra: &[&str]| {
-        let mut cmd = c_command(&["-shared", "-fPIC"]);
+    println!(
+        "cargo:rustc-env=OMPD_FIXTURE_DEPENDENCY={}",
+        dependency.display()
+    );
+    println!("cargo:rustc-env=OMPD_ABI_CHECK_EXE={}", exe.display());
+    println!("cargo:rustc-env=OMP_TOOLS_H_USED={}", header.display());
+    println!("cargo:rustc-env=OMPD_HEADER_PROBES={}", probes.join(","));
+    println!("cargo:rustc-env=OMPD_ABI_DRIFT_PROBES={}", drifts.join(","));
+}
+
+/// The C compiler, strict, with the header's directory as a system include directory.
+struct Cc {
+    compiler: cc::Tool,
+    include_dir: PathBuf,
+}
+
+impl Cc {
+    fn command(&self, extra: &[&str]) -> Command {
+        let mut cmd = self.compiler.to_command();
+        cmd.arg("-std=c11")
+            .arg("-Wall")
+            .arg("-Wextra")
+            .arg("-Werror");
+        cmd.arg("-isystem").arg(&self.include_dir);
+        cmd.args(extra);
+        cmd
+    }
+
+    /// Compiles a shared library (linked with `-ldl`); a failure fails the build.
+    fn shared(&self, source: &Path, output: &Path, extra: &[&str]) {
+        let mut cmd = self.command(&["-shared", "-fPIC"]);
         cmd.args(extra)
             .arg(source)
             .arg("-o")
@@ -239,9 +220,60 @@ fn main() {
                 describe(&cmd, &result)
             );
         }
-    };
+    }
+}
+
+/// The cross-check executable itself; a failure (a drift of the header) fails the build.
+fn abi_check(cc: &Cc, source: &Path, header: &Path, out_dir: &Path) -> PathBuf {
+    let exe = out_dir.join(format!("abi_check{}", env::consts::EXE_SUFFIX));
+    let mut cmd = cc.command(&[]);
+    cmd.arg(source).arg("-o").arg(&exe);
+    let output = run(&mut cmd);
+    if !output.status.success() {
+        panic!(
+            "c-fixtures: compiling {} against {} failed (a signature or type drift in the \
+             header fails these static assertions):\n{}",
+            source.display(),
+            header.display(),
+            describe(&cmd, &output)
+        );
+    }
+    exe
+}
+
+/// Which 5.2/6.0 names the header declares: `name=0|1` each.
+fn header_probes(cc: &Cc, header: &Path, out_dir: &Path) -> Vec<String> {
+    let mut probes = Vec::new();
+    for name in PROBED_NAMES {
+        let probe_src = out_dir.join(format!("probe_{name}.c"));
+        fs::write(
+            &probe_src,
+            format!(
+                "#include <omp-tools.h>\nint main(void) {{\n  (void)({name});\n  return 0;\n}}\n"
+            ),
+        )
+        .expect("write probe source");
+        let object = out_dir.join(format!("probe_{name}.o"));
+        let mut cmd = cc.command(&["-c"]);
+        cmd.arg(&probe_src).arg("-o").arg(&object);
+        let output = run(&mut cmd);
+        if *name == PROBED_NAMES[0] && !output.status.success() {
+            panic!(
+                "c-fixtures: the control probe for `{name}` does not compile against {}:\n{}",
+                header.display(),
+                describe(&cmd, &output)
+            );
+        }
+        probes.push(format!("{name}={}", u8::from(output.status.success())));
+    }
+    probes
+}
+
+/// The deliberately broken OMPD libraries (and their table, `broken_libraries.rs`) and the
+/// dependency one of them does not declare, whose path is returned.
+fn broken_libraries(cc: &Cc, manifest_dir: &Path, out_dir: &Path) -> PathBuf {
     let dependency = out_dir.join(DEPENDENCY);
-    shared(
+    cc.shared(
         &manifest_dir.join("c").join("fixture_dep.c"),
         &dependency,
         &[],
@@ -258,7 +290,7 @@ fn main() {
             extra.push("-fstack-protector-all".into());
         }
         let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
-        shared(&broken_source, &library, &extra);
+        cc.shared(&broken_source, &library, &extra);
         table.push_str(&format!(
             "    Fixture {{ name: {name:?}, entry_point: {entry_point:?}, violation: {violation:?}, \
              path: {:?} }},\n",
@@ -267,15 +299,7 @@ fn main() {
     }
     table.push_str("]\n");
     fs::write(out_dir.join("broken_libraries.rs"), table).expect("write broken_libraries.rs");
-
-    println!(
-        "cargo:rustc-env=OMPD_FIXTURE_DEPENDENCY={}",
-        dependency.display()
-    );
-    println!("cargo:rustc-env=OMPD_ABI_CHECK_EXE={}", exe.display());
-    println!("cargo:rustc-env=OMP_TOOLS_H_USED={}", header.display());
-    println!("cargo:rustc-env=OMPD_HEADER_PROBES={}", probes.join(","));
-    println!("cargo:rustc-env=OMPD_ABI_DRIFT_PROBES={}", drifts.join(","));
+    dependency
 }
 
 /// The header to use, in `fixture_protocol::compile::find_header`'s order (the vendor cache:

@@ -9,7 +9,7 @@
 //! its own can turn into a SIGABRT that looks like the stack-smash fixture's; its DT_NEEDED is
 //! complete (unlike llvm-15/16 and Intel's, which need preloads), so the undeclared dependency
 //! is the only load problem in play; and it is a Debian package that CI fetches anyway. Its
-//! known findings (NULL out-parameters that crash it, listed in `golden/expectations/llvm.toml`)
+//! known findings (NULL out-parameters that crash it, listed in `suite-data/expectations/llvm.toml`)
 //! stay in every run, which is what makes the differential comparison exercise the harness's
 //! worker replacement on every unit.
 

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 const QUICK: &[&str] = &["--cases", "0", "--arch", "lp64-le", "--layout", "natural"];
 
 fn llvm_toml() -> String {
-    std::fs::read_to_string(golden::expectations_dir().join("llvm.toml")).expect("llvm.toml")
+    std::fs::read_to_string(suite_data::expectations_dir().join("llvm.toml")).expect("llvm.toml")
 }
 
 /// The vendor name, once its library is in the cache.

@@ -1,5 +1,5 @@
-//! Golden snapshots and regression tracking against the real vendor libraries: every fetched
-//! vendor matches its committed snapshot (`golden/snapshots`), snapshots are deterministic, a
+//! Answer snapshots and regression tracking against the real vendor libraries: every fetched
+//! vendor matches its committed snapshot (`suite-data/snapshots`), snapshots are deterministic, a
 //! changed answer exits 100 with a readable diff, and `compare` names the real differences
 //! between LLVM 19 and LLVM 22 (none) and between LLVM 19 and Intel 2026.2.
 
@@ -25,7 +25,7 @@ fn conform(args: &[&str]) -> Output {
         .expect("ompd-conform starts")
 }
 
-fn golden_run(lib: &str, extra: &[&str]) -> Output {
+fn answers_run(lib: &str, extra: &[&str]) -> Output {
     let mut args = vec!["run", lib, "--quiet", "--cases", "0", "--check", ONE_CHECK];
     args.push("--golden");
     args.extend_from_slice(extra);
@@ -46,11 +46,11 @@ fn stderr(o: &Output) -> String {
 #[case("intel-2026.2")]
 fn each_vendor_matches_its_committed_snapshot(#[case] lib: &str) {
     fetch();
-    let o = golden_run(lib, &[]);
+    let o = answers_run(lib, &[]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(
-        err.contains(&format!("{lib} matches its golden snapshot")),
+        err.contains(&format!("{lib} matches its answer snapshot")),
         "{err}"
     );
 }
@@ -60,7 +60,7 @@ fn snapshots_are_deterministic_and_a_changed_answer_exits_100_with_its_path() {
     fetch();
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     for d in [&a, &b] {
-        let o = golden_run("llvm-19", &["--bless", "--golden-dir", path(d.path())]);
+        let o = answers_run("llvm-19", &["--bless", "--golden-dir", path(d.path())]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     }
     let file = |d: &Path| std::fs::read_to_string(snapshot::path_of(d, "llvm-19")).unwrap();
@@ -75,11 +75,11 @@ fn snapshots_are_deterministic_and_a_changed_answer_exits_100_with_its_path() {
         "serial/lp64-le/omp-version = 201811",
     );
     std::fs::write(snapshot::path_of(a.path(), "llvm-19"), edited).unwrap();
-    let o = golden_run("llvm-19", &["--golden-dir", path(a.path())]);
+    let o = answers_run("llvm-19", &["--golden-dir", path(a.path())]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(100), "{err}");
     assert!(
-        err.contains("llvm-19 differs from its golden snapshot"),
+        err.contains("llvm-19 differs from its answer snapshot"),
         "{err}"
     );
     assert!(
@@ -90,7 +90,7 @@ fn snapshots_are_deterministic_and_a_changed_answer_exits_100_with_its_path() {
 
     // No snapshot: one error line saying how to create it, exit 1.
     let empty = tempfile::tempdir().unwrap();
-    let o = golden_run("llvm-19", &["--golden-dir", path(empty.path())]);
+    let o = answers_run("llvm-19", &["--golden-dir", path(empty.path())]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(

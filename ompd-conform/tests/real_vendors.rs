@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 fn expectation_files() -> Vec<File> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../golden/expectations");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../suite-data/expectations");
     expectations::load_dir(&dir).expect("expectations load")
 }
 

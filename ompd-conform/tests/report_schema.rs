@@ -1,4 +1,4 @@
-//! The JSON report against its committed schema (`golden/report-v1.schema.json`), checked by a
+//! The JSON report against its committed schema (`suite-data/report-v1.schema.json`), checked by a
 //! small validator of the keywords the schema uses (type, const, enum, required, properties,
 //! items, additionalProperties): a real run's report, and one with every optional field set.
 
@@ -66,7 +66,7 @@ fn validate(schema: &Value, v: &Value, path: &str, out: &mut Vec<String>) {
 }
 
 fn schema() -> Value {
-    serde_json::from_str(golden::REPORT_SCHEMA_JSON).expect("the schema is JSON")
+    serde_json::from_str(suite_data::REPORT_SCHEMA_JSON).expect("the schema is JSON")
 }
 
 fn errors(report: &Report) -> Vec<String> {

@@ -1,4 +1,4 @@
-//! Recording golden snapshots: runs the [`snapshot`](crate::snapshot) probes of a library in
+//! Recording answer snapshots: runs the [`snapshot`](crate::snapshot) probes of a library in
 //! fresh workers (every default scenario × [`ARCHS`], natural layout) and gathers the answers.
 
 use crate::snapshot::{Answers, ARCHS, LAYOUT};

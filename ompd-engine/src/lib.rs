@@ -1,12 +1,12 @@
 //! Runs the checks: plans units, runs each in a fresh worker process, attributes crashes and
 //! timeouts, the property phase over generated cases, real targets (live processes, core files)
-//! and the fixtures that make them, golden snapshot probes, and throughput figures.
+//! and the fixtures that make them, answer snapshot probes, and throughput figures.
 //!
 //! Modules, each depending only on the ones listed before it (no module cycles):
 //! - [`parallel`]: independent work on a few threads, answers in order.
 //! - [`real`]: live processes and core files as targets, with the truth their fixtures recorded
 //!   lifted into the model, and which checks apply to them.
-//! - [`snapshot`]: the golden snapshot probes of a library's observable answers, their file
+//! - [`snapshot`]: the answer snapshot probes of a library's observable answers, their file
 //!   format and their diff.
 //! - [`worker`]: the units, the events a worker streams, and the worker itself: runs the checks
 //!   of one unit in this fresh process.

@@ -232,38 +232,7 @@ pub(crate) fn run_library(
         .filter(|c| c.stage == Stage::Target && runs(c.id) && supervisor::selected(c.id, filters))
         .map(|c| c.id.to_string())
         .collect();
-    let mut first_failure: BTreeMap<String, (u32, ResultRecord, Model)> = BTreeMap::new();
-    let mut ran = 0u32;
-    let mut tally: BTreeMap<String, Tally> = BTreeMap::new();
-    let mut harness: Option<String> = None;
-    for i in 0..popts.cases {
-        if exec.stop.reason().is_some() {
-            break;
-        }
-        let (m, a, p) = match case_tree(popts.seed, i) {
-            Ok(t) => t.current(),
-            Err(e) => {
-                harness = Some(format!("the case generator failed: {e}"));
-                break;
-            }
-        };
-        ran += 1;
-        for r in supervisor::run_unit(&unit(lib, &m, a, p, &all), exec).records {
-            let e = tally.entry(r.check.clone()).or_default();
-            if r.outcome != Outcome::Skip {
-                e.evaluated += 1;
-            }
-            if failed(&r) {
-                first_failure
-                    .entry(r.check.clone())
-                    .or_insert_with(|| (i, r.clone(), m.clone()));
-            } else if matches!(r.outcome, Outcome::Warn | Outcome::NotSupported)
-                && e.first_deviation.is_none()
-            {
-                e.first_deviation = Some((r, m.clone()));
-            }
-        }
-    }
+    let cases = run_cases(lib, &all, popts, exec);
     // Results that sum up every case are reported against every arch and layout.
     let over_all_cases = supervisor::unit_of(
         lib,
@@ -273,50 +242,35 @@ pub(crate) fn run_library(
         Policy::Natural,
         vec![],
     );
+    let base = |id: &str, outcome, actual: String, detail: String| ResultRecord {
+        arch: "*".into(),
+        layout: "*".into(),
+        ..supervisor::record(&over_all_cases, id, outcome, "", actual, detail)
+    };
     all.iter()
         .map(|id| {
-            let base = |outcome, actual: String, detail: String| ResultRecord {
-                arch: "*".into(),
-                layout: "*".into(),
-                ..supervisor::record(&over_all_cases, id, outcome, "", actual, detail)
-            };
-            if let Some(why) = &harness {
-                return base(Outcome::HarnessError, String::new(), why.clone());
+            if let Some(why) = &cases.harness {
+                return base(id, Outcome::HarnessError, String::new(), why.clone());
             }
-            if let Some((i, r, m)) = first_failure.get(id) {
-                let shrunk = exec
-                    .stop
-                    .reason()
-                    .is_none()
-                    .then(|| shrink(lib, exec, popts, id, *i))
-                    .flatten();
-                // A stop during shrinking leaves the smallest case found so far; a stop before
-                // it, the case that failed first.
-                return match (shrunk, exec.stop.reason()) {
-                    (Some((r, m)), None) => {
-                        with_replay(r, lib, &popts.replay_dir, &m, "minimal failing case")
-                    }
-                    (Some((r, m)), Some(why)) => {
-                        let note = format!("smallest failing case found before the stop ({why})");
-                        with_replay(r, lib, &popts.replay_dir, &m, &note)
-                    }
-                    (None, Some(why)) => {
-                        let note = format!("failing case {i}, not shrunk ({why})");
-                        with_replay(r.clone(), lib, &popts.replay_dir, m, &note)
-                    }
-                    (None, None) => base(
+            if let Some((i, r, m)) = cases.first_failure.get(id) {
+                return match failing(lib, popts, exec, id, *i, r, m) {
+                    Some(r) => r,
+                    None => base(
+                        id,
                         Outcome::Warn,
                         format!("failed on generated case {i} once, then passed when run again"),
                         "a flaky check or library".into(),
                     ),
                 };
             }
-            match tally.get(id) {
+            let ran = cases.ran;
+            match cases.tally.get(id) {
                 Some(Tally {
                     first_deviation: Some((r, m)),
                     ..
                 }) => with_replay(r.clone(), lib, &popts.replay_dir, m, "first deviating case"),
                 Some(Tally { evaluated, .. }) if *evaluated > 0 => base(
+                    id,
                     Outcome::Pass,
                     format!("held in {evaluated} of {ran} generated cases"),
                     if let Some(why) = exec.stop.reason() {
@@ -331,6 +285,7 @@ pub(crate) fn run_library(
                     },
                 ),
                 _ => base(
+                    id,
                     Outcome::Skip,
                     String::new(),
                     "not applicable in any generated case".into(),
@@ -338,4 +293,88 @@ pub(crate) fn run_library(
             }
         })
         .collect()
+}
+
+/// What the generated cases of a library gave, check by check.
+#[derive(Default)]
+struct Cases {
+    /// Each failing check's first failing case: its index, record and model.
+    first_failure: BTreeMap<String, (u32, ResultRecord, Model)>,
+    /// How many cases ran.
+    ran: u32,
+    tally: BTreeMap<String, Tally>,
+    /// Why the cases could not be generated, if they could not.
+    harness: Option<String>,
+}
+
+/// Runs every check `all` on every generated case, until the run is stopped.
+fn run_cases(lib: &Resolved, all: &[String], popts: &PropertyOptions, exec: Exec) -> Cases {
+    let mut c = Cases::default();
+    for i in 0..popts.cases {
+        if exec.stop.reason().is_some() {
+            break;
+        }
+        let (m, a, p) = match case_tree(popts.seed, i) {
+            Ok(t) => t.current(),
+            Err(e) => {
+                c.harness = Some(format!("the case generator failed: {e}"));
+                break;
+            }
+        };
+        c.ran += 1;
+        for r in supervisor::run_unit(&unit(lib, &m, a, p, all), exec).records {
+            let e = c.tally.entry(r.check.clone()).or_default();
+            if r.outcome != Outcome::Skip {
+                e.evaluated += 1;
+            }
+            if failed(&r) {
+                c.first_failure
+                    .entry(r.check.clone())
+                    .or_insert_with(|| (i, r.clone(), m.clone()));
+            } else if matches!(r.outcome, Outcome::Warn | Outcome::NotSupported)
+                && e.first_deviation.is_none()
+            {
+                e.first_deviation = Some((r, m.clone()));
+            }
+        }
+    }
+    c
+}
+
+/// The record of a check that failed on case `i` (record `r`, model `m`): shrunk to a minimal
+/// failing case, with its replay file. A stop during shrinking leaves the smallest case found so
+/// far; a stop before it, the case that failed first. `None`: it passed when run again.
+fn failing(
+    lib: &Resolved,
+    popts: &PropertyOptions,
+    exec: Exec,
+    id: &str,
+    i: u32,
+    r: &ResultRecord,
+    m: &Model,
+) -> Option<ResultRecord> {
+    let shrunk = exec
+        .stop
+        .reason()
+        .is_none()
+        .then(|| shrink(lib, exec, popts, id, i))
+        .flatten();
+    match (shrunk, exec.stop.reason()) {
+        (Some((r, m)), None) => Some(with_replay(
+            r,
+            lib,
+            &popts.replay_dir,
+            &m,
+            "minimal failing case",
+        )),
+        (Some((r, m)), Some(why)) => {
+            let note = format!("smallest failing case found before the stop ({why})");
+            Some(with_replay(r, lib, &popts.replay_dir, &m, &note))
+        }
+        (None, Some(why)) => {
+            let note = format!("failing case {i}, not shrunk ({why})");
+            Some(with_replay(r.clone(), lib, &popts.replay_dir, m, &note))
+        }
+        (None, None) => None,
+    }
 }

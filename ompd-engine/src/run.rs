@@ -144,114 +144,17 @@ pub fn run(
     let mut report = Report::new();
     let exec = Exec::of(opts, stop);
     let units: Vec<Unit> = libs.iter().flat_map(|l| plan(l, opts)).collect();
-    let total = units.len();
-    // A library that cannot load fails the same way in every unit: once one unit saw it, the
-    // library's other units are recorded from that failure without starting workers.
-    let unloadable: Mutex<BTreeMap<PathBuf, LoadFailure>> = Mutex::new(BTreeMap::new());
-    let mut results = parallel_map(total, opts.jobs, |i| {
-        let u = &units[i];
-        let known = unloadable
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&u.path)
-            .cloned();
-        let r = match known {
-            Some(f) => f.unit_run(u),
-            None => run_unit(u, exec),
-        };
-        if let Some(f) = LoadFailure::of(&r) {
-            unloadable
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .entry(u.path.clone())
-                .or_insert(f);
-        }
-        progress(&format!(
-            "[{}/{total}] {} {} {} {}",
-            i + 1,
-            u.library,
-            u.scenario,
-            u.arch.name(),
-            u.layout
-        ));
-        r
-    });
+    let mut results = run_units(&units, opts, exec, progress);
     let (real_records, notes) = run_real(libs, opts, exec, progress);
     for (lib, info) in libs.iter().zip(statics) {
-        let mut li = LibraryInfo {
-            name: lib.name.clone(),
-            path: lib.path.display().to_string(),
-            sha256: info.sha256.clone(),
-            entry_points: info.exported_ompd.clone(),
-            package_version: lib.version.clone(),
-            elf: format!("{} {}", info.class, info.machine),
-            soname: info.soname.clone(),
-            needed: info.needed.clone(),
-            ..LibraryInfo::default()
-        };
         // The static stage: judged from the file, reported like the library-level checks.
-        let host = unit_of(
-            lib,
-            Stage::Library,
-            "none",
-            Arch::LP64_LE,
-            Policy::Natural,
-            vec![],
-        );
-        for c in checks::registry()
-            .iter()
-            .filter(|c| c.stage == Stage::Static && selected(c.id, &opts.checks))
-        {
-            let v = checks::statics::judge(c.id, info);
-            report.push(record(
-                &host,
-                c.id,
-                v.outcome,
-                &v.expected,
-                v.actual,
-                v.detail,
-            ));
+        for rec in static_records(lib, info, opts) {
+            report.push(rec);
         }
+        let mut li = library_info(lib, info);
         for (u, r) in units.iter().zip(&results) {
-            if u.library != lib.name || u.path != lib.path {
-                continue;
-            }
-            if let (
-                Some(Event::Loaded {
-                    diagnostics,
-                    api_version,
-                    version_string,
-                    profile,
-                    ..
-                }),
-                true,
-            ) = (&r.loaded, li.api_version.is_none())
-            {
-                li.api_version = *api_version;
-                li.profile = Some(*profile);
-                li.version_string.clone_from(version_string);
-                for d in diagnostics {
-                    if !li.diagnostics.contains(d) {
-                        li.diagnostics.push(d.clone());
-                    }
-                }
-            }
-            if let Some(m) = &r.load_failed {
-                let d = format!("load failed: {m}");
-                if !li.diagnostics.contains(&d) {
-                    li.diagnostics.push(d);
-                }
-            }
-            let printed: Vec<&str> = r.output.lines().filter(|l| !l.trim().is_empty()).collect();
-            if !printed.is_empty() {
-                let d = format!("the library wrote to stdout/stderr (e.g. {:?})", printed[0]);
-                if !li
-                    .diagnostics
-                    .iter()
-                    .any(|x| x.starts_with("the library wrote"))
-                {
-                    li.diagnostics.push(d);
-                }
+            if u.library == lib.name && u.path == lib.path {
+                note_unit(&mut li, r);
             }
         }
         report.libraries.push(li);
@@ -279,6 +182,124 @@ pub fn run(
     }
     report.incomplete = stop.reason().is_some();
     report
+}
+
+/// Runs the simulated units (`opts.jobs` at a time), answers in unit order.
+fn run_units(
+    units: &[Unit],
+    opts: &RunOptions,
+    exec: Exec,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Vec<UnitRun> {
+    let total = units.len();
+    // A library that cannot load fails the same way in every unit: once one unit saw it, the
+    // library's other units are recorded from that failure without starting workers.
+    let unloadable: Mutex<BTreeMap<PathBuf, LoadFailure>> = Mutex::new(BTreeMap::new());
+    parallel_map(total, opts.jobs, |i| {
+        let u = &units[i];
+        let known = unloadable
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&u.path)
+            .cloned();
+        let r = match known {
+            Some(f) => f.unit_run(u),
+            None => run_unit(u, exec),
+        };
+        if let Some(f) = LoadFailure::of(&r) {
+            unloadable
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(u.path.clone())
+                .or_insert(f);
+        }
+        progress(&format!(
+            "[{}/{total}] {} {} {} {}",
+            i + 1,
+            u.library,
+            u.scenario,
+            u.arch.name(),
+            u.layout
+        ));
+        r
+    })
+}
+
+/// The static checks of a library, judged from its file.
+fn static_records(lib: &Resolved, info: &StaticInfo, opts: &RunOptions) -> Vec<ResultRecord> {
+    let host = unit_of(
+        lib,
+        Stage::Library,
+        "none",
+        Arch::LP64_LE,
+        Policy::Natural,
+        vec![],
+    );
+    checks::registry()
+        .iter()
+        .filter(|c| c.stage == Stage::Static && selected(c.id, &opts.checks))
+        .map(|c| {
+            let v = checks::statics::judge(c.id, info);
+            record(&host, c.id, v.outcome, &v.expected, v.actual, v.detail)
+        })
+        .collect()
+}
+
+/// What the report says of a library from its file.
+fn library_info(lib: &Resolved, info: &StaticInfo) -> LibraryInfo {
+    LibraryInfo {
+        name: lib.name.clone(),
+        path: lib.path.display().to_string(),
+        sha256: info.sha256.clone(),
+        entry_points: info.exported_ompd.clone(),
+        package_version: lib.version.clone(),
+        elf: format!("{} {}", info.class, info.machine),
+        soname: info.soname.clone(),
+        needed: info.needed.clone(),
+        ..LibraryInfo::default()
+    }
+}
+
+/// What one of its units learned about a library: its versions and profile (from the first unit
+/// that loaded it), load failures and whether it printed anything.
+fn note_unit(li: &mut LibraryInfo, r: &UnitRun) {
+    if let (
+        Some(Event::Loaded {
+            diagnostics,
+            api_version,
+            version_string,
+            profile,
+            ..
+        }),
+        true,
+    ) = (&r.loaded, li.api_version.is_none())
+    {
+        li.api_version = *api_version;
+        li.profile = Some(*profile);
+        li.version_string.clone_from(version_string);
+        for d in diagnostics {
+            if !li.diagnostics.contains(d) {
+                li.diagnostics.push(d.clone());
+            }
+        }
+    }
+    if let Some(m) = &r.load_failed {
+        let d = format!("load failed: {m}");
+        if !li.diagnostics.contains(&d) {
+            li.diagnostics.push(d);
+        }
+    }
+    let printed: Vec<&str> = r.output.lines().filter(|l| !l.trim().is_empty()).collect();
+    if !printed.is_empty() {
+        let d = format!("the library wrote to stdout/stderr (e.g. {:?})", printed[0]);
+        if !li
+            .diagnostics
+            .iter()
+            .any(|x| x.starts_with("the library wrote"))
+        {
+            li.diagnostics.push(d);
+        }
+    }
 }
 
 /// Runs every real target of the run (`opts.jobs` targets at a time, each target's units in

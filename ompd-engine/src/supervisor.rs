@@ -6,7 +6,7 @@
 //! One process per unit is also how each target setup gets a fresh library instance: the
 //! LLVM-family libraries latch type sizes and state in process-wide globals.
 
-use crate::worker::{Event, HarnessFailure, Unit};
+use crate::worker::{Contract, Event, HarnessFailure, Unit};
 use ompd_checks::{self as checks, Stage};
 use ompd_report::{Outcome, ResultRecord};
 use ompd_serve::arch::Arch;
@@ -370,88 +370,34 @@ pub(crate) fn setup_only(unit: &Unit, exec: Exec) -> Result<(), String> {
 /// Runs one unit to the end, replacing workers that die; a stop ends it early with the checks
 /// not reached reported as skipped.
 pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
-    let mut out = UnitRun::default();
-    let mut remaining = unit.checks.clone();
-    // What replaced workers of this unit saw, for the contract checks of the next one.
-    let mut carried = unit.carried.clone();
+    let mut st = UnitState {
+        unit,
+        exec,
+        out: UnitRun::default(),
+        remaining: unit.checks.clone(),
+        carried: unit.carried.clone(),
+    };
     let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"));
-    while !remaining.is_empty() {
+    while !st.remaining.is_empty() {
         if let Some(why) = exec.stop.reason() {
-            let detail = format!("not reached: {why}");
-            record_all(&mut out, unit, &remaining, Outcome::Skip, "", "", &detail);
-            return out;
+            st.all(Outcome::Skip, "", "", &format!("not reached: {why}"));
+            return st.out;
         }
         let mut u = unit.clone();
-        u.checks = remaining.clone();
-        u.carried = carried.clone();
+        u.checks = st.remaining.clone();
+        u.carried = st.carried.clone();
         let (mut child, mut capture) = match exe
             .clone()
             .and_then(|exe| start_worker(&exe, exec.keep_env))
         {
             Ok(started) => started,
             Err(detail) => {
-                record_all(
-                    &mut out,
-                    unit,
-                    &remaining,
-                    Outcome::HarnessError,
-                    "",
-                    "",
-                    &detail,
-                );
-                return out;
+                st.all(Outcome::HarnessError, "", "", &detail);
+                return st.out;
             }
         };
         let rx = stream(&mut child, &u);
-        let mut in_flight: Option<String> = None;
-        let mut done = false;
-        let mut deadline = Instant::now() + exec.timeout;
-        let ending = loop {
-            if let Some(why) = exec.stop.reason() {
-                stop(&mut child);
-                break Ending::Stopped(why);
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                stop(&mut child);
-                break Ending::TimedOut;
-            }
-            match rx.recv_timeout((deadline - now).min(STOP_POLL)) {
-                Ok(l) => match serde_json::from_str::<Event>(&l) {
-                    Ok(Event::Start { check }) => {
-                        deadline = Instant::now() + exec.timeout;
-                        in_flight = Some(check);
-                    }
-                    Ok(Event::Result {
-                        check,
-                        outcome,
-                        expected,
-                        actual,
-                        detail,
-                        contract,
-                    }) => {
-                        carried.extend(contract);
-                        out.records
-                            .push(record(unit, &check, outcome, &expected, actual, detail));
-                        remaining.retain(|c| *c != check);
-                        in_flight = None;
-                    }
-                    Ok(e @ Event::Loaded { .. }) => {
-                        out.loaded.get_or_insert(e);
-                        deadline = Instant::now() + exec.timeout;
-                    }
-                    Ok(Event::LoadFailed { message }) => out.load_failed = Some(message),
-                    Ok(Event::HarnessFailed { failure }) => out.harness_failed = Some(failure),
-                    Ok(Event::Done) => done = true,
-                    Ok(Event::Answer { .. }) => {}
-                    Err(e) => out
-                        .output
-                        .push_str(&format!("unparsable worker line ({e}): {l}\n")),
-                },
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => break Ending::Closed,
-            }
-        };
+        let mut w = st.watch(&mut child, &rx);
         let status = child.wait().ok();
         let mut buf = Vec::new();
         let _ = capture.seek(std::io::SeekFrom::Start(0)).and_then(|_| {
@@ -460,104 +406,211 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
                 .read_to_end(&mut buf)
         });
         let stderr_text = String::from_utf8_lossy(&buf).into_owned();
-        out.output.push_str(&stderr_text);
-        if let Some(msg) = &out.load_failed {
-            let msg = msg.clone();
-            record_all(
-                &mut out,
-                unit,
-                &remaining,
+        st.out.output.push_str(&stderr_text);
+        if st.worker_ended(&mut w, status, &stderr_text) == Next::Finish {
+            return st.out;
+        }
+    }
+    st.out
+}
+
+/// A unit in progress: what its workers answered so far and the checks still to run.
+struct UnitState<'u, 'a> {
+    unit: &'u Unit,
+    exec: Exec<'a>,
+    out: UnitRun,
+    remaining: Vec<String>,
+    /// What replaced workers of this unit saw, for the contract checks of the next one.
+    carried: Contract,
+}
+
+/// What one worker of a unit did: how it ended, the check it was running, whether it said done.
+struct Worker {
+    ending: Ending,
+    in_flight: Option<String>,
+    done: bool,
+}
+
+/// Whether a unit goes on with a fresh worker after one ended.
+#[derive(PartialEq, Eq)]
+enum Next {
+    Replace,
+    Finish,
+}
+
+impl UnitState<'_, '_> {
+    /// Records every remaining check with the same outcome.
+    fn all(&mut self, outcome: Outcome, expected: &str, actual: &str, detail: &str) {
+        let remaining = self.remaining.clone();
+        record_all(
+            &mut self.out,
+            self.unit,
+            &remaining,
+            outcome,
+            expected,
+            actual,
+            detail,
+        );
+    }
+
+    /// Takes one worker's events until it ends, times out or the run is stopped.
+    fn watch(&mut self, child: &mut Child, rx: &mpsc::Receiver<String>) -> Worker {
+        let mut w = Worker {
+            ending: Ending::Closed,
+            in_flight: None,
+            done: false,
+        };
+        let mut deadline = Instant::now() + self.exec.timeout;
+        w.ending = loop {
+            if let Some(why) = self.exec.stop.reason() {
+                stop(child);
+                break Ending::Stopped(why);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                stop(child);
+                break Ending::TimedOut;
+            }
+            match rx.recv_timeout((deadline - now).min(STOP_POLL)) {
+                Ok(l) => self.event(&l, &mut w, &mut deadline),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break Ending::Closed,
+            }
+        };
+        w
+    }
+
+    /// One line of a worker's event stream.
+    fn event(&mut self, l: &str, w: &mut Worker, deadline: &mut Instant) {
+        match serde_json::from_str::<Event>(l) {
+            Ok(Event::Start { check }) => {
+                *deadline = Instant::now() + self.exec.timeout;
+                w.in_flight = Some(check);
+            }
+            Ok(Event::Result {
+                check,
+                outcome,
+                expected,
+                actual,
+                detail,
+                contract,
+            }) => {
+                self.carried.extend(contract);
+                let r = record(self.unit, &check, outcome, &expected, actual, detail);
+                self.out.records.push(r);
+                self.remaining.retain(|c| *c != check);
+                w.in_flight = None;
+            }
+            Ok(e @ Event::Loaded { .. }) => {
+                self.out.loaded.get_or_insert(e);
+                *deadline = Instant::now() + self.exec.timeout;
+            }
+            Ok(Event::LoadFailed { message }) => self.out.load_failed = Some(message),
+            Ok(Event::HarnessFailed { failure }) => self.out.harness_failed = Some(failure),
+            Ok(Event::Done) => w.done = true,
+            Ok(Event::Answer { .. }) => {}
+            Err(e) => self
+                .out
+                .output
+                .push_str(&format!("unparsable worker line ({e}): {l}\n")),
+        }
+    }
+
+    /// Books how a worker ended: a load or harness failure ends the unit, a stop skips what is
+    /// left, a crash or timeout is the check in flight's (or, outside any check, every remaining
+    /// check's, ending the unit).
+    fn worker_ended(
+        &mut self,
+        w: &mut Worker,
+        status: Option<std::process::ExitStatus>,
+        stderr_text: &str,
+    ) -> Next {
+        if let Some(msg) = self.out.load_failed.clone() {
+            self.all(
                 Outcome::HarnessError,
                 "the library loads",
                 "load failed",
                 &msg,
             );
-            return out;
+            return Next::Finish;
         }
-        if let Some(failure) = &out.harness_failed {
+        if let Some(failure) = &self.out.harness_failed {
             // The harness's failure, not the library's: no crash, whatever the exit.
             let detail = format!("harness: {failure}");
-            record_all(
-                &mut out,
-                unit,
-                &remaining,
+            self.all(
                 Outcome::HarnessError,
                 "the harness sets the unit up",
                 "",
                 &detail,
             );
-            return out;
+            return Next::Finish;
         }
-        if done && remaining.is_empty() {
-            return out;
+        if w.done && self.remaining.is_empty() {
+            return Next::Finish;
         }
-        let how = match &ending {
+        let how = match &w.ending {
             Ending::Stopped(why) => {
-                if let Some(check) = in_flight.take() {
+                if let Some(check) = w.in_flight.take() {
                     let detail = format!("interrupted while running: {why}");
-                    out.records.push(record(
-                        unit,
-                        &check,
-                        Outcome::Skip,
-                        "",
-                        String::new(),
-                        detail,
-                    ));
-                    remaining.retain(|c| *c != check);
+                    let r = record(self.unit, &check, Outcome::Skip, "", String::new(), detail);
+                    self.out.records.push(r);
+                    self.remaining.retain(|c| *c != check);
                 }
-                let detail = format!("not reached: {why}");
-                record_all(&mut out, unit, &remaining, Outcome::Skip, "", "", &detail);
-                return out;
+                self.all(Outcome::Skip, "", "", &format!("not reached: {why}"));
+                return Next::Finish;
             }
             Ending::TimedOut => format!(
                 "no answer within {}s (stopped with SIGTERM, then SIGKILL)",
-                exec.timeout.as_secs()
+                self.exec.timeout.as_secs()
             ),
             Ending::Closed => status
                 .map(describe_exit)
                 .unwrap_or_else(|| "worker vanished".into()),
         };
-        let outcome = match ending {
+        let outcome = match w.ending {
             Ending::TimedOut => Outcome::Timeout,
             _ => Outcome::Crash,
         };
-        let last = match tail(&stderr_text, 3) {
+        let last = match tail(stderr_text, 3) {
             t if t.trim().is_empty() => "the worker printed nothing".to_string(),
             t => format!("worker output: {t}"),
         };
-        match in_flight {
-            Some(check) => {
-                let mut rec = record(unit, &check, outcome, "the check completes", how, last);
-                if outcome == Outcome::Crash && exec.rerun_crashes {
-                    rerun_crashed(unit, &mut rec, exec);
-                }
-                out.records.push(rec);
-                remaining.retain(|c| *c != check);
-            }
-            None => {
-                // Died outside any check (loading, setup): nothing further can run in this unit.
-                let actual = format!("worker {how} before the check");
-                let when = if out.loaded.is_none() {
-                    "while loading the library"
-                } else {
-                    "during target setup"
-                };
-                let detail = format!("{when}; {last}");
-                out.died_loading = out.loaded.is_none();
-                record_all(
-                    &mut out,
-                    unit,
-                    &remaining,
-                    outcome,
-                    "the check runs",
-                    &actual,
-                    &detail,
-                );
-                return out;
-            }
-        }
+        self.died(w.in_flight.take(), outcome, how, last)
     }
-    out
+
+    /// A worker that crashed or timed out: in a check (re-run alone when it crashed), or outside
+    /// any check (loading, setup), when nothing further can run in this unit.
+    fn died(
+        &mut self,
+        in_flight: Option<String>,
+        outcome: Outcome,
+        how: String,
+        last: String,
+    ) -> Next {
+        let Some(check) = in_flight else {
+            let actual = format!("worker {how} before the check");
+            let when = if self.out.loaded.is_none() {
+                "while loading the library"
+            } else {
+                "during target setup"
+            };
+            self.out.died_loading = self.out.loaded.is_none();
+            self.all(
+                outcome,
+                "the check runs",
+                &actual,
+                &format!("{when}; {last}"),
+            );
+            return Next::Finish;
+        };
+        let mut rec = record(self.unit, &check, outcome, "the check completes", how, last);
+        if outcome == Outcome::Crash && self.exec.rerun_crashes {
+            rerun_crashed(self.unit, &mut rec, self.exec);
+        }
+        self.out.records.push(rec);
+        self.remaining.retain(|c| *c != check);
+        Next::Replace
+    }
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ pub struct Unit {
     /// Which stage's checks to run: library or target (static checks are judged from the file,
     /// never in a worker).
     pub stage: Stage,
-    /// Also record the golden-snapshot probes (`crate::snapshot`) after the checks, against the
+    /// Also record the answer-snapshot probes (`crate::snapshot`) after the checks, against the
     /// unit's target: answers are recorded, never judged.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub snapshot: bool,

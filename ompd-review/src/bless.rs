@@ -339,6 +339,57 @@ pub enum BlessError {
 /// Rewrites every expectations file the run's libraries use so that the run matches them;
 /// returns the files written with a one-line summary each.
 pub fn bless(report: &Report, ev: &Evaluation, date: &str) -> Result<Vec<String>, BlessError> {
+    let Changes {
+        mut adds,
+        removed,
+        reoutcome,
+        libs_of_file,
+    } = changes(report, ev)?;
+    let mut touched: BTreeSet<usize> = adds.keys().copied().collect();
+    touched.extend(removed.iter().map(|e| e.file));
+    touched.extend(reoutcome.keys().map(|e| e.file));
+    let mut written = Vec::new();
+    for fi in touched {
+        let f = &ev.files[fi];
+        // Entries found for every library of the run that uses this file become one entry.
+        let libs = libs_of_file.get(&fi).cloned().unwrap_or_default();
+        let new_entries = merged(report, adds.remove(&fi).unwrap_or_default(), &libs);
+        let rm: BTreeSet<usize> = removed
+            .iter()
+            .filter(|e| e.file == fi)
+            .map(|e| e.index)
+            .collect();
+        let re: BTreeMap<usize, Vec<Outcome>> = reoutcome
+            .iter()
+            .filter(|(e, _)| e.file == fi)
+            .map(|(e, os)| (e.index, os.iter().copied().collect()))
+            .collect();
+        rewrite_file(f, &rm, &re, &new_entries, date)?;
+        written.push(format!(
+            "{}: {} added, {} updated, {} removed",
+            f.path.display(),
+            new_entries.len(),
+            re.len(),
+            rm.len()
+        ));
+    }
+    Ok(written)
+}
+
+/// What blessing a run changes in the expectation files.
+struct Changes {
+    /// Entries to add, by file: (library, entry).
+    adds: BTreeMap<usize, Vec<(String, NewEntry)>>,
+    /// Entries to remove.
+    removed: BTreeSet<EntryRef>,
+    /// Entries whose outcomes change.
+    reoutcome: BTreeMap<EntryRef, BTreeSet<Outcome>>,
+    /// The libraries of the run that use each file.
+    libs_of_file: BTreeMap<usize, BTreeSet<String>>,
+}
+
+/// Gathers every library's plan into the changes of each file.
+fn changes(report: &Report, ev: &Evaluation) -> Result<Changes, BlessError> {
     let mut adds: BTreeMap<usize, Vec<(String, NewEntry)>> = BTreeMap::new();
     let mut remove: BTreeSet<EntryRef> = BTreeSet::new();
     let mut keep: BTreeSet<EntryRef> = BTreeSet::new();
@@ -385,83 +436,81 @@ pub fn bless(report: &Report, ev: &Evaluation, date: &str) -> Result<Vec<String>
         })
         .copied()
         .collect();
-    let mut touched: BTreeSet<usize> = adds.keys().copied().collect();
-    touched.extend(removed.iter().map(|e| e.file));
-    touched.extend(reoutcome.keys().map(|e| e.file));
-    let mut written = Vec::new();
-    for fi in touched {
-        let f = &ev.files[fi];
-        // Entries found for every library of the run that uses this file become one entry.
-        let libs = libs_of_file.get(&fi).cloned().unwrap_or_default();
-        let mut merged: BTreeMap<NewEntry, BTreeSet<String>> = BTreeMap::new();
-        for (lib, e) in adds.remove(&fi).unwrap_or_default() {
-            let key = NewEntry {
-                library: None,
-                actual: String::new(),
-                ..e.clone()
-            };
-            merged.entry(key).or_default().insert(lib);
-        }
-        let mut new_entries = Vec::new();
-        for (key, ls) in merged {
-            let actual = report
-                .results
-                .iter()
-                .find(|r| r.check == key.check && ls.contains(&r.library) && r.outcome.is_failure())
-                .map(|r| r.actual.clone())
-                .unwrap_or_default();
-            if libs.len() > 1 && ls == libs {
-                new_entries.push(NewEntry { actual, ..key });
-            } else {
-                for l in ls {
-                    new_entries.push(NewEntry {
-                        library: Some(l),
-                        actual: actual.clone(),
-                        ..key.clone()
-                    });
-                }
-            }
-        }
-        let rm: BTreeSet<usize> = removed
-            .iter()
-            .filter(|e| e.file == fi)
-            .map(|e| e.index)
-            .collect();
-        let re: BTreeMap<usize, Vec<Outcome>> = reoutcome
-            .iter()
-            .filter(|(e, _)| e.file == fi)
-            .map(|(e, os)| (e.index, os.iter().copied().collect()))
-            .collect();
-        let text = match std::fs::read_to_string(&f.path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(source) => {
-                return Err(BlessError::Io {
-                    path: f.path.display().to_string(),
-                    source,
-                })
-            }
+    Ok(Changes {
+        adds,
+        removed,
+        reoutcome,
+        libs_of_file,
+    })
+}
+
+/// The new entries of a file from what each library needs added: one entry for all of the
+/// file's libraries when they all need it, else one per library.
+fn merged(
+    report: &Report,
+    adds: Vec<(String, NewEntry)>,
+    libs: &BTreeSet<String>,
+) -> Vec<NewEntry> {
+    let mut merged: BTreeMap<NewEntry, BTreeSet<String>> = BTreeMap::new();
+    for (lib, e) in adds {
+        let key = NewEntry {
+            library: None,
+            actual: String::new(),
+            ..e.clone()
         };
-        let new_text = rewrite(&text, f, &rm, &re, &new_entries, date)?;
-        File::parse(&new_text, &f.path).map_err(|e| BlessError::Rewrite {
-            path: f.path.display().to_string(),
-            why: e.to_string(),
-        })?;
-        ompd_report::write_atomic(&f.path, new_text.as_bytes()).map_err(|source| {
-            BlessError::Io {
+        merged.entry(key).or_default().insert(lib);
+    }
+    let mut new_entries = Vec::new();
+    for (key, ls) in merged {
+        let actual = report
+            .results
+            .iter()
+            .find(|r| r.check == key.check && ls.contains(&r.library) && r.outcome.is_failure())
+            .map(|r| r.actual.clone())
+            .unwrap_or_default();
+        if libs.len() > 1 && &ls == libs {
+            new_entries.push(NewEntry { actual, ..key });
+        } else {
+            for l in ls {
+                new_entries.push(NewEntry {
+                    library: Some(l),
+                    actual: actual.clone(),
+                    ..key.clone()
+                });
+            }
+        }
+    }
+    new_entries
+}
+
+/// Rewrites one expectation file (a missing one starts empty), checking the result parses.
+fn rewrite_file(
+    f: &File,
+    rm: &BTreeSet<usize>,
+    re: &BTreeMap<usize, Vec<Outcome>>,
+    new_entries: &[NewEntry],
+    date: &str,
+) -> Result<(), BlessError> {
+    let text = match std::fs::read_to_string(&f.path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => {
+            return Err(BlessError::Io {
                 path: f.path.display().to_string(),
                 source,
-            }
-        })?;
-        written.push(format!(
-            "{}: {} added, {} updated, {} removed",
-            f.path.display(),
-            new_entries.len(),
-            re.len(),
-            rm.len()
-        ));
-    }
-    Ok(written)
+            })
+        }
+    };
+    let new_text = rewrite(&text, f, rm, re, new_entries, date)?;
+    File::parse(&new_text, &f.path).map_err(|e| BlessError::Rewrite {
+        path: f.path.display().to_string(),
+        why: e.to_string(),
+    })?;
+    ompd_report::write_atomic(&f.path, new_text.as_bytes()).map_err(|source| BlessError::Io {
+        path: f.path.display().to_string(),
+        source,
+    })?;
+    Ok(())
 }
 
 /// `text` (the file `f` was parsed from; empty for a new file) with entries removed, outcomes

@@ -47,7 +47,7 @@ pub fn parse(tsv: &str) -> Result<Vec<Requirement>, String> {
 
 /// The checklist shipped with the suite.
 pub fn checklist() -> Vec<Requirement> {
-    parse(golden::REQUIREMENTS_TSV).expect("the shipped requirements table parses")
+    parse(suite_data::REQUIREMENTS_TSV).expect("the shipped requirements table parses")
 }
 
 /// A requirement with the checks citing it.

@@ -1,5 +1,5 @@
 //! Per-vendor expectations: which results a vendor library is known to produce, each with a
-//! reason. Stored as TOML in `golden/expectations/`; `gate` judges a run against them to find
+//! reason. Stored as TOML in `suite-data/expectations/`; `gate` judges a run against them to find
 //! the unexpected results and the stale entries.
 //!
 //! ```toml
@@ -270,11 +270,11 @@ impl File {
 }
 
 /// The repository's expectations files, embedded in the runner at compile time
-/// (`golden::EXPECTATIONS`); each keeps the path of its repository copy, which `--bless` rewrites.
+/// (`suite_data::EXPECTATIONS`); each keeps the path of its repository copy, which `--bless` rewrites.
 pub fn embedded() -> Result<Vec<File>, ExpectError> {
-    golden::EXPECTATIONS
+    suite_data::EXPECTATIONS
         .iter()
-        .map(|(name, text)| File::parse(text, &golden::expectations_dir().join(name)))
+        .map(|(name, text)| File::parse(text, &suite_data::expectations_dir().join(name)))
         .collect()
 }
 

@@ -201,6 +201,24 @@ pub fn render(reports: &[Report]) -> String {
         );
     }
     out.push_str("</style>\n</head>\n<body>\n<h1>OMPD conformance matrix</h1>\n");
+    intro(&mut out, reports, &cols, &families);
+    matrix(&mut out, &cols, &families);
+    // Library headers.
+    out.push_str("<h2>Libraries</h2>\n");
+    for (i, c) in cols.iter().enumerate() {
+        library_header(&mut out, i, c);
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+/// What the page shows, banners for cut-short runs, and the legend of outcomes.
+fn intro(
+    out: &mut String,
+    reports: &[Report],
+    cols: &[Column<'_>],
+    families: &[(&str, Vec<&str>)],
+) {
     let checks: usize = families.iter().map(|(_, ids)| ids.len()).sum();
     let results: usize = reports.iter().map(|r| r.results.len()).sum();
     let _ = writeln!(
@@ -230,10 +248,12 @@ pub fn render(reports: &[Report]) -> String {
         );
     }
     out.push_str("</ul>\n");
+}
 
-    // The matrix.
+/// The matrix: a header row of libraries, then per family its rows of checks.
+fn matrix(out: &mut String, cols: &[Column<'_>], families: &[(&str, Vec<&str>)]) {
     out.push_str("<table class=\"matrix\">\n<thead><tr><th class=\"check\">check</th>");
-    for c in &cols {
+    for c in cols {
         let version = c
             .info
             .and_then(|i| {
@@ -252,7 +272,7 @@ pub fn render(reports: &[Report]) -> String {
         );
     }
     out.push_str("</tr></thead>\n<tbody>\n");
-    for (fam, ids) in &families {
+    for (fam, ids) in families {
         let _ = writeln!(
             out,
             "<tr class=\"family\" data-family=\"{f}\"><th colspan=\"{n}\">{f} \
@@ -262,18 +282,10 @@ pub fn render(reports: &[Report]) -> String {
             k = ids.len()
         );
         for id in ids {
-            row(&mut out, id, &cols);
+            row(out, id, cols);
         }
     }
     out.push_str("</tbody>\n</table>\n");
-
-    // Library headers.
-    out.push_str("<h2>Libraries</h2>\n");
-    for (i, c) in cols.iter().enumerate() {
-        library_header(&mut out, i, c);
-    }
-    out.push_str("</body>\n</html>\n");
-    out
 }
 
 /// One matrix row: the check, then one cell per library.
@@ -300,78 +312,89 @@ fn row(out: &mut String, id: &str, cols: &[Column<'_>]) {
         r = escape(&reqs.join(", "))
     );
     for (i, c) in cols.iter().enumerate() {
-        let lib = escape(&c.label);
-        // Cells in the right half open their unit list leftwards, so it stays on the page.
-        let late = if i > 0 && 2 * i >= cols.len() {
-            " late"
-        } else {
-            ""
-        };
-        let Some(rs) = c.by_check.get(id) else {
-            let _ = write!(
-                out,
-                "<td class=\"cell none\" data-library=\"{lib}\" data-outcome=\"none\">not run</td>"
-            );
-            continue;
-        };
-        let worst = rs.iter().map(|r| r.outcome).max().unwrap_or(Outcome::Pass);
-        let bad: Vec<&&ResultRecord> = rs.iter().filter(|r| r.outcome != Outcome::Pass).collect();
-        let n = worst.as_str();
-        let _ = write!(
-            out,
-            "<td class=\"cell o-{n}{late}\" data-library=\"{lib}\" data-outcome=\"{n}\"><details>\
-             <summary><span class=\"sw\"></span>{n}&nbsp;<span class=\"req\">{}/{}</span></summary>",
-            bad.len(),
-            rs.len()
-        );
-        let _ = write!(
-            out,
-            "<div class=\"unit-list\"><div class=\"req\">requirements: {}</div>",
-            escape(&rs[0].requirements.join(", "))
-        );
-        if !bad.is_empty() {
-            out.push_str(
-                "<table class=\"units\"><tr><th>outcome</th><th>scenario/arch/layout</th>\
-                 <th>expected</th><th>actual</th><th>detail</th></tr>",
-            );
-            for r in bad.iter().take(MAX_UNITS_SHOWN) {
-                let _ = write!(
-                    out,
-                    "<tr class=\"o-{o}\"><td><span class=\"sw\"></span>{o}{f}</td>\
-                     <td><code>{p}</code></td><td>{e}</td><td>{ac}</td><td>{d}</td></tr>",
-                    o = r.outcome.as_str(),
-                    f = if r.flaky { " (flaky)" } else { "" },
-                    p = escape(&r.place()),
-                    e = escape(&r.expected),
-                    ac = escape(&r.actual),
-                    d = escape(&r.detail)
-                );
-            }
-            out.push_str("</table>");
-            if bad.len() > MAX_UNITS_SHOWN {
-                let _ = write!(
-                    out,
-                    "<p class=\"muted\">… and {} more not passing (see the JSON report)</p>",
-                    bad.len() - MAX_UNITS_SHOWN
-                );
-            }
-        }
-        let passed: Vec<String> = rs
-            .iter()
-            .filter(|r| r.outcome == Outcome::Pass)
-            .map(|r| r.place())
-            .collect();
-        if !passed.is_empty() {
-            let _ = write!(
-                out,
-                "<p class=\"muted\">{} unit(s) pass: <code>{}</code></p>",
-                passed.len(),
-                escape(&passed.join(", "))
-            );
-        }
-        out.push_str("</div></details></td>");
+        cell(out, id, i, c, cols.len());
     }
     out.push_str("</tr>\n");
+}
+
+/// One cell: the worst outcome of check `id` on column `c` (the `i`th of `n`), opening to the
+/// units that did not pass and those that did.
+fn cell(out: &mut String, id: &str, i: usize, c: &Column<'_>, n_cols: usize) {
+    let lib = escape(&c.label);
+    // Cells in the right half open their unit list leftwards, so it stays on the page.
+    let late = if i > 0 && 2 * i >= n_cols {
+        " late"
+    } else {
+        ""
+    };
+    let Some(rs) = c.by_check.get(id) else {
+        let _ = write!(
+            out,
+            "<td class=\"cell none\" data-library=\"{lib}\" data-outcome=\"none\">not run</td>"
+        );
+        return;
+    };
+    let worst = rs.iter().map(|r| r.outcome).max().unwrap_or(Outcome::Pass);
+    let bad: Vec<&&ResultRecord> = rs.iter().filter(|r| r.outcome != Outcome::Pass).collect();
+    let n = worst.as_str();
+    let _ = write!(
+        out,
+        "<td class=\"cell o-{n}{late}\" data-library=\"{lib}\" data-outcome=\"{n}\"><details>\
+         <summary><span class=\"sw\"></span>{n}&nbsp;<span class=\"req\">{}/{}</span></summary>",
+        bad.len(),
+        rs.len()
+    );
+    let _ = write!(
+        out,
+        "<div class=\"unit-list\"><div class=\"req\">requirements: {}</div>",
+        escape(&rs[0].requirements.join(", "))
+    );
+    if !bad.is_empty() {
+        units_table(out, &bad);
+    }
+    let passed: Vec<String> = rs
+        .iter()
+        .filter(|r| r.outcome == Outcome::Pass)
+        .map(|r| r.place())
+        .collect();
+    if !passed.is_empty() {
+        let _ = write!(
+            out,
+            "<p class=\"muted\">{} unit(s) pass: <code>{}</code></p>",
+            passed.len(),
+            escape(&passed.join(", "))
+        );
+    }
+    out.push_str("</div></details></td>");
+}
+
+/// The table of the units that did not pass (the first `MAX_UNITS_SHOWN`).
+fn units_table(out: &mut String, bad: &[&&ResultRecord]) {
+    out.push_str(
+        "<table class=\"units\"><tr><th>outcome</th><th>scenario/arch/layout</th>\
+         <th>expected</th><th>actual</th><th>detail</th></tr>",
+    );
+    for r in bad.iter().take(MAX_UNITS_SHOWN) {
+        let _ = write!(
+            out,
+            "<tr class=\"o-{o}\"><td><span class=\"sw\"></span>{o}{f}</td>\
+             <td><code>{p}</code></td><td>{e}</td><td>{ac}</td><td>{d}</td></tr>",
+            o = r.outcome.as_str(),
+            f = if r.flaky { " (flaky)" } else { "" },
+            p = escape(&r.place()),
+            e = escape(&r.expected),
+            ac = escape(&r.actual),
+            d = escape(&r.detail)
+        );
+    }
+    out.push_str("</table>");
+    if bad.len() > MAX_UNITS_SHOWN {
+        let _ = write!(
+            out,
+            "<p class=\"muted\">… and {} more not passing (see the JSON report)</p>",
+            bad.len() - MAX_UNITS_SHOWN
+        );
+    }
 }
 
 /// A library's header: name, versions, sha256, API version and profile, ELF facts, diagnostics,

@@ -3,7 +3,7 @@
 //! command; expected failures one line per check) and the JUnit XML document (one testcase per
 //! check × scenario × arch × layout). Renderers never change an outcome.
 
-use crate::gate::{Evaluation, Judged};
+use crate::gate::{Evaluation, Judged, LibraryGate};
 use ompd_report::{Gate, Outcome, Report, ResultRecord};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -106,79 +106,7 @@ pub fn human(report: &Report, ev: &Evaluation) -> String {
                 files.join(", ")
             }
         );
-        let mut fams: BTreeMap<&str, BTreeMap<&str, Vec<&Judged>>> = BTreeMap::new();
-        for j in &lg.judged {
-            let c = &report.results[j.result].check;
-            fams.entry(family(c))
-                .or_default()
-                .entry(c)
-                .or_default()
-                .push(j);
-        }
-        let nf = fams.len();
-        for (fi, (fam, checks)) in fams.iter().enumerate() {
-            let last_f = fi + 1 == nf && lg.stale.is_empty();
-            let (branch, pipe) = if last_f {
-                ("└─", "   ")
-            } else {
-                ("├─", "│  ")
-            };
-            let mut by_gate: BTreeMap<Gate, usize> = BTreeMap::new();
-            for js in checks.values() {
-                let worst = js.iter().map(|j| j.gate).max().unwrap_or(Gate::Match);
-                *by_gate.entry(worst).or_default() += 1;
-            }
-            let counts: Vec<String> = by_gate
-                .iter()
-                .map(|(g, n)| format!("{n} {}", g.as_str()))
-                .collect();
-            let _ = writeln!(
-                out,
-                "{branch} {fam} ({} checks: {})",
-                checks.len(),
-                counts.join(", ")
-            );
-            let lines: Vec<String> = checks
-                .iter()
-                .filter_map(|(c, js)| check_lines(report, ev, c, js))
-                .collect();
-            let n = lines.len();
-            for (i, l) in lines.iter().enumerate() {
-                let (b, p) = if i + 1 == n {
-                    ("└─", "   ")
-                } else {
-                    ("├─", "│  ")
-                };
-                let mut ls = l.lines();
-                if let Some(first) = ls.next() {
-                    let _ = writeln!(out, "{pipe}{b} {first}");
-                }
-                for rest in ls {
-                    let _ = writeln!(out, "{pipe}{p}   {rest}");
-                }
-            }
-        }
-        if !lg.stale.is_empty() {
-            let _ = writeln!(
-                out,
-                "└─ stale expectations ({}): they cover nothing this run ran",
-                lg.stale.len()
-            );
-            for e in &lg.stale {
-                let x = ev.entry(*e);
-                let _ = writeln!(
-                    out,
-                    "   - STALE {} ({}) on {}/{}/{} in {}: {}",
-                    x.check,
-                    x.outcome,
-                    x.scenario,
-                    x.arch,
-                    x.layout,
-                    ev.files[e.file].path.display(),
-                    x.reason
-                );
-            }
-        }
+        library_tree(&mut out, report, ev, lg);
     }
     let counts: Vec<String> = Outcome::ALL
         .iter()
@@ -193,6 +121,96 @@ pub fn human(report: &Report, ev: &Evaluation) -> String {
     out.push_str(&report.closing_line());
     out.push('\n');
     out
+}
+
+/// One library's tree: its check families (the checks worth a line each), then its stale
+/// expectation entries.
+fn library_tree(out: &mut String, report: &Report, ev: &Evaluation, lg: &LibraryGate) {
+    let mut fams: BTreeMap<&str, BTreeMap<&str, Vec<&Judged>>> = BTreeMap::new();
+    for j in &lg.judged {
+        let c = &report.results[j.result].check;
+        fams.entry(family(c))
+            .or_default()
+            .entry(c)
+            .or_default()
+            .push(j);
+    }
+    let nf = fams.len();
+    for (fi, (fam, checks)) in fams.iter().enumerate() {
+        let last_f = fi + 1 == nf && lg.stale.is_empty();
+        family_lines(out, report, ev, fam, checks, last_f);
+    }
+    if !lg.stale.is_empty() {
+        let _ = writeln!(
+            out,
+            "└─ stale expectations ({}): they cover nothing this run ran",
+            lg.stale.len()
+        );
+        for e in &lg.stale {
+            let x = ev.entry(*e);
+            let _ = writeln!(
+                out,
+                "   - STALE {} ({}) on {}/{}/{} in {}: {}",
+                x.check,
+                x.outcome,
+                x.scenario,
+                x.arch,
+                x.layout,
+                ev.files[e.file].path.display(),
+                x.reason
+            );
+        }
+    }
+}
+
+/// One family of checks: its line with the counts by gate, then a line per check worth one.
+fn family_lines(
+    out: &mut String,
+    report: &Report,
+    ev: &Evaluation,
+    fam: &str,
+    checks: &BTreeMap<&str, Vec<&Judged>>,
+    last_f: bool,
+) {
+    let (branch, pipe) = if last_f {
+        ("└─", "   ")
+    } else {
+        ("├─", "│  ")
+    };
+    let mut by_gate: BTreeMap<Gate, usize> = BTreeMap::new();
+    for js in checks.values() {
+        let worst = js.iter().map(|j| j.gate).max().unwrap_or(Gate::Match);
+        *by_gate.entry(worst).or_default() += 1;
+    }
+    let counts: Vec<String> = by_gate
+        .iter()
+        .map(|(g, n)| format!("{n} {}", g.as_str()))
+        .collect();
+    let _ = writeln!(
+        out,
+        "{branch} {fam} ({} checks: {})",
+        checks.len(),
+        counts.join(", ")
+    );
+    let lines: Vec<String> = checks
+        .iter()
+        .filter_map(|(c, js)| check_lines(report, ev, c, js))
+        .collect();
+    let n = lines.len();
+    for (i, l) in lines.iter().enumerate() {
+        let (b, p) = if i + 1 == n {
+            ("└─", "   ")
+        } else {
+            ("├─", "│  ")
+        };
+        let mut ls = l.lines();
+        if let Some(first) = ls.next() {
+            let _ = writeln!(out, "{pipe}{b} {first}");
+        }
+        for rest in ls {
+            let _ = writeln!(out, "{pipe}{p}   {rest}");
+        }
+    }
 }
 
 /// The lines of one check, or none when every result is a plain pass.
@@ -232,59 +250,72 @@ fn check_lines(report: &Report, ev: &Evaluation, check: &str, js: &[&Judged]) ->
                 bad.len()
             );
         }
-        _ => {
-            let bad: Vec<&&Judged> = js
-                .iter()
-                .filter(|j| {
-                    matches!(
-                        j.gate,
-                        Gate::UnexpectedPass | Gate::Flake | Gate::Regression
-                    )
-                })
-                .collect();
-            let _ = writeln!(
-                s,
-                "{} {check}: {} of {n} units unexpected",
-                worst.as_str().to_uppercase(),
-                bad.len()
-            );
-            let r0 = rec(bad[0]);
-            let _ = writeln!(s, "requirement: {}", r0.requirements.join(", "));
-            for j in bad.iter().take(SHOWN) {
-                let r = rec(j);
-                let _ = writeln!(
-                    s,
-                    "- {}: {} on {}/{}/{} ({})",
-                    j.gate.as_str(),
-                    r.outcome.as_str(),
-                    r.scenario,
-                    r.arch,
-                    r.layout,
-                    r.target
-                );
-                let _ = writeln!(s, "  acceptable: {}", acceptable(ev, j));
-                let _ = writeln!(
-                    s,
-                    "  actual: {}; expected {}{}",
-                    r.actual,
-                    r.expected,
-                    if r.detail.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" ({})", r.detail)
-                    }
-                );
-                if r.flaky {
-                    let _ = writeln!(s, "  the crash did not reproduce when re-run alone");
-                }
-                let _ = writeln!(s, "  replay: {}", replay_command(report, r));
-            }
-            if bad.len() > SHOWN {
-                let _ = writeln!(s, "… and {} more", bad.len() - SHOWN);
-            }
-        }
+        _ => unexpected_lines(&mut s, report, ev, check, js, worst),
     }
     Some(s.trim_end().to_string())
+}
+
+/// The lines of a check with unexpected results: the count, the requirement, and the first few
+/// results with what was acceptable and how to replay them.
+fn unexpected_lines(
+    s: &mut String,
+    report: &Report,
+    ev: &Evaluation,
+    check: &str,
+    js: &[&Judged],
+    worst: Gate,
+) {
+    let rec = |j: &Judged| &report.results[j.result];
+    let n = js.len();
+    let bad: Vec<&&Judged> = js
+        .iter()
+        .filter(|j| {
+            matches!(
+                j.gate,
+                Gate::UnexpectedPass | Gate::Flake | Gate::Regression
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        s,
+        "{} {check}: {} of {n} units unexpected",
+        worst.as_str().to_uppercase(),
+        bad.len()
+    );
+    let r0 = rec(bad[0]);
+    let _ = writeln!(s, "requirement: {}", r0.requirements.join(", "));
+    for j in bad.iter().take(SHOWN) {
+        let r = rec(j);
+        let _ = writeln!(
+            s,
+            "- {}: {} on {}/{}/{} ({})",
+            j.gate.as_str(),
+            r.outcome.as_str(),
+            r.scenario,
+            r.arch,
+            r.layout,
+            r.target
+        );
+        let _ = writeln!(s, "  acceptable: {}", acceptable(ev, j));
+        let _ = writeln!(
+            s,
+            "  actual: {}; expected {}{}",
+            r.actual,
+            r.expected,
+            if r.detail.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", r.detail)
+            }
+        );
+        if r.flaky {
+            let _ = writeln!(s, "  the crash did not reproduce when re-run alone");
+        }
+        let _ = writeln!(s, "  replay: {}", replay_command(report, r));
+    }
+    if bad.len() > SHOWN {
+        let _ = writeln!(s, "… and {} more", bad.len() - SHOWN);
+    }
 }
 
 /// The JUnit XML document: one test suite per library, one testcase per result (named

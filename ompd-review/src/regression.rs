@@ -167,7 +167,12 @@ pub fn compare(old: &Report, new: &Report) -> Comparison {
             c.changed.push(m);
         }
     }
-    // Answers: both reports need them.
+    compare_answers(&mut c, old, new);
+    c
+}
+
+/// The answers each report recorded (`--golden`), compared when both have them.
+fn compare_answers(c: &mut Comparison, old: &Report, new: &Report) {
     match (old.answers.is_empty(), new.answers.is_empty()) {
         (true, true) => {
             c.answers_note = Some("neither report has answers (run with --golden)".into())
@@ -193,7 +198,6 @@ pub fn compare(old: &Report, new: &Report) -> Comparison {
             }
         }
     }
-    c
 }
 
 /// How many places of a group the human rendering shows.
@@ -227,22 +231,7 @@ impl Comparison {
             ("changed outcomes", &self.changed),
         ] {
             let _ = writeln!(s, "{title}: {}", count(v));
-            for m in v {
-                let more = m.places.len().saturating_sub(SHOWN);
-                let _ = writeln!(
-                    s,
-                    "  {}  {} → {}  at {}{}",
-                    m.check,
-                    m.old.as_str(),
-                    m.new.as_str(),
-                    m.places[..m.places.len().min(SHOWN)].join(", "),
-                    if more > 0 {
-                        format!(" (and {more} more)")
-                    } else {
-                        String::new()
-                    }
-                );
-            }
+            moved_lines(&mut s, v);
         }
         for (title, v) in [
             ("new checks", &self.new_checks),
@@ -286,6 +275,26 @@ impl Comparison {
             self.changed_answers.len()
         );
         s
+    }
+}
+
+/// One line per group of moved results, with its first places.
+fn moved_lines(s: &mut String, v: &[Moved]) {
+    for m in v {
+        let more = m.places.len().saturating_sub(SHOWN);
+        let _ = writeln!(
+            s,
+            "  {}  {} → {}  at {}{}",
+            m.check,
+            m.old.as_str(),
+            m.new.as_str(),
+            m.places[..m.places.len().min(SHOWN)].join(", "),
+            if more > 0 {
+                format!(" (and {more} more)")
+            } else {
+                String::new()
+            }
+        );
     }
 }
 

@@ -339,7 +339,7 @@ pub struct UnsupportedLayout {
 }
 
 /// A deterministic generator whose output never changes across crate versions, so that a
-/// `random:SEED` layout named in a report or golden file reproduces forever (SplitMix64).
+/// `random:SEED` layout named in a report or answer snapshot reproduces forever (SplitMix64).
 #[derive(Clone, Debug)]
 pub struct SeedRng(u64);
 

@@ -249,27 +249,17 @@ fn lint_workflows() -> i32 {
     0
 }
 
+/// `cargo xtask bench`: per fetched vendor library, the workers, checks and wall time of a
+/// default run, and the instance and check rates of the hidden `__bench` process.
 fn bench() -> i32 {
     let exe = match runner() {
         Ok(e) => e,
         Err(code) => return code,
     };
-    let list = match Command::new(&exe).args(["vendors", "list"]).output() {
-        Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
-        Err(e) => {
-            eprintln!("xtask: error: {e}");
-            return 1;
-        }
+    let names = match fetched_vendors(&exe) {
+        Ok(n) => n,
+        Err(code) => return code,
     };
-    let names: Vec<String> = list
-        .lines()
-        .filter(|l| !l.contains("(not fetched)") && !l.contains("(missing)"))
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
-        .collect();
-    if names.is_empty() {
-        eprintln!("xtask bench: no vendor library fetched; run `cargo xtask vendors fetch`");
-        return 1;
-    }
     let dir = target_dir().join("bench");
     let _ = std::fs::create_dir_all(&dir);
     println!(
@@ -284,85 +274,116 @@ fn bench() -> i32 {
         "isolated/s",
         "in-proc/s"
     );
-    // Times `ompd-conform run NAME EXTRA..`; None when the run failed.
-    let timed = |name: &str, extra: &[&str], out: &Path| -> Option<f64> {
-        let start = Instant::now();
-        let status = Command::new(&exe)
-            .args(["run", name, "--quiet", "--format", "json", "--output"])
-            .arg(out)
-            .args(extra)
-            .stdout(std::process::Stdio::null())
-            .status();
-        let secs = start.elapsed().as_secs_f64();
-        matches!(status.map(|s| s.code()), Ok(Some(0 | 100))).then_some(secs)
-    };
     for name in &names {
         let out = dir.join(format!("{name}.json"));
         // The full default run (scenarios, then the property phase over generated cases) ...
-        let Some(full) = timed(name, &[], &dir.join(format!("{name}-full.json"))) else {
+        let Some(full) = timed(&exe, name, &[], &dir.join(format!("{name}-full.json"))) else {
             eprintln!("xtask bench: the run on {name} failed");
             return 1;
         };
         // ... and the scenario units alone, for per-instance and per-check rates.
-        let Some(secs) = timed(name, &["--cases", "0"], &out) else {
+        let Some(secs) = timed(&exe, name, &["--cases", "0"], &out) else {
             eprintln!("xtask bench: the run on {name} failed");
             return 1;
         };
         let text = std::fs::read_to_string(&out).unwrap_or_default();
         let results = text.matches("\"check\":").count();
-        // One worker process (one fresh library instance) per unit: scenario x arch x layout,
-        // plus the lifecycle unit.
-        let mut units = std::collections::BTreeSet::new();
-        for chunk in text.split("\"scenario\": \"").skip(1) {
-            let s: String = chunk.chars().take_while(|c| *c != '"').collect();
-            let a = chunk
-                .split("\"arch\": \"")
-                .nth(1)
-                .map(|x| x.chars().take_while(|c| *c != '"').collect::<String>());
-            let l = chunk
-                .split("\"layout\": \"")
-                .nth(1)
-                .map(|x| x.chars().take_while(|c| *c != '"').collect::<String>());
-            units.insert((s, a, l));
-        }
-        // A crash or timeout ends a worker; the unit's remaining checks run in a new one, and a
-        // crashed check is re-run alone in one more.
-        let workers = units.len()
-            + 2 * text.matches("\"outcome\": \"crash\"").count()
-            + text.matches("\"outcome\": \"timeout\"").count();
-        // One unit's checks with a worker per run and in one process, and bare fresh instances
-        // (load + initialize + process initialize) per second.
-        let figures = Command::new(&exe)
-            .args(["__bench", name])
-            .stderr(std::process::Stdio::null())
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .and_then(|o| {
-                let text = String::from_utf8_lossy(&o.stdout).into_owned();
-                text.lines().last().map(str::to_string)
-            });
-        let Some(f) = figures else {
+        let workers = workers_of(&text);
+        let Some(f) = bench_figures(&exe, name) else {
             eprintln!("xtask bench: measuring {name} failed");
             return 1;
         };
-        // The figures line is flat JSON of numbers: `"key":value`.
-        let rate = |k: &str| -> f64 {
-            f.split(&format!("\"{k}\":"))
-                .nth(1)
-                .and_then(|v| v.split([',', '}']).next())
-                .and_then(|v| v.trim().parse().ok())
-                .unwrap_or(f64::NAN)
-        };
         println!(
             "{name:<14} {workers:>7} {results:>8} {secs:>9.2} {:>12.0} {:>12.0} {full:>13.1} {:>11.0} {:>11.0}",
-            rate("instances_per_s"),
+            figure(&f, "instances_per_s"),
             results as f64 / secs,
-            rate("isolated_checks_per_s"),
-            rate("in_process_checks_per_s"),
+            figure(&f, "isolated_checks_per_s"),
+            figure(&f, "in_process_checks_per_s"),
         );
     }
     0
+}
+
+/// The names of the fetched vendor libraries (none is an error).
+fn fetched_vendors(exe: &Path) -> Result<Vec<String>, i32> {
+    let list = match Command::new(exe).args(["vendors", "list"]).output() {
+        Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
+        Err(e) => {
+            eprintln!("xtask: error: {e}");
+            return Err(1);
+        }
+    };
+    let names: Vec<String> = list
+        .lines()
+        .filter(|l| !l.contains("(not fetched)") && !l.contains("(missing)"))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    if names.is_empty() {
+        eprintln!("xtask bench: no vendor library fetched; run `cargo xtask vendors fetch`");
+        return Err(1);
+    }
+    Ok(names)
+}
+
+/// Times `ompd-conform run NAME EXTRA..`; None when the run failed.
+fn timed(exe: &Path, name: &str, extra: &[&str], out: &Path) -> Option<f64> {
+    let start = Instant::now();
+    let status = Command::new(exe)
+        .args(["run", name, "--quiet", "--format", "json", "--output"])
+        .arg(out)
+        .args(extra)
+        .stdout(std::process::Stdio::null())
+        .status();
+    let secs = start.elapsed().as_secs_f64();
+    matches!(status.map(|s| s.code()), Ok(Some(0 | 100))).then_some(secs)
+}
+
+/// The worker processes a JSON report's run started.
+fn workers_of(text: &str) -> usize {
+    // One worker process (one fresh library instance) per unit: scenario x arch x layout,
+    // plus the lifecycle unit.
+    let mut units = std::collections::BTreeSet::new();
+    for chunk in text.split("\"scenario\": \"").skip(1) {
+        let s: String = chunk.chars().take_while(|c| *c != '"').collect();
+        let a = chunk
+            .split("\"arch\": \"")
+            .nth(1)
+            .map(|x| x.chars().take_while(|c| *c != '"').collect::<String>());
+        let l = chunk
+            .split("\"layout\": \"")
+            .nth(1)
+            .map(|x| x.chars().take_while(|c| *c != '"').collect::<String>());
+        units.insert((s, a, l));
+    }
+    // A crash or timeout ends a worker; the unit's remaining checks run in a new one, and a
+    // crashed check is re-run alone in one more.
+    units.len()
+        + 2 * text.matches("\"outcome\": \"crash\"").count()
+        + text.matches("\"outcome\": \"timeout\"").count()
+}
+
+/// The figures line of `ompd-conform __bench NAME`: one unit's checks with a worker per run and
+/// in one process, and bare fresh instances (load + initialize + process initialize) per second.
+fn bench_figures(exe: &Path, name: &str) -> Option<String> {
+    Command::new(exe)
+        .args(["__bench", name])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| {
+            let text = String::from_utf8_lossy(&o.stdout).into_owned();
+            text.lines().last().map(str::to_string)
+        })
+}
+
+/// One figure of the figures line, flat JSON of numbers (`"key":value`); NaN when absent.
+fn figure(f: &str, k: &str) -> f64 {
+    f.split(&format!("\"{k}\":"))
+        .nth(1)
+        .and_then(|v| v.split([',', '}']).next())
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(f64::NAN)
 }
 
 fn main() -> ExitCode {
@@ -389,6 +410,8 @@ fn main() -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
+#[cfg(test)]
+mod lengths;
 #[cfg(test)]
 mod modgraph;
 
@@ -424,7 +447,7 @@ mod tidy {
             "ompd-conform",
             "fixture-protocol",
             "c-fixtures",
-            "golden",
+            "suite-data",
             "live-target",
             "xtask",
         ] {
@@ -448,6 +471,8 @@ mod tidy {
         // sets the fixture's parent-death signal between fork and exec).
         let allowed = [
             "ompd-loader/src/library/mod.rs",
+            "ompd-loader/src/library/handles.rs",
+            "ompd-loader/src/library/memory.rs",
             "ompd-loader/src/library/nulls.rs",
             "ompd-loader/src/library/raw.rs",
             "ompd-serve/src/callbacks/mod.rs",
@@ -632,6 +657,60 @@ mod tidy {
             }
         }
         assert!(bad.is_empty(), "unreferenced insta snapshots: {bad:#?}");
+    }
+
+    /// No function over `MAX_FN_LINES` and no file over `MAX_FILE_LINES` (test code and `tests/`
+    /// directories aside), but the data tables of the allow-list; every allow-list entry is still
+    /// needed.
+    #[test]
+    fn no_function_or_file_is_too_long() {
+        use crate::lengths::*;
+        let allowed = |file: &str, name: &str| {
+            LONG_FUNCTIONS
+                .iter()
+                .any(|(f, n, _)| (*f, *n) == (file, name))
+                || TEMPORARY_LONG_FUNCTIONS.contains(&(file, name))
+        };
+        let (mut too_long, mut used) = (Vec::new(), std::collections::BTreeSet::new());
+        for p in rust_files() {
+            let file = rel(&p);
+            if file.split('/').any(|c| c == "tests") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            let m = measure(&text).unwrap_or_else(|e| panic!("{file} does not parse: {e}"));
+            if m.lines > MAX_FILE_LINES {
+                if TEMPORARY_LONG_FILES.contains(&file.as_str()) {
+                    used.insert(file.clone());
+                } else {
+                    too_long.push(format!("{file}: {} lines", m.lines));
+                }
+            }
+            for f in m.functions.iter().filter(|f| f.lines > MAX_FN_LINES) {
+                if allowed(&file, &f.name) {
+                    used.insert(format!("{file} {}", f.name));
+                } else {
+                    too_long.push(format!("{file}:{} {}: {} lines", f.line, f.name, f.lines));
+                }
+            }
+        }
+        assert!(
+            too_long.is_empty(),
+            "over {MAX_FN_LINES} lines a function or {MAX_FILE_LINES} a file: split at the seams\n{}",
+            too_long.join("\n")
+        );
+        let listed = LONG_FUNCTIONS.iter().map(|(f, n, _)| format!("{f} {n}"));
+        let listed = listed.chain(
+            TEMPORARY_LONG_FUNCTIONS
+                .iter()
+                .map(|(f, n)| format!("{f} {n}")),
+        );
+        let listed = listed.chain(TEMPORARY_LONG_FILES.iter().map(|f| f.to_string()));
+        let stale: Vec<String> = listed.filter(|l| !used.contains(l)).collect();
+        assert!(
+            stale.is_empty(),
+            "allow-list entries no longer needed: {stale:?}"
+        );
     }
 
     #[test]

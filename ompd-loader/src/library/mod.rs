@@ -12,12 +12,20 @@ use ompd_abi::{
     TaskHandle, ThreadHandle,
 };
 use ompd_serve::callbacks;
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_char, c_int};
 use std::path::{Path, PathBuf};
 
+mod handles;
+mod memory;
 mod nulls;
 mod raw;
 
+use handles::MAX_CONTROL_VARS;
+pub use handles::{
+    AnyHandle, AspaceH, ControlVar, ControlVars, Handle, Kind, ParallelH, TaskH, ThreadH,
+};
+use memory::{kept_string, read_mapped_cstr, read_returned, until_nul};
+pub use memory::{Residence, StaticString, ToolString};
 pub use nulls::NullArgs;
 use raw::Raw;
 
@@ -260,114 +268,6 @@ pub fn flush_c_stdio() {
     }
 }
 
-/// The readable mapping of this process that contains `addr`: how many bytes from `addr` to its
-/// end, and its path (empty for anonymous memory).
-fn mapped_extent(addr: usize) -> Result<(usize, String), String> {
-    let maps = std::fs::read_to_string("/proc/self/maps")
-        .map_err(|e| format!("reading /proc/self/maps: {e}"))?;
-    for line in maps.lines() {
-        let mut parts = line.split_whitespace();
-        let (Some(range), Some(perms)) = (parts.next(), parts.next()) else {
-            continue;
-        };
-        let Some((lo, hi)) = range.split_once('-') else {
-            continue;
-        };
-        let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
-        else {
-            continue;
-        };
-        if addr < lo || addr >= hi {
-            continue;
-        }
-        if !perms.starts_with('r') {
-            return Err(format!("{addr:#x} lies in an unreadable mapping"));
-        }
-        return Ok((hi - addr, parts.nth(3).unwrap_or("").to_string()));
-    }
-    Err(format!(
-        "{addr:#x} is not inside any mapping of the process"
-    ))
-}
-
-/// Reads up to `max` bytes at `addr`, bounded by the readable mapping that contains it. Returns
-/// the bytes and the path of the mapping (to tell static from heap memory).
-fn read_mapped(addr: usize, max: usize) -> Result<(Vec<u8>, String), String> {
-    let (extent, path) = mapped_extent(addr)?;
-    let len = extent.min(max);
-    // SAFETY: `[addr, addr+len)` lies inside a readable mapping of this process.
-    let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
-    Ok((bytes.to_vec(), path))
-}
-
-/// The bytes before the first NUL, or why there is none.
-fn until_nul(bytes: &[u8], at: usize) -> Result<Vec<u8>, String> {
-    match bytes.iter().position(|b| *b == 0) {
-        Some(n) => Ok(bytes[..n].to_vec()),
-        None => Err(format!("no NUL within {} bytes at {at:#x}", bytes.len())),
-    }
-}
-
-/// Reads a NUL-terminated string the library says it owns, bounded by the readable mapping that
-/// contains it. Returns the bytes and the path of the mapping (to tell static from heap memory).
-fn read_mapped_cstr(ptr: *const c_char) -> Result<(Vec<u8>, String), String> {
-    let (bytes, path) = read_mapped(ptr as usize, 64 * 1024)?;
-    Ok((until_nul(&bytes, ptr as usize)?, path))
-}
-
-/// Where memory the library handed back lies.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Residence {
-    /// Inside a live `alloc_memory` block, `offset` bytes from its start.
-    Block {
-        /// Address of the block.
-        start: usize,
-        /// Offset of the pointer inside the block.
-        offset: usize,
-    },
-    /// In a readable mapping that holds no tool block, named by its path (`[heap]`, or empty
-    /// for anonymous memory, when it is not static data of a loaded object).
-    Mapping(String),
-}
-
-impl Residence {
-    /// True for memory the library may hand the tool: an `alloc_memory` block or static data of
-    /// a loaded object (a file-backed mapping).
-    pub fn is_tool_block_or_static(&self) -> bool {
-        match self {
-            Residence::Block { .. } => true,
-            Residence::Mapping(path) => path.starts_with('/'),
-        }
-    }
-}
-
-/// Reads up to `max` bytes at `addr`, from inside a live tool block when one holds it (bounded
-/// by the block) or else from the readable mapping holding it, and says which.
-fn read_returned(addr: usize, max: usize) -> Result<(Vec<u8>, Residence), String> {
-    let block = callbacks::ledger().containing(addr).map(|a| a.ptr);
-    match block {
-        Some(start) => Ok((
-            callbacks::read_inside_block(addr, max)?,
-            Residence::Block {
-                start,
-                offset: addr - start,
-            },
-        )),
-        None => read_mapped(addr, max).map(|(b, path)| (b, Residence::Mapping(path))),
-    }
-}
-
-/// A string the library returned, with where it lives.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StaticString {
-    /// The text (lossy UTF-8).
-    pub text: String,
-    /// Path of the mapping holding it (the library file for static data).
-    pub mapping: String,
-    /// Whether the pointer is a live `alloc_memory` block (it should not be, for static strings).
-    pub is_tool_block: bool,
-}
-
 fn rc_of<T>(rc: Rc, value: impl FnOnce() -> Call<T>) -> Call<T> {
     if rc.is_ok() {
         value()
@@ -383,208 +283,6 @@ fn out_ptr<T>(p: *mut T, what: &str) -> Call<*mut T> {
         Err(Fail::Invalid(format!("{what} is NULL")))
     } else {
         Ok(p)
-    }
-}
-
-/// A tool-owned string block the library returned, kept alive (not freed) until dropped, so
-/// that ownership rules across calls can be checked.
-#[derive(Debug)]
-pub struct ToolString {
-    ptr: *const c_char,
-    what: String,
-    /// The text when it was returned.
-    pub text: String,
-}
-
-impl ToolString {
-    /// The block's address.
-    pub fn addr(&self) -> usize {
-        self.ptr as usize
-    }
-
-    /// Reads the block again now (it must still be a live `alloc_memory` block).
-    pub fn reread(&self) -> Result<String, String> {
-        callbacks::read_block_cstr(self.ptr).map(|b| String::from_utf8_lossy(&b).into_owned())
-    }
-
-    /// Frees the block as the tool would and returns the text; a failed free is invalid output.
-    pub fn into_text(mut self) -> Call<String> {
-        // Taking the pointer leaves nothing for `drop` to free.
-        let ptr = std::mem::replace(&mut self.ptr, std::ptr::null());
-        callbacks::tool_free(ptr as *const c_void)
-            .map_err(|rc| Fail::Invalid(format!("freeing {}: {rc}", self.what)))?;
-        Ok(std::mem::take(&mut self.text))
-    }
-}
-
-impl Drop for ToolString {
-    fn drop(&mut self) {
-        // A failure to free was already impossible: the block was verified live when returned
-        // and only this value frees it.
-        if !self.ptr.is_null() {
-            let _ = callbacks::tool_free(self.ptr as *const c_void);
-        }
-    }
-}
-
-/// Takes a tool-owned string the library returned: checks it is a live `alloc_memory` block and
-/// reads it; the block is freed when the result is dropped or turned into text.
-fn kept_string(p: *const c_char, what: &str) -> Call<ToolString> {
-    let p = out_ptr(p as *mut c_char, what)?;
-    let bytes = callbacks::read_block_cstr(p).map_err(|e| Fail::Invalid(format!("{what}: {e}")))?;
-    Ok(ToolString {
-        ptr: p,
-        what: what.to_string(),
-        text: String::from_utf8_lossy(&bytes).into_owned(),
-    })
-}
-
-/// A handle the tool owns; released through the matching `ompd_rel_*` when dropped.
-pub struct Handle<'l, K: Kind> {
-    lib: &'l Library,
-    ptr: *mut K,
-}
-
-/// The handle kinds and how each is released.
-pub trait Kind: Sized {
-    /// Name used in diagnostics.
-    const NAME: &'static str;
-    /// Releases a handle; returns the library's code.
-    ///
-    /// # Safety
-    /// `ptr` must be a live handle of this kind returned by `lib`, released only once.
-    unsafe fn release(lib: &Library, ptr: *mut Self) -> Rc;
-}
-
-macro_rules! kind {
-    ($t:ty, $name:literal, $rel:ident) => {
-        impl Kind for $t {
-            const NAME: &'static str = $name;
-            unsafe fn release(lib: &Library, ptr: *mut Self) -> Rc {
-                // SAFETY: the caller guarantees `ptr` is live and released once.
-                match unsafe { lib.raw().$rel(ptr) } {
-                    Ok((rc, _g)) => rc,
-                    Err(_) => Rc::UNSUPPORTED,
-                }
-            }
-        }
-    };
-}
-kind!(
-    AddressSpaceHandle,
-    "address space handle",
-    rel_address_space_handle
-);
-kind!(ThreadHandle, "thread handle", rel_thread_handle);
-kind!(ParallelHandle, "parallel handle", rel_parallel_handle);
-kind!(TaskHandle, "task handle", rel_task_handle);
-
-impl<K: Kind> Handle<'_, K> {
-    /// Releases the handle now and returns the library's code.
-    pub fn release(self) -> Rc {
-        // SAFETY: a Handle holds a live handle from its library; consuming it releases it once.
-        let rc = unsafe { K::release(self.lib, self.ptr) };
-        std::mem::forget(self);
-        rc
-    }
-}
-
-impl<K: Kind> std::fmt::Debug for Handle<'_, K> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {:p}", K::NAME, self.ptr)
-    }
-}
-
-impl<K: Kind> Drop for Handle<'_, K> {
-    fn drop(&mut self) {
-        // SAFETY: a Handle holds a live handle from its library; dropping it releases it once.
-        unsafe { K::release(self.lib, self.ptr) };
-    }
-}
-
-/// Any handle, for the entry points that take `void *handle` with a scope.
-#[derive(Clone, Copy)]
-pub enum AnyHandle<'a, 'l> {
-    /// An address-space handle.
-    Aspace(&'a AspaceH<'l>),
-    /// A thread handle.
-    Thread(&'a ThreadH<'l>),
-    /// A parallel handle.
-    Parallel(&'a ParallelH<'l>),
-    /// A task handle.
-    Task(&'a TaskH<'l>),
-}
-
-impl AnyHandle<'_, '_> {
-    fn raw(self) -> *mut c_void {
-        match self {
-            AnyHandle::Aspace(h) => h.ptr.cast(),
-            AnyHandle::Thread(h) => h.ptr.cast(),
-            AnyHandle::Parallel(h) => h.ptr.cast(),
-            AnyHandle::Task(h) => h.ptr.cast(),
-        }
-    }
-}
-
-/// A tool-owned address-space handle.
-pub type AspaceH<'l> = Handle<'l, AddressSpaceHandle>;
-/// A tool-owned thread handle.
-pub type ThreadH<'l> = Handle<'l, ThreadHandle>;
-/// A tool-owned parallel handle.
-pub type ParallelH<'l> = Handle<'l, ParallelHandle>;
-/// A tool-owned task handle.
-pub type TaskH<'l> = Handle<'l, TaskHandle>;
-
-/// One entry of a display-control-variables vector: its text and where it lies.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ControlVar {
-    /// The string (lossy UTF-8).
-    pub text: String,
-    /// Where the string lies.
-    pub residence: Residence,
-}
-
-/// The most entries read from a display-control-variables vector before it counts as
-/// unterminated.
-const MAX_CONTROL_VARS: usize = 4096;
-
-/// A display-control-variables vector the tool holds. The tool owns it but may release it only
-/// through `ompd_rel_display_control_vars` (OMPD-OWN-002): [`ControlVars::release`] or drop does
-/// that, and nothing here frees any part of it.
-pub struct ControlVars<'l> {
-    lib: &'l Library,
-    vec: *const *const c_char,
-    /// The entries before the terminating NULL, in order.
-    pub entries: Vec<ControlVar>,
-    /// Where the vector itself lies.
-    pub residence: Residence,
-}
-
-impl ControlVars<'_> {
-    fn rel(&self) -> Call<()> {
-        let mut v = self.vec;
-        // SAFETY: `v` is the vector the library returned; a ControlVars releases it once.
-        let (rc, _g) = unsafe { self.lib.raw().rel_display_control_vars(&mut v) }?;
-        rc_of(rc, || Ok(()))
-    }
-
-    /// Releases the vector with `ompd_rel_display_control_vars` now.
-    pub fn release(self) -> Call<()> {
-        let r = self.rel();
-        std::mem::forget(self);
-        r
-    }
-}
-
-impl std::fmt::Debug for ControlVars<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "control vars {:p} {:?}", self.vec, self.entries)
-    }
-}
-
-impl Drop for ControlVars<'_> {
-    fn drop(&mut self) {
-        let _ = self.rel();
     }
 }
 

@@ -6,7 +6,7 @@ use super::{
     POISON_PTR, POISON_WORD,
 };
 use ompd_abi::{
-    Address, AddressSpaceHandle, EntryPoint, FrameInfo, Generation, ParallelHandle, Scope,
+    Address, AddressSpaceHandle, EntryPoint, FrameInfo, Generation, ParallelHandle, Rc, Scope,
     TaskHandle, ThreadHandle,
 };
 use ompd_serve::callbacks;
@@ -48,6 +48,60 @@ fn valid<T>(v: Option<T>, what: &str) -> Result<T, String> {
     v.ok_or_else(|| format!("no valid {what} to pass"))
 }
 
+/// One family's NULL-argument calls: the library's code, the missing entry point as the call's
+/// result, or why no call was made.
+type Group = fn(&Library, EntryPoint, Option<&str>, &NullArgs) -> Result<Call<Rc>, String>;
+
+/// A raw call's code and guard, or the missing entry point as the call's result.
+macro_rules! answer {
+    ($answer:expr) => {
+        match $answer {
+            Ok(a) => a,
+            Err(e) => return Ok(Err(e)),
+        }
+    };
+}
+
+/// A family's function of NULL-argument calls: a match of its entry points (each arm a raw
+/// call's code; `answer!` turns a missing entry point into the call's result), any other entry
+/// point being misrouted.
+macro_rules! family {
+    ($(#[$doc:meta])* $name:ident($this:ident, $entry:ident, $null:ident, $args:ident) { $($arms:tt)* }) => {
+        $(#[$doc])*
+        fn $name(
+            &$this,
+            $entry: EntryPoint,
+            $null: Option<&str>,
+            $args: &NullArgs,
+        ) -> Result<Call<Rc>, String> {
+            let rc = match $entry {
+                $($arms)*
+                _ => return Err(misrouted($entry)),
+            };
+            Ok(Ok(rc))
+        }
+    };
+}
+
+/// Whether `name` is the argument passed as NULL.
+fn is(null: Option<&str>, name: &str) -> bool {
+    null == Some(name)
+}
+
+/// A release routine is only ever called with NULL here, never with a handle a caller holds.
+fn release_only(null: Option<&str>, what: &str) -> Result<(), String> {
+    if null.is_none() {
+        Err(format!("{what} is only called with NULL here"))
+    } else {
+        Ok(())
+    }
+}
+
+/// An entry point handed to a family that does not call it (a bug of the dispatch table).
+fn misrouted(entry: EntryPoint) -> String {
+    format!("{entry} reached the wrong family of NULL-argument calls")
+}
+
 impl Library {
     /// Releases a handle the library returned with an (unexpected) `ok`, if it is one.
     fn adopt<K: Kind>(&self, p: *mut K) {
@@ -77,31 +131,57 @@ impl Library {
                 return Err(format!("{entry} has no pointer argument {n}"));
             }
         }
-        // A raw call's code and guard, or the missing entry point as the call's result.
-        macro_rules! answer {
-            ($answer:expr) => {
-                match $answer {
-                    Ok(a) => a,
-                    Err(e) => return Ok(Err(e)),
-                }
-            };
-        }
-        let raw = self.raw();
-        let is_null = |name: &str| null == Some(name);
-        let release_only = |what: &str| -> Result<(), String> {
-            if null.is_none() {
-                Err(format!("{what} is only called with NULL here"))
-            } else {
-                Ok(())
+        use EntryPoint as E;
+        let group: Group = match entry {
+            E::GetVersionString | E::ProcessInitialize | E::DeviceInitialize => {
+                Self::nulls_initialize
+            }
+            E::RelAddressSpaceHandle
+            | E::RelThreadHandle
+            | E::RelParallelHandle
+            | E::RelTaskHandle
+            | E::RelDisplayControlVars => Self::nulls_release,
+            E::GetOmpVersion | E::GetOmpVersionString | E::GetThreadHandle => {
+                Self::nulls_address_space
+            }
+            E::EnumerateStates | E::EnumerateIcvs | E::GetDisplayControlVars => {
+                Self::nulls_enumerations
+            }
+            E::ThreadHandleCompare | E::GetThreadId | E::GetState | E::GetCurrParallelHandle => {
+                Self::nulls_thread
+            }
+            E::GetThreadInParallel
+            | E::GetTaskInParallel
+            | E::GetEnclosingParallelHandle
+            | E::ParallelHandleCompare => Self::nulls_parallel,
+            E::GetCurrTaskHandle
+            | E::GetGeneratingTaskHandle
+            | E::GetSchedulingTaskHandle
+            | E::TaskHandleCompare => Self::nulls_task,
+            E::GetTaskParallelHandle | E::GetTaskFunction | E::GetTaskFrame => {
+                Self::nulls_task_details
+            }
+            E::GetIcvFromScope | E::GetIcvStringFromScope | E::GetToolData => Self::nulls_scoped,
+            _ => {
+                return Err(format!(
+                    "{entry} is called through its own wrapper, not with NULL arguments here"
+                ))
             }
         };
-        let rc = match entry {
+        Ok(group(self, entry, null, args)?.and_then(|rc| rc_of(rc, || Ok(()))))
+    }
+
+    family! {
+        /// NULL-argument calls of the initialization routines (version string, process and device).
+        nulls_initialize(self, entry, null, args) {
             EntryPoint::GetVersionString => {
                 let mut s = POISON_PTR as *const c_char;
                 // SAFETY: the out-parameter is ours or NULL (a NULL the library must refuse); a
                 // static string needs no release.
-                let (rc, _g) =
-                    answer!(unsafe { raw.get_version_string(null_or(null, "string", &mut s)) });
+                let (rc, _g) = answer!(unsafe {
+                    self.raw()
+                        .get_version_string(null_or(null, "string", &mut s))
+                });
                 rc
             }
             EntryPoint::ProcessInitialize => {
@@ -111,9 +191,10 @@ impl Library {
                 // SAFETY: the context is a leaked, registered Target (or NULL); the out-parameter
                 // is ours (or NULL).
                 let (rc, _g) = answer!(unsafe {
-                    raw.process_initialize(ctx, null_or(null, "handle", &mut h))
+                    self.raw()
+                        .process_initialize(ctx, null_or(null, "handle", &mut h))
                 });
-                if rc.is_ok() && !is_null("handle") {
+                if rc.is_ok() && !is(null, "handle") {
                     self.adopt(h);
                 }
                 rc
@@ -129,7 +210,7 @@ impl Library {
                 // NULL); `id` holds `size` bytes (or is NULL); the out-parameter is ours (or
                 // NULL).
                 let (rc, _g) = answer!(unsafe {
-                    raw.device_initialize(
+                    self.raw().device_initialize(
                         null_or(null, "process_handle", ah.ptr),
                         null_or(null, "device_context", target.context()),
                         ompd_abi::device_kind::CUDA,
@@ -138,24 +219,63 @@ impl Library {
                         null_or(null, "device_handle", &mut h),
                     )
                 });
-                if rc.is_ok() && !is_null("device_handle") {
+                if rc.is_ok() && !is(null, "device_handle") {
                     self.adopt(h);
                 }
                 rc
             }
+        }
+    }
+
+    family! {
+        /// NULL-argument calls of the release routines (only ever with NULL).
+        nulls_release(self, entry, null, _args) {
             EntryPoint::RelAddressSpaceHandle => {
-                release_only(entry.name())?;
+                release_only(null, entry.name())?;
                 // SAFETY: NULL is the only handle passed here.
                 let (rc, _g) =
-                    answer!(unsafe { raw.rel_address_space_handle(std::ptr::null_mut()) });
+                    answer!(unsafe { self.raw().rel_address_space_handle(std::ptr::null_mut()) });
                 rc
             }
+            EntryPoint::RelThreadHandle => {
+                release_only(null, entry.name())?;
+                // SAFETY: NULL is the only handle passed here.
+                let (rc, _g) =
+                    answer!(unsafe { self.raw().rel_thread_handle(std::ptr::null_mut()) });
+                rc
+            }
+            EntryPoint::RelParallelHandle => {
+                release_only(null, entry.name())?;
+                // SAFETY: NULL is the only handle passed here.
+                let (rc, _g) =
+                    answer!(unsafe { self.raw().rel_parallel_handle(std::ptr::null_mut()) });
+                rc
+            }
+            EntryPoint::RelTaskHandle => {
+                release_only(null, entry.name())?;
+                // SAFETY: NULL is the only handle passed here.
+                let (rc, _g) = answer!(unsafe { self.raw().rel_task_handle(std::ptr::null_mut()) });
+                rc
+            }
+            EntryPoint::RelDisplayControlVars => {
+                release_only(null, entry.name())?;
+                // SAFETY: NULL is the only vector passed here.
+                let (rc, _g) =
+                    answer!(unsafe { self.raw().rel_display_control_vars(std::ptr::null_mut()) });
+                rc
+            }
+        }
+    }
+
+    family! {
+        /// NULL-argument calls of the address-space queries.
+        nulls_address_space(self, entry, null, args) {
             EntryPoint::GetOmpVersion => {
                 let ah = valid(args.aspace, "address space handle")?;
                 let mut v = POISON_WORD;
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
                 let (rc, _g) = answer!(unsafe {
-                    raw.get_omp_version(
+                    self.raw().get_omp_version(
                         null_or(null, "address_space", ah.ptr),
                         null_or(null, "omp_version", &mut v),
                     )
@@ -167,45 +287,13 @@ impl Library {
                 let mut s = POISON_PTR as *const c_char;
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
                 let (rc, _g) = answer!(unsafe {
-                    raw.get_omp_version_string(
+                    self.raw().get_omp_version_string(
                         null_or(null, "address_space", ah.ptr),
                         null_or(null, "string", &mut s),
                     )
                 });
-                if rc.is_ok() && !is_null("string") {
+                if rc.is_ok() && !is(null, "string") {
                     drop(kept_string(s, "string"));
-                }
-                rc
-            }
-            EntryPoint::GetThreadInParallel => {
-                let ph = valid(args.parallel, "parallel handle")?;
-                let mut h = POISON_PTR as *mut ThreadHandle;
-                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let (rc, _g) = answer!(unsafe {
-                    raw.get_thread_in_parallel(
-                        null_or(null, "parallel_handle", ph.ptr),
-                        0,
-                        null_or(null, "thread_handle", &mut h),
-                    )
-                });
-                if rc.is_ok() && !is_null("thread_handle") {
-                    self.adopt(h);
-                }
-                rc
-            }
-            EntryPoint::GetTaskInParallel => {
-                let ph = valid(args.parallel, "parallel handle")?;
-                let mut h = POISON_PTR as *mut TaskHandle;
-                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let (rc, _g) = answer!(unsafe {
-                    raw.get_task_in_parallel(
-                        null_or(null, "parallel_handle", ph.ptr),
-                        0,
-                        null_or(null, "task_handle", &mut h),
-                    )
-                });
-                if rc.is_ok() && !is_null("task_handle") {
-                    self.adopt(h);
                 }
                 rc
             }
@@ -220,7 +308,7 @@ impl Library {
                 // SAFETY: live handle (or NULL); `buf` holds `buf.len()` bytes (or the id is
                 // NULL); the out-parameter is ours (or NULL).
                 let (rc, _g) = answer!(unsafe {
-                    raw.get_thread_handle(
+                    self.raw().get_thread_handle(
                         null_or(null, "handle", ah.ptr),
                         ompd_abi::thread_id_kind::PTHREAD,
                         buf.len() as u64,
@@ -228,23 +316,87 @@ impl Library {
                         null_or(null, "thread_handle", &mut h),
                     )
                 });
-                if rc.is_ok() && !is_null("thread_handle") {
+                if rc.is_ok() && !is(null, "thread_handle") {
                     self.adopt(h);
                 }
                 rc
             }
-            EntryPoint::RelThreadHandle => {
-                release_only(entry.name())?;
-                // SAFETY: NULL is the only handle passed here.
-                let (rc, _g) = answer!(unsafe { raw.rel_thread_handle(std::ptr::null_mut()) });
+        }
+    }
+
+    family! {
+        /// NULL-argument calls of the enumerations and the display-control vector.
+        nulls_enumerations(self, entry, null, args) {
+            EntryPoint::EnumerateStates => {
+                let ah = valid(args.aspace, "address space handle")?;
+                let (mut next, mut more) = (POISON_WORD, POISON_WORD);
+                let mut name = POISON_PTR as *const c_char;
+                // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
+                let (rc, _g) = answer!(unsafe {
+                    self.raw().enumerate_states(
+                        null_or(null, "address_space_handle", ah.ptr),
+                        ompd_abi::state::UNDEFINED,
+                        null_or(null, "next_state", &mut next),
+                        null_or(null, "next_state_name", &mut name),
+                        null_or(null, "more_enums", &mut more),
+                    )
+                });
+                if rc.is_ok() && !is(null, "next_state_name") {
+                    drop(kept_string(name, "next_state_name"));
+                }
                 rc
             }
+            EntryPoint::EnumerateIcvs => {
+                let ah = valid(args.aspace, "address space handle")?;
+                let mut next = POISON_WORD as u64;
+                let mut name = POISON_PTR as *const c_char;
+                let mut scope = Scope(0x5A5A_5A5A);
+                let mut more: c_int = 0x5A5A_5A5A;
+                // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
+                let (rc, _g) = answer!(unsafe {
+                    self.raw().enumerate_icvs(
+                        null_or(null, "handle", ah.ptr),
+                        ompd_abi::ICV_UNDEFINED,
+                        null_or(null, "next_id", &mut next),
+                        null_or(null, "next_icv_name", &mut name),
+                        null_or(null, "next_scope", &mut scope),
+                        null_or(null, "more", &mut more),
+                    )
+                });
+                if rc.is_ok() && !is(null, "next_icv_name") {
+                    drop(kept_string(name, "next_icv_name"));
+                }
+                rc
+            }
+            EntryPoint::GetDisplayControlVars => {
+                let ah = valid(args.aspace, "address space handle")?;
+                let mut v = POISON_PTR as *const *const c_char;
+                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
+                let (rc, _g) = answer!(unsafe {
+                    self.raw().get_display_control_vars(
+                        null_or(null, "address_space_handle", ah.ptr),
+                        null_or(null, "control_vars", &mut v),
+                    )
+                });
+                let written = v as usize != POISON_PTR && !v.is_null();
+                if rc.is_ok() && !is(null, "control_vars") && written {
+                    // SAFETY: `v` is the vector the library just returned, released once.
+                    let _ = unsafe { self.raw().rel_display_control_vars(&mut v) };
+                }
+                rc
+            }
+        }
+    }
+
+    family! {
+        /// NULL-argument calls of the thread routines.
+        nulls_thread(self, entry, null, args) {
             EntryPoint::ThreadHandleCompare => {
                 let th = valid(args.thread, "thread handle")?;
                 let mut v: c_int = 0x5A5A_5A5A;
                 // SAFETY: live handles (or NULL); the out-parameter is ours (or NULL).
                 let (rc, _g) = answer!(unsafe {
-                    raw.thread_handle_compare(
+                    self.raw().thread_handle_compare(
                         null_or(null, "thread_handle_1", th.ptr),
                         null_or(null, "thread_handle_2", th.ptr),
                         null_or(null, "cmp_value", &mut v),
@@ -262,11 +414,25 @@ impl Library {
                 // SAFETY: live handle (or NULL); `buf` has room for `buf.len()` bytes (or the
                 // buffer is NULL).
                 let (rc, _g) = answer!(unsafe {
-                    raw.get_thread_id(
+                    self.raw().get_thread_id(
                         null_or(null, "thread_handle", th.ptr),
                         ompd_abi::thread_id_kind::PTHREAD,
                         buf.len() as u64,
                         out,
+                    )
+                });
+                rc
+            }
+            EntryPoint::GetState => {
+                let th = valid(args.thread, "thread handle")?;
+                let mut s = POISON_WORD;
+                let mut w = POISON_WORD as u64;
+                // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
+                let (rc, _g) = answer!(unsafe {
+                    self.raw().get_state(
+                        null_or(null, "thread_handle", th.ptr),
+                        null_or(null, "state", &mut s),
+                        null_or(null, "wait_id", &mut w),
                     )
                 });
                 rc
@@ -276,12 +442,50 @@ impl Library {
                 let mut h = POISON_PTR as *mut ParallelHandle;
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
                 let (rc, _g) = answer!(unsafe {
-                    raw.get_curr_parallel_handle(
+                    self.raw().get_curr_parallel_handle(
                         null_or(null, "thread_handle", th.ptr),
                         null_or(null, "parallel_handle", &mut h),
                     )
                 });
-                if rc.is_ok() && !is_null("parallel_handle") {
+                if rc.is_ok() && !is(null, "parallel_handle") {
+                    self.adopt(h);
+                }
+                rc
+            }
+        }
+    }
+
+    family! {
+        /// NULL-argument calls of the parallel-region routines.
+        nulls_parallel(self, entry, null, args) {
+            EntryPoint::GetThreadInParallel => {
+                let ph = valid(args.parallel, "parallel handle")?;
+                let mut h = POISON_PTR as *mut ThreadHandle;
+                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
+                let (rc, _g) = answer!(unsafe {
+                    self.raw().get_thread_in_parallel(
+                        null_or(null, "parallel_handle", ph.ptr),
+                        0,
+                        null_or(null, "thread_handle", &mut h),
+                    )
+                });
+                if rc.is_ok() && !is(null, "thread_handle") {
+                    self.adopt(h);
+                }
+                rc
+            }
+            EntryPoint::GetTaskInParallel => {
+                let ph = valid(args.parallel, "parallel handle")?;
+                let mut h = POISON_PTR as *mut TaskHandle;
+                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
+                let (rc, _g) = answer!(unsafe {
+                    self.raw().get_task_in_parallel(
+                        null_or(null, "parallel_handle", ph.ptr),
+                        0,
+                        null_or(null, "task_handle", &mut h),
+                    )
+                });
+                if rc.is_ok() && !is(null, "task_handle") {
                     self.adopt(h);
                 }
                 rc
@@ -291,35 +495,14 @@ impl Library {
                 let mut h = POISON_PTR as *mut ParallelHandle;
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
                 let (rc, _g) = answer!(unsafe {
-                    raw.get_enclosing_parallel_handle(
+                    self.raw().get_enclosing_parallel_handle(
                         null_or(null, "parallel_handle", ph.ptr),
                         null_or(null, "enclosing_parallel_handle", &mut h),
                     )
                 });
-                if rc.is_ok() && !is_null("enclosing_parallel_handle") {
+                if rc.is_ok() && !is(null, "enclosing_parallel_handle") {
                     self.adopt(h);
                 }
-                rc
-            }
-            EntryPoint::GetTaskParallelHandle => {
-                let task = valid(args.task, "task handle")?;
-                let mut h = POISON_PTR as *mut ParallelHandle;
-                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let (rc, _g) = answer!(unsafe {
-                    raw.get_task_parallel_handle(
-                        null_or(null, "task_handle", task.ptr),
-                        null_or(null, "task_parallel_handle", &mut h),
-                    )
-                });
-                if rc.is_ok() && !is_null("task_parallel_handle") {
-                    self.adopt(h);
-                }
-                rc
-            }
-            EntryPoint::RelParallelHandle => {
-                release_only(entry.name())?;
-                // SAFETY: NULL is the only handle passed here.
-                let (rc, _g) = answer!(unsafe { raw.rel_parallel_handle(std::ptr::null_mut()) });
                 rc
             }
             EntryPoint::ParallelHandleCompare => {
@@ -327,7 +510,7 @@ impl Library {
                 let mut v: c_int = 0x5A5A_5A5A;
                 // SAFETY: live handles (or NULL); the out-parameter is ours (or NULL).
                 let (rc, _g) = answer!(unsafe {
-                    raw.parallel_handle_compare(
+                    self.raw().parallel_handle_compare(
                         null_or(null, "parallel_handle_1", ph.ptr),
                         null_or(null, "parallel_handle_2", ph.ptr),
                         null_or(null, "cmp_value", &mut v),
@@ -335,17 +518,23 @@ impl Library {
                 });
                 rc
             }
+        }
+    }
+
+    family! {
+        /// NULL-argument calls of the task navigation routines.
+        nulls_task(self, entry, null, args) {
             EntryPoint::GetCurrTaskHandle => {
                 let th = valid(args.thread, "thread handle")?;
                 let mut h = POISON_PTR as *mut TaskHandle;
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
                 let (rc, _g) = answer!(unsafe {
-                    raw.get_curr_task_handle(
+                    self.raw().get_curr_task_handle(
                         null_or(null, "thread_handle", th.ptr),
                         null_or(null, "task_handle", &mut h),
                     )
                 });
-                if rc.is_ok() && !is_null("task_handle") {
+                if rc.is_ok() && !is(null, "task_handle") {
                     self.adopt(h);
                 }
                 rc
@@ -364,20 +553,14 @@ impl Library {
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
                 let (rc, _g) = answer!(unsafe {
                     if generating {
-                        raw.get_generating_task_handle(th, out)
+                        self.raw().get_generating_task_handle(th, out)
                     } else {
-                        raw.get_scheduling_task_handle(th, out)
+                        self.raw().get_scheduling_task_handle(th, out)
                     }
                 });
-                if rc.is_ok() && !is_null(out_name) {
+                if rc.is_ok() && !is(null, out_name) {
                     self.adopt(h);
                 }
-                rc
-            }
-            EntryPoint::RelTaskHandle => {
-                release_only(entry.name())?;
-                // SAFETY: NULL is the only handle passed here.
-                let (rc, _g) = answer!(unsafe { raw.rel_task_handle(std::ptr::null_mut()) });
                 rc
             }
             EntryPoint::TaskHandleCompare => {
@@ -385,12 +568,33 @@ impl Library {
                 let mut v: c_int = 0x5A5A_5A5A;
                 // SAFETY: live handles (or NULL); the out-parameter is ours (or NULL).
                 let (rc, _g) = answer!(unsafe {
-                    raw.task_handle_compare(
+                    self.raw().task_handle_compare(
                         null_or(null, "task_handle_1", task.ptr),
                         null_or(null, "task_handle_2", task.ptr),
                         null_or(null, "cmp_value", &mut v),
                     )
                 });
+                rc
+            }
+        }
+    }
+
+    family! {
+        /// NULL-argument calls of the task detail routines.
+        nulls_task_details(self, entry, null, args) {
+            EntryPoint::GetTaskParallelHandle => {
+                let task = valid(args.task, "task handle")?;
+                let mut h = POISON_PTR as *mut ParallelHandle;
+                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
+                let (rc, _g) = answer!(unsafe {
+                    self.raw().get_task_parallel_handle(
+                        null_or(null, "task_handle", task.ptr),
+                        null_or(null, "task_parallel_handle", &mut h),
+                    )
+                });
+                if rc.is_ok() && !is(null, "task_parallel_handle") {
+                    self.adopt(h);
+                }
                 rc
             }
             EntryPoint::GetTaskFunction => {
@@ -401,7 +605,7 @@ impl Library {
                 };
                 // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
                 let (rc, _g) = answer!(unsafe {
-                    raw.get_task_function(
+                    self.raw().get_task_function(
                         null_or(null, "task_handle", task.ptr),
                         null_or(null, "entry_point", &mut a),
                     )
@@ -420,7 +624,7 @@ impl Library {
                 let (mut exit, mut enter) = (poison, poison);
                 // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
                 let (rc, _g) = answer!(unsafe {
-                    raw.get_task_frame(
+                    self.raw().get_task_frame(
                         null_or(null, "task_handle", task.ptr),
                         null_or(null, "exit_frame", &mut exit),
                         null_or(null, "enter_frame", &mut enter),
@@ -428,92 +632,19 @@ impl Library {
                 });
                 rc
             }
-            EntryPoint::EnumerateStates => {
-                let ah = valid(args.aspace, "address space handle")?;
-                let (mut next, mut more) = (POISON_WORD, POISON_WORD);
-                let mut name = POISON_PTR as *const c_char;
-                // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
-                let (rc, _g) = answer!(unsafe {
-                    raw.enumerate_states(
-                        null_or(null, "address_space_handle", ah.ptr),
-                        ompd_abi::state::UNDEFINED,
-                        null_or(null, "next_state", &mut next),
-                        null_or(null, "next_state_name", &mut name),
-                        null_or(null, "more_enums", &mut more),
-                    )
-                });
-                if rc.is_ok() && !is_null("next_state_name") {
-                    drop(kept_string(name, "next_state_name"));
-                }
-                rc
-            }
-            EntryPoint::GetState => {
-                let th = valid(args.thread, "thread handle")?;
-                let mut s = POISON_WORD;
-                let mut w = POISON_WORD as u64;
-                // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
-                let (rc, _g) = answer!(unsafe {
-                    raw.get_state(
-                        null_or(null, "thread_handle", th.ptr),
-                        null_or(null, "state", &mut s),
-                        null_or(null, "wait_id", &mut w),
-                    )
-                });
-                rc
-            }
-            EntryPoint::GetDisplayControlVars => {
-                let ah = valid(args.aspace, "address space handle")?;
-                let mut v = POISON_PTR as *const *const c_char;
-                // SAFETY: live handle (or NULL); the out-parameter is ours (or NULL).
-                let (rc, _g) = answer!(unsafe {
-                    raw.get_display_control_vars(
-                        null_or(null, "address_space_handle", ah.ptr),
-                        null_or(null, "control_vars", &mut v),
-                    )
-                });
-                let written = v as usize != POISON_PTR && !v.is_null();
-                if rc.is_ok() && !is_null("control_vars") && written {
-                    // SAFETY: `v` is the vector the library just returned, released once.
-                    let _ = unsafe { raw.rel_display_control_vars(&mut v) };
-                }
-                rc
-            }
-            EntryPoint::RelDisplayControlVars => {
-                release_only(entry.name())?;
-                // SAFETY: NULL is the only vector passed here.
-                let (rc, _g) =
-                    answer!(unsafe { raw.rel_display_control_vars(std::ptr::null_mut()) });
-                rc
-            }
-            EntryPoint::EnumerateIcvs => {
-                let ah = valid(args.aspace, "address space handle")?;
-                let mut next = POISON_WORD as u64;
-                let mut name = POISON_PTR as *const c_char;
-                let mut scope = Scope(0x5A5A_5A5A);
-                let mut more: c_int = 0x5A5A_5A5A;
-                // SAFETY: live handle (or NULL); the out-parameters are ours (or NULL).
-                let (rc, _g) = answer!(unsafe {
-                    raw.enumerate_icvs(
-                        null_or(null, "handle", ah.ptr),
-                        ompd_abi::ICV_UNDEFINED,
-                        null_or(null, "next_id", &mut next),
-                        null_or(null, "next_icv_name", &mut name),
-                        null_or(null, "next_scope", &mut scope),
-                        null_or(null, "more", &mut more),
-                    )
-                });
-                if rc.is_ok() && !is_null("next_icv_name") {
-                    drop(kept_string(name, "next_icv_name"));
-                }
-                rc
-            }
+        }
+    }
+
+    family! {
+        /// NULL-argument calls of the routines of any handle with a scope (ICVs, tool data).
+        nulls_scoped(self, entry, null, args) {
             EntryPoint::GetIcvFromScope => {
                 let (h, scope, id) = valid(args.icv, "ICV handle, scope and id")?;
                 let mut v = POISON_WORD;
                 // SAFETY: a live handle of the kind `scope` names (or NULL); the out-parameter
                 // is ours (or NULL).
                 let (rc, _g) = answer!(unsafe {
-                    raw.get_icv_from_scope(
+                    self.raw().get_icv_from_scope(
                         null_or(null, "handle", h.raw()),
                         scope,
                         id,
@@ -528,14 +659,14 @@ impl Library {
                 // SAFETY: a live handle of the kind `scope` names (or NULL); the out-parameter
                 // is ours (or NULL).
                 let (rc, _g) = answer!(unsafe {
-                    raw.get_icv_string_from_scope(
+                    self.raw().get_icv_string_from_scope(
                         null_or(null, "handle", h.raw()),
                         scope,
                         id,
                         null_or(null, "icv_string", &mut s),
                     )
                 });
-                if rc.is_ok() && !is_null("icv_string") {
+                if rc.is_ok() && !is(null, "icv_string") {
                     drop(kept_string(s, "icv_string"));
                 }
                 rc
@@ -550,7 +681,7 @@ impl Library {
                 // SAFETY: a live handle of the kind `scope` names (or NULL); the out-parameters
                 // are ours (or NULL).
                 let (rc, _g) = answer!(unsafe {
-                    raw.get_tool_data(
+                    self.raw().get_tool_data(
                         null_or(null, "handle", h.raw()),
                         scope,
                         null_or(null, "value", &mut v),
@@ -559,12 +690,6 @@ impl Library {
                 });
                 rc
             }
-            _ => {
-                return Err(format!(
-                    "{entry} is called through its own wrapper, not with NULL arguments here"
-                ))
-            }
-        };
-        Ok(rc_of(rc, || Ok(())))
+        }
     }
 }

@@ -1,4 +1,5 @@
-//! Per-vendor expectations and golden data for the OMPD conformance suite.
+//! The OMPD conformance suite's data: per-vendor expectations, the requirement table, the report
+//! schema and the answer snapshots.
 //!
 //! The data lives beside this crate: `expectations/<vendor>.toml` holds every known finding of a
 //! vendor's library, each with a reason (format: `ompd_review::expectations`). This crate only
@@ -25,7 +26,7 @@ pub fn expectations_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expectations")
 }
 
-/// The directory holding the golden snapshots, one `<library>.txt` per vendor library
+/// The directory holding the answer snapshots, one `<library>.txt` per vendor library
 /// (format: `ompd_engine::snapshot`).
 pub fn snapshots_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("snapshots")

@@ -1,0 +1,424 @@
+//! The `ompd-conform` command line: `run`, `list`, `vendors fetch|list`, and the hidden worker.
+//!
+//! Exit codes: 0 every result matched the expectations (expected failures included); 100 the
+//! gate failed: a regression (a fail, crash or timeout no expectation accepts), a flaky crash,
+//! or, without `--allow-improvements`, an unexpected pass or a stale expectation entry; 1 the
+//! harness could not do its job (a library did not load, a worker could not start, a file could
+//! not be written); 2 usage (including a malformed expectations file); 130 the run was stopped.
+
+mod review;
+mod run;
+
+use review::{compare, html_cmd};
+
+use clap::{Parser, Subcommand, ValueEnum};
+use ompd_report::{Outcome, Report};
+use std::path::PathBuf;
+
+/// Every result passed.
+pub const EXIT_OK: i32 = 0;
+/// The harness failed.
+pub const EXIT_HARNESS: i32 = 1;
+/// Bad usage.
+pub const EXIT_USAGE: i32 = 2;
+/// The gate failed: conformance regressions (or unexpected passes, stale entries) were found.
+pub const EXIT_FINDINGS: i32 = 100;
+/// The run was interrupted (SIGINT, SIGTERM) or hit `--run-timeout`; the report written is
+/// marked incomplete.
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// Command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "ompd-conform",
+    version,
+    about = "Conformance suite for OMPD libraries, run against a simulated OpenMP target"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// Run the checks against libraries (paths or vendor names; none = every known vendor).
+    Run(Box<RunArgs>),
+    /// List every check with its requirement ids.
+    List {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// The coverage table: for every requirement id of the checklist, the checks covering it.
+    Coverage {
+        /// Output format (human is Markdown).
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    // --- HTML matrix (issue 5, html branch) ---
+    /// Render saved JSON reports (`run --format json --output`) as one HTML conformance matrix:
+    /// the libraries of every report side by side.
+    Html {
+        /// JSON reports (`ompd-conformance/report/v1`), in column order.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// The HTML file to write (atomically).
+        #[arg(long, short)]
+        output: PathBuf,
+    },
+    // --- end HTML matrix ---
+    /// Manage the vendor library cache.
+    Vendors {
+        #[command(subcommand)]
+        cmd: VendorCmd,
+    },
+    // ---- regression tracking (ompd_review::regression) ----
+    /// Compare two JSON reports: regressions, fixes, changed outcomes, new and removed checks,
+    /// changed snapshot answers. Exit 0 without regressions, 100 with, 1 for an unreadable file.
+    Compare {
+        /// The older report (`--format json`).
+        old: PathBuf,
+        /// The newer report.
+        new: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    // ---- end of regression tracking ----
+    /// Internal: run one unit (used by the supervisor).
+    #[command(name = "__worker", hide = true)]
+    Worker,
+    /// Internal: throughput figures of one library as JSON (used by `cargo xtask bench`).
+    #[command(name = "__bench", hide = true)]
+    Bench {
+        /// Library path or vendor name.
+        library: String,
+        /// Runs of the measured unit per pass.
+        #[arg(long, default_value_t = 20)]
+        reps: usize,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum VendorCmd {
+    /// Download and unpack vendor libraries into the cache (default: all known).
+    Fetch {
+        /// Vendor names.
+        names: Vec<String>,
+        /// Download again even when cached.
+        #[arg(long)]
+        force: bool,
+    },
+    /// One line per known vendor: name, version, path.
+    List,
+}
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Readable text ending with `N passed, N failed`.
+    Human,
+    /// The `ompd-conformance/report/v1` JSON document.
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// Libraries: a path to an OMPD shared object, or a vendor name (see `vendors list`).
+    libraries: Vec<String>,
+    /// List the checks instead of running them.
+    #[arg(long)]
+    list: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Write the report to this file (atomically) instead of stdout.
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Scenario to run (repeatable; default: the default set).
+    #[arg(long)]
+    scenario: Vec<String>,
+    /// Run the model in this JSON file (as written by a failing property test) instead of the
+    /// default scenarios (repeatable).
+    #[arg(long)]
+    replay: Vec<PathBuf>,
+    /// Architecture variant (repeatable; default: all four).
+    #[arg(long)]
+    arch: Vec<String>,
+    /// Layout policy: natural, packed, random:SEED, intel-2026.2 (repeatable).
+    #[arg(long)]
+    layout: Vec<String>,
+    /// Check id or `prefix*` (repeatable; default: all).
+    #[arg(long)]
+    check: Vec<String>,
+    /// Parallel workers (default: number of cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Seconds one check may take before its worker is stopped.
+    #[arg(long, default_value_t = 60)]
+    timeout: u64,
+    /// Seconds the whole run may take; checks not reached by then are reported as skipped and the
+    /// report is marked incomplete (default: no limit).
+    #[arg(long, value_name = "SECS")]
+    run_timeout: Option<u64>,
+    /// Do not re-run a crashed check alone in a fresh worker (by default each crash is re-run
+    /// once, to tell a flake from a reproducible crash).
+    #[arg(long)]
+    no_rerun: bool,
+    /// Pass this environment variable on to the workers that load the library (repeatable;
+    /// workers otherwise get only PATH and OMPD_CONFORM_TRACE).
+    #[arg(long, value_name = "NAME")]
+    keep_env: Vec<String>,
+    /// Vendor cache directory (default: $OMPD_VENDOR_CACHE or target/ompd-vendors).
+    #[arg(long)]
+    cache: Option<PathBuf>,
+    /// Generated cases per property pass (0 turns the property phase off).
+    #[arg(long, default_value_t = 256)]
+    cases: u32,
+    /// Seed of the generated cases.
+    #[arg(long, default_value_t = ompd_engine::supervisor::DEFAULT_SEED)]
+    seed: u64,
+    /// Shrink steps allowed per property finding.
+    #[arg(long, default_value_t = 128)]
+    shrink_iters: u32,
+    /// Directory for the minimal reproducers of property findings (default: target/ompd-replays).
+    #[arg(long)]
+    replay_dir: Option<PathBuf>,
+    /// Load this library (a path, or a name the dynamic loader finds) with RTLD_GLOBAL before each
+    /// library under test: the way around a dependency it uses without declaring it in DT_NEEDED
+    /// (repeatable).
+    #[arg(long, value_name = "LIBRARY")]
+    preload: Vec<PathBuf>,
+    /// Print no progress lines.
+    #[arg(long, short)]
+    quiet: bool,
+    // ---- the expectations gate, bless and JUnit (see `run_gate`) ----
+    /// Expectations file for the libraries it applies to (repeatable; default: the repository's
+    /// `suite-data/expectations/*.toml`, embedded in the runner).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_expectations")]
+    expectations: Vec<PathBuf>,
+    /// Judge the run without expectations: every fail, crash or timeout fails the gate.
+    #[arg(long)]
+    no_expectations: bool,
+    /// Unexpected passes and stale expectation entries do not fail the gate.
+    #[arg(long)]
+    allow_improvements: bool,
+    /// Adopt this run as the new baseline: rewrite each library's expectations file (the
+    /// repository file it came from, or the `--expectations` file, created when missing).
+    #[arg(long, conflicts_with = "no_expectations")]
+    bless: bool,
+    /// Write a JUnit XML report to this file (atomically).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Directory for each library's unexpected results in the expectations format
+    /// (`LIB.unexpected.toml`; default: target/ompd-conform).
+    #[arg(long, value_name = "DIR")]
+    results_dir: Option<PathBuf>,
+    // ---- answer snapshots (ompd_engine::snapshot) ----
+    /// Also record each library's observable answers on the default scenarios and compare them
+    /// with its answer snapshot (`suite-data/snapshots/LIB.txt`): a difference is printed as a diff
+    /// and exits 100. The answers go into the JSON report (`answers`).
+    #[arg(long = "golden")]
+    answer_snapshots: bool,
+    /// Directory of the answer snapshots (default: the repository's suite-data/snapshots).
+    #[arg(long = "golden-dir", value_name = "DIR")]
+    answer_snapshots_dir: Option<PathBuf>,
+    // ---- end of answer snapshots ----
+    // ---- real targets (ompd_engine::real, ompd_engine::fixtures) ----
+    /// Also run every check that applies to a real process against the OpenMP fixture programs
+    /// (each build × scenario × runtime of the vendor cache), live under ptrace and from a core
+    /// file of each (`gcore`). Without --sim the simulated scenarios are not run.
+    #[arg(long)]
+    live: bool,
+    /// Run this fixture scenario live and from its core file (repeatable; implies --live for
+    /// those scenarios only).
+    #[arg(long = "run", value_name = "FIXTURE")]
+    run_fixture: Vec<String>,
+    /// Attach to this running process (it is stopped while each library's unit runs and left
+    /// running). With no library named, the libraries come from its `ompd_dll_locations`.
+    #[arg(long, value_name = "PID")]
+    pid: Vec<i32>,
+    /// Run against this ELF core file. With no library named, the libraries come from the
+    /// dumped runtime's `ompd_dll_locations`.
+    #[arg(long, value_name = "FILE")]
+    core: Vec<PathBuf>,
+    /// Live fixtures only: do not dump them to core files.
+    #[arg(long, conflicts_with = "cores")]
+    no_core: bool,
+    /// Run the fixtures from core files only (`gcore` of each stopped fixture), no live units;
+    /// with --run, for those scenarios.
+    #[arg(long)]
+    cores: bool,
+    /// Also run the simulated scenarios when real targets are given.
+    #[arg(long)]
+    sim: bool,
+    // ---- end of real targets ----
+    // --- HTML matrix (issue 5, html branch) ---
+    /// Also write the HTML conformance matrix of the run to this file (atomically).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    // --- end HTML matrix ---
+}
+
+/// A usage error: one line, exit 2.
+fn usage(msg: String) -> i32 {
+    eprintln!("ompd-conform: error: {msg}");
+    EXIT_USAGE
+}
+
+/// A harness error: one line, exit 1.
+fn harness(msg: String) -> i32 {
+    eprintln!("ompd-conform: error: {msg}");
+    EXIT_HARNESS
+}
+
+/// Parses the command line and runs it; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = e.print();
+                return EXIT_OK;
+            }
+            let text = e.render().to_string();
+            let first = text
+                .lines()
+                .next()
+                .unwrap_or("invalid arguments")
+                .trim_start_matches("error: ");
+            return usage(format!("{first} (see --help)"));
+        }
+    };
+    match cli.cmd {
+        Cmd::Worker => ompd_engine::worker::main(),
+        Cmd::Bench { library, reps } => bench(&library, reps),
+        Cmd::List { format } => list(format),
+        Cmd::Coverage { format } => coverage(format),
+        Cmd::Vendors { cmd } => vendors_cmd(cmd),
+        Cmd::Compare { old, new, format } => compare(&old, &new, format),
+        Cmd::Html { reports, output } => html_cmd(&reports, &output),
+        Cmd::Run(args) if args.list => list(args.format),
+        Cmd::Run(args) => run::run(*args),
+    }
+}
+
+fn bench(library: &str, reps: usize) -> i32 {
+    let lib = match ompd_vendors::resolve(library, &ompd_vendors::default_cache_dir()) {
+        Ok(l) => l,
+        Err(e) => return harness(e.to_string()),
+    };
+    match ompd_engine::bench::measure(&lib, reps) {
+        // The figures are the last line: the library may print while it runs in this process.
+        Ok(f) => match serde_json::to_string(&f) {
+            Ok(s) => {
+                println!("\n{s}");
+                EXIT_OK
+            }
+            Err(e) => harness(format!("cannot render the figures: {e}")),
+        },
+        Err(e) => harness(format!("cannot measure {library}: {e}")),
+    }
+}
+
+fn list(format: Format) -> i32 {
+    let all = ompd_checks::registry();
+    match format {
+        Format::Json => match serde_json::to_string_pretty(&all) {
+            Ok(s) => println!("{s}"),
+            Err(e) => return harness(format!("cannot render the check list: {e}")),
+        },
+        Format::Human => print!("{}", list_text(all)),
+    }
+    EXIT_OK
+}
+
+/// The human rendering of `list`: one line per check with its requirement ids, then the count.
+fn list_text(checks: &[&ompd_checks::Check]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let w = checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    for c in checks {
+        let _ = writeln!(s, "{:<w$}  {}", c.id, c.requirements.join(", "));
+    }
+    let _ = writeln!(s, "{} checks", checks.len());
+    s
+}
+
+fn coverage(format: Format) -> i32 {
+    let cov = ompd_review::coverage::Coverage::new(
+        ompd_checks::registry(),
+        ompd_review::coverage::checklist(),
+    );
+    match format {
+        Format::Json => match serde_json::to_string_pretty(&cov) {
+            Ok(s) => println!("{s}"),
+            Err(e) => return harness(format!("cannot render the coverage table: {e}")),
+        },
+        Format::Human => print!("{}", cov.markdown()),
+    }
+    EXIT_OK
+}
+
+fn vendors_cmd(cmd: VendorCmd) -> i32 {
+    let cache = ompd_vendors::default_cache_dir();
+    match cmd {
+        VendorCmd::Fetch { names, force } => {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            match ompd_vendors::fetch(&cache, &names, force, &mut |l| eprintln!("{l}")) {
+                Ok(m) => {
+                    for l in ompd_vendors::list_lines(&m) {
+                        println!("{l}");
+                    }
+                    EXIT_OK
+                }
+                Err(e) => harness(e.to_string()),
+            }
+        }
+        VendorCmd::List => match ompd_vendors::Manifest::load(&cache) {
+            Ok(m) => {
+                for l in ompd_vendors::list_lines(&m) {
+                    println!("{l}");
+                }
+                EXIT_OK
+            }
+            Err(e) => harness(e.to_string()),
+        },
+    }
+}
+
+/// The exit code a report calls for.
+/// The exit code a report calls for without expectations (`--no-expectations`).
+pub fn exit_code(report: &Report) -> i32 {
+    if report.count(Outcome::HarnessError) > 0 {
+        EXIT_HARNESS
+    } else if Outcome::ALL
+        .iter()
+        .any(|o| o.is_failure() && report.count(*o) > 0)
+    {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_renders_the_lifecycle_family() {
+        let lib: Vec<&ompd_checks::Check> = ompd_checks::registry()
+            .iter()
+            .copied()
+            .filter(|c| c.id.starts_with("lib."))
+            .collect();
+        insta::assert_snapshot!("list_lifecycle_family", list_text(&lib));
+    }
+}

@@ -1,0 +1,476 @@
+//! `ompd-conform run`: the run's options, the libraries it runs (named, discovered or every
+//! known vendor), the fixture targets, the run itself and how it ends.
+
+use super::review::{answer_snapshots, expectation_files, run_gate, write_html};
+use super::{
+    harness, usage, Format, RunArgs, EXIT_FINDINGS, EXIT_HARNESS, EXIT_INTERRUPTED, EXIT_OK,
+};
+use ompd_engine::run::RunOptions;
+use ompd_report::{Outcome, Report};
+use ompd_serve::arch::Arch;
+use sim_target::layout::Policy;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The run's options from its arguments, or why they are unusable (a usage error).
+fn options(args: &RunArgs) -> Result<RunOptions, String> {
+    let mut o = RunOptions::default();
+    simulated_options(args, &mut o)?;
+    for f in &args.check {
+        if !ompd_checks::registry()
+            .iter()
+            .any(|c| ompd_engine::supervisor::selected(c.id, std::slice::from_ref(f)))
+        {
+            return Err(format!("`--check {f}` matches no check (see --list)"));
+        }
+    }
+    o.checks = args.check.clone();
+    if let Some(j) = args.jobs {
+        if j == 0 {
+            return Err("--jobs must be at least 1".into());
+        }
+        o.jobs = j;
+    }
+    if args.timeout == 0 {
+        return Err("--timeout must be at least 1 second".into());
+    }
+    o.check_timeout = Duration::from_secs(args.timeout);
+    if args.run_timeout == Some(0) {
+        return Err("--run-timeout must be at least 1 second".into());
+    }
+    o.rerun_crashes = !args.no_rerun;
+    o.keep_env = args.keep_env.clone();
+    real_options(args, &mut o)?;
+    let wants_real = args.live || args.cores || !args.run_fixture.is_empty() || !o.real.is_empty();
+    o.sim = !wants_real || args.sim;
+    // Generated cases complement the default scenario set; a run narrowed to scenarios or
+    // replayed models runs exactly those.
+    o.property = (o.sim && args.cases > 0 && args.scenario.is_empty() && args.replay.is_empty())
+        .then(|| ompd_engine::property::PropertyOptions {
+            cases: args.cases,
+            seed: args.seed,
+            max_shrink_iters: args.shrink_iters,
+            replay_dir: args
+                .replay_dir
+                .clone()
+                .unwrap_or_else(ompd_engine::property::default_replay_dir),
+        });
+    Ok(o)
+}
+
+/// The simulated targets of a run: `--scenario`, `--replay`, `--arch`, `--layout`.
+fn simulated_options(args: &RunArgs, o: &mut RunOptions) -> Result<(), String> {
+    if !args.scenario.is_empty() {
+        for s in &args.scenario {
+            if sim_target::model::scenario(s).is_none() {
+                let known: Vec<_> = sim_target::model::default_scenarios()
+                    .iter()
+                    .map(|s| s.name)
+                    .collect();
+                return Err(format!(
+                    "unknown scenario `{s}` (known: {})",
+                    known.join(", ")
+                ));
+            }
+        }
+        o.scenarios = args.scenario.clone();
+    }
+    if !args.replay.is_empty() {
+        if args.scenario.is_empty() {
+            o.scenarios.clear();
+        }
+        for p in &args.replay {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| format!("cannot read replay file {}: {e}", p.display()))?;
+            let m: sim_target::model::Model = serde_json::from_str(&text)
+                .map_err(|e| format!("replay file {} is not a model: {e}", p.display()))?;
+            m.validate()
+                .map_err(|e| format!("replay file {}: {e}", p.display()))?;
+            let name = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "replay".into());
+            o.models.push((format!("replay:{name}"), m));
+        }
+    }
+    if !args.arch.is_empty() {
+        o.archs = args
+            .arch
+            .iter()
+            .map(|a| a.parse::<Arch>())
+            .collect::<Result<_, _>>()?;
+    }
+    if !args.layout.is_empty() {
+        o.layouts = args
+            .layout
+            .iter()
+            .map(|l| l.parse::<Policy>())
+            .collect::<Result<_, _>>()?;
+    }
+    Ok(())
+}
+
+/// The real targets of a run: `--run-fixture` names, `--core` files, `--pid` processes.
+fn real_options(args: &RunArgs, o: &mut RunOptions) -> Result<(), String> {
+    for f in &args.run_fixture {
+        if fixture_protocol::scenario(f).is_none() {
+            let known: Vec<_> = fixture_protocol::scenarios()
+                .iter()
+                .map(|s| s.name)
+                .collect();
+            return Err(format!(
+                "unknown fixture `{f}` (known: {})",
+                known.join(", ")
+            ));
+        }
+    }
+    for c in &args.core {
+        if !c.is_file() {
+            return Err(format!("core file {} does not exist", c.display()));
+        }
+        // A corrupt or foreign file is refused here, once, not in every unit.
+        if let Err(e) = live_target::core::CoreTarget::open(c) {
+            return Err(format!("{} is not a usable core file: {e}", c.display()));
+        }
+    }
+    for p in &args.pid {
+        if *p <= 0 || !Path::new(&format!("/proc/{p}")).exists() {
+            return Err(format!("no process with pid {p}"));
+        }
+    }
+    for pid in &args.pid {
+        o.real.push(ompd_engine::fixtures::RealTarget {
+            scenario: format!("pid-{pid}"),
+            variant: "process".into(),
+            source: ompd_engine::fixtures::RealSource::Pid(*pid),
+        });
+    }
+    for c in &args.core {
+        o.real.push(ompd_engine::fixtures::RealTarget {
+            scenario: c
+                .file_name()
+                .map_or("core".into(), |n| n.to_string_lossy().into_owned()),
+            variant: "core-file".into(),
+            source: ompd_engine::fixtures::RealSource::Core(c.clone()),
+        });
+    }
+    Ok(())
+}
+
+pub(super) fn run(args: RunArgs) -> i32 {
+    // ---- answer snapshots ----
+    if args.answer_snapshots_dir.is_some() && !args.answer_snapshots {
+        return usage("--golden-dir locates answer snapshots: it needs --golden".into());
+    }
+    // ---- end of answer snapshots ----
+    let mut opts = match options(&args) {
+        Ok(o) => o,
+        Err(e) => return usage(e),
+    };
+    let cache = args
+        .cache
+        .clone()
+        .unwrap_or_else(ompd_vendors::default_cache_dir);
+    let libs = match discovered(&args, &opts, &cache)
+        .and_then(|found| library_names(&args, found, &cache))
+        .and_then(|names| resolve(&args, &names, &cache))
+    {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    if args.live || args.cores || !args.run_fixture.is_empty() {
+        match fixture_targets(&args, &cache) {
+            Ok(f) => opts.real.extend(f),
+            Err(code) => return code,
+        }
+    }
+    let files = match expectation_files(&args, &libs) {
+        Ok(f) => f,
+        Err(e) => return usage(e),
+    };
+    let (mut report, stop) = match execute(&args, &libs, &opts) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let ev = ompd_review::gate::Evaluation::new(&report, files, args.allow_improvements);
+    ev.mark(&mut report);
+    finish(&report, &ev, &args, &stop)
+}
+
+/// The libraries a run finds itself when none is named: the ones a fixture's runtime names (for
+/// fixture runs), or the ones a process's or core file's runtime names; each with where from.
+fn discovered(
+    args: &RunArgs,
+    opts: &RunOptions,
+    cache: &Path,
+) -> Result<Vec<(String, PathBuf)>, i32> {
+    let mut discovered: Vec<(String, PathBuf)> = Vec::new();
+    if !args.libraries.is_empty() || args.live || args.cores {
+        return Ok(discovered);
+    }
+    if !args.run_fixture.is_empty() {
+        // No library named for fixture runs: the ones the runtimes name.
+        if let Err(e) = ompd_vendors::fetch(cache, &[], false, &mut |_| {}) {
+            return Err(harness(e.to_string()));
+        }
+        let built = ompd_engine::fixtures::build_fixtures(cache).map_err(harness)?;
+        let found = ompd_engine::fixtures::discover_libraries(&built, cache, &args.run_fixture[0])
+            .map_err(harness)?;
+        discovered.extend(found.into_iter().map(|f| ("fixture runtime".into(), f)));
+        return Ok(discovered);
+    }
+    // No library named for a process or core file: the ones its runtime names.
+    for t in &opts.real {
+        let spec = match &t.source {
+            ompd_engine::fixtures::RealSource::Pid(p) => {
+                ompd_engine::real::RealSpec::Live { pid: *p }
+            }
+            ompd_engine::fixtures::RealSource::Core(c) => {
+                ompd_engine::real::RealSpec::Core { path: c.clone() }
+            }
+            ompd_engine::fixtures::RealSource::Fixture { .. } => continue,
+        };
+        match ompd_engine::real::discover(&spec) {
+            Ok(found) => discovered.extend(found.into_iter().map(|f| (t.scenario.clone(), f))),
+            Err(e) => return Err(harness(format!("{}: {e}", t.scenario))),
+        }
+    }
+    Ok(discovered)
+}
+
+/// The names of the libraries to run: the named ones and the discovered ones (a known vendor's
+/// library named as the vendor), or, when there are none, every known vendor (fetched on demand).
+fn library_names(
+    args: &RunArgs,
+    discovered: Vec<(String, PathBuf)>,
+    cache: &Path,
+) -> Result<Vec<String>, i32> {
+    let mut names = args.libraries.clone();
+    for (from, f) in discovered {
+        // A known vendor's library is named as the vendor, so its loader quirks (an undeclared
+        // C++ runtime, an unshipped libomp) are worked around.
+        let canonical = f.canonicalize().unwrap_or_else(|_| f.clone());
+        let vendor = ompd_vendors::known().iter().find(|v| {
+            ompd_vendors::resolve(v.name, cache)
+                .is_ok_and(|r| r.path.canonicalize().is_ok_and(|p| p == canonical))
+        });
+        let f = vendor.map_or_else(|| f.display().to_string(), |v| v.name.to_string());
+        if !args.quiet {
+            eprintln!("{from}: ompd_dll_locations names {f}");
+        }
+        if !names.contains(&f) {
+            names.push(f);
+        }
+    }
+    if names.is_empty() {
+        // No library named: every known vendor, fetched on demand.
+        let progress = |l: &str| {
+            if !args.quiet {
+                eprintln!("{l}");
+            }
+        };
+        if let Err(e) = ompd_vendors::fetch(cache, &[], false, &mut |l| progress(l)) {
+            return Err(harness(e.to_string()));
+        }
+        names = ompd_vendors::known()
+            .iter()
+            .map(|v| v.name.to_string())
+            .collect();
+    }
+    Ok(names)
+}
+
+/// Resolves each library name to its file, with the `--preload` libraries.
+fn resolve(
+    args: &RunArgs,
+    names: &[String],
+    cache: &Path,
+) -> Result<Vec<ompd_vendors::Resolved>, i32> {
+    let mut libs = Vec::new();
+    for n in names {
+        let mut r = ompd_vendors::resolve(n, cache).map_err(|e| harness(e.to_string()))?;
+        r.preload.extend(args.preload.iter().cloned());
+        libs.push(r)
+    }
+    Ok(libs)
+}
+
+/// The fixture targets of a `--live`, `--cores` or `--run-fixture` run (compiled here, on first
+/// need: the runner's build compiles no C); none that can run is a harness failure.
+fn fixture_targets(
+    args: &RunArgs,
+    cache: &Path,
+) -> Result<Vec<ompd_engine::fixtures::RealTarget>, i32> {
+    let built = ompd_engine::fixtures::build_fixtures(cache).map_err(harness)?;
+    let (fixtures, missing) = ompd_engine::fixtures::fixture_targets(
+        &built,
+        cache,
+        &args.run_fixture,
+        !args.cores,
+        !args.no_core,
+    );
+    for m in &missing {
+        eprintln!("warning: live fixtures: {m}");
+    }
+    if fixtures.is_empty() {
+        return Err(harness(format!(
+            "no fixture target can run: {}",
+            if missing.is_empty() {
+                "none planned".into()
+            } else {
+                missing.join("; ")
+            }
+        )));
+    }
+    Ok(fixtures)
+}
+
+/// Inspects the libraries, runs the suite (stopped by Ctrl-C, SIGTERM or `--run-timeout`; with a
+/// progress bar on a terminal) and, with `--golden`, records each library's answers; a stopped
+/// run records no answers (its snapshot would be partial).
+fn execute(
+    args: &RunArgs,
+    libs: &[ompd_vendors::Resolved],
+    opts: &RunOptions,
+) -> Result<(Report, Arc<ompd_engine::supervisor::Stop>), i32> {
+    let statics = ompd_engine::run::inspect_all(libs).map_err(|e| harness(e.to_string()))?;
+    let stop = Arc::new(ompd_engine::supervisor::Stop::with_deadline(
+        args.run_timeout.map(Duration::from_secs),
+    ));
+    if let Err(e) = stop_on_signals(Arc::clone(&stop)) {
+        return Err(harness(format!("cannot handle SIGINT/SIGTERM: {e}")));
+    }
+    let show = !args.quiet && std::io::stderr().is_terminal();
+    let bar = show.then(|| progress_bar(libs, opts));
+    let mut report = ompd_engine::run::run(libs, &statics, opts, &stop, &|line| {
+        if let Some(b) = &bar {
+            b.inc(1);
+            b.set_message(line.to_string());
+        }
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    if args.answer_snapshots && stop.reason().is_none() {
+        let exec = ompd_engine::supervisor::Exec::of(opts, &stop);
+        for l in libs {
+            let answers = ompd_engine::collect::collect(l, exec);
+            report.answers.insert(l.name.clone(), answers);
+        }
+    }
+    Ok((report, stop))
+}
+
+/// Writes the run's renderings, compares its answers, applies the gate and says how the run
+/// ended: the exit code.
+fn finish(
+    report: &Report,
+    ev: &ompd_review::gate::Evaluation,
+    args: &RunArgs,
+    stop: &ompd_engine::supervisor::Stop,
+) -> i32 {
+    if let Err(code) = emit(report, &ompd_review::output::human(report, ev), args) {
+        return code;
+    }
+    if let Some(path) = &args.html {
+        if let Err(code) = write_html(std::slice::from_ref(report), path) {
+            return code;
+        }
+    }
+    // Answers of a run stopped while they were collected are partial: neither compared nor
+    // blessed (the stop is reported below).
+    let snapshots_differ = match stop.reason() {
+        Some(_) => false,
+        None => match answer_snapshots(report, args) {
+            Ok(d) => d,
+            Err(code) => return code,
+        },
+    };
+    let gate_code = match run_gate(report, ev, args, stop.reason().is_some()) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    for l in &report.libraries {
+        if let Some(d) = l
+            .diagnostics
+            .iter()
+            .find_map(|d| d.strip_prefix("load failed: "))
+        {
+            eprintln!("ompd-conform: error: cannot load {}: {d}", l.name);
+        }
+    }
+    if let Some(why) = stop.reason() {
+        eprintln!("ompd-conform: error: the run stopped early ({why}); the report is incomplete");
+        return EXIT_INTERRUPTED;
+    }
+    if report.count(Outcome::HarnessError) > 0 {
+        return EXIT_HARNESS;
+    }
+    match gate_code {
+        EXIT_OK if snapshots_differ => EXIT_FINDINGS,
+        code => code,
+    }
+}
+
+/// A progress bar over the run's units (and one step per library's property phase).
+fn progress_bar(libs: &[ompd_vendors::Resolved], opts: &RunOptions) -> indicatif::ProgressBar {
+    let units: usize = libs
+        .iter()
+        .map(|l| ompd_engine::run::plan(l, opts).len())
+        .sum();
+    let property = if opts.property.is_some() {
+        libs.len()
+    } else {
+        0
+    };
+    let bar = indicatif::ProgressBar::new((units + property) as u64);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{elapsed_precise} [{bar:30}] {pos}/{len} {wide_msg}",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+/// Turns SIGINT and SIGTERM into a stop of the run: they are blocked in this thread (and so in
+/// every thread spawned after it) and taken by one thread that waits for them. Workers unblock
+/// them again; they run in process groups of their own, so a Ctrl-C at the terminal reaches only
+/// the supervisor, which stops them and writes what it has.
+fn stop_on_signals(stop: Arc<ompd_engine::supervisor::Stop>) -> nix::Result<()> {
+    use nix::sys::signal::{SigSet, Signal};
+    let mut set = SigSet::empty();
+    set.add(Signal::SIGINT);
+    set.add(Signal::SIGTERM);
+    set.thread_block()?;
+    std::thread::spawn(move || {
+        if let Ok(sig) = set.wait() {
+            stop.interrupt(format!("interrupted by {}", sig.as_str()));
+        }
+    });
+    Ok(())
+}
+
+fn emit(report: &Report, human: &str, args: &RunArgs) -> Result<(), i32> {
+    match (args.format, &args.output) {
+        (Format::Json, Some(path)) => {
+            // The human report goes out first, so a failing write loses nothing computed.
+            print!("{human}");
+            report
+                .write_json(path)
+                .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
+        }
+        (Format::Json, None) => match serde_json::to_string_pretty(report) {
+            Ok(s) => println!("{s}"),
+            Err(e) => return Err(harness(format!("cannot render the report: {e}"))),
+        },
+        (Format::Human, Some(path)) => {
+            ompd_report::write_atomic(path, human.as_bytes())
+                .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
+            println!("{}", report.closing_line());
+        }
+        (Format::Human, None) => print!("{human}"),
+    }
+    Ok(())
+}
