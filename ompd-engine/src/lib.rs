@@ -30,3 +30,6 @@ pub mod run;
 pub mod snapshot;
 pub mod supervisor;
 pub mod worker;
+
+#[cfg(test)]
+mod glob_equivalence;

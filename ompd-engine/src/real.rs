@@ -76,10 +76,10 @@ const RECORDED_ICVS: &[&str] = &[
     "ompd-team-size-var",
 ];
 
-/// The checks that run on real targets, by id or prefix (`*`), with the facts each judges
-/// against; the other per-ICV value checks follow [`RECORDED_ICVS`]. Everything else is
+/// The checks that run on real targets, by id or glob ([`ompd_report::glob`]), with the facts
+/// each judges against; the other per-ICV value checks follow [`RECORDED_ICVS`]. Everything else is
 /// simulated-only.
-const REAL: &[(&str, &[Fact])] = {
+pub(crate) const REAL: &[(&str, &[Fact])] = {
     use Fact::*;
     &[
         ("aspace.process_initialize.compatible_target", &[]),
@@ -164,10 +164,7 @@ pub fn applies(id: &str, known: &Known, kind: TargetKind) -> Result<(), String> 
 
 fn lookup(id: &str) -> Option<&'static [Fact]> {
     REAL.iter()
-        .find(|(pat, _)| match pat.strip_suffix('*') {
-            Some(prefix) => id.starts_with(prefix),
-            None => id == *pat,
-        })
+        .find(|(pat, _)| ompd_report::glob(pat, id))
         .map(|(_, f)| *f)
 }
 

@@ -80,13 +80,10 @@ pub struct Exec<'a> {
     pub keep_env: &'a [String],
 }
 
-/// Whether check `id` passes the filters.
+/// Whether check `id` passes the `--check` filters: none, or any of them matches it as an
+/// [`ompd_report::glob`].
 pub fn selected(id: &str, filters: &[String]) -> bool {
-    filters.is_empty()
-        || filters.iter().any(|f| match f.strip_suffix('*') {
-            Some(prefix) => id.starts_with(prefix),
-            None => id == f,
-        })
+    filters.is_empty() || filters.iter().any(|f| ompd_report::glob(f, id))
 }
 
 /// A unit of `lib` running `checks` on a built-in scenario (set `model` for any other).

@@ -1,6 +1,9 @@
 //! Outcomes, result records and the report (`ompd-conformance/report/v1`), with its human and
 //! JSON renderings. Reporters only render: they never change an outcome.
 
+pub mod glob;
+pub use glob::glob;
+
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -9,8 +9,9 @@
 //! unit. Its reason says where it came from (`blessed on DATE from run: ACTUAL`) for a human to
 //! replace.
 
-use crate::expectations::{glob, File, Outcomes};
+use crate::expectations::{File, Outcomes};
 use crate::gate::{EntryRef, Evaluation};
+use ompd_report::glob;
 use ompd_report::{Gate, Outcome, Report, ResultRecord};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

@@ -37,6 +37,8 @@ tasks:
   lint-workflows          actionlint on .github/workflows/*.yml (fetched into target/actionlint)
   html REPORTS.. -o FILE  HTML conformance matrix of saved JSON reports, side by side
   bench                   time the default suite on every fetched vendor library
+  checks-index            rewrite ompd-checks/CHECKS.tsv (check id -> defining row, stage,
+                          severity, requirements, entry points; a test keeps it current)
 ";
 
 fn root() -> PathBuf {
@@ -409,6 +411,12 @@ fn main() -> ExitCode {
         Some("ci") => ci(&args[1..]),
         Some("lint-workflows") => lint_workflows(),
         Some("bench") => bench(),
+        Some("checks-index") => {
+            let mut c = cargo();
+            c.args(["test", "-p", "ompd-checks", "--test", "index", "--quiet"]);
+            c.env("OMPD_CHECKS_INDEX_WRITE", "1");
+            run(c)
+        }
         Some("help" | "--help" | "-h") | None => {
             print!("{HELP}");
             0
