@@ -24,18 +24,8 @@ use std::process::Command;
 /// The vendor library the step runs on.
 const LIBRARY: &str = "llvm-19";
 
-/// Runs the step; its exit code (0 when every check held).
-pub fn bare() -> i32 {
-    match run_bare() {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("xtask ci bare: {e}");
-            1
-        }
-    }
-}
-
-fn run_bare() -> Result<(), String> {
+/// Runs the step.
+pub fn run_bare() -> Result<(), String> {
     let scratch = crate::target_dir().join("bare");
     for dir in ["suite", "bin", "reports"] {
         let _ = std::fs::remove_dir_all(scratch.join(dir));

@@ -77,18 +77,8 @@ const COMPONENTS: &[(&[&str], &str)] = &[
     (&["cargo", "clippy", "--version"], "clippy"),
 ];
 
-/// Runs the step; its exit code.
-pub fn deps() -> i32 {
-    match install() {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("xtask ci deps: {e}");
-            1
-        }
-    }
-}
-
-fn install() -> Result<(), String> {
+/// Runs the step.
+pub fn install() -> Result<(), String> {
     for (probe, component) in COMPONENTS {
         if !Probe::Runs(probe).holds() {
             eprintln!("xtask ci deps: rustup component add {component}");

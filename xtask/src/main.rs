@@ -118,6 +118,17 @@ const CI_STEPS: [&str; 7] = [
     "bare",
 ];
 
+/// The exit code of a CI step that ended with `result`; an error is printed as one line.
+fn step_code(name: &str, result: Result<(), String>) -> i32 {
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("xtask ci {name}: {e}");
+            1
+        }
+    }
+}
+
 /// Runs the named CI steps (all of them, in order, when none is named).
 fn ci(only: &[String]) -> i32 {
     if let Some(bad) = only.iter().find(|s| !CI_STEPS.contains(&s.as_str())) {
@@ -135,8 +146,8 @@ fn ci(only: &[String]) -> i32 {
         let code = match name {
             "vendors" => ompd_conform(&["vendors".into(), "fetch".into()]),
             "workflows" => lint_workflows(),
-            "bare" => bare::bare(),
-            "deps" => deps::deps(),
+            "bare" => step_code(name, bare::run_bare()),
+            "deps" => step_code(name, deps::install()),
             _ => {
                 let args: &[&str] = match name {
                     "fmt" => &["fmt", "--all", "--check"],
