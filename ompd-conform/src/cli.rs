@@ -494,19 +494,19 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
         }
     }
     for pid in &args.pid {
-        o.real.push(crate::fixtures::RealTarget {
+        o.real.push(crate::real_runs::RealTarget {
             scenario: format!("pid-{pid}"),
             variant: "process".into(),
-            source: crate::fixtures::RealSource::Pid(*pid),
+            source: crate::real_runs::RealSource::Pid(*pid),
         });
     }
     for c in &args.core {
-        o.real.push(crate::fixtures::RealTarget {
+        o.real.push(crate::real_runs::RealTarget {
             scenario: c
                 .file_name()
                 .map_or("core".into(), |n| n.to_string_lossy().into_owned()),
             variant: "core-file".into(),
-            source: crate::fixtures::RealSource::Core(c.clone()),
+            source: crate::real_runs::RealSource::Core(c.clone()),
         });
     }
     let wants_real = args.live || args.cores || !args.run_fixture.is_empty() || !o.real.is_empty();
@@ -547,11 +547,11 @@ fn run(args: RunArgs) -> i32 {
         if let Err(e) = vendors::fetch(&cache, &[], false, &mut |_| {}) {
             return harness(e.to_string());
         }
-        let built = match crate::fixtures::build_fixtures(&cache) {
+        let built = match crate::real_runs::build_fixtures(&cache) {
             Ok(b) => b,
             Err(e) => return harness(e),
         };
-        match crate::fixtures::discover_libraries(&built, &cache, &args.run_fixture[0]) {
+        match crate::real_runs::discover_libraries(&built, &cache, &args.run_fixture[0]) {
             Ok(found) => {
                 discovered.extend(found.into_iter().map(|f| ("fixture runtime".into(), f)))
             }
@@ -567,11 +567,11 @@ fn run(args: RunArgs) -> i32 {
         // No library named for a process or core file: the ones its runtime names.
         for t in &opts.real {
             let spec = match &t.source {
-                crate::fixtures::RealSource::Pid(p) => crate::real::RealSpec::Live { pid: *p },
-                crate::fixtures::RealSource::Core(c) => {
-                    crate::real::RealSpec::Core { path: c.clone() }
+                crate::real_runs::RealSource::Pid(p) => crate::real::RealTarget::Live { pid: *p },
+                crate::real_runs::RealSource::Core(c) => {
+                    crate::real::RealTarget::Core { path: c.clone() }
                 }
-                crate::fixtures::RealSource::Fixture { .. } => continue,
+                crate::real_runs::RealSource::Fixture { .. } => continue,
             };
             match crate::real::discover(&spec) {
                 Ok(found) => {
@@ -624,11 +624,11 @@ fn run(args: RunArgs) -> i32 {
     }
     if args.live || args.cores || !args.run_fixture.is_empty() {
         // Compiled here, on first need: the runner's build compiles no C.
-        let built = match crate::fixtures::build_fixtures(&cache) {
+        let built = match crate::real_runs::build_fixtures(&cache) {
             Ok(b) => b,
             Err(e) => return harness(e),
         };
-        let (fixtures, missing) = crate::fixtures::fixture_targets(
+        let (fixtures, missing) = crate::real_runs::fixture_targets(
             &built,
             &cache,
             &args.run_fixture,

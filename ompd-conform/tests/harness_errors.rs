@@ -3,7 +3,7 @@
 //! naming the cause, booked as `harness-error` for every check it stopped, never as a crash of
 //! the library; and a run with a harness error exits 1.
 
-use ompd_engine::real::RealSpec;
+use ompd_engine::real::RealTarget;
 use ompd_engine::worker::{Event, HarnessFailure, RealUnit, Unit};
 use ompd_report::{Outcome, Report};
 use ompd_vendors as vendors;
@@ -85,7 +85,7 @@ fn an_unknown_scenario_is_a_harness_failure() {
 fn a_core_file_that_does_not_exist_is_a_harness_failure() {
     let mut u = unit();
     u.real = Some(RealUnit {
-        spec: RealSpec::Core {
+        spec: RealTarget::Core {
             path: "/nonexistent/ompd-conform-test.core".into(),
         },
         variant: "core-file".into(),

@@ -13,7 +13,7 @@
 //! - [`supervisor`]: runs one unit in fresh worker processes and turns their events into results;
 //!   a crash or timeout is attributed to the check in flight.
 //! - [`collect`]: records the snapshot probes of a library in workers.
-//! - [`fixtures`]: running the OpenMP fixture programs on each runtime for live and core runs.
+//! - [`real_runs`]: running the OpenMP fixture programs on each runtime for live and core runs.
 //! - [`property`]: the property phase: every check over generated cases, failures shrunk.
 //! - [`run`]: a whole run: options, the plan of units, every library, real target and the
 //!   property phase, gathered into the report.
@@ -22,10 +22,10 @@
 
 pub mod bench;
 pub mod collect;
-pub mod fixtures;
 pub mod parallel;
 pub mod property;
 pub mod real;
+pub mod real_runs;
 pub mod run;
 pub mod snapshot;
 pub mod supervisor;

@@ -2,9 +2,9 @@
 //! (`opts.jobs` at a time), the real targets and the property phase, and the report gathered
 //! from them.
 
-use crate::fixtures::RealTarget;
 use crate::parallel::parallel_map;
 use crate::property::PropertyOptions;
+use crate::real_runs::RealTarget;
 use crate::supervisor::{
     record, record_all, run_unit, selected, unit_of, Exec, Stop, UnitRun, DEFAULT_SEED,
 };
@@ -314,7 +314,7 @@ fn run_real(
             return (Vec::new(), Vec::new());
         }
         let t = &opts.real[i];
-        let done = crate::fixtures::run_target(t, libs, &checks, exec, scratch.path(), &ptrace);
+        let done = crate::real_runs::run_target(t, libs, &checks, exec, scratch.path(), &ptrace);
         progress(&format!(
             "[real {}/{total}] {} {}",
             i + 1,

@@ -59,7 +59,7 @@ pub struct Unit {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RealUnit {
     /// The target.
-    pub spec: crate::real::RealSpec,
+    pub spec: crate::real::RealTarget,
     /// What the report's layout column names it by: the runtime and fixture build
     /// (`intel-2026.2/clang-19`), `process` or `core-file`.
     pub variant: String,
@@ -247,15 +247,17 @@ fn captured_range(from: u64, to: u64) -> Option<String> {
 
 /// Opens a unit's real target and lifts its fixture's truth (a program that is no fixture gives
 /// a model of nothing known).
-fn open_real(r: &RealUnit) -> Result<(crate::real::Shared, crate::real::Lifted), HarnessFailure> {
+fn open_real(
+    r: &RealUnit,
+) -> Result<(crate::real::OpenedTarget, crate::real::Lifted), HarnessFailure> {
     open_real_or(r).map_err(HarnessFailure::TargetUnavailable)
 }
 
-fn open_real_or(r: &RealUnit) -> Result<(crate::real::Shared, crate::real::Lifted), String> {
+fn open_real_or(r: &RealUnit) -> Result<(crate::real::OpenedTarget, crate::real::Lifted), String> {
     let source = crate::real::open(&r.spec)?;
     // A process the harness did not start: the environment it started with is in /proc.
     let env = match (&r.spec, r.env.is_empty()) {
-        (crate::real::RealSpec::Live { pid }, true) => crate::real::start_environment(*pid),
+        (crate::real::RealTarget::Live { pid }, true) => crate::real::start_environment(*pid),
         _ => r.env.clone(),
     };
     let lifted = match crate::real::recorded(&source)? {

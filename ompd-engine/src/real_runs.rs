@@ -7,7 +7,7 @@
 //! released and must exit 0 (a fixture that did not is reported: its records are suspect). It
 //! can never outlive the run: it dies with the thread that started it (`PR_SET_PDEATHSIG`).
 
-use crate::real::RealSpec;
+use crate::real::RealTarget as RealSpec;
 use crate::supervisor::{self, Exec};
 use crate::worker::{RealUnit, Unit};
 use fixture_protocol::compile::Built;
