@@ -138,7 +138,7 @@ fn with_replay(
             lib.path.display(),
             path.display(),
             r.arch,
-            r.layout,
+            r.layout.as_deref().unwrap_or("*"),
             r.check
         ),
         Err(e) => format!("{what} (not written: {e})"),
@@ -277,7 +277,7 @@ pub(crate) fn run_library(
         .map(|id| {
             let base = |outcome, actual: String, detail: String| ResultRecord {
                 arch: "*".into(),
-                layout: "*".into(),
+                layout: Some("*".into()),
                 ..supervisor::record(&over_all_cases, id, outcome, "", actual, detail)
             };
             if let Some(why) = &harness {

@@ -8,7 +8,7 @@
 
 use crate::worker::{Event, HarnessFailure, Unit};
 use ompd_checks::{self as checks, Stage};
-use ompd_report::{Outcome, ResultRecord};
+use ompd_report::{Outcome, ResultRecord, ATTACHED};
 use ompd_serve::arch::Arch;
 use ompd_vendors::Resolved;
 use sim_target::layout::Policy;
@@ -147,12 +147,12 @@ pub(crate) fn record(
         requirements: checks::find(check)
             .map(|c| c.requirements.iter().map(|r| r.to_string()).collect())
             .unwrap_or_default(),
-        scenario: unit.scenario.clone(),
+        scenario: unit.real.as_ref().map_or_else(
+            || unit.scenario.clone(),
+            |r| r.info.fixture.clone().unwrap_or_else(|| ATTACHED.into()),
+        ),
         arch: unit.arch.name().to_string(),
-        layout: unit
-            .real
-            .as_ref()
-            .map_or_else(|| unit.layout.to_string(), |r| r.variant.clone()),
+        layout: unit.real.is_none().then(|| unit.layout.to_string()),
         outcome,
         expected: expected.to_string(),
         actual,

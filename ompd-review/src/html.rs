@@ -207,7 +207,8 @@ pub fn render(reports: &[Report]) -> String {
         out,
         "<p class=\"muted\">{checks} checks × {} libraries, {results} results from {} report(s) \
          (schema {}). Each cell shows the worst outcome of the check on that library over every \
-         unit (scenario × arch × layout); open it for the units.</p>",
+         unit (scenario × arch × layout, or a real target's scenario × arch × runtime/build and \
+         kind); open it for the units.</p>",
         cols.len(),
         reports.len(),
         escape(ompd_report::SCHEMA)
@@ -331,7 +332,7 @@ fn row(out: &mut String, id: &str, cols: &[Column<'_>]) {
         );
         if !bad.is_empty() {
             out.push_str(
-                "<table class=\"units\"><tr><th>outcome</th><th>scenario/arch/layout</th>\
+                "<table class=\"units\"><tr><th>outcome</th><th>unit</th>\
                  <th>expected</th><th>actual</th><th>detail</th></tr>",
             );
             for r in bad.iter().take(MAX_UNITS_SHOWN) {
@@ -447,7 +448,7 @@ mod tests {
             requirements: vec!["OMPD-X-001".into()],
             scenario: "serial".into(),
             arch: "lp64-le".into(),
-            layout: "natural".into(),
+            layout: Some("natural".into()),
             outcome,
             expected: "e".into(),
             actual: "a".into(),
