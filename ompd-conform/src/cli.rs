@@ -397,19 +397,12 @@ fn vendors_cmd(cmd: VendorCmd) -> i32 {
 fn options(args: &RunArgs) -> Result<RunOptions, String> {
     let mut o = RunOptions::default();
     if !args.scenario.is_empty() {
-        for s in &args.scenario {
-            if sim_target::model::scenario(s).is_none() {
-                let known: Vec<_> = sim_target::model::default_scenarios()
-                    .iter()
-                    .map(|s| s.name)
-                    .collect();
-                return Err(format!(
-                    "unknown scenario `{s}` (known: {})",
-                    known.join(", ")
-                ));
-            }
-        }
-        o.scenarios = args.scenario.clone();
+        // An unknown name is refused here, in one line naming the known ones.
+        o.scenarios = args
+            .scenario
+            .iter()
+            .map(|s| crate::worker::Scenario::built_in(s))
+            .collect::<Result<_, _>>()?;
     }
     if !args.replay.is_empty() {
         if args.scenario.is_empty() {
@@ -426,7 +419,8 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "replay".into());
-            o.models.push((format!("replay:{name}"), m));
+            o.scenarios
+                .push(crate::worker::Scenario::model(format!("replay:{name}"), m));
         }
     }
     if !args.arch.is_empty() {
@@ -493,22 +487,13 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
             return Err(format!("no process with pid {p}"));
         }
     }
-    for pid in &args.pid {
-        o.real.push(crate::real_runs::RealTarget {
-            scenario: format!("pid-{pid}"),
-            variant: "process".into(),
-            source: crate::real_runs::RealSource::Pid(*pid),
-        });
-    }
-    for c in &args.core {
-        o.real.push(crate::real_runs::RealTarget {
-            scenario: c
-                .file_name()
-                .map_or("core".into(), |n| n.to_string_lossy().into_owned()),
-            variant: "core-file".into(),
-            source: crate::real_runs::RealSource::Core(c.clone()),
-        });
-    }
+    o.real
+        .extend(args.pid.iter().map(|p| crate::real_runs::RealRun::Pid(*p)));
+    o.real.extend(
+        args.core
+            .iter()
+            .map(|c| crate::real_runs::RealRun::Core(c.clone())),
+    );
     let wants_real = args.live || args.cores || !args.run_fixture.is_empty() || !o.real.is_empty();
     o.sim = !wants_real || args.sim;
     // Generated cases complement the default scenario set; a run narrowed to scenarios or
@@ -566,18 +551,12 @@ fn run(args: RunArgs) -> i32 {
     {
         // No library named for a process or core file: the ones its runtime names.
         for t in &opts.real {
-            let spec = match &t.source {
-                crate::real_runs::RealSource::Pid(p) => crate::real::RealTarget::Live { pid: *p },
-                crate::real_runs::RealSource::Core(c) => {
-                    crate::real::RealTarget::Core { path: c.clone() }
-                }
-                crate::real_runs::RealSource::Fixture { .. } => continue,
-            };
-            match crate::real::discover(&spec) {
+            let Some(target) = t.named() else { continue };
+            match crate::real::discover(&target) {
                 Ok(found) => {
-                    discovered.extend(found.into_iter().map(|f| (t.scenario.clone(), f)));
+                    discovered.extend(found.into_iter().map(|f| (t.label(), f)));
                 }
-                Err(e) => return harness(format!("{}: {e}", t.scenario)),
+                Err(e) => return harness(format!("{}: {e}", t.label())),
             }
         }
     }

@@ -54,12 +54,15 @@ pub fn measure(lib: &Resolved, reps: usize) -> Result<Figures, String> {
     };
     let stop = Stop::default();
     let exec = Exec::of(&opts, &stop);
+    let scenario = worker::Scenario::built_in(scenario)?;
     let full = supervisor::unit_of(
         lib,
         ompd_checks::Stage::Target,
-        scenario,
-        arch,
-        layout,
+        worker::Target::Simulated {
+            scenario,
+            arch,
+            layout,
+        },
         target,
     );
     // A first isolated run finds the checks that crash this library: both passes leave them out
