@@ -100,7 +100,7 @@ fn key(r: &ResultRecord) -> Key {
         r.check.clone(),
         r.scenario.clone(),
         r.arch.clone(),
-        r.layout.clone(),
+        r.layout.clone().unwrap_or_default(),
     )
 }
 

@@ -1,10 +1,10 @@
-//! A failure of the harness inside a worker (a scenario it does not know, a model it cannot
-//! lower, a real target it cannot open, a unit it cannot read) is a typed `harness_failed` event
-//! naming the cause, booked as `harness-error` for every check it stopped, never as a crash of
+//! A failure of the harness inside a worker (a model it cannot lower, a real target it cannot
+//! open, a unit it cannot read, including one naming a scenario it does not know) is a typed
+//! `harness_failed` event naming the cause, booked as `harness-error` for every check it stopped, never as a crash of
 //! the library; and a run with a harness error exits 1.
 
-use ompd_engine::real::RealSpec;
-use ompd_engine::worker::{Event, HarnessFailure, RealUnit, Unit};
+use ompd_engine::real::RealTarget;
+use ompd_engine::worker::{Event, HarnessFailure, Target, Unit};
 use ompd_report::{Outcome, Report};
 use ompd_vendors as vendors;
 use std::io::Write;
@@ -32,9 +32,12 @@ fn unit() -> Unit {
         "preload": lib.preload,
         "needs_cxx_runtime": lib.needs_cxx_runtime,
         "stage": "target",
-        "scenario": sim_target::model::default_scenarios()[0].name,
-        "arch": ompd_serve::arch::Arch::LP64_LE,
-        "layout": sim_target::layout::Policy::Natural,
+        "target": {
+            "kind": "simulated",
+            "scenario": {"built_in": sim_target::model::default_scenarios()[0].name},
+            "arch": ompd_serve::arch::Arch::LP64_LE,
+            "layout": sim_target::layout::Policy::Natural,
+        },
         "checks": ["thread.handle.by_pthread_id", "icv.value.dyn-var"],
     });
     serde_json::from_value(unit).expect("a unit")
@@ -72,26 +75,32 @@ fn failure_of(unit: &Unit) -> HarnessFailure {
 }
 
 #[test]
-fn an_unknown_scenario_is_a_harness_failure() {
-    let mut u = unit();
-    u.scenario = "no-such-scenario".into();
-    assert_eq!(
-        failure_of(&u),
-        HarnessFailure::UnknownScenario("no-such-scenario".into())
+fn a_unit_naming_an_unknown_scenario_is_malformed() {
+    let mut u = serde_json::to_value(unit()).expect("units serialize");
+    u["target"]["scenario"]["built_in"] = "no-such-scenario".into();
+    let (events, code) = worker(&u.to_string());
+    assert_eq!(code, 1);
+    assert!(
+        matches!(
+            events.as_slice(),
+            [Event::HarnessFailed {
+                failure: HarnessFailure::MalformedUnit(m)
+            }] if m.contains("unknown scenario `no-such-scenario`")
+        ),
+        "{events:?}"
     );
 }
 
 #[test]
 fn a_core_file_that_does_not_exist_is_a_harness_failure() {
     let mut u = unit();
-    u.real = Some(RealUnit {
-        spec: RealSpec::Core {
+    u.target = Target::Real {
+        target: RealTarget::Core {
             path: "/nonexistent/ompd-conform-test.core".into(),
         },
-        variant: "core-file".into(),
         info: Default::default(),
         env: Vec::new(),
-    });
+    };
     let failure = failure_of(&u);
     assert!(
         matches!(&failure, HarnessFailure::TargetUnavailable(m) if m.contains("ompd-conform-test.core")),

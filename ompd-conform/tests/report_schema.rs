@@ -1,6 +1,7 @@
-//! The JSON report against its committed schema (`suite-data/report-v1.schema.json`), checked by a
+//! The JSON report against its committed schema (`suite-data/report-v2.schema.json`), checked by a
 //! small validator of the keywords the schema uses (type, const, enum, required, properties,
-//! items, additionalProperties): a real run's report, and one with every optional field set.
+//! items, additionalProperties): a real run's report, one with every optional field set, and a
+//! v1 report (valid against `suite-data/report-v1.schema.json`) read into the v2 shape.
 
 use ompd_report::{Gate, LibraryInfo, Outcome, Report, ResultRecord};
 use serde_json::Value;
@@ -69,6 +70,10 @@ fn schema() -> Value {
     serde_json::from_str(suite_data::REPORT_SCHEMA_JSON).expect("the schema is JSON")
 }
 
+fn schema_v1() -> Value {
+    serde_json::from_str(suite_data::REPORT_SCHEMA_V1_JSON).expect("the v1 schema is JSON")
+}
+
 fn errors(report: &Report) -> Vec<String> {
     let mut out = Vec::new();
     validate(
@@ -97,7 +102,7 @@ fn a_report_with_every_optional_field_matches_the_schema() {
         requirements: vec!["OMPD-X".into()],
         scenario: "s".into(),
         arch: "lp64-le".into(),
-        layout: "natural".into(),
+        layout: Some("natural".into()),
         outcome: Outcome::Crash,
         expected: "e".into(),
         actual: "a".into(),
@@ -128,6 +133,34 @@ fn a_report_with_every_optional_field_matches_the_schema() {
     let mut out = Vec::new();
     validate(&schema(), &bad, "$", &mut out);
     assert_eq!(out.len(), 2, "{out:?}");
+}
+
+#[test]
+fn a_v1_report_read_into_the_v2_shape_matches_the_v2_schema() {
+    let v1 = serde_json::json!({
+        "schema": ompd_report::SCHEMA_V1,
+        "libraries": [],
+        "summary": {"pass": 0, "warn": 0, "not-supported": 0, "skip": 0, "fail": 1, "crash": 0,
+                    "timeout": 0, "harness-error": 0},
+        "incomplete": false,
+        "results": [{"library": "l", "check": "c", "requirements": [], "scenario": "nested-nodebug",
+                     "arch": "lp64-le", "layout": "llvm-21/gcc", "outcome": "fail",
+                     "expected": "", "actual": "", "detail": "", "target": "live"}],
+    });
+    let mut out = Vec::new();
+    validate(&schema_v1(), &v1, "$", &mut out);
+    assert_eq!(
+        out,
+        Vec::<String>::new(),
+        "the hand-made report is a v1 report"
+    );
+    let r = Report::from_json(&v1.to_string()).expect("a v1 report reads");
+    assert_eq!(r.schema, ompd_report::SCHEMA);
+    assert_eq!(errors(&r), Vec::<String>::new());
+    let v = serde_json::to_value(&r).unwrap();
+    assert_eq!(v["results"][0]["scenario"], "nested");
+    assert!(v["results"][0].get("layout").is_none());
+    assert_eq!(v["results"][0]["real"]["omp_debug"], false);
 }
 
 #[test]

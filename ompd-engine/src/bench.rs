@@ -42,28 +42,75 @@ pub struct Figures {
 /// Measures `lib` with `reps` runs per pass.
 pub fn measure(lib: &Resolved, reps: usize) -> Result<Figures, String> {
     let reps = reps.max(1);
-    let (scenario, arch, layout) = UNIT;
-    let target: Vec<String> = checks::registry()
-        .iter()
-        .filter(|c| c.stage == Stage::Target)
-        .map(|c| c.id.to_string())
-        .collect();
     let opts = RunOptions {
         rerun_crashes: false,
         ..RunOptions::default()
     };
     let stop = Stop::default();
     let exec = Exec::of(&opts, &stop);
+    let unit = surviving_unit(lib, exec)?;
+    let instances_per_s = per_second(reps, || {
+        supervisor::setup_only(&unit, exec)?;
+        Ok(1)
+    })?;
+    let isolated_checks_per_s = per_second(reps, || {
+        Ok(supervisor::run_unit(&unit, exec)
+            .records
+            .iter()
+            .filter(|r| r.outcome != Outcome::Skip)
+            .count())
+    })?;
+    let in_process_checks_per_s = per_second(reps, || {
+        let mut ran = 0usize;
+        worker::run_unit(&unit, &mut |e| {
+            if matches!(e, Event::Result { outcome, .. } if *outcome != Outcome::Skip) {
+                ran += 1;
+            }
+            true
+        })
+        .map_err(|e| e.to_string())?;
+        Ok(ran)
+    })?;
+    Ok(Figures {
+        instances_per_s,
+        checks: unit.checks.len(),
+        reps,
+        isolated_checks_per_s,
+        in_process_checks_per_s,
+    })
+}
+
+/// Runs `pass` `reps` times: what the passes counted, per second of their wall time.
+fn per_second(reps: usize, mut pass: impl FnMut() -> Result<usize, String>) -> Result<f64, String> {
+    let start = Instant::now();
+    let mut counted = 0usize;
+    for _ in 0..reps {
+        counted += pass()?;
+    }
+    Ok(counted as f64 / start.elapsed().as_secs_f64())
+}
+
+/// The bench unit of `lib` with every target-stage check that does not crash or hang it: a first
+/// isolated run finds those, and both passes leave them out (in this process a crash would end
+/// the measurement).
+fn surviving_unit(lib: &Resolved, exec: Exec) -> Result<Unit, String> {
+    let (scenario, arch, layout) = UNIT;
+    let target: Vec<String> = checks::registry()
+        .iter()
+        .filter(|c| c.stage == Stage::Target)
+        .map(|c| c.id.to_string())
+        .collect();
+    let scenario = worker::Scenario::built_in(scenario)?;
     let full = supervisor::unit_of(
         lib,
         ompd_checks::Stage::Target,
-        scenario,
-        arch,
-        layout,
+        worker::Target::Simulated {
+            scenario,
+            arch,
+            layout,
+        },
         target,
     );
-    // A first isolated run finds the checks that crash this library: both passes leave them out
-    // (in this process a crash would end the measurement).
     let first = supervisor::run_unit(&full, exec);
     if let Some(r) = first
         .records
@@ -78,45 +125,8 @@ pub fn measure(lib: &Resolved, reps: usize) -> Result<Figures, String> {
         .filter(|r| !matches!(r.outcome, Outcome::Crash | Outcome::Timeout))
         .map(|r| r.check.clone())
         .collect();
-    let unit = Unit {
+    Ok(Unit {
         checks: survivors,
         ..full
-    };
-
-    let start = Instant::now();
-    for _ in 0..reps {
-        supervisor::setup_only(&unit, exec)?;
-    }
-    let instances_per_s = reps as f64 / start.elapsed().as_secs_f64();
-
-    let start = Instant::now();
-    let mut ran = 0usize;
-    for _ in 0..reps {
-        ran += supervisor::run_unit(&unit, exec)
-            .records
-            .iter()
-            .filter(|r| r.outcome != Outcome::Skip)
-            .count();
-    }
-    let isolated_checks_per_s = ran as f64 / start.elapsed().as_secs_f64();
-
-    let start = Instant::now();
-    let mut ran = 0usize;
-    for _ in 0..reps {
-        worker::run_unit(&unit, &mut |e| {
-            if matches!(e, Event::Result { outcome, .. } if *outcome != Outcome::Skip) {
-                ran += 1;
-            }
-            true
-        })
-        .map_err(|e| e.to_string())?;
-    }
-    let in_process_checks_per_s = ran as f64 / start.elapsed().as_secs_f64();
-    Ok(Figures {
-        instances_per_s,
-        checks: unit.checks.len(),
-        reps,
-        isolated_checks_per_s,
-        in_process_checks_per_s,
     })
 }

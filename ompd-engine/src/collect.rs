@@ -3,7 +3,7 @@
 
 use crate::snapshot::{Answers, ARCHS, LAYOUT};
 use crate::supervisor::Exec;
-use crate::worker::Event;
+use crate::worker::{Event, Scenario, Target};
 use ompd_vendors::Resolved;
 use std::sync::mpsc;
 use std::time::Instant;
@@ -12,16 +12,15 @@ use std::time::Instant;
 /// a fresh worker, and returns the answers. A worker that dies or hangs is an answer too.
 pub fn collect(lib: &Resolved, exec: Exec) -> Answers {
     let mut units = Vec::new();
-    for s in sim_target::model::default_scenarios() {
+    for s in Scenario::default_set() {
         for a in ARCHS {
-            let mut u = crate::supervisor::unit_of(
-                lib,
-                ompd_checks::Stage::Target,
-                s.name,
-                a,
-                LAYOUT,
-                Vec::new(),
-            );
+            let target = Target::Simulated {
+                scenario: s.clone(),
+                arch: a,
+                layout: LAYOUT,
+            };
+            let mut u =
+                crate::supervisor::unit_of(lib, ompd_checks::Stage::Target, target, Vec::new());
             u.snapshot = true;
             units.push(u);
         }
@@ -33,7 +32,7 @@ pub fn collect(lib: &Resolved, exec: Exec) -> Answers {
             run_one(&units[i], exec)
         }))
     {
-        let prefix = format!("{}/{}", u.scenario, u.arch.name());
+        let prefix = format!("{}/{}", u.target.scenario_name(), u.target.arch().name());
         for (k, v) in got {
             results.insert(format!("{prefix}/{k}"), v);
         }

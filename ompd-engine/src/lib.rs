@@ -4,16 +4,18 @@
 //!
 //! Modules, each depending only on the ones listed before it (no module cycles):
 //! - [`parallel`]: independent work on a few threads, answers in order.
-//! - [`real`]: live processes and core files as targets, with the truth their fixtures recorded
-//!   lifted into the model, and which checks apply to them.
+//! - [`real`]: live processes and core files as targets (opening them, lifting the truth their
+//!   fixtures recorded into the model, the OMPT view, discovery of their OMPD libraries), and
+//!   which checks apply to them.
 //! - [`snapshot`]: the answer snapshot probes of a library's observable answers, their file
 //!   format and their diff.
-//! - [`worker`]: the units, the events a worker streams, and the worker itself: runs the checks
-//!   of one unit in this fresh process.
+//! - [`worker`]: the units (each with its typed target and scenario), the events a worker
+//!   streams, and the worker itself: runs the checks of one unit in this fresh process.
 //! - [`supervisor`]: runs one unit in fresh worker processes and turns their events into results;
 //!   a crash or timeout is attributed to the check in flight.
 //! - [`collect`]: records the snapshot probes of a library in workers.
-//! - [`fixtures`]: running the OpenMP fixture programs on each runtime for live and core runs.
+//! - [`real_runs`]: the real targets of a run (fixtures on each runtime, live and from core
+//!   files; `--pid`; `--core`) and running every library's units against each.
 //! - [`property`]: the property phase: every check over generated cases, failures shrunk.
 //! - [`run`]: a whole run: options, the plan of units, every library, real target and the
 //!   property phase, gathered into the report.
@@ -22,10 +24,10 @@
 
 pub mod bench;
 pub mod collect;
-pub mod fixtures;
 pub mod parallel;
 pub mod property;
 pub mod real;
+pub mod real_runs;
 pub mod run;
 pub mod snapshot;
 pub mod supervisor;

@@ -7,7 +7,7 @@
 //! seed, so a check's first failing case can be regenerated and shrunk for that check alone.
 
 use crate::supervisor::{self, Exec};
-use crate::worker::Unit;
+use crate::worker::{Scenario, Target, Unit};
 use ompd_checks::{self as checks, Stage};
 use ompd_report::{Outcome, ResultRecord};
 use ompd_serve::arch::Arch;
@@ -92,9 +92,12 @@ struct Tally {
 }
 
 fn unit(lib: &Resolved, m: &Model, a: Arch, p: Policy, checks: &[String]) -> Unit {
-    let mut u = supervisor::unit_of(lib, Stage::Target, SCENARIO, a, p, checks.to_vec());
-    u.model = Some(m.clone());
-    u
+    let target = Target::Simulated {
+        scenario: Scenario::model(SCENARIO, m.clone()),
+        arch: a,
+        layout: p,
+    };
+    supervisor::unit_of(lib, Stage::Target, target, checks.to_vec())
 }
 
 /// Writes the model of a case as a replay file; returns its path.
@@ -138,7 +141,7 @@ fn with_replay(
             lib.path.display(),
             path.display(),
             r.arch,
-            r.layout,
+            r.layout.as_deref().unwrap_or("*"),
             r.check
         ),
         Err(e) => format!("{what} (not written: {e})"),
@@ -234,17 +237,13 @@ pub(crate) fn run_library(
         .collect();
     let cases = run_cases(lib, &all, popts, exec);
     // Results that sum up every case are reported against every arch and layout.
-    let over_all_cases = supervisor::unit_of(
-        lib,
-        Stage::Target,
-        SCENARIO,
-        Arch::LP64_LE,
-        Policy::Natural,
-        vec![],
-    );
+    let nothing = sim_target::model::ModelBuilder::new()
+        .build()
+        .expect("the empty model is valid");
+    let over_all_cases = unit(lib, &nothing, Arch::LP64_LE, Policy::Natural, &[]);
     let base = |id: &str, outcome, actual: String, detail: String| ResultRecord {
         arch: "*".into(),
-        layout: "*".into(),
+        layout: Some("*".into()),
         ..supervisor::record(&over_all_cases, id, outcome, "", actual, detail)
     };
     all.iter()

@@ -2,13 +2,13 @@
 //! (`opts.jobs` at a time), the real targets and the property phase, and the report gathered
 //! from them.
 
-use crate::fixtures::RealTarget;
 use crate::parallel::parallel_map;
 use crate::property::PropertyOptions;
+use crate::real_runs::RealRun;
 use crate::supervisor::{
     record, record_all, run_unit, selected, unit_of, Exec, Stop, UnitRun, DEFAULT_SEED,
 };
-use crate::worker::{Event, Unit};
+use crate::worker::{Event, Scenario, Target, Unit};
 use ompd_checks::{self as checks, Stage};
 use ompd_loader::inspect::{self, StaticInfo};
 use ompd_report::{LibraryInfo, Report, ResultRecord};
@@ -23,10 +23,8 @@ use std::time::Duration;
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// Scenarios (default: the default scenario set).
-    pub scenarios: Vec<String>,
-    /// Models run as extra scenarios, by name (replayed files).
-    pub models: Vec<(String, sim_target::model::Model)>,
+    /// Scenarios, resolved (default: the default scenario set; a replayed file is a model).
+    pub scenarios: Vec<Scenario>,
     /// Architectures (default: all four).
     pub archs: Vec<Arch>,
     /// Layout policies (default: natural, packed, random, Intel 2026.2 where it applies).
@@ -46,17 +44,13 @@ pub struct RunOptions {
     /// Run the simulated scenarios (off when only real targets were asked for).
     pub sim: bool,
     /// Real targets (fixture programs, processes, core files), each run with every library.
-    pub real: Vec<RealTarget>,
+    pub real: Vec<RealRun>,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
-            scenarios: sim_target::model::default_scenarios()
-                .iter()
-                .map(|s| s.name.to_string())
-                .collect(),
-            models: Vec::new(),
+            scenarios: Scenario::default_set(),
             archs: Arch::ALL.to_vec(),
             layouts: vec![
                 Policy::Natural,
@@ -99,33 +93,23 @@ pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
             .map(|c| c.id.to_string())
             .collect()
     };
-    let base = |stage, scenario: &str, arch: Arch, layout: Policy, checks| {
-        unit_of(lib, stage, scenario, arch, layout, checks)
-    };
     let mut units = Vec::new();
     let lifecycle = ids(Stage::Library);
     if !lifecycle.is_empty() {
         // Library-level checks need no target; they are reported against the host variant.
-        units.push(base(
-            Stage::Library,
-            "none",
-            Arch::LP64_LE,
-            Policy::Natural,
-            lifecycle,
-        ));
+        units.push(unit_of(lib, Stage::Library, Target::Host, lifecycle));
     }
     let target = ids(Stage::Target);
     if !target.is_empty() && opts.sim {
-        let named = opts.scenarios.iter().map(|s| (s.as_str(), None));
-        let replayed = opts.models.iter().map(|(n, m)| (n.as_str(), Some(m)));
-        for (s, model) in named.chain(replayed) {
+        for scenario in &opts.scenarios {
             for a in &opts.archs {
-                for l in &opts.layouts {
-                    if l.supports(*a) {
-                        let mut u = base(Stage::Target, s, *a, *l, target.clone());
-                        u.model = model.cloned();
-                        units.push(u);
-                    }
+                for l in opts.layouts.iter().filter(|l| l.supports(*a)) {
+                    let t = Target::Simulated {
+                        scenario: scenario.clone(),
+                        arch: *a,
+                        layout: *l,
+                    };
+                    units.push(unit_of(lib, Stage::Target, t, target.clone()));
                 }
             }
         }
@@ -217,9 +201,11 @@ fn run_units(
             "[{}/{total}] {} {} {} {}",
             i + 1,
             u.library,
-            u.scenario,
-            u.arch.name(),
-            u.layout
+            u.target.scenario_name(),
+            u.target.arch().name(),
+            u.target
+                .layout()
+                .map_or_else(String::new, |l| l.to_string())
         ));
         r
     })
@@ -227,14 +213,7 @@ fn run_units(
 
 /// The static checks of a library, judged from its file.
 fn static_records(lib: &Resolved, info: &StaticInfo, opts: &RunOptions) -> Vec<ResultRecord> {
-    let host = unit_of(
-        lib,
-        Stage::Library,
-        "none",
-        Arch::LP64_LE,
-        Policy::Natural,
-        vec![],
-    );
+    let host = unit_of(lib, Stage::Library, Target::Host, vec![]);
     checks::registry()
         .iter()
         .filter(|c| c.stage == Stage::Static && selected(c.id, &opts.checks))
@@ -335,13 +314,8 @@ fn run_real(
             return (Vec::new(), Vec::new());
         }
         let t = &opts.real[i];
-        let done = crate::fixtures::run_target(t, libs, &checks, exec, scratch.path(), &ptrace);
-        progress(&format!(
-            "[real {}/{total}] {} {}",
-            i + 1,
-            t.scenario,
-            t.variant
-        ));
+        let done = crate::real_runs::run_target(t, libs, &checks, exec, scratch.path(), &ptrace);
+        progress(&format!("[real {}/{total}] {}", i + 1, t.label()));
         done
     });
     let mut records = Vec::new();
@@ -444,12 +418,13 @@ mod tests {
         assert_eq!(
             units
                 .iter()
-                .filter(|u| u.layout == Policy::Intel2026_2)
+                .filter(|u| u.target.layout() == Some(Policy::Intel2026_2))
                 .count(),
             scenarios
         );
         assert!(units
             .iter()
-            .all(|u| u.layout != Policy::Intel2026_2 || u.arch == Arch::LP64_LE));
+            .all(|u| u.target.layout() != Some(Policy::Intel2026_2)
+                || u.target.arch() == Arch::LP64_LE));
     }
 }

@@ -6,12 +6,10 @@
 //! One process per unit is also how each target setup gets a fresh library instance: the
 //! LLVM-family libraries latch type sizes and state in process-wide globals.
 
-use crate::worker::{Contract, Event, HarnessFailure, Unit};
+use crate::worker::{Contract, Event, HarnessFailure, Target, Unit};
 use ompd_checks::{self as checks, Stage};
 use ompd_report::{Outcome, ResultRecord};
-use ompd_serve::arch::Arch;
 use ompd_vendors::Resolved;
-use sim_target::layout::Policy;
 use std::io::{BufRead, BufReader, Read, Seek, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command, Stdio};
@@ -86,28 +84,17 @@ pub fn selected(id: &str, filters: &[String]) -> bool {
     filters.is_empty() || filters.iter().any(|f| ompd_report::glob(f, id))
 }
 
-/// A unit of `lib` running `checks` on a built-in scenario (set `model` for any other).
-pub(crate) fn unit_of(
-    lib: &Resolved,
-    stage: Stage,
-    scenario: &str,
-    arch: Arch,
-    layout: Policy,
-    checks: Vec<String>,
-) -> Unit {
+/// A unit of `lib` running `checks` against `target`.
+pub(crate) fn unit_of(lib: &Resolved, stage: Stage, target: Target, checks: Vec<String>) -> Unit {
     Unit {
-        model: None,
         library: lib.name.clone(),
         path: lib.path.clone(),
         preload: lib.preload.clone(),
         needs_cxx_runtime: lib.needs_cxx_runtime,
         stage,
         snapshot: false,
-        scenario: scenario.to_string(),
-        arch,
-        layout,
+        target,
         checks,
-        real: None,
         carried: Default::default(),
     }
 }
@@ -144,23 +131,19 @@ pub(crate) fn record(
         requirements: checks::find(check)
             .map(|c| c.requirements.iter().map(|r| r.to_string()).collect())
             .unwrap_or_default(),
-        scenario: unit.scenario.clone(),
-        arch: unit.arch.name().to_string(),
-        layout: unit
-            .real
-            .as_ref()
-            .map_or_else(|| unit.layout.to_string(), |r| r.variant.clone()),
+        scenario: unit.target.scenario_name().to_string(),
+        arch: unit.target.arch().name().to_string(),
+        layout: unit.target.layout().map(|l| l.to_string()),
         outcome,
         expected: expected.to_string(),
         actual,
         detail,
         flaky: false,
-        target: unit
-            .real
-            .as_ref()
-            .map_or(ompd_report::TARGET_SIM, |r| r.spec.kind().name())
-            .into(),
-        real: unit.real.as_ref().map(|r| r.info.clone()),
+        target: unit.target.kind_name().into(),
+        real: match &unit.target {
+            Target::Real { info, .. } => Some(info.clone()),
+            _ => None,
+        },
         gate: None,
     }
 }

@@ -5,10 +5,11 @@
 //! worker keeps as a private descriptor before pointing fd 1 at stderr, so that anything the
 //! library prints lands in the captured stderr instead of corrupting the result stream.
 
+use crate::real::{Known, OpenedTarget, RealTarget};
 use ompd_checks::{self as checks, Ctx, Profile, Setup, Stage};
 use ompd_loader::library::{Library, LoadOptions};
 use ompd_serve::arch::Arch;
-use ompd_serve::callbacks::{self, Target};
+use ompd_serve::callbacks;
 use ompd_serve::source::Source;
 use serde::{Deserialize, Serialize};
 use sim_target::layout::Policy;
@@ -36,39 +37,167 @@ pub struct Unit {
     /// unit's target: answers are recorded, never judged.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub snapshot: bool,
-    /// Scenario (target stage).
-    pub scenario: String,
-    /// The model, for scenarios that are not built in (replayed files, generated cases).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<sim_target::model::Model>,
-    /// Architecture (target stage; a real target has its own).
-    pub arch: Arch,
-    /// Layout policy (target stage; a real target has its own).
-    pub layout: Policy,
+    /// What the checks run against.
+    pub target: Target,
     /// Check ids to run, in order.
     pub checks: Vec<String>,
-    /// A real target (live process or core file) instead of the simulated scenario.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub real: Option<RealUnit>,
     /// What earlier workers of this unit saw for the unit's contract checks.
     #[serde(default, skip_serializing_if = "Contract::is_empty")]
     pub carried: Contract,
 }
 
-/// A unit's real target, and the environment its fixture ran with (the ICV lists it set).
+/// What a unit's checks run against.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RealUnit {
-    /// The target.
-    pub spec: crate::real::RealSpec,
-    /// What the report's layout column names it by: the runtime and fixture build
-    /// (`intel-2026.2/clang-19`), `process` or `core-file`.
-    pub variant: String,
-    /// What the report says of the target (kind, fixture, runtime, build, pid or core file).
-    #[serde(default)]
-    pub info: ompd_report::RealTargetInfo,
-    /// The fixture's environment (empty for a process the harness did not start).
-    #[serde(default)]
-    pub env: Vec<(String, String)>,
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Target {
+    /// No target: the library-level checks, reported against the host variant (scenario `none`,
+    /// `lp64-le`, `natural`).
+    Host,
+    /// The simulated target: a scenario's model lowered for an arch under a layout policy.
+    Simulated {
+        /// The runtime state.
+        scenario: Scenario,
+        /// The arch variant.
+        arch: Arch,
+        /// The layout policy.
+        layout: Policy,
+    },
+    /// A real target (a live process or a core file), whose own arch and runtime the report
+    /// names.
+    Real {
+        /// What the worker opens.
+        target: RealTarget,
+        /// What the report says of it (kind, fixture, runtime, build, pid or core file).
+        info: ompd_report::RealTargetInfo,
+        /// The fixture's environment (empty for a process the harness did not start).
+        #[serde(default)]
+        env: Vec<(String, String)>,
+    },
+}
+
+impl Target {
+    /// The scenario reports name the unit by: the simulated scenario's name, `none` for the
+    /// host, a real target's fixture scenario (or `attached`).
+    pub fn scenario_name(&self) -> &str {
+        match self {
+            Target::Host => "none",
+            Target::Simulated { scenario, .. } => scenario.name(),
+            Target::Real { info, .. } => info.fixture.as_deref().unwrap_or(ompd_report::ATTACHED),
+        }
+    }
+
+    /// The target's arch variant (the host's for library-level checks).
+    pub fn arch(&self) -> Arch {
+        match self {
+            Target::Host => Arch::LP64_LE,
+            Target::Simulated { arch, .. } => *arch,
+            Target::Real { target, .. } => target.arch(),
+        }
+    }
+
+    /// The layout policy of a simulated target (`natural` for the host); none on a real one.
+    pub fn layout(&self) -> Option<Policy> {
+        match self {
+            Target::Host => Some(Policy::Natural),
+            Target::Simulated { layout, .. } => Some(*layout),
+            Target::Real { .. } => None,
+        }
+    }
+
+    /// The kind reports name: `sim`, `live` or `core`.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Target::Host | Target::Simulated { .. } => ompd_report::TARGET_SIM,
+            Target::Real { target, .. } => target.kind().name(),
+        }
+    }
+}
+
+/// A simulated target's runtime state, resolved when the unit is planned.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scenario {
+    /// A built-in scenario (`sim_target::model::scenario`), its model rebuilt by the worker.
+    BuiltIn(ScenarioName),
+    /// A model from elsewhere, with the name reports give it: a replayed file (`replay:NAME`)
+    /// or a generated case.
+    Model {
+        /// The name reports give it.
+        name: String,
+        /// The runtime state.
+        model: Box<sim_target::model::Model>,
+    },
+}
+
+impl Scenario {
+    /// The built-in scenario `name`; an unknown name is refused in one line naming the known
+    /// ones.
+    pub fn built_in(name: &str) -> Result<Scenario, String> {
+        ScenarioName::try_from(name.to_string()).map(Scenario::BuiltIn)
+    }
+
+    /// The default scenario set (`sim_target::model::default_scenarios`), by name.
+    pub fn default_set() -> Vec<Scenario> {
+        sim_target::model::default_scenarios()
+            .iter()
+            .map(|s| Scenario::BuiltIn(ScenarioName(s.name.to_string())))
+            .collect()
+    }
+
+    /// A scenario of `model`, named `name` in reports.
+    pub fn model(name: impl Into<String>, model: sim_target::model::Model) -> Scenario {
+        Scenario::Model {
+            name: name.into(),
+            model: Box::new(model),
+        }
+    }
+
+    /// The name reports give it.
+    pub fn name(&self) -> &str {
+        match self {
+            Scenario::BuiltIn(n) => &n.0,
+            Scenario::Model { name, .. } => name,
+        }
+    }
+
+    /// Its runtime state.
+    pub fn runtime_state(&self) -> sim_target::model::Model {
+        match self {
+            Scenario::BuiltIn(n) => n.model(),
+            Scenario::Model { model, .. } => (**model).clone(),
+        }
+    }
+}
+
+/// The name of a built-in scenario: only a known name can be made or read from a unit.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String")]
+pub struct ScenarioName(String);
+
+impl TryFrom<String> for ScenarioName {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        if sim_target::model::scenario(&name).is_some() {
+            return Ok(ScenarioName(name));
+        }
+        let known: Vec<_> = sim_target::model::default_scenarios()
+            .iter()
+            .map(|s| s.name)
+            .collect();
+        Err(format!(
+            "unknown scenario `{name}` (known: {})",
+            known.join(", ")
+        ))
+    }
+}
+
+impl ScenarioName {
+    fn model(&self) -> sim_target::model::Model {
+        sim_target::model::scenario(&self.0)
+            .expect("a scenario name is checked when it is made or read")
+            .model
+    }
 }
 
 /// Facts the unit's contract checks judge over all of its checks: what the library printed and
@@ -163,12 +292,10 @@ pub enum Event {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[serde(tag = "cause", content = "message", rename_all = "kebab-case")]
 pub enum HarnessFailure {
-    /// The unit did not arrive, or is not a unit.
+    /// The unit did not arrive, or is not a unit (which includes naming a scenario the worker
+    /// does not know).
     #[error("the worker got no valid unit: {0}")]
     MalformedUnit(String),
-    /// The unit names a scenario the worker does not know.
-    #[error("unknown scenario {0}")]
-    UnknownScenario(String),
     /// The unit names a check the worker does not know.
     #[error("unknown check {0}")]
     UnknownCheck(String),
@@ -245,18 +372,17 @@ fn captured_range(from: u64, to: u64) -> Option<String> {
     Some(String::from_utf8_lossy(&buf).into_owned())
 }
 
-/// Opens a unit's real target and lifts its fixture's truth (a program that is no fixture gives
-/// a model of nothing known).
-fn open_real(r: &RealUnit) -> Result<(crate::real::Shared, crate::real::Lifted), HarnessFailure> {
-    open_real_or(r).map_err(HarnessFailure::TargetUnavailable)
-}
-
-fn open_real_or(r: &RealUnit) -> Result<(crate::real::Shared, crate::real::Lifted), String> {
-    let source = crate::real::open(&r.spec)?;
+/// Opens a real target and lifts its fixture's truth (a program that is no fixture gives a
+/// model of nothing known). `env`: the fixture's environment (empty: read it from the process).
+fn open_real(
+    target: &RealTarget,
+    env: &[(String, String)],
+) -> Result<(OpenedTarget, crate::real::Lifted), String> {
+    let source = crate::real::open(target)?;
     // A process the harness did not start: the environment it started with is in /proc.
-    let env = match (&r.spec, r.env.is_empty()) {
-        (crate::real::RealSpec::Live { pid }, true) => crate::real::start_environment(*pid),
-        _ => r.env.clone(),
+    let env = match (target, env.is_empty()) {
+        (RealTarget::Live { pid }, true) => crate::real::start_environment(*pid),
+        _ => env.to_vec(),
     };
     let lifted = match crate::real::recorded(&source)? {
         Some(rec) => crate::real::lift(&rec, &env)?,
@@ -268,9 +394,69 @@ fn open_real_or(r: &RealUnit) -> Result<(crate::real::Shared, crate::real::Lifte
     Ok((source, lifted))
 }
 
-/// Runs `unit`, calling `emit` for each event (the worker streams them; tests collect them). A
-/// harness failure ends the unit early; the caller reports it (as [`Event::HarnessFailed`]).
-pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(), HarnessFailure> {
+/// A unit's target, ready for its checks: the model they judge against, the arch and layout it
+/// is served with, what of the model is known, and the opened real target.
+struct Prepared {
+    model: sim_target::model::Model,
+    arch: Arch,
+    policy: Policy,
+    known: Known,
+    real: Option<OpenedTarget>,
+}
+
+/// Prepares `unit`'s target (a real target is opened and its truth lifted here).
+fn prepare(unit: &Unit) -> Result<Prepared, HarnessFailure> {
+    let known = Known::everything();
+    let empty = || {
+        sim_target::model::ModelBuilder::new()
+            .build()
+            .expect("the empty model is valid")
+    };
+    match (unit.stage, &unit.target) {
+        (Stage::Static, _) => Err(HarnessFailure::MalformedUnit(
+            "static checks are judged from the file, never in a worker".into(),
+        )),
+        (Stage::Library, t) => Ok(Prepared {
+            model: empty(),
+            arch: t.arch(),
+            policy: t.layout().unwrap_or(Policy::Natural),
+            known,
+            real: None,
+        }),
+        (Stage::Target, Target::Host) => Err(HarnessFailure::MalformedUnit(
+            "a target-stage unit names no target".into(),
+        )),
+        (
+            Stage::Target,
+            Target::Simulated {
+                scenario,
+                arch,
+                layout,
+            },
+        ) => Ok(Prepared {
+            model: scenario.runtime_state(),
+            arch: *arch,
+            policy: *layout,
+            known,
+            real: None,
+        }),
+        (Stage::Target, Target::Real { target, env, .. }) => {
+            let (source, lifted) =
+                open_real(target, env).map_err(HarnessFailure::TargetUnavailable)?;
+            Ok(Prepared {
+                model: lifted.model,
+                arch: source.arch(),
+                policy: Policy::Natural,
+                known: lifted.known,
+                real: Some(source),
+            })
+        }
+    }
+}
+
+/// Loads the unit's library and reports it (`Loaded`, or `LoadFailed` and `None`), after the
+/// version queries a debugger makes first.
+fn load(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Option<(Library, Profile)> {
     let lib = match Library::load(
         &unit.path,
         &LoadOptions {
@@ -283,10 +469,9 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
             emit(&Event::LoadFailed {
                 message: e.to_string(),
             });
-            return Ok(());
+            return None;
         }
     };
-    // Version queries happen before anything else, as a debugger does first.
     let api_version = lib.get_api_version().ok();
     let version_string = lib.get_version_string().ok().map(|s| s.text);
     let exported = lib.api.exported();
@@ -298,39 +483,119 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
         version_string,
         profile,
     });
-    // A real target is opened first: its truth is the model.
-    let real = match (&unit.real, unit.stage) {
-        (_, Stage::Static) => {
-            return Err(HarnessFailure::MalformedUnit(
-                "static checks are judged from the file, never in a worker".into(),
-            ))
-        }
-        (Some(r), Stage::Target) => Some(open_real(r)?),
-        _ => None,
-    };
-    let scenario = match (&unit.stage, &unit.model, &real) {
-        (Stage::Library | Stage::Static, _, _) => None,
-        (_, _, Some((_, lifted))) => Some(lifted.model.clone()),
-        (Stage::Target, Some(m), None) => Some(m.clone()),
-        (Stage::Target, None, None) => match sim_target::model::scenario(&unit.scenario) {
-            Some(s) => Some(s.model),
-            None => return Err(HarnessFailure::UnknownScenario(unit.scenario.clone())),
+    Some((lib, profile))
+}
+
+/// Serves the prepared target to the library and initializes it and the address space, as a
+/// debugger does (the results go into `ctx.setup` for the checks to judge).
+fn set_up_target(ctx: &mut Ctx, prepared: &Prepared) -> Result<(), HarnessFailure> {
+    let target = match &prepared.real {
+        // The target lives for the rest of the worker (libraries keep the context); the
+        // worker's exit releases a live process (the kernel detaches a dead tracer's tracees,
+        // which go on running).
+        Some(source) => callbacks::Target::leak_source(Box::new(source.clone())),
+        None => match sim_target::image::lower(ctx.model, ctx.arch, ctx.policy) {
+            Ok(i) => callbacks::Target::leak(i),
+            Err(e) => return Err(HarnessFailure::Unlowerable(e.to_string())),
         },
     };
-    let (arch, policy) = match &real {
-        Some((source, _)) => (source.arch(), Policy::Natural),
-        None => (unit.arch, unit.layout),
+    let lib = ctx.lib;
+    ctx.target = Some(target);
+    ctx.setup.api_version = Some(lib.get_api_version());
+    let version = ctx
+        .setup
+        .api_version
+        .clone()
+        .and_then(|r| r.ok())
+        .unwrap_or(ompd_abi::api_version::V5_0);
+    ctx.setup.initialize = Some(lib.initialize(version));
+    if matches!(ctx.setup.initialize, Some(Ok(()))) {
+        match lib.process_initialize(target) {
+            Ok(ah) => {
+                ctx.aspace = Some(ah);
+                ctx.setup.process_initialize = Some(Ok(()));
+            }
+            Err(e) => ctx.setup.process_initialize = Some(Err(e)),
+        }
+    }
+    Ok(())
+}
+
+/// Runs one check and gathers what its calls printed (from offset `printed` of the capture
+/// file, which it moves on) and the contract violations they committed.
+fn run_check(
+    id: &str,
+    check: &checks::Check,
+    ctx: &mut Ctx,
+    prepared: &Prepared,
+    printed: &mut u64,
+) -> (checks::Verdict, Contract) {
+    ctx.severity = check.severity;
+    let violations_before = callbacks::ledger().violations().len();
+    let not_here = prepared
+        .real
+        .as_ref()
+        .and_then(|source| crate::real::applies(id, &prepared.known, source.kind()).err());
+    let v = if check.since > ctx.profile {
+        checks::Verdict::skip(format!(
+            "a requirement of {}; the library implements {}",
+            check.since, ctx.profile
+        ))
+    } else if let Some(why) = not_here {
+        checks::Verdict::skip(why)
+    } else {
+        let _g = callbacks::enter("harness");
+        (check.run)(ctx, check.arg)
     };
-    let empty = sim_target::model::ModelBuilder::new()
-        .build()
-        .expect("the empty model is valid");
-    let model = scenario.as_ref().unwrap_or(&empty);
+    // What the library printed with C stdio may still sit in a buffer.
+    ompd_loader::library::flush_c_stdio();
+    let mut contract = Contract::default();
+    let now = captured_len();
+    if now > *printed {
+        if let Some(text) = captured_range(*printed, now) {
+            ctx.printed.push((id.to_string(), text.clone()));
+            contract.printed.push((id.to_string(), text));
+        }
+        *printed = now;
+    }
+    // Checks take the violations they provoke on purpose; the rest are the unit's.
+    let ledger = callbacks::ledger();
+    let recorded = ledger.violations();
+    contract.violations = recorded[violations_before.min(recorded.len())..]
+        .iter()
+        .map(|v| (id.to_string(), format!("{v:?}")))
+        .collect();
+    (v, contract)
+}
+
+/// Debugging aid ([`TRACE_ENV`]): every callback the library made, with the entry point in
+/// flight, and the busiest single call, to size the callback budget from data.
+fn trace_callbacks() {
+    let l = callbacks::ledger();
+    for (site, e) in l.events() {
+        eprintln!("trace {site}: {e:?}");
+    }
+    let (peak, site) = l.peak_call();
+    eprintln!(
+        "trace peak: {peak} target-access callbacks in one call of {site} (budget {:?})",
+        l.budget()
+    );
+}
+
+/// Runs `unit`, calling `emit` for each event (the worker streams them; tests collect them). A
+/// harness failure ends the unit early; the caller reports it (as [`Event::HarnessFailed`]).
+pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(), HarnessFailure> {
+    let Some((lib, profile)) = load(unit, emit) else {
+        return Ok(());
+    };
+    // A real target is opened first: its truth is the model.
+    let prepared = prepare(unit)?;
     let mut ctx = Ctx {
         lib: &lib,
-        scenario: &unit.scenario,
-        model,
-        arch,
-        policy,
+        scenario: unit.target.scenario_name(),
+        model: &prepared.model,
+        arch: prepared.arch,
+        policy: prepared.policy,
         target: None,
         aspace: None,
         setup: Setup::default(),
@@ -339,41 +604,12 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
         printed: unit.carried.printed.clone(),
         earlier_violations: unit.carried.violations.clone(),
         icv_table: Default::default(),
-        known: real
-            .as_ref()
-            .map_or_else(crate::real::Known::everything, |(_, l)| l.known.clone()),
+        known: prepared.known.clone(),
     };
     // A TR-era library has another ompd_initialize signature: the 5.x target setup must not
     // call it (its checks skip by profile).
     if unit.stage == Stage::Target && profile >= Profile::V5_0 {
-        let target = match &real {
-            // The target lives for the rest of the worker (libraries keep the context); the
-            // worker's exit releases a live process (the kernel detaches a dead tracer's
-            // tracees, which go on running).
-            Some((source, _)) => Target::leak_source(Box::new(source.clone())),
-            None => match sim_target::image::lower(model, arch, policy) {
-                Ok(i) => Target::leak(i),
-                Err(e) => return Err(HarnessFailure::Unlowerable(e.to_string())),
-            },
-        };
-        ctx.target = Some(target);
-        ctx.setup.api_version = Some(lib.get_api_version());
-        let version = ctx
-            .setup
-            .api_version
-            .clone()
-            .and_then(|r| r.ok())
-            .unwrap_or(ompd_abi::api_version::V5_0);
-        ctx.setup.initialize = Some(lib.initialize(version));
-        if matches!(ctx.setup.initialize, Some(Ok(()))) {
-            match lib.process_initialize(target) {
-                Ok(ah) => {
-                    ctx.aspace = Some(ah);
-                    ctx.setup.process_initialize = Some(Ok(()));
-                }
-                Err(e) => ctx.setup.process_initialize = Some(Err(e)),
-            }
-        }
+        set_up_target(&mut ctx, &prepared)?;
     }
     ompd_loader::library::flush_c_stdio();
     let mut printed = captured_len();
@@ -387,49 +623,16 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
         if !emit(&Event::Start { check: id.clone() }) {
             return Ok(());
         }
-        ctx.severity = check.severity;
-        let violations_before = callbacks::ledger().violations().len();
-        let not_here = real
-            .as_ref()
-            .and_then(|(source, l)| crate::real::applies(id, &l.known, source.kind()).err());
-        let v = if check.since > profile {
-            checks::Verdict::skip(format!(
-                "a requirement of {}; the library implements {profile}",
-                check.since
-            ))
-        } else if let Some(why) = not_here {
-            checks::Verdict::skip(why)
-        } else {
-            let _g = callbacks::enter("harness");
-            (check.run)(&mut ctx, check.arg)
-        };
-        // What the library printed with C stdio may still sit in a buffer.
-        ompd_loader::library::flush_c_stdio();
-        let mut contract = Contract::default();
-        let now = captured_len();
-        if now > printed {
-            if let Some(text) = captured_range(printed, now) {
-                ctx.printed.push((id.clone(), text.clone()));
-                contract.printed.push((id.clone(), text));
-            }
-            printed = now;
-        }
-        // Checks take the violations they provoke on purpose; the rest are the unit's.
-        let ledger = callbacks::ledger();
-        let recorded = ledger.violations();
-        contract.violations = recorded[violations_before.min(recorded.len())..]
-            .iter()
-            .map(|v| (id.clone(), format!("{v:?}")))
-            .collect();
-        drop(ledger);
-        if !emit(&Event::Result {
+        let (v, contract) = run_check(id, check, &mut ctx, &prepared, &mut printed);
+        let result = Event::Result {
             check: id.clone(),
             outcome: v.outcome,
             expected: v.expected,
             actual: v.actual,
             detail: v.detail,
             contract,
-        }) {
+        };
+        if !emit(&result) {
             return Ok(());
         }
     }
@@ -443,17 +646,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
     // Release the address space before finalizing, as a tool must.
     drop(ctx.aspace.take());
     if std::env::var_os(TRACE_ENV).is_some() {
-        // Debugging aid: every callback the library made, with the entry point in flight.
-        let l = callbacks::ledger();
-        for (site, e) in l.events() {
-            eprintln!("trace {site}: {e:?}");
-        }
-        // The busiest single call, to size the callback budget from data.
-        let (peak, site) = l.peak_call();
-        eprintln!(
-            "trace peak: {peak} target-access callbacks in one call of {site} (budget {:?})",
-            l.budget()
-        );
+        trace_callbacks();
     }
     emit(&Event::Done);
     Ok(())

@@ -1,5 +1,7 @@
-//! Outcomes, result records and the report (`ompd-conformance/report/v1`), with its human and
-//! JSON renderings. Reporters only render: they never change an outcome.
+//! Outcomes, result records and the report (`ompd-conformance/report/v2`), with its human and
+//! JSON renderings, and the reading of reports of either schema (a v1 report is upgraded to the
+//! v2 shape as it is read, [`Report::from_json`]). Reporters only render: they never change an
+//! outcome.
 
 pub mod glob;
 pub use glob::glob;
@@ -98,8 +100,9 @@ impl Gate {
 /// The target kind of a result on the simulated target (the others are real: `live`, `core`).
 pub const TARGET_SIM: &str = "sim";
 
-/// What a real target (live process or core file) was, for a result obtained on one: the
-/// `scenario` and `layout` columns name it too (fixture scenario, `runtime/build`), as keys.
+/// What a real target (live process or core file) was, for a result obtained on one. With the
+/// result's `scenario` (the fixture's scenario, or [`ATTACHED`]) and `arch`, its
+/// [`variant`](RealTargetInfo::variant) tells the unit apart.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RealTargetInfo {
     /// `live` (attached under ptrace) or `core` (an ELF core file).
@@ -124,11 +127,42 @@ pub struct RealTargetInfo {
     pub core: Option<String>,
 }
 
+impl RealTargetInfo {
+    /// What tells the target apart within its scenario: `RUNTIME/BUILD` for a fixture
+    /// (`/nodebug` appended when it ran without `OMP_DEBUG=enabled`), the core file's name for a
+    /// core file the user named, `pid-N` for a process the user named.
+    pub fn variant(&self) -> String {
+        if self.fixture.is_some() {
+            let mut v = format!(
+                "{}/{}",
+                self.runtime.as_deref().unwrap_or("default"),
+                self.build.as_deref().unwrap_or("unknown")
+            );
+            if self.omp_debug == Some(false) {
+                v.push_str("/nodebug");
+            }
+            return v;
+        }
+        match (&self.core, self.pid) {
+            (Some(core), _) => Path::new(core)
+                .file_name()
+                .map_or_else(|| core.clone(), |n| n.to_string_lossy().into_owned()),
+            (None, Some(pid)) => format!("pid-{pid}"),
+            (None, None) => self.kind.clone(),
+        }
+    }
+}
+
+/// The scenario of a result on a process or core file the user named (the harness ran no
+/// fixture on it, so no scenario is known).
+pub const ATTACHED: &str = "attached";
+
 fn target_sim() -> String {
     TARGET_SIM.into()
 }
 
-/// One result: a check on one library, scenario, architecture and layout.
+/// One result: a check on one library and one unit: a scenario, architecture and layout of the
+/// simulated target, or a scenario and variant of a real one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResultRecord {
     /// Library name (vendor name or file name).
@@ -137,12 +171,16 @@ pub struct ResultRecord {
     pub check: String,
     /// Requirement ids from the checklist.
     pub requirements: Vec<String>,
-    /// Scenario name (`none` for library-level checks that need no target).
+    /// Scenario: on the simulated target the scenario's name (`none` for library-level checks
+    /// that need no target, `replay:NAME` for a replayed model); on a real target the fixture's
+    /// scenario, or [`ATTACHED`] for a process or core file the user named.
     pub scenario: String,
-    /// Architecture variant.
+    /// The target's architecture variant.
     pub arch: String,
-    /// Layout policy.
-    pub layout: String,
+    /// The layout policy of the simulated target; absent on a real target (its runtime and
+    /// build are in `real`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
     /// Outcome.
     pub outcome: Outcome,
     /// What the requirement expects.
@@ -166,18 +204,67 @@ pub struct ResultRecord {
 }
 
 impl ResultRecord {
-    /// Where the result was obtained: `scenario/arch/layout`, with the target kind appended for
-    /// a real target (`nested/lp64-le/intel-2026.2/gcc@live`): a live and a core unit share
-    /// their scenario and layout.
+    /// The unit within its target kind: `scenario/arch/layout` on the simulated target,
+    /// `scenario/arch/variant` on a real one (`nested/lp64-le/intel-2026.2/gcc`, see
+    /// [`RealTargetInfo::variant`]).
+    pub fn unit(&self) -> String {
+        let last = match (&self.real, &self.layout) {
+            (Some(real), _) => real.variant(),
+            (None, Some(layout)) => layout.clone(),
+            (None, None) => "-".into(),
+        };
+        format!("{}/{}/{last}", self.scenario, self.arch)
+    }
+
+    /// Where the result was obtained: its [`unit`](ResultRecord::unit), with the target kind
+    /// appended for a real target (`nested/lp64-le/intel-2026.2/gcc@live`): a live and a core
+    /// unit share their scenario and variant.
     pub fn place(&self) -> String {
         if self.target == TARGET_SIM {
-            format!("{}/{}/{}", self.scenario, self.arch, self.layout)
+            self.unit()
         } else {
-            format!(
-                "{}/{}/{}@{}",
-                self.scenario, self.arch, self.layout, self.target
-            )
+            format!("{}@{}", self.unit(), self.target)
         }
+    }
+
+    /// Moves a result read from a v1 report into the v2 shape: a real target's result named its
+    /// runtime and build in `layout` (`intel-2026.2/clang-19`, or `process`, `core-file`) and
+    /// its fixture scenario in `scenario` (`nested`, `nested-nodebug` for a run without
+    /// `OMP_DEBUG`, or `pid-N`, the core file's name); they move into `real`, `scenario`
+    /// becomes the fixture's scenario (or [`ATTACHED`]) and `layout` goes. Simulated results are
+    /// unchanged.
+    pub fn upgrade_from_v1(&mut self) {
+        if self.target == TARGET_SIM {
+            return;
+        }
+        let layout = self.layout.take().unwrap_or_default();
+        let mut info = self.real.take().unwrap_or_else(|| RealTargetInfo {
+            kind: self.target.clone(),
+            ..RealTargetInfo::default()
+        });
+        let scenario = std::mem::replace(&mut self.scenario, ATTACHED.into());
+        match layout.as_str() {
+            "process" => {
+                if info.pid.is_none() {
+                    info.pid = scenario.strip_prefix("pid-").and_then(|p| p.parse().ok());
+                }
+            }
+            "core-file" => {
+                info.core.get_or_insert(scenario);
+            }
+            _ => {
+                let (fixture, debug) = match scenario.strip_suffix("-nodebug") {
+                    Some(f) => (f.to_string(), false),
+                    None => (scenario, true),
+                };
+                let (runtime, build) = layout.split_once('/').unwrap_or((&layout, ""));
+                info.runtime.get_or_insert_with(|| runtime.to_string());
+                info.build.get_or_insert_with(|| build.to_string());
+                info.omp_debug.get_or_insert(debug);
+                self.scenario = info.fixture.get_or_insert(fixture).clone();
+            }
+        }
+        self.real = Some(info);
     }
 }
 
@@ -237,7 +324,10 @@ pub struct Report {
 }
 
 /// The report schema id.
-pub const SCHEMA: &str = "ompd-conformance/report/v1";
+pub const SCHEMA: &str = "ompd-conformance/report/v2";
+
+/// The schema id of the first version, which [`Report::from_json`] still reads.
+pub const SCHEMA_V1: &str = "ompd-conformance/report/v1";
 
 impl Report {
     /// An empty report.
@@ -247,6 +337,27 @@ impl Report {
             summary: Outcome::ALL.iter().map(|o| (*o, 0)).collect(),
             ..Report::default()
         }
+    }
+
+    /// Reads a JSON report of schema v2 or v1 (a v1 report's results are moved into the v2
+    /// shape, [`ResultRecord::upgrade_from_v1`], and its schema becomes [`SCHEMA`]). The error
+    /// says what is wrong in one line.
+    pub fn from_json(text: &str) -> Result<Report, String> {
+        let mut r: Report = serde_json::from_str(text)
+            .map_err(|e| format!("not an ompd-conform JSON report: {e}"))?;
+        match r.schema.as_str() {
+            SCHEMA => {}
+            SCHEMA_V1 => {
+                r.results.iter_mut().for_each(ResultRecord::upgrade_from_v1);
+                r.schema = SCHEMA.into();
+            }
+            other => {
+                return Err(format!(
+                    "schema `{other}`, expected `{SCHEMA}` or `{SCHEMA_V1}`"
+                ))
+            }
+        }
+        Ok(r)
     }
 
     /// Adds a result and counts it.
@@ -347,11 +458,9 @@ impl Report {
             for r in bad.iter().take(4) {
                 let _ = writeln!(
                     out,
-                    "    [{}] {}/{}/{}: expected {}; got {}{}",
+                    "    [{}] {}: expected {}; got {}{}",
                     r.outcome.as_str(),
-                    r.scenario,
-                    r.arch,
-                    r.layout,
+                    r.place(),
                     r.expected,
                     r.actual,
                     if r.detail.is_empty() {
@@ -411,7 +520,7 @@ mod tests {
             requirements: vec!["OMPD-X".into()],
             scenario: "s".into(),
             arch: "lp64-le".into(),
-            layout: "natural".into(),
+            layout: Some("natural".into()),
             outcome,
             expected: "e".into(),
             actual: "a".into(),
@@ -466,7 +575,7 @@ mod tests {
     }
 
     #[test]
-    fn json_has_the_v1_shape() {
+    fn json_has_the_v2_shape() {
         let mut r = Report::new();
         r.push(rec(Outcome::NotSupported));
         let v: serde_json::Value = serde_json::to_value(&r).unwrap();
@@ -483,5 +592,69 @@ mod tests {
         write_atomic(&p, b"one").unwrap();
         write_atomic(&p, b"two").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"two");
+    }
+
+    /// A v1 report as the runs before v2 wrote it: a simulated result, and real results on a
+    /// fixture (with and without OMP_DEBUG), a process and a core file the user named.
+    const V1: &str = r#"{"schema": "ompd-conformance/report/v1", "libraries": [],
+      "summary": {}, "incomplete": false, "results": [
+      {"library": "l", "check": "c", "requirements": [], "scenario": "serial", "arch": "lp64-le",
+       "layout": "natural", "outcome": "pass", "expected": "", "actual": "", "detail": ""},
+      {"library": "l", "check": "c", "requirements": [], "scenario": "nested", "arch": "lp64-le",
+       "layout": "intel-2026.2/clang-19", "outcome": "fail", "expected": "", "actual": "",
+       "detail": "", "target": "core"},
+      {"library": "l", "check": "c", "requirements": [], "scenario": "nested-nodebug",
+       "arch": "lp64-le", "layout": "llvm-21/gcc", "outcome": "pass", "expected": "",
+       "actual": "", "detail": "", "target": "live",
+       "real": {"kind": "live", "fixture": "nested", "runtime": "llvm-21", "build": "gcc",
+                "omp_debug": false, "pid": 7}},
+      {"library": "l", "check": "c", "requirements": [], "scenario": "pid-42", "arch": "lp64-le",
+       "layout": "process", "outcome": "pass", "expected": "", "actual": "", "detail": "",
+       "target": "live"},
+      {"library": "l", "check": "c", "requirements": [], "scenario": "core.99", "arch": "lp64-le",
+       "layout": "core-file", "outcome": "pass", "expected": "", "actual": "", "detail": "",
+       "target": "core", "real": {"kind": "core", "core": "/tmp/x/core.99"}}]}"#;
+
+    #[test]
+    fn a_v1_report_is_read_into_the_v2_shape() {
+        let r = Report::from_json(V1).unwrap();
+        assert_eq!(r.schema, SCHEMA);
+        let places: Vec<String> = r.results.iter().map(ResultRecord::place).collect();
+        assert_eq!(
+            places,
+            [
+                "serial/lp64-le/natural",
+                "nested/lp64-le/intel-2026.2/clang-19@core",
+                "nested/lp64-le/llvm-21/gcc/nodebug@live",
+                "attached/lp64-le/pid-42@live",
+                "attached/lp64-le/core.99@core",
+            ]
+        );
+        assert_eq!(r.results[0].layout.as_deref(), Some("natural"));
+        assert!(r.results[1..].iter().all(|x| x.layout.is_none()));
+        let info = r.results[1].real.as_ref().unwrap();
+        assert_eq!(
+            (
+                info.fixture.as_deref(),
+                info.runtime.as_deref(),
+                info.build.as_deref()
+            ),
+            (Some("nested"), Some("intel-2026.2"), Some("clang-19"))
+        );
+        assert_eq!((info.kind.as_str(), info.omp_debug), ("core", Some(true)));
+        let nodebug = r.results[2].real.as_ref().unwrap();
+        assert_eq!(
+            (r.results[2].scenario.as_str(), nodebug.omp_debug),
+            ("nested", Some(false))
+        );
+        assert_eq!(r.results[3].real.as_ref().unwrap().pid, Some(42));
+        // A v2 report reads back as written; another schema is refused in one line.
+        let v2 = serde_json::to_string(&r).unwrap();
+        assert_eq!(Report::from_json(&v2).unwrap(), r);
+        let other = Report::from_json(&V1.replace("report/v1", "report/v9")).unwrap_err();
+        assert!(
+            other.contains("report/v9") && !other.contains('\n'),
+            "{other}"
+        );
     }
 }

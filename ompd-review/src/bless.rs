@@ -6,7 +6,8 @@
 //!
 //! A new entry is as broad as the run allows: one for the whole check when every result of the
 //! check that no entry covers is unexpected, else one per scenario, per scenario × arch, or per
-//! unit. Its reason says where it came from (`blessed on DATE from run: ACTUAL`) for a human to
+//! unit (its layout on the simulated target; its kind, runtime, build and `OMP_DEBUG` setting on
+//! a real one). Its reason says where it came from (`blessed on DATE from run: ACTUAL`) for a human to
 //! replace.
 
 use crate::expectations::{File, Outcomes};
@@ -28,8 +29,10 @@ pub struct NewEntry {
     pub scenario: String,
     /// Arch glob.
     pub arch: String,
-    /// Layout glob.
-    pub layout: String,
+    /// The unit's own conditions as TOML `key = value` pairs (the values already TOML): its
+    /// `layout` on the simulated target; `target`, `runtime`, `build` and `omp_debug` on a real
+    /// one. Empty: every unit of the scenario and arch.
+    pub unit: Vec<(&'static str, String)>,
     /// Outcomes seen, in severity order.
     pub outcomes: Vec<Outcome>,
     /// What the library did (first result).
@@ -98,31 +101,48 @@ pub fn plan(report: &Report, ev: &Evaluation, li: usize) -> Plan {
     out
 }
 
+/// The conditions that single out `r`'s unit within its scenario and arch, as TOML pairs (see
+/// [`NewEntry::unit`]).
+fn unit_conditions(r: &ResultRecord) -> Vec<(&'static str, String)> {
+    let Some(real) = &r.real else {
+        return r.layout.iter().map(|l| ("layout", quote(l))).collect();
+    };
+    let mut out = vec![("target", quote(&r.target))];
+    out.extend(real.runtime.iter().map(|x| ("runtime", quote(x))));
+    out.extend(real.build.iter().map(|x| ("build", quote(x))));
+    out.extend(real.omp_debug.map(|d| ("omp_debug", d.to_string())));
+    out
+}
+
 /// The broadest patterns covering the unexpected results of one check and no other result.
 fn add_entries(lib: &str, check: &str, rs: &[(&ResultRecord, bool)], add: &mut Vec<NewEntry>) {
-    let qualifies = |s: &str, a: &str, l: &str| {
+    let qualifies = |s: &str, a: &str, unit: &[(&'static str, String)]| {
         let covered: Vec<_> = rs
             .iter()
-            .filter(|(r, _)| glob(s, &r.scenario) && glob(a, &r.arch) && glob(l, &r.layout))
+            .filter(|(r, _)| {
+                glob(s, &r.scenario)
+                    && glob(a, &r.arch)
+                    && (unit.is_empty() || unit_conditions(r) == unit)
+            })
             .collect();
         (!covered.is_empty() && covered.iter().all(|(_, bad)| *bad)).then(|| NewEntry {
             library: Some(lib.to_string()),
             check: check.to_string(),
             scenario: s.into(),
             arch: a.into(),
-            layout: l.into(),
+            unit: unit.to_vec(),
             outcomes: sorted(covered.iter().map(|(r, _)| r.outcome).collect()),
             actual: covered[0].0.actual.clone(),
         })
     };
-    if let Some(e) = qualifies("*", "*", "*") {
+    if let Some(e) = qualifies("*", "*", &[]) {
         add.push(e);
         return;
     }
     let bad: Vec<&ResultRecord> = rs.iter().filter(|(_, b)| *b).map(|(r, _)| *r).collect();
     let scenarios: BTreeSet<&str> = bad.iter().map(|r| r.scenario.as_str()).collect();
     for s in scenarios {
-        if let Some(e) = qualifies(s, "*", "*") {
+        if let Some(e) = qualifies(s, "*", &[]) {
             add.push(e);
             continue;
         }
@@ -132,17 +152,17 @@ fn add_entries(lib: &str, check: &str, rs: &[(&ResultRecord, bool)], add: &mut V
             .map(|r| r.arch.as_str())
             .collect();
         for a in arches {
-            if let Some(e) = qualifies(s, a, "*") {
+            if let Some(e) = qualifies(s, a, &[]) {
                 add.push(e);
                 continue;
             }
-            let layouts: BTreeSet<&str> = bad
+            let units: BTreeSet<Vec<(&'static str, String)>> = bad
                 .iter()
                 .filter(|r| r.scenario == s && r.arch == a)
-                .map(|r| r.layout.as_str())
+                .map(|r| unit_conditions(r))
                 .collect();
-            for l in layouts {
-                add.extend(qualifies(s, a, l));
+            for u in units {
+                add.extend(qualifies(s, a, &u));
             }
         }
     }
@@ -230,14 +250,13 @@ pub fn render_new(e: &NewEntry, date: &str) -> String {
     if let Some(l) = &e.library {
         let _ = writeln!(s, "library = {}", quote(l));
     }
-    for (k, v) in [
-        ("scenario", &e.scenario),
-        ("arch", &e.arch),
-        ("layout", &e.layout),
-    ] {
+    for (k, v) in [("scenario", &e.scenario), ("arch", &e.arch)] {
         if v != "*" {
             let _ = writeln!(s, "{k} = {}", quote(v));
         }
+    }
+    for (k, v) in &e.unit {
+        let _ = writeln!(s, "{k} = {v}");
     }
     let _ = writeln!(s, "outcome = {}", outcome_value(&e.outcomes));
     let _ = writeln!(s, "reason = {}", quote(&blessed_reason(date, &e.actual)));
@@ -267,13 +286,11 @@ pub fn unexpected_toml(report: &Report, ev: &Evaluation, li: usize, date: &str) 
         let x = ev.entry(*e);
         let _ = writeln!(
             s,
-            "\n# remove from {}: {} ({}) on {}/{}/{}: {}",
+            "\n# remove from {}: {} ({}) on {}: {}",
             ev.files[e.file].path.display(),
             x.check,
             x.outcome,
-            x.scenario,
-            x.arch,
-            x.layout,
+            x.unit_text(),
             if ev.libraries[li].stale.contains(e) {
                 "stale, it covers nothing the run ran"
             } else {
@@ -298,10 +315,16 @@ pub fn unexpected_toml(report: &Report, ev: &Evaluation, li: usize, date: &str) 
             ("version", &x.version),
             ("profile", &x.profile),
             ("target", &x.target),
+            ("runtime", &x.runtime),
+            ("build", &x.build),
+            ("fixture", &x.fixture),
         ] {
             if !v.is_wildcard() {
                 let _ = writeln!(s, "{k} = {}", globs_value(v));
             }
+        }
+        if let Some(d) = x.omp_debug {
+            let _ = writeln!(s, "omp_debug = {d}");
         }
         let _ = writeln!(s, "outcome = {}", outcome_value(os));
         let _ = writeln!(s, "reason = {}", quote(&x.reason));
@@ -649,7 +672,7 @@ mod tests {
             check: "icv.enumerate.standard_names".into(),
             scenario: "serial".into(),
             arch: "*".into(),
-            layout: "*".into(),
+            unit: vec![],
             outcomes: vec![Outcome::Fail],
             actual: "got \"x\"\nand more".into(),
         };

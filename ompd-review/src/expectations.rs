@@ -17,11 +17,18 @@
 //! #   version: the package version or the version string (either may match)
 //! #   profile: the API profile detected ("TR2.001", "5.0", "5.1", "5.2", "6.0")
 //! #   target:  the target kind ("sim", "live" or "core")
+//! # optional conditions on a real target (globs, default "*"), from the result's `real` object:
+//! #   runtime: the OpenMP runtime a fixture ran on ("intel-2026.2", "system-llvm-19")
+//! #   build:   the compiler that built the fixture ("gcc", "clang-19")
+//! #   fixture: the fixture's scenario ("nested")
+//! #   omp_debug: true or false, whether the fixture ran with OMP_DEBUG=enabled (default: either)
 //! ```
 //!
-//! `check`, `library`, `scenario`, `arch` and `layout` may each be a list of globs, any of which
-//! matches (`layout = ["natural", "packed"]`): one finding that shows in several places is one
-//! entry.
+//! `check`, `library`, `scenario`, `arch`, `layout`, `runtime`, `build` and `fixture` may each be a
+//! list of globs, any of which matches (`layout = ["natural", "packed"]`): one finding that shows
+//! in several places is one entry. A field a result does not have (the layout of a real target's
+//! result, the runtime of a simulated one) matches only the default `*`. On a real target the
+//! `scenario` is the fixture's scenario, or `attached` for a process or core file the user named.
 
 use ompd_report::{LibraryInfo, Outcome, ResultRecord};
 use serde::Deserialize;
@@ -103,6 +110,15 @@ impl Globs {
     pub fn is_wildcard(&self) -> bool {
         matches!(self, Globs::One(g) if g == "*")
     }
+
+    /// Whether one of the globs matches a field a result may not have: an absent field matches
+    /// only the wildcard.
+    pub fn matches_opt(&self, text: Option<&str>) -> bool {
+        match text {
+            Some(t) => self.matches(t),
+            None => self.is_wildcard(),
+        }
+    }
 }
 
 impl Default for Globs {
@@ -139,9 +155,21 @@ pub struct Expectation {
     /// Architecture glob(s).
     #[serde(default)]
     pub arch: Globs,
-    /// Layout glob(s).
+    /// Layout glob(s) (a real target's result has no layout: only `*` matches it).
     #[serde(default)]
     pub layout: Globs,
+    /// Glob(s) of the runtime a real target's fixture ran on.
+    #[serde(default)]
+    pub runtime: Globs,
+    /// Glob(s) of the compiler that built a real target's fixture.
+    #[serde(default)]
+    pub build: Globs,
+    /// Glob(s) of a real target's fixture scenario.
+    #[serde(default)]
+    pub fixture: Globs,
+    /// Whether a real target's fixture ran with `OMP_DEBUG=enabled` (absent: either).
+    #[serde(default)]
+    pub omp_debug: Option<bool>,
     /// Library version glob(s): each matches the package version or the version string.
     #[serde(default)]
     pub version: Globs,
@@ -180,12 +208,51 @@ impl Expectation {
     /// True when this entry describes `r`'s unit and check (whatever its outcome). The library
     /// conditions (version, profile) are judged by [`Expectation::applies_to`].
     pub fn covers(&self, r: &ResultRecord) -> bool {
-        self.check.matches(&r.check)
-            && self.library.matches(&r.library)
-            && self.scenario.matches(&r.scenario)
+        self.check.matches(&r.check) && self.library.matches(&r.library) && self.describes_unit(r)
+    }
+
+    /// True when this entry's unit conditions (scenario, arch, layout, target and the real
+    /// target's runtime, build, fixture and `OMP_DEBUG` setting) describe `r`'s unit, whatever
+    /// its check and library.
+    pub fn describes_unit(&self, r: &ResultRecord) -> bool {
+        let real = r.real.as_ref();
+        self.scenario.matches(&r.scenario)
             && self.arch.matches(&r.arch)
-            && self.layout.matches(&r.layout)
+            && self.layout.matches_opt(r.layout.as_deref())
             && self.target.matches(&r.target)
+            && self
+                .runtime
+                .matches_opt(real.and_then(|x| x.runtime.as_deref()))
+            && self
+                .build
+                .matches_opt(real.and_then(|x| x.build.as_deref()))
+            && self
+                .fixture
+                .matches_opt(real.and_then(|x| x.fixture.as_deref()))
+            && self
+                .omp_debug
+                .is_none_or(|d| real.and_then(|x| x.omp_debug) == Some(d))
+    }
+
+    /// The unit conditions for humans: `scenario/arch/layout`, with the real target's conditions
+    /// that are set (`nested/*/* runtime llvm-21 | intel-2026.2 nodebug`).
+    pub fn unit_text(&self) -> String {
+        let mut s = format!("{}/{}/{}", self.scenario, self.arch, self.layout);
+        for (name, g) in [
+            ("runtime", &self.runtime),
+            ("build", &self.build),
+            ("fixture", &self.fixture),
+        ] {
+            if !g.is_wildcard() {
+                s.push_str(&format!(" {name} {g}"));
+            }
+        }
+        match self.omp_debug {
+            Some(true) => s.push_str(" omp_debug"),
+            Some(false) => s.push_str(" nodebug"),
+            None => {}
+        }
+        s
     }
 
     /// True when the entry's library conditions hold for `lib`: its name, its version (package
@@ -330,6 +397,7 @@ mod tests {
         assert!(e.layout.matches("packed") && !e.layout.matches("random:1"));
         assert!(e.scenario.is_wildcard() && !e.layout.is_wildcard());
         assert_eq!(e.layout.to_string(), "natural | packed");
+        assert_eq!(e.unit_text(), "*/*/natural | packed");
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("v.toml");
         std::fs::write(&p, "vendor='x'\nlibraries=['x']\n[[expect]]\ncheck=['lib.*', 'no.such.check']\noutcome='fail'\nreason='r'\n").unwrap();
@@ -337,5 +405,67 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("no.such.check matches no known check"));
+    }
+
+    fn rec(
+        target: &str,
+        layout: Option<&str>,
+        real: Option<ompd_report::RealTargetInfo>,
+    ) -> ResultRecord {
+        ResultRecord {
+            library: "l".into(),
+            check: "a.b.c".into(),
+            requirements: vec![],
+            scenario: "nested".into(),
+            arch: "lp64-le".into(),
+            layout: layout.map(str::to_string),
+            outcome: Outcome::Fail,
+            expected: String::new(),
+            actual: String::new(),
+            detail: String::new(),
+            flaky: false,
+            target: target.into(),
+            real,
+            gate: None,
+        }
+    }
+
+    #[test]
+    fn real_target_conditions_match_the_real_object_with_glob_semantics() {
+        let f: File = toml::from_str(
+            "vendor = \"v\"\nlibraries = [\"*\"]\n\
+             [[expect]]\ncheck = \"a.b.c\"\nruntime = [\"intel-*\", \"llvm-21\"]\nbuild = \"gcc\"\noutcome = \"fail\"\nreason = \"r\"\n\
+             [[expect]]\ncheck = \"a.b.c\"\nfixture = \"nest*\"\nomp_debug = false\noutcome = \"fail\"\nreason = \"r\"\n\
+             [[expect]]\ncheck = \"a.b.c\"\nlayout = \"natural\"\noutcome = \"fail\"\nreason = \"r\"\n",
+        )
+        .expect("parses");
+        let real = |runtime: &str, build: &str, debug: bool| {
+            Some(ompd_report::RealTargetInfo {
+                kind: "live".into(),
+                fixture: Some("nested".into()),
+                runtime: Some(runtime.into()),
+                build: Some(build.into()),
+                omp_debug: Some(debug),
+                ..Default::default()
+            })
+        };
+        let (by_runtime, nodebug, natural) = (&f.expect[0], &f.expect[1], &f.expect[2]);
+        assert!(by_runtime.covers(&rec("live", None, real("intel-2026.2", "gcc", true))));
+        assert!(by_runtime.covers(&rec("core", None, real("llvm-21", "gcc", true))));
+        assert!(!by_runtime.covers(&rec("live", None, real("llvm-21", "clang-19", true))));
+        assert!(!by_runtime.covers(&rec("live", None, real("system-llvm-19", "gcc", true))));
+        // A simulated result has no runtime: only the wildcard matches it.
+        assert!(!by_runtime.covers(&rec("sim", Some("natural"), None)));
+        assert!(nodebug.covers(&rec("live", None, real("llvm-21", "gcc", false))));
+        assert!(!nodebug.covers(&rec("live", None, real("llvm-21", "gcc", true))));
+        assert!(!nodebug.covers(&rec("sim", Some("natural"), None)));
+        // A real result has no layout: only the wildcard matches it.
+        assert!(natural.covers(&rec("sim", Some("natural"), None)));
+        assert!(!natural.covers(&rec("live", None, real("llvm-21", "gcc", true))));
+        assert_eq!(
+            by_runtime.unit_text(),
+            "*/*/* runtime intel-* | llvm-21 build gcc"
+        );
+        assert_eq!(nodebug.unit_text(), "*/*/* fixture nest* nodebug");
     }
 }

@@ -4,9 +4,9 @@
 //!
 //! An entry applies to a library when its file's `libraries` globs and its own `library`,
 //! `version` and `profile` conditions hold; the first applicable entry that covers a result
-//! (check, scenario, arch, layout, target) judges it. An entry is *stale* when it covers no
-//! result at all although the run ran its check and a unit matching its scenario, arch, layout
-//! and target, so a run narrowed with `--check`, `--scenario` or `--arch` does not call the
+//! (check and unit: scenario, arch, layout, target, a real target's runtime, build, fixture)
+//! judges it. An entry is *stale* when it covers no result at all although the run ran its check
+//! and a unit the entry describes, so a run narrowed with `--check`, `--scenario` or `--arch` does not call the
 //! entries it left out stale (nor one shadowed by an earlier entry).
 
 use crate::expectations::{Expectation, File};
@@ -224,13 +224,9 @@ fn judge_library(report: &Report, lib: &LibraryInfo, files: &[File]) -> LibraryG
             !mine.iter().any(|r| x.covers(r))
                 && !stages.is_empty()
                 && (!stages.contains(&target)
-                    || mine.iter().any(|r| {
-                        stage(&r.check) == Some(target)
-                            && x.scenario.matches(&r.scenario)
-                            && x.arch.matches(&r.arch)
-                            && x.layout.matches(&r.layout)
-                            && x.target.matches(&r.target)
-                    }))
+                    || mine
+                        .iter()
+                        .any(|r| stage(&r.check) == Some(target) && x.describes_unit(r)))
         })
         .collect();
     LibraryGate {
@@ -258,7 +254,7 @@ mod tests {
             requirements: vec![],
             scenario: scenario.into(),
             arch: "lp64-le".into(),
-            layout: "natural".into(),
+            layout: Some("natural".into()),
             outcome,
             expected: String::new(),
             actual: "a".into(),

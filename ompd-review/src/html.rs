@@ -225,7 +225,8 @@ fn intro(
         out,
         "<p class=\"muted\">{checks} checks × {} libraries, {results} results from {} report(s) \
          (schema {}). Each cell shows the worst outcome of the check on that library over every \
-         unit (scenario × arch × layout); open it for the units.</p>",
+         unit (scenario × arch × layout, or a real target's scenario × arch × runtime/build and \
+         kind); open it for the units.</p>",
         cols.len(),
         reports.len(),
         escape(ompd_report::SCHEMA)
@@ -371,7 +372,7 @@ fn cell(out: &mut String, id: &str, i: usize, c: &Column<'_>, n_cols: usize) {
 /// The table of the units that did not pass (the first `MAX_UNITS_SHOWN`).
 fn units_table(out: &mut String, bad: &[&&ResultRecord]) {
     out.push_str(
-        "<table class=\"units\"><tr><th>outcome</th><th>scenario/arch/layout</th>\
+        "<table class=\"units\"><tr><th>outcome</th><th>unit</th>\
          <th>expected</th><th>actual</th><th>detail</th></tr>",
     );
     for r in bad.iter().take(MAX_UNITS_SHOWN) {
@@ -470,7 +471,7 @@ mod tests {
             requirements: vec!["OMPD-X-001".into()],
             scenario: "serial".into(),
             arch: "lp64-le".into(),
-            layout: "natural".into(),
+            layout: Some("natural".into()),
             outcome,
             expected: "e".into(),
             actual: "a".into(),

@@ -1,7 +1,7 @@
 //! Gate-aware renderings of a run: the human tree (per library, grouped by check family, each
 //! unexpected result with its requirements, acceptable outcomes, actual outcome, unit and replay
 //! command; expected failures one line per check) and the JUnit XML document (one testcase per
-//! check × scenario × arch × layout). Renderers never change an outcome.
+//! check and unit, named by the result's place). Renderers never change an outcome.
 
 use crate::gate::{Evaluation, Judged, LibraryGate};
 use ompd_report::{Gate, Outcome, Report, ResultRecord};
@@ -30,40 +30,37 @@ pub fn replay_command(report: &Report, r: &ResultRecord) -> String {
     if r.scenario == "none" {
         return format!("ompd-conform run {lib} --check {}", r.check);
     }
-    // A real target: its fixture scenario again (live and core), or the process or core file.
-    match (r.target.as_str(), r.layout.as_str()) {
-        ("live" | "core", "process") => {
-            let pid = r.scenario.trim_start_matches("pid-");
-            return format!("ompd-conform run {lib} --pid {pid} --check {}", r.check);
-        }
-        ("live" | "core", "core-file") => {
-            return format!(
-                "ompd-conform run {lib} --core {} --check {}",
-                r.scenario, r.check
-            );
-        }
-        ("live", _) => {
-            let fixture = r.scenario.trim_end_matches("-nodebug");
-            return format!(
+    // A real target: its fixture scenario again (live or core), or the process or core file.
+    if let Some(real) = &r.real {
+        return match (&real.fixture, &real.core, real.pid) {
+            (Some(fixture), _, _) if r.target == "core" => format!(
+                "ompd-conform run {lib} --run {fixture} --cores --check {}",
+                r.check
+            ),
+            (Some(fixture), _, _) => format!(
                 "ompd-conform run {lib} --run {fixture} --no-core --check {}",
                 r.check
-            );
-        }
-        ("core", _) => {
-            return format!(
-                "ompd-conform run {lib} --run {} --cores --check {}",
-                r.scenario, r.check
-            );
-        }
-        _ => {}
+            ),
+            (None, Some(core), _) => {
+                format!("ompd-conform run {lib} --core {core} --check {}", r.check)
+            }
+            (None, None, Some(pid)) => {
+                format!("ompd-conform run {lib} --pid {pid} --check {}", r.check)
+            }
+            (None, None, None) => format!("ompd-conform run {lib} --check {}", r.check),
+        };
     }
     let scenario = match r.scenario.strip_prefix("replay:") {
         Some(name) => format!("--replay {name}.json"),
         None => format!("--scenario {}", r.scenario),
     };
+    let layout = r
+        .layout
+        .as_deref()
+        .map_or_else(String::new, |l| format!(" --layout {l}"));
     format!(
-        "ompd-conform run {lib} {scenario} --arch {} --layout {} --check {}",
-        r.arch, r.layout, r.check
+        "ompd-conform run {lib} {scenario} --arch {}{layout} --check {}",
+        r.arch, r.check
     )
 }
 
@@ -150,12 +147,10 @@ fn library_tree(out: &mut String, report: &Report, ev: &Evaluation, lg: &Library
             let x = ev.entry(*e);
             let _ = writeln!(
                 out,
-                "   - STALE {} ({}) on {}/{}/{} in {}: {}",
+                "   - STALE {} ({}) on {} in {}: {}",
                 x.check,
                 x.outcome,
-                x.scenario,
-                x.arch,
-                x.layout,
+                x.unit_text(),
                 ev.files[e.file].path.display(),
                 x.reason
             );
@@ -288,12 +283,10 @@ fn unexpected_lines(
         let r = rec(j);
         let _ = writeln!(
             s,
-            "- {}: {} on {}/{}/{} ({})",
+            "- {}: {} on {} ({})",
             j.gate.as_str(),
             r.outcome.as_str(),
-            r.scenario,
-            r.arch,
-            r.layout,
+            r.unit(),
             r.target
         );
         let _ = writeln!(s, "  acceptable: {}", acceptable(ev, j));
@@ -319,7 +312,7 @@ fn unexpected_lines(
 }
 
 /// The JUnit XML document: one test suite per library, one testcase per result (named
-/// `check [scenario/arch/layout]`, class `library.family`), and one failing testcase per stale
+/// `check [place]`, class `library.family`), and one failing testcase per stale
 /// expectation entry. Expected failures are successes; regressions, flakes and (without
 /// `--allow-improvements`) unexpected passes are failures carrying the message; harness errors
 /// are errors; skips are skipped.
@@ -336,13 +329,11 @@ pub fn junit(report: &Report, ev: &Evaluation) -> Result<String, String> {
                 Gate::Match | Gate::ExpectedFail => false,
             };
             let message = format!(
-                "{} ({}): {} on {}/{}/{}; acceptable: {}; actual: {}; expected {}",
+                "{} ({}): {} on {}; acceptable: {}; actual: {}; expected {}",
                 r.check,
                 j.gate.as_str(),
                 r.outcome.as_str(),
-                r.scenario,
-                r.arch,
-                r.layout,
+                r.place(),
                 acceptable(ev, j),
                 r.actual,
                 r.expected
@@ -392,10 +383,7 @@ pub fn junit(report: &Report, ev: &Evaluation) -> Result<String, String> {
                 ));
                 s
             };
-            let mut tc = TestCase::new(
-                format!("stale {} [{}/{}/{}]", x.check, x.scenario, x.arch, x.layout),
-                status,
-            );
+            let mut tc = TestCase::new(format!("stale {} [{}]", x.check, x.unit_text()), status);
             tc.set_classname(format!("{}.expectations", lg.library));
             suite.add_test_case(tc);
         }

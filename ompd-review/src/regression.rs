@@ -1,6 +1,7 @@
-//! Regression tracking: the comparison of two `ompd-conformance/report/v1` JSON reports (two
-//! versions of one library, or two vendors). A result is keyed by check × scenario × arch ×
-//! layout, plus the library name when a report holds several libraries; when each report holds
+//! Regression tracking: the comparison of two JSON reports (two versions of one library, or two
+//! vendors; schema v2, or v1 read into the v2 shape). A result is keyed by check and place
+//! (`ResultRecord::place`: scenario × arch × layout, or a real target's scenario × arch × variant
+//! and kind), plus the library name when a report holds several libraries; when each report holds
 //! exactly one library the names are ignored, so `llvm-19` compares with `intel-2026.2`.
 //!
 //! It names regressions (passed in OLD, fails in NEW), fixes (the reverse), other changed
@@ -8,13 +9,13 @@
 //! `answers` section a `--golden` run writes).
 
 use ompd_engine::snapshot::{self, Change};
-use ompd_report::{Outcome, Report, SCHEMA};
+use ompd_report::{Outcome, Report};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// Where one result was obtained: `library:` (when keyed by library) `scenario/arch/layout`.
+/// Where one result was obtained: `library:` (when keyed by library) and the result's place.
 type Place = String;
 
 /// An outcome that changed for one check, at some places.
@@ -26,7 +27,7 @@ pub struct Moved {
     pub old: Outcome,
     /// Outcome in NEW.
     pub new: Outcome,
-    /// Where (`scenario/arch/layout`, prefixed by `library:` when keyed by library).
+    /// Where (places, prefixed by `library:` when keyed by library).
     pub places: Vec<Place>,
 }
 
@@ -63,20 +64,12 @@ pub struct Comparison {
     pub answers_note: Option<String>,
 }
 
-/// Reads a v1 report; the error is one line naming the file.
+/// Reads a report (v2, or v1 read into the v2 shape so that its places key as a v2 report's
+/// do); the error is one line naming the file.
 pub fn load(path: &Path) -> Result<Report, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let r: Report = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not an ompd-conform JSON report: {e}", path.display()))?;
-    if r.schema != SCHEMA {
-        return Err(format!(
-            "{}: schema `{}`, expected `{SCHEMA}`",
-            path.display(),
-            r.schema
-        ));
-    }
-    Ok(r)
+    Report::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn passed(o: Outcome) -> bool {
@@ -316,7 +309,7 @@ mod tests {
                 requirements: vec!["OMPD-X".into()],
                 scenario: scenario.to_string(),
                 arch: "lp64-le".into(),
-                layout: "natural".into(),
+                layout: Some("natural".into()),
                 outcome: *outcome,
                 expected: String::new(),
                 actual: String::new(),
@@ -421,5 +414,56 @@ mod tests {
         let c = compare(&old, &new);
         assert!(!c.mapped);
         assert_eq!(c.regressions[0].places, ["b:serial/lp64-le/natural"]);
+    }
+
+    #[test]
+    fn a_v1_report_compares_with_the_v2_report_of_the_same_run() {
+        // One simulated and two real results as a v1 report wrote them (the runtime and build in
+        // layout, the OMP_DEBUG setting in the scenario), and as a v2 report writes them.
+        let row = |scenario: &str, layout: &str, target: &str| {
+            format!(
+                r#"{{"library": "l", "check": "a.b.c", "requirements": [], "scenario": "{scenario}",
+                "arch": "lp64-le", "layout": "{layout}", "outcome": "fail", "expected": "",
+                "actual": "", "detail": "", "target": "{target}"}}"#
+            )
+        };
+        let v1 = format!(
+            r#"{{"schema": "ompd-conformance/report/v1", "libraries": [], "summary": {{}},
+            "incomplete": false, "results": [{}, {}, {}]}}"#,
+            row("serial", "natural", "sim"),
+            row("nested", "llvm-21/gcc", "core"),
+            row("nested-nodebug", "llvm-21/gcc", "live"),
+        );
+        let d = tempfile::tempdir().unwrap();
+        let old_path = d.path().join("v1.json");
+        std::fs::write(&old_path, v1).unwrap();
+        let old = load(&old_path).unwrap();
+        let mut new = report("l", &[("a.b.c", "serial", Outcome::Fail)]);
+        for (target, debug) in [("core", true), ("live", false)] {
+            let mut r = new.results[0].clone();
+            r.scenario = "nested".into();
+            r.layout = None;
+            r.target = target.into();
+            r.real = Some(ompd_report::RealTargetInfo {
+                kind: target.into(),
+                fixture: Some("nested".into()),
+                runtime: Some("llvm-21".into()),
+                build: Some("gcc".into()),
+                omp_debug: Some(debug),
+                pid: (target == "live").then_some(4242),
+                core: None,
+            });
+            new.push(r);
+        }
+        let c = compare(&old, &new);
+        assert_eq!(c.common, 3, "{c:?}");
+        assert!(
+            c.regressions.is_empty()
+                && c.fixes.is_empty()
+                && c.changed.is_empty()
+                && c.new_results.is_empty()
+                && c.removed_results.is_empty(),
+            "{c:?}"
+        );
     }
 }

@@ -18,8 +18,12 @@ pub const EXPECTATIONS: &[(&str, &str)] = &[
     ("llvm.toml", include_str!("../expectations/llvm.toml")),
 ];
 
-/// The JSON Schema of the `ompd-conformance/report/v1` document (the subset the report uses).
-pub const REPORT_SCHEMA_JSON: &str = include_str!("../report-v1.schema.json");
+/// The JSON Schema of the `ompd-conformance/report/v2` document (the subset the report uses).
+pub const REPORT_SCHEMA_JSON: &str = include_str!("../report-v2.schema.json");
+
+/// The JSON Schema of the `ompd-conformance/report/v1` document, which `compare` and `html` still
+/// read.
+pub const REPORT_SCHEMA_V1_JSON: &str = include_str!("../report-v1.schema.json");
 
 /// The directory holding the per-vendor expectations files.
 pub fn expectations_dir() -> PathBuf {

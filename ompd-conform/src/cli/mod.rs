@@ -224,7 +224,7 @@ struct RunArgs {
     #[arg(long = "golden-dir", value_name = "DIR")]
     answer_snapshots_dir: Option<PathBuf>,
     // ---- end of answer snapshots ----
-    // ---- real targets (ompd_engine::real, ompd_engine::fixtures) ----
+    // ---- real targets (ompd_engine::real, ompd_engine::real_runs) ----
     /// Also run every check that applies to a real process against the OpenMP fixture programs
     /// (each build × scenario × runtime of the vendor cache), live under ptrace and from a core
     /// file of each (`gcore`). Without --sim the simulated scenarios are not run.

@@ -206,26 +206,19 @@ pub(super) fn write_html(reports: &[Report], path: &std::path::Path) -> Result<(
 }
 
 /// `ompd-conform html REPORT.json... --output FILE`: an unreadable file is a harness error (1), a
-/// file that is not a v1 report a usage error (2).
+/// file that is not a v1 or v2 report a usage error (2).
 pub(super) fn html_cmd(paths: &[PathBuf], output: &std::path::Path) -> i32 {
     let mut reports = Vec::new();
     for p in paths {
-        let bytes = match std::fs::read(p) {
-            Ok(b) => b,
+        let text = match std::fs::read_to_string(p) {
+            Ok(t) => t,
             Err(e) => return harness(format!("cannot read {}: {e}", p.display())),
         };
-        let report: Report = match serde_json::from_slice(&bytes) {
+        // A v1 report is read into the v2 shape.
+        let report = match Report::from_json(&text) {
             Ok(r) => r,
-            Err(e) => return usage(format!("{} is not a report: {e}", p.display())),
+            Err(e) => return usage(format!("{}: {e}", p.display())),
         };
-        if report.schema != ompd_report::SCHEMA {
-            return usage(format!(
-                "{} has schema `{}`, not `{}`",
-                p.display(),
-                report.schema,
-                ompd_report::SCHEMA
-            ));
-        }
         reports.push(report);
     }
     match write_html(&reports, output) {

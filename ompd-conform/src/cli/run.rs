@@ -63,19 +63,12 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
 /// The simulated targets of a run: `--scenario`, `--replay`, `--arch`, `--layout`.
 fn simulated_options(args: &RunArgs, o: &mut RunOptions) -> Result<(), String> {
     if !args.scenario.is_empty() {
-        for s in &args.scenario {
-            if sim_target::model::scenario(s).is_none() {
-                let known: Vec<_> = sim_target::model::default_scenarios()
-                    .iter()
-                    .map(|s| s.name)
-                    .collect();
-                return Err(format!(
-                    "unknown scenario `{s}` (known: {})",
-                    known.join(", ")
-                ));
-            }
-        }
-        o.scenarios = args.scenario.clone();
+        // An unknown name is refused here, in one line naming the known ones.
+        o.scenarios = args
+            .scenario
+            .iter()
+            .map(|s| ompd_engine::worker::Scenario::built_in(s))
+            .collect::<Result<_, _>>()?;
     }
     if !args.replay.is_empty() {
         if args.scenario.is_empty() {
@@ -92,7 +85,10 @@ fn simulated_options(args: &RunArgs, o: &mut RunOptions) -> Result<(), String> {
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "replay".into());
-            o.models.push((format!("replay:{name}"), m));
+            o.scenarios.push(ompd_engine::worker::Scenario::model(
+                format!("replay:{name}"),
+                m,
+            ));
         }
     }
     if !args.arch.is_empty() {
@@ -140,22 +136,16 @@ fn real_options(args: &RunArgs, o: &mut RunOptions) -> Result<(), String> {
             return Err(format!("no process with pid {p}"));
         }
     }
-    for pid in &args.pid {
-        o.real.push(ompd_engine::fixtures::RealTarget {
-            scenario: format!("pid-{pid}"),
-            variant: "process".into(),
-            source: ompd_engine::fixtures::RealSource::Pid(*pid),
-        });
-    }
-    for c in &args.core {
-        o.real.push(ompd_engine::fixtures::RealTarget {
-            scenario: c
-                .file_name()
-                .map_or("core".into(), |n| n.to_string_lossy().into_owned()),
-            variant: "core-file".into(),
-            source: ompd_engine::fixtures::RealSource::Core(c.clone()),
-        });
-    }
+    o.real.extend(
+        args.pid
+            .iter()
+            .map(|p| ompd_engine::real_runs::RealRun::Pid(*p)),
+    );
+    o.real.extend(
+        args.core
+            .iter()
+            .map(|c| ompd_engine::real_runs::RealRun::Core(c.clone())),
+    );
     Ok(())
 }
 
@@ -215,26 +205,18 @@ fn discovered(
         if let Err(e) = ompd_vendors::fetch(cache, &[], false, &mut |_| {}) {
             return Err(harness(e.to_string()));
         }
-        let built = ompd_engine::fixtures::build_fixtures(cache).map_err(harness)?;
-        let found = ompd_engine::fixtures::discover_libraries(&built, cache, &args.run_fixture[0])
+        let built = ompd_engine::real_runs::build_fixtures(cache).map_err(harness)?;
+        let found = ompd_engine::real_runs::discover_libraries(&built, cache, &args.run_fixture[0])
             .map_err(harness)?;
         discovered.extend(found.into_iter().map(|f| ("fixture runtime".into(), f)));
         return Ok(discovered);
     }
     // No library named for a process or core file: the ones its runtime names.
     for t in &opts.real {
-        let spec = match &t.source {
-            ompd_engine::fixtures::RealSource::Pid(p) => {
-                ompd_engine::real::RealSpec::Live { pid: *p }
-            }
-            ompd_engine::fixtures::RealSource::Core(c) => {
-                ompd_engine::real::RealSpec::Core { path: c.clone() }
-            }
-            ompd_engine::fixtures::RealSource::Fixture { .. } => continue,
-        };
-        match ompd_engine::real::discover(&spec) {
-            Ok(found) => discovered.extend(found.into_iter().map(|f| (t.scenario.clone(), f))),
-            Err(e) => return Err(harness(format!("{}: {e}", t.scenario))),
+        let Some(target) = t.named() else { continue };
+        match ompd_engine::real::discover(&target) {
+            Ok(found) => discovered.extend(found.into_iter().map(|f| (t.label(), f))),
+            Err(e) => return Err(harness(format!("{}: {e}", t.label()))),
         }
     }
     Ok(discovered)
@@ -302,9 +284,9 @@ fn resolve(
 fn fixture_targets(
     args: &RunArgs,
     cache: &Path,
-) -> Result<Vec<ompd_engine::fixtures::RealTarget>, i32> {
-    let built = ompd_engine::fixtures::build_fixtures(cache).map_err(harness)?;
-    let (fixtures, missing) = ompd_engine::fixtures::fixture_targets(
+) -> Result<Vec<ompd_engine::real_runs::RealRun>, i32> {
+    let built = ompd_engine::real_runs::build_fixtures(cache).map_err(harness)?;
+    let (fixtures, missing) = ompd_engine::real_runs::fixture_targets(
         &built,
         cache,
         &args.run_fixture,
