@@ -138,6 +138,18 @@ const BROKEN: &[(&str, &str, &str, &str)] = &[
         "ompd_get_omp_version",
         "crashes (SIGSEGV) the first time any process of the run calls it",
     ),
+    (
+        "hang_task",
+        "HANG_TASK",
+        "ompd_get_curr_task_handle",
+        "never returns",
+    ),
+    (
+        "segfault_task",
+        "SEGFAULT_TASK",
+        "ompd_get_curr_task_handle",
+        "writes through a NULL pointer (SIGSEGV) on every call",
+    ),
 ];
 
 /// The file name of the undeclared dependency of the `undeclared_dep` build.

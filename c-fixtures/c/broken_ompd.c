@@ -32,6 +32,9 @@
  *   FLAKY               ompd_get_omp_version crashes (SIGSEGV) the first time any process
  *                       calls it: it creates a marker file next to the library with
  *                       O_CREAT|O_EXCL and crashes only if that created it.
+ *   HANG_TASK           ompd_get_curr_task_handle never returns (a commonly called entry point:
+ *                       the per-call deadline and quarantine are measured on it).
+ *   SEGFAULT_TASK       ompd_get_curr_task_handle writes through NULL, on every call.
  */
 
 #define _GNU_SOURCE
@@ -102,7 +105,7 @@ static void *inner_symbol(const char *name) {
     return fn args;                                                                            \
   }
 
-#if defined(VIOLATION_SEGFAULT) || defined(VIOLATION_FLAKY)
+#if defined(VIOLATION_SEGFAULT) || defined(VIOLATION_FLAKY) || defined(VIOLATION_SEGFAULT_TASK)
 /* Crashes with SIGSEGV (a write through a NULL pointer the compiler cannot prove NULL). */
 static void write_through_null(void) {
   volatile int *volatile target = NULL;
@@ -333,9 +336,18 @@ FORWARD(ompd_parallel_handle_compare,
 
 /* ---- Tasks ---- */
 
-FORWARD(ompd_get_curr_task_handle,
-        (ompd_thread_handle_t * thread_handle, ompd_task_handle_t **task_handle),
-        (thread_handle, task_handle))
+ompd_rc_t ompd_get_curr_task_handle(ompd_thread_handle_t *thread_handle,
+                                    ompd_task_handle_t **task_handle) {
+  INNER(ompd_get_curr_task_handle);
+#ifdef VIOLATION_HANG_TASK
+  for (;;)
+    sleep(1);
+#endif
+#ifdef VIOLATION_SEGFAULT_TASK
+  write_through_null();
+#endif
+  return fn(thread_handle, task_handle);
+}
 
 FORWARD(ompd_get_generating_task_handle,
         (ompd_task_handle_t * task_handle, ompd_task_handle_t **generating_task_handle),

@@ -280,6 +280,8 @@ fn judge(ctx: &Ctx, row: Row, args: &NullArgs) -> Verdict {
         // The inventory checks judge what a library exports; here there is nothing to call.
         Err(Fail::Missing(n)) => return Verdict::skip(format!("{n} is not exported")),
         Err(Fail::Invalid(m)) => return Verdict::new(Outcome::Fail, expected, m, ""),
+        // Not called: the worker reports the check as not run.
+        Err(e @ Fail::Quarantined(_)) => return Verdict::skip(e.to_string()),
         Err(Fail::Rc(rc)) => rc,
     };
     if rc == row.class.want() {

@@ -47,7 +47,8 @@ pub fn measure(lib: &Resolved, reps: usize) -> Result<Figures, String> {
         ..RunOptions::default()
     };
     let stop = Stop::default();
-    let exec = Exec::of(&opts, &stop);
+    let quarantine = crate::quarantine::Quarantine::new(0);
+    let exec = Exec::of(&opts, &stop, &quarantine);
     let unit = surviving_unit(lib, exec)?;
     let instances_per_s = per_second(reps, || {
         supervisor::setup_only(&unit, exec)?;

@@ -9,8 +9,12 @@
 //!   which checks apply to them.
 //! - [`snapshot`]: the answer snapshot probes of a library's observable answers, their file
 //!   format and their diff.
+//! - [`watchdog`]: the worker's guards on calls into the library: a per-call deadline and a
+//!   fatal-signal handler, each naming the call on the result stream before the worker dies.
 //! - [`worker`]: the units (each with its typed target and scenario), the events a worker
 //!   streams, and the worker itself: runs the checks of one unit in this fresh process.
+//! - [`quarantine`]: entry points that hung or crashed in enough checks of a library, not
+//!   called again in its run.
 //! - [`supervisor`]: runs one unit in fresh worker processes and turns their events into results;
 //!   a crash or timeout is attributed to the check in flight.
 //! - [`collect`]: records the snapshot probes of a library in workers.
@@ -26,11 +30,13 @@ pub mod bench;
 pub mod collect;
 pub mod parallel;
 pub mod property;
+pub mod quarantine;
 pub mod real;
 pub mod real_runs;
 pub mod run;
 pub mod snapshot;
 pub mod supervisor;
+pub mod watchdog;
 pub mod worker;
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use crate::parallel::parallel_map;
 use crate::property::PropertyOptions;
+use crate::quarantine::Quarantine;
 use crate::real_runs::RealRun;
 use crate::supervisor::{
     record, record_all, run_unit, selected, unit_of, Exec, Stop, UnitRun, DEFAULT_SEED,
@@ -35,6 +36,12 @@ pub struct RunOptions {
     pub jobs: usize,
     /// Time a single check may take before its worker is stopped.
     pub check_timeout: Duration,
+    /// Time one call into the library may take before the worker's watchdog ends it and the
+    /// check is reported `timeout` naming the call (none: only `check_timeout`).
+    pub call_deadline: Option<Duration>,
+    /// Distinct checks an entry point must hang or crash in before the rest of the library's
+    /// run stops calling it (0: never).
+    pub quarantine_after: usize,
     /// The property phase over generated cases (none: scenarios only).
     pub property: Option<PropertyOptions>,
     /// Re-run each crashed check once, alone, in a fresh worker (flake or reproducible).
@@ -63,6 +70,8 @@ impl Default for RunOptions {
                 .map(|n| n.get())
                 .unwrap_or(1),
             check_timeout: Duration::from_secs(60),
+            call_deadline: Some(DEFAULT_CALL_DEADLINE),
+            quarantine_after: DEFAULT_QUARANTINE_AFTER,
             property: Some(PropertyOptions::default()),
             rerun_crashes: true,
             keep_env: Vec::new(),
@@ -73,16 +82,25 @@ impl Default for RunOptions {
 }
 
 impl<'a> Exec<'a> {
-    /// How the units of a run with `opts` run.
-    pub fn of(opts: &'a RunOptions, stop: &'a Stop) -> Exec<'a> {
+    /// How the units of a run with `opts` run, stopped by `stop`, with `quarantine`.
+    pub fn of(opts: &'a RunOptions, stop: &'a Stop, quarantine: &'a Quarantine) -> Exec<'a> {
         Exec {
             timeout: opts.check_timeout,
             stop,
             rerun_crashes: opts.rerun_crashes,
             keep_env: &opts.keep_env,
+            call_deadline: opts.call_deadline,
+            quarantine,
         }
     }
 }
+
+/// The default per-call deadline: an honest OMPD call takes microseconds (the busiest makes
+/// about 32 target-access callbacks), so seconds leave a wide margin on a loaded machine.
+pub const DEFAULT_CALL_DEADLINE: Duration = Duration::from_secs(3);
+
+/// The default number of checks an entry point hangs or crashes in before it is quarantined.
+pub const DEFAULT_QUARANTINE_AFTER: usize = 2;
 
 /// The units to run for one library.
 pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
@@ -126,7 +144,8 @@ pub fn run(
     progress: &(dyn Fn(&str) + Sync),
 ) -> Report {
     let mut report = Report::new();
-    let exec = Exec::of(opts, stop);
+    let quarantine = Quarantine::new(opts.quarantine_after);
+    let exec = Exec::of(opts, stop, &quarantine);
     let units: Vec<Unit> = libs.iter().flat_map(|l| plan(l, opts)).collect();
     let mut results = run_units(&units, opts, exec, progress);
     let (real_records, notes) = run_real(libs, opts, exec, progress);
@@ -136,6 +155,7 @@ pub fn run(
             report.push(rec);
         }
         let mut li = library_info(lib, info);
+        li.quarantined = quarantine.report(&lib.path);
         for (u, r) in units.iter().zip(&results) {
             if u.library == lib.name && u.path == lib.path {
                 note_unit(&mut li, r);

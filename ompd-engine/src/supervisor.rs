@@ -6,6 +6,7 @@
 //! One process per unit is also how each target setup gets a fresh library instance: the
 //! LLVM-family libraries latch type sizes and state in process-wide globals.
 
+use crate::quarantine::{Cause, Quarantine, Where};
 use crate::worker::{Contract, Event, HarnessFailure, Target, Unit};
 use ompd_checks::{self as checks, Stage};
 use ompd_report::{Outcome, ResultRecord};
@@ -76,6 +77,11 @@ pub struct Exec<'a> {
     pub rerun_crashes: bool,
     /// Environment variables passed on to workers besides `PATH`.
     pub keep_env: &'a [String],
+    /// Time one call into the library may take before the worker's watchdog ends it (none: only
+    /// the per-check timeout).
+    pub call_deadline: Option<Duration>,
+    /// The run's quarantine of entry points that hung or crashed.
+    pub quarantine: &'a Quarantine,
 }
 
 /// Whether check `id` passes the `--check` filters: none, or any of them matches it as an
@@ -96,6 +102,8 @@ pub(crate) fn unit_of(lib: &Resolved, stage: Stage, target: Target, checks: Vec<
         target,
         checks,
         carried: Default::default(),
+        call_deadline_ms: None,
+        quarantined: Vec::new(),
     }
 }
 
@@ -280,8 +288,10 @@ pub(crate) fn stream(child: &mut Child, unit: &Unit) -> mpsc::Receiver<String> {
 pub(crate) const STOP_POLL: Duration = Duration::from_millis(100);
 
 /// How a worker's stream ended.
+#[derive(Default)]
 enum Ending {
     /// The worker finished or died on its own (EOF on its stream).
+    #[default]
     Closed,
     /// The check in flight took longer than the timeout.
     TimedOut,
@@ -356,6 +366,7 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
         out: UnitRun::default(),
         remaining: unit.checks.clone(),
         carried: unit.carried.clone(),
+        culprit: None,
     };
     let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"));
     while !st.remaining.is_empty() {
@@ -366,6 +377,10 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
         let mut u = unit.clone();
         u.checks = st.remaining.clone();
         u.carried = st.carried.clone();
+        u.call_deadline_ms = exec
+            .call_deadline
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        u.quarantined = exec.quarantine.active(&unit.path);
         let (mut child, mut capture) = match exe
             .clone()
             .and_then(|exe| start_worker(&exe, exec.keep_env))
@@ -402,13 +417,19 @@ struct UnitState<'u, 'a> {
     remaining: Vec<String>,
     /// What replaced workers of this unit saw, for the contract checks of the next one.
     carried: Contract,
+    /// The entry point the last worker hung or crashed in, until the check is booked.
+    culprit: Option<String>,
 }
 
-/// What one worker of a unit did: how it ended, the check it was running, whether it said done.
+/// What one worker of a unit did: how it ended, the check it was running, whether it said done,
+/// and the call it hung in (entry point, call) or the entry point it crashed in.
+#[derive(Default)]
 struct Worker {
     ending: Ending,
     in_flight: Option<String>,
     done: bool,
+    hung: Option<(String, String)>,
+    crashed_in: Option<String>,
 }
 
 /// Whether a unit goes on with a fresh worker after one ended.
@@ -418,7 +439,39 @@ enum Next {
     Finish,
 }
 
+/// A per-call deadline in words: `3s`, `500ms`.
+fn seconds(d: Option<Duration>) -> String {
+    match d {
+        Some(d) if d.subsec_millis() == 0 => format!("{}s", d.as_secs()),
+        Some(d) => format!("{}ms", d.as_millis()),
+        None => "the deadline".into(),
+    }
+}
+
 impl UnitState<'_, '_> {
+    /// Books the entry point a check hung or (reproducibly) crashed in for the quarantine, when
+    /// the check calls with well-formed input.
+    fn book_culprit(&mut self, rec: &ResultRecord) {
+        let Some(ep) = self.culprit.take() else {
+            return;
+        };
+        let cause = match rec.outcome {
+            Outcome::Timeout => Cause::Hang,
+            Outcome::Crash if !rec.flaky => Cause::Crash,
+            _ => return,
+        };
+        if checks::find(&rec.check).is_some_and(|c| !provokes(c)) {
+            let first = format!("{} on {}: {}", rec.check, rec.place(), rec.actual);
+            let place = rec.place();
+            let at = Where {
+                check: &rec.check,
+                unit: &place,
+            };
+            let lib = &self.unit.path;
+            self.exec.quarantine.note(lib, &ep, cause, at, first);
+        }
+    }
+
     /// Records every remaining check with the same outcome.
     fn all(&mut self, outcome: Outcome, expected: &str, actual: &str, detail: &str) {
         let remaining = self.remaining.clone();
@@ -435,11 +488,7 @@ impl UnitState<'_, '_> {
 
     /// Takes one worker's events until it ends, times out or the run is stopped.
     fn watch(&mut self, child: &mut Child, rx: &mpsc::Receiver<String>) -> Worker {
-        let mut w = Worker {
-            ending: Ending::Closed,
-            in_flight: None,
-            done: false,
-        };
+        let mut w = Worker::default();
         let mut deadline = Instant::now() + self.exec.timeout;
         w.ending = loop {
             if let Some(why) = self.exec.stop.reason() {
@@ -489,6 +538,10 @@ impl UnitState<'_, '_> {
             Ok(Event::HarnessFailed { failure }) => self.out.harness_failed = Some(failure),
             Ok(Event::Done) => w.done = true,
             Ok(Event::Answer { .. }) => {}
+            Ok(Event::CallHung {
+                entry_point, call, ..
+            }) => w.hung = Some((entry_point, call)),
+            Ok(Event::CrashedIn { entry_point }) => w.crashed_in = Some(entry_point),
             Err(e) => self
                 .out
                 .output
@@ -543,14 +596,25 @@ impl UnitState<'_, '_> {
                 "no answer within {}s (stopped with SIGTERM, then SIGKILL)",
                 self.exec.timeout.as_secs()
             ),
-            Ending::Closed => status
-                .map(describe_exit)
-                .unwrap_or_else(|| "worker vanished".into()),
+            Ending::Closed => match (&w.hung, &w.crashed_in) {
+                (Some((_, call)), _) => format!(
+                    "{call} did not return within {} (the per-call deadline, --call-timeout); \
+                     the worker was ended",
+                    seconds(self.exec.call_deadline)
+                ),
+                (None, Some(ep)) => format!(
+                    "{} in {ep}",
+                    status.map_or_else(|| "worker vanished".into(), describe_exit)
+                ),
+                (None, None) => status.map_or_else(|| "worker vanished".into(), describe_exit),
+            },
         };
-        let outcome = match w.ending {
-            Ending::TimedOut => Outcome::Timeout,
+        let outcome = match (&w.ending, &w.hung) {
+            (Ending::TimedOut, _) | (_, Some(_)) => Outcome::Timeout,
             _ => Outcome::Crash,
         };
+        let culprit = w.hung.as_ref().map(|(ep, _)| ep).or(w.crashed_in.as_ref());
+        self.culprit = culprit.cloned();
         let last = match tail(stderr_text, 3) {
             t if t.trim().is_empty() => "the worker printed nothing".to_string(),
             t => format!("worker output: {t}"),
@@ -587,6 +651,7 @@ impl UnitState<'_, '_> {
         if outcome == Outcome::Crash && self.exec.rerun_crashes {
             rerun_crashed(self.unit, &mut rec, self.exec);
         }
+        self.book_culprit(&rec);
         self.out.records.push(rec);
         self.remaining.retain(|c| *c != check);
         Next::Replace
@@ -604,4 +669,11 @@ mod tests {
         assert!(selected("icv.value.dyn-var", &["icv.value.dyn-var".into()]));
         assert!(!selected("icv.value.dyn-var", &["icv.value.dyn".into()]));
     }
+}
+
+/// Whether `check` calls with malformed arguments or against a malformed target on purpose.
+fn provokes(check: &checks::Check) -> bool {
+    ["null.", "fault.", "corrupt."]
+        .iter()
+        .any(|p| check.id.starts_with(p))
 }

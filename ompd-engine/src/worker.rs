@@ -6,8 +6,9 @@
 //! library prints lands in the captured stderr instead of corrupting the result stream.
 
 use crate::real::{Known, OpenedTarget, RealTarget};
+use ompd_abi::EntryPoint;
 use ompd_checks::{self as checks, Ctx, Profile, Setup, Stage};
-use ompd_loader::library::{Library, LoadOptions};
+use ompd_loader::library::{watch, Library, LoadOptions};
 use ompd_serve::arch::Arch;
 use ompd_serve::callbacks;
 use ompd_serve::source::Source;
@@ -44,6 +45,25 @@ pub struct Unit {
     /// What earlier workers of this unit saw for the unit's contract checks.
     #[serde(default, skip_serializing_if = "Contract::is_empty")]
     pub carried: Contract,
+    /// How long one call into the library may take before the worker's watchdog ends it, in
+    /// milliseconds (none: no watchdog; the supervisor's per-check timeout still applies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_deadline_ms: Option<u64>,
+    /// Entry points not to call (they hung or crashed in earlier checks of the library): a
+    /// check that would call one is reported as the entry says, without its verdict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quarantined: Vec<Quarantined>,
+}
+
+/// An entry point a unit must not call, and what a check that would call it reports.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Quarantined {
+    /// The entry point's name.
+    pub entry_point: String,
+    /// The outcome reported: `timeout` after hangs, `crash` after crashes.
+    pub outcome: ompd_report::Outcome,
+    /// The detail reported ("not run: … hung in N earlier checks (first: …)").
+    pub note: String,
 }
 
 /// What a unit's checks run against.
@@ -277,6 +297,22 @@ pub enum Event {
         /// The answer, with run-specific values redacted.
         value: String,
     },
+    /// A call into the library ran past the per-call deadline; the worker's watchdog ends the
+    /// worker right after this event.
+    CallHung {
+        /// The entry point.
+        entry_point: String,
+        /// The call with its arguments (`ompd_x(handle=0x…, kind=3)`).
+        call: String,
+        /// How long it had run.
+        after_ms: u64,
+    },
+    /// A fatal signal hit while this entry point was in flight; the signal ends the worker right
+    /// after this event.
+    CrashedIn {
+        /// The entry point.
+        entry_point: String,
+    },
     /// The harness could not go on with the unit, for a reason that says nothing about the
     /// library: the checks not run yet are harness errors naming `failure`.
     HarnessFailed {
@@ -324,6 +360,7 @@ pub fn main() -> i32 {
         eprintln!("worker: cannot redirect stdout: {e}");
         return 1;
     }
+    let events_fd = std::os::fd::AsRawFd::as_raw_fd(&results);
     let mut sink = std::io::BufWriter::new(results);
     let mut emit = |e: &Event| -> bool {
         serde_json::to_writer(&mut sink, e).is_ok()
@@ -337,7 +374,11 @@ pub fn main() -> i32 {
         .map_err(|e| format!("cannot read it: {e}"))
         .and_then(|_| serde_json::from_str::<Unit>(&input).map_err(|e| e.to_string()));
     let failed = match unit {
-        Ok(unit) => run_unit(&unit, &mut emit),
+        Ok(unit) => {
+            let deadline = unit.call_deadline_ms.map(std::time::Duration::from_millis);
+            crate::watchdog::install(events_fd, deadline);
+            run_unit(&unit, &mut emit)
+        }
         Err(e) => Err(HarnessFailure::MalformedUnit(e)),
     };
     match failed {
@@ -582,9 +623,34 @@ fn trace_callbacks() {
     );
 }
 
+/// The unit's quarantined entry points, by the loader's table.
+fn quarantined_entry_points(unit: &Unit) -> Result<Vec<EntryPoint>, HarnessFailure> {
+    unit.quarantined
+        .iter()
+        .map(|q| {
+            EntryPoint::from_name(&q.entry_point).ok_or_else(|| {
+                HarnessFailure::MalformedUnit(format!(
+                    "quarantined entry point {} is unknown",
+                    q.entry_point
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The verdict of a check that would have called the quarantined `ep`: not run, as the unit's
+/// quarantine entry says.
+fn quarantined_verdict(unit: &Unit, ep: EntryPoint) -> checks::Verdict {
+    match unit.quarantined.iter().find(|q| q.entry_point == ep.name()) {
+        Some(q) => checks::Verdict::new(q.outcome, "the check completes", "not run", &q.note),
+        None => checks::Verdict::harness_error(format!("{ep} was refused but not quarantined")),
+    }
+}
+
 /// Runs `unit`, calling `emit` for each event (the worker streams them; tests collect them). A
 /// harness failure ends the unit early; the caller reports it (as [`Event::HarnessFailed`]).
 pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(), HarnessFailure> {
+    watch::quarantine(quarantined_entry_points(unit)?);
     let Some((lib, profile)) = load(unit, emit) else {
         return Ok(());
     };
@@ -611,6 +677,8 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
     if unit.stage == Stage::Target && profile >= Profile::V5_0 {
         set_up_target(&mut ctx, &prepared)?;
     }
+    // A quarantined call refused while loading or setting up leaves nothing to judge.
+    let setup_blocked = watch::take_blocked();
     ompd_loader::library::flush_c_stdio();
     let mut printed = captured_len();
     for id in &unit.checks {
@@ -623,7 +691,14 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
         if !emit(&Event::Start { check: id.clone() }) {
             return Ok(());
         }
-        let (v, contract) = run_check(id, check, &mut ctx, &prepared, &mut printed);
+        let (v, contract) = match setup_blocked {
+            Some(ep) => (quarantined_verdict(unit, ep), Contract::default()),
+            None => {
+                let (v, c) = run_check(id, check, &mut ctx, &prepared, &mut printed);
+                let refused = watch::take_blocked();
+                (refused.map_or(v, |ep| quarantined_verdict(unit, ep)), c)
+            }
+        };
         let result = Event::Result {
             check: id.clone(),
             outcome: v.outcome,
@@ -650,4 +725,39 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
     }
     emit(&Event::Done);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_watchdog_lines_are_events() {
+        let mut buf = [0u8; 128];
+        let n = crate::watchdog::crashed_in_line("ompd_get_thread_id", &mut buf);
+        let line = std::str::from_utf8(&buf[..n]).unwrap();
+        assert!(line.ends_with('\n'));
+        let e: Event = serde_json::from_str(line.trim_end()).unwrap();
+        let entry_point = "ompd_get_thread_id".to_string();
+        assert_eq!(e, Event::CrashedIn { entry_point });
+        let call = watch::InFlight {
+            seq: 1,
+            entry_point: EntryPoint::GetCurrTaskHandle,
+            elapsed: std::time::Duration::from_millis(3001),
+            args: vec![0x1000, 0x2000],
+        };
+        let line = crate::watchdog::call_hung_line(&call);
+        let e: Event = serde_json::from_slice(line.trim_ascii_end()).unwrap();
+        let Event::CallHung {
+            entry_point,
+            call,
+            after_ms,
+        } = e
+        else {
+            panic!("{e:?}");
+        };
+        assert_eq!(entry_point, "ompd_get_curr_task_handle");
+        assert!(call.starts_with("ompd_get_curr_task_handle(") && call.contains("0x2000"));
+        assert_eq!(after_ms, 3001);
+    }
 }

@@ -301,6 +301,23 @@ pub struct LibraryInfo {
     /// Vendor package version, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub package_version: Option<String>,
+    /// Entry points the run stopped calling because they hung or crashed in earlier checks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quarantined: Vec<QuarantinedEntry>,
+}
+
+/// An entry point quarantined in a library's run: once it hung (or crashed reproducibly) in
+/// enough checks, the checks that would call it again were reported without calling it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuarantinedEntry {
+    /// The entry point, e.g. `ompd_get_curr_task_handle`.
+    pub entry_point: String,
+    /// `hang` or `crash`.
+    pub cause: String,
+    /// How many checks it hung or crashed in before the quarantine (and while it set in).
+    pub checks: usize,
+    /// The first of them, with its unit and the call (`check on place: call`).
+    pub first: String,
 }
 
 /// The whole report.
@@ -430,6 +447,14 @@ impl Report {
             );
             for d in &lib.diagnostics {
                 let _ = writeln!(out, "  note: {d}");
+            }
+            for q in &lib.quarantined {
+                let _ = writeln!(
+                    out,
+                    "  QUARANTINED {} ({} in {} checks; later checks calling it were not run; \
+                     first: {})",
+                    q.entry_point, q.cause, q.checks, q.first
+                );
             }
         }
         out

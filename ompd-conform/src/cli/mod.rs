@@ -154,9 +154,19 @@ struct RunArgs {
     /// Parallel workers (default: number of cores).
     #[arg(long)]
     jobs: Option<usize>,
-    /// Seconds one check may take before its worker is stopped.
+    /// Seconds one check may take before its worker is stopped (a backstop: a single call is
+    /// held to --call-timeout).
     #[arg(long, default_value_t = 60)]
     timeout: u64,
+    /// Seconds one call into the library may take: the worker's watchdog then ends it, and the
+    /// check is reported `timeout` naming the call and its arguments (0: no per-call deadline).
+    #[arg(long, value_name = "SECS", default_value_t = ompd_engine::run::DEFAULT_CALL_DEADLINE.as_secs_f64())]
+    call_timeout: f64,
+    /// Distinct checks an entry point may hang or reproducibly crash in (with well-formed input)
+    /// before the rest of the library's run stops calling it: each check that would call it is
+    /// reported `timeout` (or `crash`) as "not run", and the report lists it (0: never).
+    #[arg(long, value_name = "N", default_value_t = ompd_engine::run::DEFAULT_QUARANTINE_AFTER)]
+    quarantine_after: usize,
     /// Seconds the whole run may take; checks not reached by then are reported as skipped and the
     /// report is marked incomplete (default: no limit).
     #[arg(long, value_name = "SECS")]

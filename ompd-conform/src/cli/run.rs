@@ -37,6 +37,8 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
         return Err("--timeout must be at least 1 second".into());
     }
     o.check_timeout = Duration::from_secs(args.timeout);
+    o.call_deadline = call_deadline(args.call_timeout)?;
+    o.quarantine_after = args.quarantine_after;
     if args.run_timeout == Some(0) {
         return Err("--run-timeout must be at least 1 second".into());
     }
@@ -58,6 +60,20 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
                 .unwrap_or_else(ompd_engine::property::default_replay_dir),
         });
     Ok(o)
+}
+
+/// The per-call deadline of `--call-timeout SECS` (fractions allowed; 0 turns it off).
+fn call_deadline(secs: f64) -> Result<Option<Duration>, String> {
+    if secs == 0.0 {
+        return Ok(None);
+    }
+    Duration::try_from_secs_f64(secs)
+        .ok()
+        .filter(|d| *d >= Duration::from_millis(10))
+        .map(Some)
+        .ok_or_else(|| {
+            format!("--call-timeout {secs}: give seconds, at least 0.01 (0 turns it off)")
+        })
 }
 
 /// The simulated targets of a run: `--scenario`, `--replay`, `--arch`, `--layout`.
@@ -336,7 +352,8 @@ fn execute(
         b.finish_and_clear();
     }
     if args.answer_snapshots && stop.reason().is_none() {
-        let exec = ompd_engine::supervisor::Exec::of(opts, &stop);
+        let quarantine = ompd_engine::quarantine::Quarantine::new(opts.quarantine_after);
+        let exec = ompd_engine::supervisor::Exec::of(opts, &stop, &quarantine);
         for l in libs {
             let answers = ompd_engine::collect::collect(l, exec);
             report.answers.insert(l.name.clone(), answers);

@@ -19,6 +19,7 @@ mod handles;
 mod memory;
 mod nulls;
 mod raw;
+pub mod watch;
 
 use handles::MAX_CONTROL_VARS;
 pub use handles::{
@@ -48,6 +49,9 @@ pub enum Fail {
     Missing(EntryPoint),
     /// The library returned ok with an invalid output (unwritten, NULL, not owned as required).
     Invalid(String),
+    /// The entry point is quarantined in this worker (it hung or crashed in earlier checks):
+    /// the call was not made.
+    Quarantined(EntryPoint),
 }
 
 impl std::fmt::Display for Fail {
@@ -56,6 +60,7 @@ impl std::fmt::Display for Fail {
             Fail::Rc(rc) => write!(f, "{rc}"),
             Fail::Missing(n) => write!(f, "{n} is not exported"),
             Fail::Invalid(m) => write!(f, "ok with invalid output: {m}"),
+            Fail::Quarantined(n) => write!(f, "{n} was not called: it is quarantined"),
         }
     }
 }

@@ -1,8 +1,10 @@
 //! One raw call per entry point: the only place each FFI call is written. A raw call resolves
 //! the routine (a missing one is [`Fail::Missing`]), marks it as the entry point in flight for
-//! the callback ledger (until the returned guard is dropped) and passes the arguments through
-//! unchanged. The typed wrappers and the NULL-argument matrix build on it.
+//! the callback ledger (until the returned guard is dropped) and as the call in flight for the
+//! watchdog and crash handler ([`super::watch`]; a quarantined routine is refused there, not
+//! called), and passes the arguments through unchanged. The typed wrappers and the NULL-argument matrix build on it.
 
+use super::watch::{self, AsWord};
 use super::{Api, Fail};
 use ompd_abi::{
     Address, AddressSpaceContext, AddressSpaceHandle, Callbacks, EntryPoint, FrameInfo, OmpdDevice,
@@ -29,10 +31,13 @@ macro_rules! raw {
             /// that the library refuses it.
             pub(super) unsafe fn $field(self, $($arg: $ty),*) -> Answer {
                 let f = self.0.$field.ok_or(Fail::Missing(EntryPoint::$ep))?;
+                watch::gate(EntryPoint::$ep)?;
                 let guard = callbacks::enter(EntryPoint::$ep.name());
+                let mark = watch::begin(EntryPoint::$ep, &[$(AsWord::word(&$arg)),*]);
                 // SAFETY: the caller guarantees the arguments; the library stays loaded while
                 // its `Api` is in use.
                 let rc = unsafe { f($($arg),*) };
+                drop(mark);
                 Ok((rc, guard))
             }
         )*}
