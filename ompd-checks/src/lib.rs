@@ -26,29 +26,15 @@ macro_rules! entry_or_skip {
 }
 pub(crate) use entry_or_skip;
 
-mod aspace;
-mod compare;
-mod corrupt;
-mod dcv;
-mod faults;
-mod frames;
-mod icv_strings;
-mod icvs;
+mod checks;
 pub mod known;
-mod lifecycle;
-mod nulls;
-mod ownership;
-mod parallel;
-pub mod runtime;
-mod states;
-pub mod statics;
-mod tasks;
-mod threads;
-mod tooldata;
 
 use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail, Library, ParallelH, TaskH, ThreadH};
 pub mod profile;
 pub use profile::Profile;
+
+pub use checks::r#static::judge as judge_static;
+pub use checks::runtime::dll_locations_of;
 
 use ompd_abi::{self as abi, EntryPoint, Rc};
 use ompd_report::Outcome;
@@ -177,7 +163,7 @@ pub struct Ctx<'l> {
     /// crash or timeout): (check id, violation). This worker's own are in the ledger.
     pub earlier_violations: Vec<(String, String)>,
     /// The library's ICV list, enumerated once per unit.
-    pub icv_table: std::cell::OnceCell<Result<Vec<icvs::IcvEntry>, String>>,
+    pub icv_table: std::cell::OnceCell<Result<Vec<checks::icv::IcvEntry>, String>>,
     /// What the model's facts cover (everything for a simulated target; what the fixture
     /// recorded for a real one).
     pub known: crate::known::Known,
@@ -203,32 +189,35 @@ pub fn registry() -> &'static [&'static Check] {
         // `ompd_initialize`, and its target checks run after every other family (so a NULL that
         // upsets a library's state affects no other family). The corrupted-image and the
         // fault-injection families come last, for the same reason, before the contract check.
-        let nulls_at = |stage: Stage| nulls::CHECKS.iter().filter(move |c| c.stage == stage);
+        use checks::*;
+        let nulls_at = |stage: Stage| null::CHECKS.iter().filter(move |c| c.stage == stage);
         let families: &[&'static [Check]] = &[
             aspace::CHECKS,
-            threads::CHECKS,
+            thread::CHECKS,
             parallel::CHECKS,
-            tasks::CHECKS,
-            states::CHECKS,
-            icvs::CHECKS,
-            frames::CHECKS,
-            tooldata::CHECKS,
+            task::CHECKS,
+            state::CHECKS,
+            icv::CHECKS,
+            task::frames::CHECKS,
+            tool_data::CHECKS,
             dcv::CHECKS,
-            icv_strings::CHECKS,
+            icv::strings::CHECKS,
             compare::CHECKS,
-            ownership::CHECKS,
+            own::CHECKS,
             runtime::CHECKS,
         ];
-        statics::CHECKS
+        r#static::CHECKS
             .iter()
-            .chain(lifecycle::QUERIES)
+            .chain(lib::QUERIES)
             .chain(nulls_at(Stage::Library))
-            .chain(lifecycle::INITIALIZE)
+            .chain(lib::INITIALIZE)
             .chain(families.iter().flat_map(|f| f.iter()))
             .chain(nulls_at(Stage::Target))
             .chain(corrupt::CHECKS)
-            .chain(faults::CHECKS)
-            .chain(aspace::CONTRACT)
+            .chain(fault::CHECKS)
+            .chain(callbacks::OUTPUT)
+            .chain(aspace::RELEASE)
+            .chain(callbacks::CONTRACT)
             .collect()
     })
 }
@@ -553,7 +542,7 @@ impl<'l> Ctx<'l> {
         name: &str,
     ) -> Option<Call<(Rc, Option<i64>)>> {
         let ah = self.aspace.as_ref()?;
-        let id = icvs::icv_id(self, ah, name)?;
+        let id = checks::icv::icv_id(self, ah, name)?;
         Some(self.lib.get_icv(handle, scope, id))
     }
 }
@@ -627,7 +616,7 @@ impl<'l> ThreadHandles<'l> {
         string: bool,
     ) -> Option<(AnyHandle<'a, 'l>, abi::Scope, u64)> {
         use abi::Scope;
-        let table = icvs::table(ctx, ah).ok()?;
+        let table = checks::icv::table(ctx, ah).ok()?;
         let implicit = is_implicit(ctx.model, ctx.model.threads[self.gtid.0].current_task);
         let mut first = None;
         for e in table {

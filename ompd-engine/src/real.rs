@@ -878,7 +878,7 @@ pub fn discover(spec: &RealSpec) -> Result<Vec<PathBuf>, String> {
             (Box::new(t), m)
         }
     };
-    let listed = ompd_checks::runtime::dll_locations_of(source.as_ref())
+    let listed = ompd_checks::dll_locations_of(source.as_ref())
         .map_err(|e| format!("no OMPD library named by the target: {e}"))?;
     let runtime_dir = modules
         .lookup("ompd_dll_locations")

@@ -1,7 +1,11 @@
 //! ICVs: the enumeration, the standard names of the profile, and the value of every standard ICV
 //! at every scope the library enumerates it for, judged against the model.
+//!
+//! [`strings`] holds the string getter and the id and scope contract both getters share.
 
-use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+pub(crate) mod strings;
+
+use crate::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope, ICV_UNDEFINED};
 use ompd_loader::library::{AnyHandle, AspaceH, Fail, ParallelH, TaskH, ThreadH};
@@ -167,7 +171,7 @@ pub static CHECKS: &[Check] = &[
 ];
 
 fn enumerate(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let t = table(ctx, ah);
     let mut j = Judge::new(
         ctx,
@@ -198,7 +202,7 @@ fn enumerate(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn standard_names(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let t = table(ctx, ah);
     let mut j = Judge::new(
         ctx,
@@ -221,7 +225,7 @@ fn standard_names(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn unknown_current(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let known: BTreeSet<u64> = table(ctx, ah)
         .map(|l| l.iter().map(|e| e.id).collect())
         .unwrap_or_default();
@@ -231,7 +235,7 @@ fn unknown_current(ctx: &mut Ctx, _: &str) -> Verdict {
             continue;
         }
         let got = ctx.lib.enumerate_icvs(ah, bogus).map(|_| ());
-        super::expect_rc(
+        crate::expect_rc(
             &mut j,
             &format!("current {bogus:#x}"),
             got,
@@ -307,7 +311,7 @@ pub(super) fn truth(m: &Model, name: &str, subject: Subject) -> Option<Truth> {
         "default-device-var" => int(m.tasks[task?.0].icvs.default_device as i64),
         "final-task-var" | "ompd-final-var" | "ompd-final-task-var" => b(m.tasks[task?.0].is_final),
         "implicit-task-var" | "ompd-implicit-var" | "ompd-implicit-task-var" => {
-            b(super::is_implicit(m, task?))
+            b(crate::is_implicit(m, task?))
         }
         "levels-var" => int(m.level(region?) as i64),
         "active-levels-var" => int(m.active_level(region?) as i64),
@@ -387,7 +391,7 @@ pub(super) fn scope_subjects<'l>(
         Scope::TASK | Scope::IMPLICIT_TASK => {
             for t in ctx.threads() {
                 let task = ctx.model.threads[t.0].current_task;
-                if scope == Scope::IMPLICIT_TASK && !super::is_implicit(ctx.model, task) {
+                if scope == Scope::IMPLICIT_TASK && !crate::is_implicit(ctx.model, task) {
                     continue;
                 }
                 match ctx.curr_task(ah, t) {
@@ -418,7 +422,7 @@ pub(super) fn entry_of(ctx: &Ctx, ah: &AspaceH, name: &str) -> Result<IcvEntry, 
 }
 
 fn value(ctx: &mut Ctx, name: &'static str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let entry = match entry_of(ctx, ah, name) {
         Ok(e) => e,
         Err(v) => return v,

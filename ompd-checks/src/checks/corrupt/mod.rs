@@ -35,7 +35,8 @@
 //! shrunk by proptest to the simplest corruption that still fails, named in the detail with the
 //! routine.
 
-use super::{icvs, Check, Ctx, Profile, Severity, Stage, Verdict};
+use crate::checks::icv;
+use crate::{Check, Ctx, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{thread_id_kind, Rc, Scope};
 use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, ThreadH};
@@ -133,7 +134,7 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
     let Some(kind) = Kind::from_id(arg) else {
         return Verdict::harness_error(format!("unknown corruption kind {arg:?}"));
     };
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     // Like every family, a check skips when an entry point it calls is not exported (the
     // inventory checks judge the exports).
     let exported = ctx.lib.api.exported();
@@ -286,13 +287,13 @@ struct Tally {
 
 /// The ICVs the walks read, by name, with the enumerated id and scope.
 struct Ids {
-    entries: Vec<icvs::IcvEntry>,
+    entries: Vec<icv::IcvEntry>,
 }
 
 impl Ids {
     fn new(ctx: &Ctx, ah: &AspaceH) -> Ids {
         Ids {
-            entries: icvs::table(ctx, ah).unwrap_or_default(),
+            entries: icv::table(ctx, ah).unwrap_or_default(),
         }
     }
 
@@ -303,7 +304,7 @@ impl Ids {
             .map(|e| (e.id, e.scope))
     }
 
-    fn address_space(&self) -> impl Iterator<Item = &icvs::IcvEntry> {
+    fn address_space(&self) -> impl Iterator<Item = &icv::IcvEntry> {
         self.entries
             .iter()
             .filter(|e| e.scope == Scope::ADDRESS_SPACE || e.scope == Scope::GLOBAL)

@@ -27,7 +27,7 @@
 //! after every other family (a library whose state an injected failure upsets affects no other
 //! family); `ompd_process_initialize` runs on a fresh copy of the unit's target.
 
-use super::{describe, Check, Ctx, Judge, Profile, Severity, Stage, ThreadHandles, Verdict};
+use crate::{describe, Check, Ctx, Judge, Profile, Severity, Stage, ThreadHandles, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{state, thread_id_kind, Rc, Scope, ICV_UNDEFINED};
 use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, ThreadH};
@@ -408,7 +408,7 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
     let Some((kind, entry)) = parsed else {
         return Verdict::harness_error(format!("malformed fault row {arg:?}"));
     };
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     if ctx.model.threads.is_empty() {
         return Verdict::skip("the scenario has no OpenMP thread");
     }

@@ -8,7 +8,7 @@
 //! the 32- or 64-bit address space, which is where a comparator built on a truncated pointer
 //! difference breaks.
 
-use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{thread_id_kind, ParallelHandle, TaskHandle, ThreadHandle};
 use ompd_loader::library::{AspaceH, Call, Fail, Handle, Kind, Library};
@@ -186,7 +186,7 @@ fn threads<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<'l, Threa
 fn parallels<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<'l, ParallelHandle> {
     let mut items = Vec::new();
     for t in ctx.threads() {
-        let r = super::innermost_region(ctx.model, t);
+        let r = crate::innermost_region(ctx.model, t);
         let Ok(ph) = ctx.curr_parallel(ah, t) else {
             j.fail(format!("gtid {}: no current parallel handle", t.0));
             continue;
@@ -273,7 +273,7 @@ fn tasks<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<'l, TaskHan
 
 /// Runs `law` on the pool of the check's handle kind.
 fn with_pool(ctx: &mut Ctx, kind: &str, expected: &str, law: Law) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, expected);
     match kind {
         "thread" => {
@@ -321,7 +321,7 @@ impl Law {
                 for a in 0..n {
                     let c = at(a, a);
                     j.expect(c == Ok(0), || {
-                        format!("{} with itself: {}", p.name(a), super::describe(&c))
+                        format!("{} with itself: {}", p.name(a), crate::describe(&c))
                     });
                 }
             }
@@ -340,8 +340,8 @@ impl Law {
                                 "{} vs {}: {} / {}",
                                 p.name(a),
                                 p.name(b),
-                                super::describe(&x),
-                                super::describe(&y)
+                                crate::describe(&x),
+                                crate::describe(&y)
                             )),
                         }
                     }
@@ -388,7 +388,7 @@ impl Law {
                                 } else {
                                     "different entities"
                                 },
-                                super::describe(&c)
+                                crate::describe(&c)
                             )),
                         }
                     }
@@ -406,8 +406,8 @@ impl Law {
                                     "{} vs {}: {} then {}",
                                     p.name(a),
                                     p.name(b),
-                                    super::describe(&first),
-                                    super::describe(&again)
+                                    crate::describe(&first),
+                                    crate::describe(&again)
                                 )
                             },
                         );
@@ -474,7 +474,7 @@ fn second_aspace<'l>(ctx: &Ctx<'l>) -> Result<(AspaceH<'l>, &'static Target), Ve
 }
 
 fn other_aspace(ctx: &mut Ctx, kind: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let (ah2, _) = match second_aspace(ctx) {
         Ok(x) => x,
         Err(v) => return v,
@@ -494,8 +494,8 @@ fn other_aspace(ctx: &mut Ctx, kind: &str) -> Verdict {
         (a, b) => {
             return Verdict::skip(format!(
                 "thread handles unavailable: {} / {}",
-                super::describe(&a),
-                super::describe(&b)
+                crate::describe(&a),
+                crate::describe(&b)
             ))
         }
     };
@@ -507,7 +507,7 @@ fn other_aspace(ctx: &mut Ctx, kind: &str) -> Verdict {
         ) {
             (Ok(a), Ok(b)) => ctx.lib.parallel_compare(&a, &b),
             (a, _) => {
-                return Verdict::skip(format!("no parallel handles: {}", super::describe(&a)))
+                return Verdict::skip(format!("no parallel handles: {}", crate::describe(&a)))
             }
         },
         _ => match (
@@ -515,7 +515,7 @@ fn other_aspace(ctx: &mut Ctx, kind: &str) -> Verdict {
             ctx.lib.get_curr_task_handle(&th2),
         ) {
             (Ok(a), Ok(b)) => ctx.lib.task_compare(&a, &b),
-            (a, _) => return Verdict::skip(format!("no task handles: {}", super::describe(&a))),
+            (a, _) => return Verdict::skip(format!("no task handles: {}", crate::describe(&a))),
         },
     };
     let p60 = ctx.profile >= Profile::V6_0;
