@@ -121,7 +121,8 @@ fn failing_calls(ctx: &Ctx, ah: &AspaceH) -> Vec<(&'static str, bool)> {
             ctx.lib.get_task_in_parallel(&ph, 1 << 20).is_err(),
         ));
     }
-    let unknown_icv = crate::checks::icv::table(ctx, ah)
+    let unknown_icv = ctx
+        .icvs(ah)
         .map(|t| t.iter().map(|e| e.id).max().unwrap_or(0) + 1000)
         .unwrap_or(1000);
     out.push((
@@ -169,7 +170,7 @@ fn failed_calls_no_leak(ctx: &mut Ctx, _: &str) -> Verdict {
 /// Every answer a fixed set of queries gives, rendered as text.
 fn answers(ctx: &Ctx, ah: &AspaceH) -> Vec<String> {
     let mut out = vec![crate::describe(&ctx.lib.get_omp_version_string(ah))];
-    let icvs = crate::checks::icv::table(ctx, ah).unwrap_or_default();
+    let icvs = ctx.icvs(ah).unwrap_or_default();
     for t in ctx.threads() {
         let th = ctx.thread_handle(ah, t);
         out.push(format!("gtid {} handle {}", t.0, th.is_ok()));
@@ -252,7 +253,7 @@ fn fresh_block_per_call(ctx: &mut Ctx, _: &str) -> Verdict {
 
 fn valid_after_release(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
-    let icvs = match crate::checks::icv::table(ctx, ah) {
+    let icvs = match ctx.icvs(ah) {
         Ok(t) => t,
         Err(e) => return Verdict::skip(format!("no ICV list: {e}")),
     };

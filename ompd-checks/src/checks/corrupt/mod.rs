@@ -35,7 +35,6 @@
 //! shrunk by proptest to the simplest corruption that still fails, named in the detail with the
 //! routine.
 
-use crate::checks::icv;
 use crate::{Check, Ctx, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{thread_id_kind, Rc, Scope};
@@ -287,13 +286,13 @@ struct Tally {
 
 /// The ICVs the walks read, by name, with the enumerated id and scope.
 struct Ids {
-    entries: Vec<icv::IcvEntry>,
+    entries: Vec<crate::IcvEntry>,
 }
 
 impl Ids {
     fn new(ctx: &Ctx, ah: &AspaceH) -> Ids {
         Ids {
-            entries: icv::table(ctx, ah).unwrap_or_default(),
+            entries: ctx.icvs(ah).unwrap_or_default(),
         }
     }
 
@@ -304,7 +303,7 @@ impl Ids {
             .map(|e| (e.id, e.scope))
     }
 
-    fn address_space(&self) -> impl Iterator<Item = &icv::IcvEntry> {
+    fn address_space(&self) -> impl Iterator<Item = &crate::IcvEntry> {
         self.entries
             .iter()
             .filter(|e| e.scope == Scope::ADDRESS_SPACE || e.scope == Scope::GLOBAL)

@@ -5,56 +5,12 @@
 
 pub(crate) mod strings;
 
-use crate::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::{Check, Ctx, IcvEntry, Judge, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope, ICV_UNDEFINED};
 use ompd_loader::library::{AnyHandle, AspaceH, Fail, ParallelH, TaskH, ThreadH};
 use sim_target::model::{Model, RegionId, TaskId, ThreadId};
 use std::collections::BTreeSet;
-
-/// One enumerated ICV.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct IcvEntry {
-    /// Id.
-    pub id: u64,
-    /// Name.
-    pub name: String,
-    /// Enumerated scope.
-    pub scope: Scope,
-}
-
-/// The library's ICV list for this unit (enumerated once, cached in the context), or why not.
-pub fn table(ctx: &Ctx, ah: &AspaceH) -> Result<Vec<IcvEntry>, String> {
-    ctx.icv_table
-        .get_or_init(|| {
-            let mut out = Vec::new();
-            let mut cur = ICV_UNDEFINED;
-            loop {
-                match ctx.lib.enumerate_icvs(ah, cur) {
-                    Ok((id, name, scope, more)) => {
-                        out.push(IcvEntry { id, name, scope });
-                        if more == 0 || out.len() > 1024 {
-                            return Ok(out);
-                        }
-                        cur = id;
-                    }
-                    Err(e) => {
-                        return Err(format!("ompd_enumerate_icvs after {} ICVs: {e}", out.len()))
-                    }
-                }
-            }
-        })
-        .clone()
-}
-
-/// The id of ICV `name`, if the library enumerates it.
-pub fn icv_id(ctx: &Ctx, ah: &AspaceH, name: &str) -> Option<u64> {
-    table(ctx, ah)
-        .ok()?
-        .into_iter()
-        .find(|e| e.name == name)
-        .map(|e| e.id)
-}
 
 /// The standard ICV names an OpenMP 5.0 library enumerates, with the 5.0 OMPD-specific names.
 pub const STANDARD_5_0: &[&str] = &[
@@ -172,7 +128,7 @@ pub static CHECKS: &[Check] = &[
 
 fn enumerate(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
-    let t = table(ctx, ah);
+    let t = ctx.icvs(ah);
     let mut j = Judge::new(
         ctx,
         "distinct non-zero ids and non-empty names, scopes 1..=6, more 0 at the end",
@@ -203,7 +159,7 @@ fn enumerate(ctx: &mut Ctx, _: &str) -> Verdict {
 
 fn standard_names(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
-    let t = table(ctx, ah);
+    let t = ctx.icvs(ah);
     let mut j = Judge::new(
         ctx,
         "all 27 names of the 5.0 ICV table and OMPD-specific ICVs",
@@ -226,7 +182,8 @@ fn standard_names(ctx: &mut Ctx, _: &str) -> Verdict {
 
 fn unknown_current(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
-    let known: BTreeSet<u64> = table(ctx, ah)
+    let known: BTreeSet<u64> = ctx
+        .icvs(ah)
         .map(|l| l.iter().map(|e| e.id).collect())
         .unwrap_or_default();
     let mut j = Judge::new(ctx, "bad_input");
@@ -411,7 +368,7 @@ pub(super) fn scope_subjects<'l>(
 
 /// The enumerated entry of ICV `name`, or the skip verdict saying why there is none.
 pub(super) fn entry_of(ctx: &Ctx, ah: &AspaceH, name: &str) -> Result<IcvEntry, Verdict> {
-    match table(ctx, ah) {
+    match ctx.icvs(ah) {
         Ok(list) => list.into_iter().find(|e| e.name == name).ok_or_else(|| {
             Verdict::skip(format!(
                 "the library does not enumerate {name} (see icv.enumerate.standard_names)"

@@ -7,7 +7,8 @@
 //! in the syntax of the ICV's environment variable and compared by meaning; the LLVM-family
 //! spelling is only shown as the expected text.
 
-use crate::checks::icv::{self, IcvEntry, Subject};
+use crate::checks::icv::{self, Subject};
+use crate::IcvEntry;
 use crate::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope};
@@ -289,7 +290,7 @@ fn integer_agrees(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     crate::entry_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
     crate::entry_or_skip!(ctx, EntryPoint::GetIcvFromScope);
-    let list = match icv::table(ctx, ah) {
+    let list = match ctx.icvs(ah) {
         Ok(l) => l,
         Err(e) => return Verdict::skip(e),
     };
@@ -335,7 +336,7 @@ fn unknown_ids(list: &[IcvEntry]) -> Vec<u64> {
 /// handle, at the thread scope, judging each as bad_input.
 fn unknown_id(ctx: &mut Ctx, call: fn(&Ctx, AnyHandle, Scope, u64) -> Call<()>) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
-    let list = match icv::table(ctx, ah) {
+    let list = match ctx.icvs(ah) {
         Ok(l) => l,
         Err(e) => return Verdict::skip(e),
     };
@@ -421,7 +422,7 @@ fn one_handle_per_scope<'l>(
 /// holds, another non-ok code is an allowed deviation, ok fails.
 fn scope_mismatch(ctx: &mut Ctx, call: fn(&Ctx, AnyHandle, Scope, u64) -> Call<()>) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
-    let list = match icv::table(ctx, ah) {
+    let list = match ctx.icvs(ah) {
         Ok(l) => l,
         Err(e) => return Verdict::skip(e),
     };
@@ -465,7 +466,7 @@ fn value_scope_mismatch(ctx: &mut Ctx, _: &str) -> Verdict {
 fn every_pair_answerable(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     crate::entry_or_skip!(ctx, EntryPoint::GetIcvFromScope);
-    let list = match icv::table(ctx, ah) {
+    let list = match ctx.icvs(ah) {
         Ok(l) => l,
         Err(e) => return Verdict::skip(e),
     };
