@@ -21,7 +21,6 @@ pub const TEMPORARY_LONG_FUNCTIONS: &[(&str, &str)] = &[
     ("ompd-engine/src/worker.rs", "run_unit"),
     ("ompd-engine/src/real.rs", "lift"),
     ("ompd-engine/src/fixtures.rs", "run_target"),
-    ("ompd-checks/src/checks/compare.rs", "apply"),
     ("ompd-checks/src/checks/corrupt/mod.rs", "run"),
     ("ompd-checks/src/checks/fault.rs", "judge"),
 ];
