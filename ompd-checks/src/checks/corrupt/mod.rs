@@ -35,28 +35,28 @@
 //! shrunk by proptest to the simplest corruption that still fails, named in the detail with the
 //! routine.
 
+mod plan;
+mod walk;
+
 use crate::{Check, Ctx, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
-use ompd_abi::{thread_id_kind, Rc, Scope};
-use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, ThreadH};
+use ompd_loader::library::{AspaceH, Fail};
 use ompd_report::Outcome;
-use ompd_serve::callbacks::{self, Substitution};
+use ompd_serve::callbacks;
 use ompd_serve::ledger::Violation;
-use proptest::strategy::{Strategy, ValueTree};
+use plan::Plan;
+use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use sim_target::image::corrupt::{self, Corruption, Kind, Object};
+use sim_target::image::corrupt::{self, Corruption, Kind};
 use sim_target::image::ServedImage;
-use sim_target::model::{Model, TaskId, ThreadId};
 use std::cell::RefCell;
+use walk::{Ids, Probe, Walk};
 
 /// Corruptions drawn per unit and kind (the family runs on every scenario × arch × layout unit).
 pub const CASES: u32 = 6;
 
 /// Shrink steps allowed when a case fails.
 const MAX_SHRINK_ITERS: u32 = 8;
-
-/// A thread index no team of the scenarios has, past every array a library indexes.
-const FAR_INDEX: i32 = 1000;
 
 macro_rules! corrupt_checks {
     ($($kind:literal [$($req:literal),+] $summary:literal;)*) => {
@@ -134,57 +134,89 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
         return Verdict::harness_error(format!("unknown corruption kind {arg:?}"));
     };
     let ah = crate::aspace_or_skip!(ctx);
+    let strategy = match strategy(ctx, kind) {
+        Ok(s) => s,
+        Err(skip) => return skip,
+    };
+    // Everything cached per unit is filled before the first mark, so it never counts as a leak.
+    let ids = Ids::new(ctx, ah);
+    let tally = RefCell::new(Tally::default());
+    let ended = drive(ctx, ah, &ids, &strategy, &seed(ctx, arg), &tally);
+    conclude(ended, tally.into_inner())
+}
+
+/// The corruptions of `kind` the unit's image offers, or the skip verdict saying why the check
+/// does not apply.
+fn strategy(ctx: &Ctx, kind: Kind) -> Result<BoxedStrategy<Corruption>, Verdict> {
     // Like every family, a check skips when an entry point it calls is not exported (the
     // inventory checks judge the exports).
     let exported = ctx.lib.api.exported();
     if let Some(missing) = WALKED.iter().find(|e| !exported.contains(e)) {
-        return Verdict::skip(format!("{missing} is not exported"));
+        return Err(Verdict::skip(format!("{missing} is not exported")));
     }
     if ctx.model.threads.is_empty() {
-        return Verdict::skip("the scenario has no OpenMP thread");
+        return Err(Verdict::skip("the scenario has no OpenMP thread"));
     }
     let target = ctx.target();
     let Some(image) = target.image() else {
-        return Verdict::skip(format!(
+        return Err(Verdict::skip(format!(
             "corrupting memory needs a simulated image, not a {} target",
             target.kind().name()
-        ));
+        )));
     };
-    let Some(strategy) = corrupt::strategy(image, kind) else {
-        return Verdict::skip(format!(
+    corrupt::strategy(image, kind).ok_or_else(|| {
+        Verdict::skip(format!(
             "the image offers no {} corruption (e.g. no serialized-region record)",
             kind.id()
-        ));
-    };
-    // Everything cached per unit is filled before the first mark, so it never counts as a leak.
-    let ids = Ids::new(ctx, ah);
+        ))
+    })
+}
+
+/// How the cases of one check ended.
+enum Ended {
+    /// Every case held.
+    Held,
+    /// A case failed: the simplest failing corruption and its finding.
+    Failed(Corruption, String),
+    /// The generator could not draw a case.
+    GaveUp(String),
+}
+
+/// Draws [`CASES`] corruptions from `strategy` and runs each; the first that fails is shrunk.
+fn drive(
+    ctx: &Ctx,
+    ah: &AspaceH,
+    ids: &Ids,
+    strategy: &BoxedStrategy<Corruption>,
+    seed: &[u8; 32],
+    tally: &RefCell<Tally>,
+) -> Ended {
     // The cases and the shrinking are driven here rather than by `TestRunner::run`, which
     // prints to stderr when it stops shrinking (that output would count as the library's).
     let mut runner = TestRunner::new_with_rng(
         Config::default(),
-        TestRng::from_seed(RngAlgorithm::ChaCha, &seed(ctx, arg)),
+        TestRng::from_seed(RngAlgorithm::ChaCha, seed),
     );
-    let tally = RefCell::new(Tally::default());
-    let mut result = Ok(());
     for _ in 0..CASES {
         let mut tree = match strategy.new_tree(&mut runner) {
             Ok(t) => t,
-            Err(why) => {
-                result = Err(Err(why));
-                break;
-            }
+            Err(why) => return Ended::GaveUp(why.to_string()),
         };
         let first = tree.current();
-        if let Err(why) = run_case(ctx, ah, &ids, &first, &tally) {
-            result = Err(Ok(shrink(&mut *tree, (first, why), |c| {
-                run_case(ctx, ah, &ids, c, &tally)
-            })));
-            break;
+        if let Err(why) = run_case(ctx, ah, ids, &first, tally) {
+            let (c, why) = shrink(&mut *tree, (first, why), |c| {
+                run_case(ctx, ah, ids, c, tally)
+            });
+            return Ended::Failed(c, why);
         }
     }
-    let tally = tally.into_inner();
-    match result {
-        Err(Ok((c, why))) => Verdict::new(
+    Ended::Held
+}
+
+/// The verdict of a check from how its cases ended and what they saw.
+fn conclude(ended: Ended, tally: Tally) -> Verdict {
+    match ended {
+        Ended::Failed(c, why) => Verdict::new(
             Outcome::Fail,
             EXPECTED,
             why,
@@ -193,16 +225,16 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
                 tally.calls, tally.cases
             ),
         ),
-        Err(Err(why)) => Verdict::new(
+        Ended::GaveUp(why) => Verdict::new(
             Outcome::HarnessError,
             EXPECTED,
             "",
             format!("the corruption generator gave up: {why}"),
         ),
-        Ok(()) if tally.cases == 0 => {
+        Ended::Held if tally.cases == 0 => {
             Verdict::skip("no corrupted image reached a thread handle on the intact image")
         }
-        Ok(()) => match tally.leaks.first() {
+        Ended::Held => match tally.leaks.first() {
             Some(leak) => Verdict::new(
                 Outcome::Warn,
                 EXPECTED,
@@ -284,469 +316,6 @@ struct Tally {
     leaks: Vec<String>,
 }
 
-/// The ICVs the walks read, by name, with the enumerated id and scope.
-struct Ids {
-    entries: Vec<crate::IcvEntry>,
-}
-
-impl Ids {
-    fn new(ctx: &Ctx, ah: &AspaceH) -> Ids {
-        Ids {
-            entries: ctx.icvs(ah).unwrap_or_default(),
-        }
-    }
-
-    fn get(&self, name: &str) -> Option<(u64, Scope)> {
-        self.entries
-            .iter()
-            .find(|e| e.name == name)
-            .map(|e| (e.id, e.scope))
-    }
-
-    fn address_space(&self) -> impl Iterator<Item = &crate::IcvEntry> {
-        self.entries
-            .iter()
-            .filter(|e| e.scope == Scope::ADDRESS_SPACE || e.scope == Scope::GLOBAL)
-    }
-}
-
-/// ICVs read through a thread handle (their own field, the current task's, the nested list).
-const THREAD_ICVS: [&str; 3] = ["thread-num-var", "dyn-var", "nthreads-var"];
-/// ICVs read through a parallel handle (team size, levels).
-const PARALLEL_ICVS: [&str; 3] = ["team-size-var", "levels-var", "active-levels-var"];
-/// ICVs read through a task handle (the team's level and the nested list, the flags).
-const TASK_ICVS: [&str; 2] = ["bind-var", "final-task-var"];
-/// ICVs whose string form the walks read (list ICVs and the runtime's strings).
-const STRING_ICVS: [&str; 5] = [
-    "nthreads-var",
-    "bind-var",
-    "affinity-format-var",
-    "tool-libraries-var",
-    "tool-verbose-init-var",
-];
-
-/// Where a walk starts and how far it goes, from the model.
-#[derive(Clone, Copy, Debug)]
-struct Plan {
-    thread: ThreadId,
-    /// Address-space ICVs and display control variables.
-    aspace: bool,
-    /// Parallel handles probed along the enclosing chain (1: the current region only).
-    parallel_steps: usize,
-    /// Task handles probed along the generating chain (1: the current task only).
-    task_steps: usize,
-    /// Steps along the scheduling chain.
-    scheduling_steps: usize,
-}
-
-impl Plan {
-    /// A walk from the thread whose navigation reaches `object`.
-    fn new(m: &Model, object: Object) -> Plan {
-        let region_len = |t: ThreadId| m.region_chain(m.threads[t.0].region).len();
-        let gen_len = |t: ThreadId| m.generating_chain(m.threads[t.0].current_task).len();
-        let sched_len = |t: ThreadId| m.scheduling_chain(m.threads[t.0].current_task).len();
-        let threads = || (0..m.threads.len()).map(ThreadId);
-        let near = |thread: ThreadId| Plan {
-            thread,
-            aspace: false,
-            parallel_steps: 1,
-            task_steps: 1,
-            scheduling_steps: 1,
-        };
-        let full = |thread: ThreadId| Plan {
-            parallel_steps: region_len(thread) + 1,
-            task_steps: gen_len(thread) + 1,
-            scheduling_steps: sched_len(thread) + 1,
-            ..near(thread)
-        };
-        // The thread whose chain holds `x` closest to its start.
-        let closest = |pos: &dyn Fn(ThreadId) -> Option<usize>| {
-            threads()
-                .filter_map(|t| pos(t).map(|p| (p, t)))
-                .min()
-                .map(|(_, t)| t)
-        };
-        match object {
-            Object::Thread(g) => near(ThreadId(g.min(m.threads.len() - 1))),
-            Object::Team(r) | Object::Lwt(r) => {
-                let t = closest(&|t| {
-                    m.region_chain(m.threads[t.0].region)
-                        .iter()
-                        .position(|x| x.0 == r)
-                });
-                full(t.unwrap_or(ThreadId(0)))
-            }
-            Object::Task(k) => {
-                let task = TaskId(k);
-                let t = closest(&|t| {
-                    m.generating_chain(m.threads[t.0].current_task)
-                        .iter()
-                        .position(|x| *x == task)
-                })
-                .or_else(|| {
-                    closest(&|t| {
-                        m.scheduling_chain(m.threads[t.0].current_task)
-                            .iter()
-                            .position(|x| *x == task)
-                    })
-                });
-                full(t.unwrap_or(ThreadId(0)))
-            }
-            Object::Global => Plan {
-                aspace: true,
-                ..near(ThreadId(0))
-            },
-        }
-    }
-}
-
-/// A result a walk keeps: a value, or a handle it obtained (kept alive until judged).
-enum Got<'l> {
-    Value(String),
-    Thread(ThreadH<'l>),
-    Parallel(ParallelH<'l>),
-    Task(TaskH<'l>),
-}
-
-/// A kept answer: a value, or the index of a handle in the walk's arenas.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Answer {
-    Value(String),
-    Thread(usize),
-    Parallel(usize),
-    Task(usize),
-}
-
-/// One judged call.
-struct Probe {
-    /// Position in the walk and routine, e.g. `parallel[1] ompd_get_thread_in_parallel(0)`.
-    label: String,
-    got: Call<Answer>,
-    /// Reads of this call that failed.
-    failed_reads: u64,
-    /// Callback-contract violations during this call (the budget's included).
-    violations: Vec<Violation>,
-    /// For `ok` after a failed read: whether the same call on the intact image answers the same
-    /// (`Err` says how it differs).
-    reference: Option<Result<(), String>>,
-}
-
-/// A thread handle of a walk: the one taken on the intact image, or one the walk obtained.
-#[derive(Clone, Copy)]
-enum At {
-    Before,
-    Thread(usize),
-}
-
-/// One walk over the entry points reaching the corrupted object, and what each call answered.
-struct Walk<'w, 'l> {
-    ctx: &'w Ctx<'l>,
-    ah: &'w AspaceH<'l>,
-    ids: &'w Ids,
-    before: &'w ThreadH<'l>,
-    /// The corrupted memory being served (paused to ask the intact image).
-    served: &'w Substitution<'w>,
-    probes: Vec<Probe>,
-    threads: Vec<ThreadH<'l>>,
-    parallels: Vec<ParallelH<'l>>,
-    tasks: Vec<TaskH<'l>>,
-}
-
-/// Runs `call`, returning its result with the reads that failed and the violations recorded
-/// meanwhile (taken from the ledger: they are this family's findings).
-fn measured<T>(call: impl FnOnce() -> T) -> (T, u64, Vec<Violation>) {
-    let (mark, failed) = {
-        let l = callbacks::ledger();
-        (l.mark(), l.counters().failed_reads)
-    };
-    let out = call();
-    let mut l = callbacks::ledger();
-    let violations = l.take_violations_since(mark);
-    let failed = l.counters().failed_reads - failed;
-    (out, failed, violations)
-}
-
-fn value<'a, T: std::fmt::Debug>(c: Call<T>) -> Call<Got<'a>> {
-    c.map(|v| Got::Value(format!("{v:?}")))
-}
-
-impl<'w, 'l> Walk<'w, 'l> {
-    fn new(
-        ctx: &'w Ctx<'l>,
-        ah: &'w AspaceH<'l>,
-        ids: &'w Ids,
-        before: &'w ThreadH<'l>,
-        served: &'w Substitution<'w>,
-    ) -> Self {
-        Walk {
-            ctx,
-            ah,
-            ids,
-            before,
-            served,
-            probes: Vec::new(),
-            threads: Vec::new(),
-            parallels: Vec::new(),
-            tasks: Vec::new(),
-        }
-    }
-
-    fn thread(&self, at: At) -> &ThreadH<'l> {
-        match at {
-            At::Before => self.before,
-            At::Thread(i) => &self.threads[i],
-        }
-    }
-
-    /// Makes one call, measuring its failed reads and violations, and keeps the answer. When
-    /// the call answers `ok` after a failed read, the same call is made again on the intact image
-    /// to see whether the answer is still right.
-    fn probe(&mut self, label: String, call: impl Fn(&Self) -> Call<Got<'l>>) -> Option<Answer> {
-        let (got, failed_reads, violations) = measured(|| call(self));
-        if matches!(got, Err(Fail::Missing(_))) {
-            return None;
-        }
-        let reference = match &got {
-            Ok(g) if failed_reads > 0 => {
-                let _intact = self.served.pause();
-                let (again, again_failed, _) = measured(|| call(self));
-                Some(self.same(g, again, again_failed))
-            }
-            _ => None,
-        };
-        let got = got.map(|g| match g {
-            Got::Value(v) => Answer::Value(v),
-            Got::Thread(h) => {
-                self.threads.push(h);
-                Answer::Thread(self.threads.len() - 1)
-            }
-            Got::Parallel(h) => {
-                self.parallels.push(h);
-                Answer::Parallel(self.parallels.len() - 1)
-            }
-            Got::Task(h) => {
-                self.tasks.push(h);
-                Answer::Task(self.tasks.len() - 1)
-            }
-        });
-        let answer = got.as_ref().ok().cloned();
-        self.probes.push(Probe {
-            label,
-            got,
-            failed_reads,
-            violations,
-            reference,
-        });
-        answer
-    }
-
-    /// Whether `got` (on the corrupted image) is what the same call answered on the intact one.
-    fn same(&self, got: &Got<'l>, intact: Call<Got<'l>>, failed: u64) -> Result<(), String> {
-        let intact = match intact {
-            Ok(_) if failed > 0 => {
-                return Err(
-                    "its answer rests on garbage: the same call fails its reads on the \
-                     intact image too (its input came from the corrupted state)"
-                        .into(),
-                )
-            }
-            Ok(g) => g,
-            Err(e) => return Err(format!("the same call on the intact image answers {e}")),
-        };
-        let lib = self.ctx.lib;
-        let equal = |c: Call<i32>| match c {
-            Ok(0) => Ok(()),
-            Ok(v) => Err(format!(
-                "its handle compares {v} with the intact image's answer"
-            )),
-            Err(e) => Err(format!("comparing with the intact image's handle: {e}")),
-        };
-        match (got, &intact) {
-            (Got::Value(x), Got::Value(y)) if x == y => Ok(()),
-            (Got::Value(x), Got::Value(y)) => {
-                Err(format!("it answers {x} where the intact image answers {y}"))
-            }
-            (Got::Thread(x), Got::Thread(y)) => equal(lib.thread_compare(x, y)),
-            (Got::Parallel(x), Got::Parallel(y)) => equal(lib.parallel_compare(x, y)),
-            (Got::Task(x), Got::Task(y)) => equal(lib.task_compare(x, y)),
-            _ => Err("an answer of another kind than the intact image's".into()),
-        }
-    }
-
-    /// An ICV's value through `handle` (`ok` and `incomplete` are answers).
-    fn icv(&mut self, label: &str, name: &str, handle: impl Fn(&Self) -> AnyHandle<'_, 'l>) {
-        let Some((id, scope)) = self.ids.get(name) else {
-            return;
-        };
-        self.probe(
-            format!("{label} ompd_get_icv_from_scope({name})"),
-            |w| match w.ctx.lib.get_icv(handle(w), scope, id) {
-                Ok((rc, v)) if rc == Rc::OK || rc == Rc::INCOMPLETE => {
-                    Ok(Got::Value(format!("{rc} {v:?}")))
-                }
-                Ok((rc, _)) => Err(Fail::Rc(rc)),
-                Err(e) => Err(e),
-            },
-        );
-    }
-
-    /// An ICV's string form through `handle`, when the library enumerates it at `scope`.
-    fn icv_string(
-        &mut self,
-        label: &str,
-        name: &str,
-        at: Scope,
-        handle: impl Fn(&Self) -> AnyHandle<'_, 'l>,
-    ) {
-        let Some((id, scope)) = self.ids.get(name).filter(|(_, s)| *s == at) else {
-            return;
-        };
-        self.probe(
-            format!("{label} ompd_get_icv_string_from_scope({name})"),
-            |w| value(w.ctx.lib.get_icv_string(handle(w), scope, id)),
-        );
-    }
-
-    fn run(&mut self, plan: &Plan) {
-        let (lib, ah) = (self.ctx.lib, self.ah);
-        if plan.aspace {
-            self.probe(EntryPoint::GetDisplayControlVars.to_string(), |_| {
-                lib.get_display_control_vars(ah).map(|v| {
-                    let texts: Vec<&str> = v.entries.iter().map(|e| e.text.as_str()).collect();
-                    Got::Value(texts.join("\n"))
-                })
-            });
-            let entries: Vec<(u64, Scope, String)> = self
-                .ids
-                .address_space()
-                .map(|e| (e.id, e.scope, e.name.clone()))
-                .collect();
-            for (id, scope, name) in entries {
-                self.probe(
-                    format!("{}({name})", EntryPoint::GetIcvFromScope),
-                    |_| match lib.get_icv(AnyHandle::Aspace(ah), scope, id) {
-                        Ok((rc, v)) if rc == Rc::OK || rc == Rc::INCOMPLETE => {
-                            Ok(Got::Value(format!("{rc} {v:?}")))
-                        }
-                        Ok((rc, _)) => Err(Fail::Rc(rc)),
-                        Err(e) => Err(e),
-                    },
-                );
-            }
-            for name in STRING_ICVS {
-                self.icv_string("", name, Scope::ADDRESS_SPACE, |w| AnyHandle::Aspace(w.ah));
-            }
-        }
-        let t = plan.thread;
-        let th = match self.probe(EntryPoint::GetThreadHandle.to_string(), |w| {
-            w.ctx.thread_handle(ah, t).map(Got::Thread)
-        }) {
-            Some(Answer::Thread(i)) => At::Thread(i),
-            _ => At::Before,
-        };
-        let size = self.ctx.arch.pointer as usize;
-        self.probe("thread ompd_get_thread_id".into(), |w| {
-            value(lib.get_thread_id(w.thread(th), thread_id_kind::PTHREAD, size))
-        });
-        self.probe("thread ompd_get_state".into(), |w| {
-            value(lib.get_state(w.thread(th), true))
-        });
-        self.probe("thread ompd_get_tool_data".into(), |w| {
-            value(lib.get_tool_data(AnyHandle::Thread(w.thread(th)), Scope::THREAD))
-        });
-        self.probe("thread ompd_thread_handle_compare".into(), |w| {
-            value(lib.thread_compare(w.thread(th), w.before))
-        });
-        for name in THREAD_ICVS {
-            self.icv("thread", name, |w| AnyHandle::Thread(w.thread(th)));
-        }
-        self.icv_string("thread", "nthreads-var", Scope::THREAD, |w| {
-            AnyHandle::Thread(w.thread(th))
-        });
-        let mut p = self.probe("thread ompd_get_curr_parallel_handle".into(), |w| {
-            lib.get_curr_parallel_handle(w.thread(th))
-                .map(Got::Parallel)
-        });
-        for k in 0..plan.parallel_steps {
-            let Some(Answer::Parallel(i)) = p else { break };
-            self.parallel(k, i);
-            p = self.probe(
-                format!("parallel[{k}] ompd_get_enclosing_parallel_handle"),
-                |w| {
-                    lib.get_enclosing_parallel_handle(&w.parallels[i])
-                        .map(Got::Parallel)
-                },
-            );
-        }
-        let current = self.probe("thread ompd_get_curr_task_handle".into(), |w| {
-            lib.get_curr_task_handle(w.thread(th)).map(Got::Task)
-        });
-        let mut task = current.clone();
-        for k in 0..plan.task_steps {
-            let Some(Answer::Task(i)) = task else { break };
-            self.task(k, i);
-            task = self.probe(format!("task[{k}] ompd_get_generating_task_handle"), |w| {
-                lib.get_generating_task_handle(&w.tasks[i]).map(Got::Task)
-            });
-        }
-        let mut sched = current;
-        for k in 0..plan.scheduling_steps {
-            let Some(Answer::Task(i)) = sched else { break };
-            sched = self.probe(
-                format!("scheduling[{k}] ompd_get_scheduling_task_handle"),
-                |w| lib.get_scheduling_task_handle(&w.tasks[i]).map(Got::Task),
-            );
-        }
-    }
-
-    /// The calls on parallel handle `i`, the `k`-th of the enclosing chain.
-    fn parallel(&mut self, k: usize, i: usize) {
-        let lib = self.ctx.lib;
-        let label = format!("parallel[{k}]");
-        for name in PARALLEL_ICVS {
-            self.icv(&label, name, |w| AnyHandle::Parallel(&w.parallels[i]));
-        }
-        self.probe(format!("{label} ompd_get_tool_data"), |w| {
-            value(lib.get_tool_data(AnyHandle::Parallel(&w.parallels[i]), Scope::PARALLEL))
-        });
-        for n in [0, FAR_INDEX] {
-            self.probe(format!("{label} ompd_get_thread_in_parallel({n})"), |w| {
-                lib.get_thread_in_parallel(&w.parallels[i], n)
-                    .map(Got::Thread)
-            });
-            self.probe(format!("{label} ompd_get_task_in_parallel({n})"), |w| {
-                lib.get_task_in_parallel(&w.parallels[i], n).map(Got::Task)
-            });
-        }
-    }
-
-    /// The calls on task handle `i`, the `k`-th of the generating chain.
-    fn task(&mut self, k: usize, i: usize) {
-        let lib = self.ctx.lib;
-        let label = format!("task[{k}]");
-        for name in TASK_ICVS {
-            self.icv(&label, name, |w| AnyHandle::Task(&w.tasks[i]));
-        }
-        if k == 0 {
-            self.icv_string(&label, "bind-var", Scope::TASK, |w| {
-                AnyHandle::Task(&w.tasks[i])
-            });
-        }
-        self.probe(format!("{label} ompd_get_tool_data"), |w| {
-            value(lib.get_tool_data(AnyHandle::Task(&w.tasks[i]), Scope::TASK))
-        });
-        self.probe(format!("{label} ompd_get_task_frame"), |w| {
-            value(lib.get_task_frame(&w.tasks[i]))
-        });
-        self.probe(format!("{label} ompd_get_task_function"), |w| {
-            value(lib.get_task_function(&w.tasks[i]))
-        });
-        self.probe(format!("{label} ompd_get_task_parallel_handle"), |w| {
-            lib.get_task_parallel_handle(&w.tasks[i]).map(Got::Parallel)
-        });
-    }
-}
-
 /// Runs one corrupted image; `Err` is the finding (routine and what it did).
 fn run_case(
     ctx: &Ctx,
@@ -824,7 +393,10 @@ fn judge(probes: &[Probe]) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
+    use super::walk::Answer;
     use super::*;
+    use ompd_abi::Rc;
+    use ompd_loader::library::Call;
 
     #[test]
     fn one_check_per_kind() {
@@ -880,21 +452,5 @@ mod tests {
         let a = fnv("pointer.wild/serial/lp64-le/natural");
         assert_eq!(a, fnv("pointer.wild/serial/lp64-le/natural"));
         assert_ne!(a, fnv("pointer.wild/serial/lp64-le/packed"));
-    }
-
-    #[test]
-    fn plans_start_where_navigation_reaches_the_object() {
-        let m = sim_target::model::scenario("serialized").unwrap().model;
-        // The serialized run's records belong to the thread inside it (gtid 1).
-        let p = Plan::new(&m, Object::Lwt(2));
-        assert_eq!(p.thread, ThreadId(1));
-        assert!(p.parallel_steps >= 5 && p.task_steps >= 2);
-        let g = Plan::new(&m, Object::Global);
-        assert!(g.aspace && g.parallel_steps == 1);
-        let n = sim_target::model::scenario("nested-tasks").unwrap().model;
-        let deepest = n.tasks.len() - 1;
-        let t = Plan::new(&n, Object::Task(deepest));
-        let chain = n.generating_chain(n.threads[t.thread.0].current_task);
-        assert!(chain.contains(&TaskId(deepest)));
     }
 }
