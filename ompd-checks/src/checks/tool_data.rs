@@ -92,8 +92,7 @@ fn expected(ctx: &Ctx) -> String {
 }
 
 fn thread(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = crate::aspace_or_skip!(ctx);
-    crate::entry_or_skip!(ctx, EntryPoint::GetToolData);
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
     let mut j = Judge::new(ctx, expected(ctx));
     for t in ctx.threads() {
         let label = format!("gtid {}", t.0);
@@ -109,8 +108,7 @@ fn thread(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn parallel(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = crate::aspace_or_skip!(ctx);
-    crate::entry_or_skip!(ctx, EntryPoint::GetToolData);
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
     let mut j = Judge::new(ctx, expected(ctx));
     for (r, label, ph) in ctx.all_regions_with_handles(ah, &mut j) {
         let got = ctx
@@ -122,8 +120,7 @@ fn parallel(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn task(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = crate::aspace_or_skip!(ctx);
-    crate::entry_or_skip!(ctx, EntryPoint::GetToolData);
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
     let mut j = Judge::new(ctx, expected(ctx));
     for s in ctx.task_subjects(ah, &mut j) {
         let got = ctx
@@ -141,8 +138,7 @@ fn task(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn no_data_scopes(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = crate::aspace_or_skip!(ctx);
-    crate::entry_or_skip!(ctx, EntryPoint::GetToolData);
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
     let mut j = Judge::new(ctx, "a non-ok code");
     for scope in [Scope::ADDRESS_SPACE, Scope::GLOBAL] {
         match ctx.lib.get_tool_data(AnyHandle::Aspace(ah), scope) {
@@ -158,8 +154,7 @@ fn no_data_scopes(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn implicit_task(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = crate::aspace_or_skip!(ctx);
-    crate::entry_or_skip!(ctx, EntryPoint::GetToolData);
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
     let mut j = Judge::new(ctx, "a non-ok code, or the implicit task's data");
     for s in ctx.task_subjects(ah, &mut j) {
         if !crate::is_implicit(ctx.model, s.task) {

@@ -244,8 +244,7 @@ fn parse_integer(text: &str) -> Option<i64> {
 }
 
 fn string_value(ctx: &mut Ctx, name: &'static str) -> Verdict {
-    let ah = crate::aspace_or_skip!(ctx);
-    crate::entry_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
     let entry = match icv::entry_of(ctx, ah, name) {
         Ok(e) => e,
         Err(v) => return v,
@@ -287,9 +286,11 @@ fn int_call(got: Call<(Rc, Option<i64>)>) -> Call<i64> {
 }
 
 fn integer_agrees(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = crate::aspace_or_skip!(ctx);
-    crate::entry_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
-    crate::entry_or_skip!(ctx, EntryPoint::GetIcvFromScope);
+    let ah = crate::aspace_or_skip!(
+        ctx,
+        EntryPoint::GetIcvStringFromScope,
+        EntryPoint::GetIcvFromScope
+    );
     let list = match ctx.icvs(ah) {
         Ok(l) => l,
         Err(e) => return Verdict::skip(e),
@@ -368,11 +369,14 @@ fn unknown_id(ctx: &mut Ctx, call: fn(&Ctx, AnyHandle, Scope, u64) -> Call<()>) 
     j.verdict()
 }
 
+/// The string getter's call, its answer dropped (for the contract both getters share).
+fn string_call(ctx: &Ctx, h: AnyHandle, scope: Scope, id: u64) -> Call<()> {
+    ctx.lib.get_icv_string(h, scope, id).map(|_| ())
+}
+
 fn string_unknown_id(ctx: &mut Ctx, _: &str) -> Verdict {
     crate::entry_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
-    unknown_id(ctx, |ctx, h, scope, id| {
-        ctx.lib.get_icv_string(h, scope, id).map(|_| ())
-    })
+    unknown_id(ctx, string_call)
 }
 
 fn value_unknown_id(ctx: &mut Ctx, _: &str) -> Verdict {
@@ -447,9 +451,7 @@ fn scope_mismatch(ctx: &mut Ctx, call: fn(&Ctx, AnyHandle, Scope, u64) -> Call<(
 
 fn string_scope_mismatch(ctx: &mut Ctx, _: &str) -> Verdict {
     crate::entry_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
-    scope_mismatch(ctx, |ctx, h, scope, id| {
-        ctx.lib.get_icv_string(h, scope, id).map(|_| ())
-    })
+    scope_mismatch(ctx, string_call)
 }
 
 fn value_scope_mismatch(ctx: &mut Ctx, _: &str) -> Verdict {
@@ -464,8 +466,7 @@ fn value_scope_mismatch(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn every_pair_answerable(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = crate::aspace_or_skip!(ctx);
-    crate::entry_or_skip!(ctx, EntryPoint::GetIcvFromScope);
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetIcvFromScope);
     let list = match ctx.icvs(ah) {
         Ok(l) => l,
         Err(e) => return Verdict::skip(e),

@@ -86,8 +86,7 @@ fn frames<'l>(ctx: &Ctx<'l>, j: &mut Judge) -> Vec<Answered<'l>> {
 }
 
 fn frame_addresses(ctx: &mut Ctx, _: &str) -> Verdict {
-    crate::aspace_or_skip!(ctx);
-    crate::entry_or_skip!(ctx, EntryPoint::GetTaskFrame);
+    crate::aspace_or_skip!(ctx, EntryPoint::GetTaskFrame);
     let truth = ctx.model.normalized(ctx.arch);
     let mut j = Judge::new(
         ctx,
@@ -122,8 +121,7 @@ fn frame_addresses(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn flags_written(ctx: &mut Ctx, _: &str) -> Verdict {
-    crate::aspace_or_skip!(ctx);
-    crate::entry_or_skip!(ctx, EntryPoint::GetTaskFrame);
+    crate::aspace_or_skip!(ctx, EntryPoint::GetTaskFrame);
     let mut j = Judge::new(
         ctx,
         "frame_flag written in both outputs, and nothing past them",
@@ -166,8 +164,7 @@ fn valid_flag(flag: i64) -> bool {
 }
 
 fn flags_valid(ctx: &mut Ctx, _: &str) -> Verdict {
-    crate::aspace_or_skip!(ctx);
-    crate::entry_or_skip!(ctx, EntryPoint::GetTaskFrame);
+    crate::aspace_or_skip!(ctx, EntryPoint::GetTaskFrame);
     let mut j = Judge::new(
         ctx,
         "runtime (0x00) or application (0x01) | cfa (0x10), framepointer (0x20) or stackaddress (0x30)",
@@ -224,8 +221,7 @@ fn judge_function(j: &mut Judge, ctx: &Ctx, truth: &Model, s: &TaskSubject) {
 }
 
 fn function(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = crate::aspace_or_skip!(ctx);
-    crate::entry_or_skip!(ctx, EntryPoint::GetTaskFunction);
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetTaskFunction);
     let truth = ctx.model.normalized(ctx.arch);
     let mut j = Judge::new(
         ctx,
@@ -243,8 +239,7 @@ fn function(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn function_serialized(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = crate::aspace_or_skip!(ctx);
-    crate::entry_or_skip!(ctx, EntryPoint::GetTaskFunction);
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetTaskFunction);
     let truth = ctx.model.normalized(ctx.arch);
     let mut j = Judge::new(ctx, "ok with the serialized region's function");
     for s in ctx.task_subjects(ah, &mut j) {
