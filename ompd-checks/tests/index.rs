@@ -9,23 +9,28 @@
 
 use std::path::{Path, PathBuf};
 
-/// The crate's source files, sorted, with their lines.
+/// The crate's source files (every `.rs` under `src/`), sorted by path, with their lines.
 fn sources() -> Vec<(String, Vec<String>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("src/ is readable")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-        .collect();
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).expect("source directory is readable") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    walk(&root.join("src"), &mut files);
     files.sort();
     files
         .into_iter()
         .map(|p| {
             let text = std::fs::read_to_string(&p).expect("source is readable");
-            let name = format!(
-                "ompd-checks/src/{}",
-                p.file_name().unwrap().to_string_lossy()
-            );
+            let rel = p.strip_prefix(root).expect("under the crate");
+            let name = format!("ompd-checks/{}", rel.to_string_lossy());
             (name, text.lines().map(str::to_string).collect())
         })
         .collect()

@@ -238,7 +238,7 @@ fn static_records(lib: &Resolved, info: &StaticInfo, opts: &RunOptions) -> Vec<R
         .iter()
         .filter(|c| c.stage == Stage::Static && selected(c.id, &opts.checks))
         .map(|c| {
-            let v = checks::statics::judge(c.id, info);
+            let v = checks::judge_static(c.id, info);
             record(&host, c.id, v.outcome, &v.expected, v.actual, v.detail)
         })
         .collect()

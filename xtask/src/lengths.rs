@@ -16,16 +16,6 @@ pub const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[(
     "a data table: the field order of every struct of the intel-2026.2 layout",
 )];
 
-/// TEMPORARY: split by a parallel branch; the lead removes these at merge. (file, function).
-pub const TEMPORARY_LONG_FUNCTIONS: &[(&str, &str)] = &[
-    ("ompd-checks/src/compare.rs", "apply"),
-    ("ompd-checks/src/corrupt.rs", "run"),
-    ("ompd-checks/src/faults.rs", "judge"),
-];
-
-/// TEMPORARY: split by a parallel branch; the lead removes these at merge. Files.
-pub const TEMPORARY_LONG_FILES: &[&str] = &["ompd-checks/src/corrupt.rs"];
-
 /// A function of a file: its name (with the file, it identifies the function in the allow-lists),
 /// its first line and its length in lines.
 #[derive(Debug, PartialEq, Eq)]

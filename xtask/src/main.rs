@@ -699,7 +699,6 @@ mod tidy {
             LONG_FUNCTIONS
                 .iter()
                 .any(|(f, n, _)| (*f, *n) == (file, name))
-                || TEMPORARY_LONG_FUNCTIONS.contains(&(file, name))
         };
         let (mut too_long, mut used) = (Vec::new(), std::collections::BTreeSet::new());
         for p in rust_files() {
@@ -710,11 +709,7 @@ mod tidy {
             let text = std::fs::read_to_string(&p).unwrap();
             let m = measure(&text).unwrap_or_else(|e| panic!("{file} does not parse: {e}"));
             if m.lines > MAX_FILE_LINES {
-                if TEMPORARY_LONG_FILES.contains(&file.as_str()) {
-                    used.insert(file.clone());
-                } else {
-                    too_long.push(format!("{file}: {} lines", m.lines));
-                }
+                too_long.push(format!("{file}: {} lines", m.lines));
             }
             for f in m.functions.iter().filter(|f| f.lines > MAX_FN_LINES) {
                 if allowed(&file, &f.name) {
@@ -730,12 +725,6 @@ mod tidy {
             too_long.join("\n")
         );
         let listed = LONG_FUNCTIONS.iter().map(|(f, n, _)| format!("{f} {n}"));
-        let listed = listed.chain(
-            TEMPORARY_LONG_FUNCTIONS
-                .iter()
-                .map(|(f, n)| format!("{f} {n}")),
-        );
-        let listed = listed.chain(TEMPORARY_LONG_FILES.iter().map(|f| f.to_string()));
         let stale: Vec<String> = listed.filter(|l| !used.contains(l)).collect();
         assert!(
             stale.is_empty(),

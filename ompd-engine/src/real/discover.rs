@@ -1,5 +1,5 @@
 //! Discovery: the OMPD libraries a real target's runtime names in `ompd_dll_locations` (read by
-//! `ompd_checks::runtime`), as a debugger finds them when no library is given.
+//! `ompd_checks::dll_locations_of`), as a debugger finds them when no library is given.
 
 use super::RealTarget;
 use ompd_serve::source::Source;
@@ -23,7 +23,7 @@ pub fn discover(target: &RealTarget) -> Result<Vec<PathBuf>, String> {
             (Box::new(t), m)
         }
     };
-    let listed = ompd_checks::runtime::dll_locations_of(source.as_ref())
+    let listed = ompd_checks::dll_locations_of(source.as_ref())
         .map_err(|e| format!("no OMPD library named by the target: {e}"))?;
     let runtime_dir = modules
         .lookup("ompd_dll_locations")

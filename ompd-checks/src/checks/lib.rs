@@ -2,7 +2,7 @@
 //! unsupported versions, finalize. Runs once per library in a fresh instance, in this order:
 //! [`QUERIES`], then any other check that needs an uninitialized library, then [`INITIALIZE`].
 
-use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{api_version, Rc};
 use ompd_loader::library::Fail;
@@ -309,7 +309,7 @@ fn initialize_supported(ctx: &mut Ctx, _: &str) -> Verdict {
     let mark = callbacks::ledger().mark();
     let r = ctx.lib.initialize(version);
     j.expect(r.is_ok(), || {
-        format!("ompd_initialize({version}): {}", super::describe(&r))
+        format!("ompd_initialize({version}): {}", crate::describe(&r))
     });
     let l = callbacks::ledger();
     for (_, e) in l.since(mark).events {
@@ -329,7 +329,7 @@ fn finalize_ok(ctx: &mut Ctx, _: &str) -> Verdict {
     let mut j = Judge::new(ctx, "ok");
     let r = ctx.lib.finalize();
     j.expect(r.is_ok(), || {
-        format!("ompd_finalize: {}", super::describe(&r))
+        format!("ompd_finalize: {}", crate::describe(&r))
     });
     j.verdict()
 }

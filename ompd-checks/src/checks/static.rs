@@ -6,7 +6,7 @@
 //! [`Stage::Static`]; their verdicts come from [`judge`], never from a worker: a worker runs the
 //! checks of one other stage, so the registered `run` function only reports that misuse.
 
-use super::{Check, Ctx, Profile, Severity, Stage, Verdict};
+use crate::{Check, Ctx, Profile, Severity, Stage, Verdict};
 use ompd_loader::inspect::StaticInfo;
 use ompd_report::Outcome;
 

@@ -1,11 +1,11 @@
-//! Address spaces: process initialization on a compatible target, OpenMP version queries, and
-//! (last in every unit) the callback contract observed by the ledger.
+//! Address spaces: process initialization on a compatible target, OpenMP version queries, the
+//! device initialization of a device the target lacks, and (near the end of every unit) the
+//! release of the address-space handle.
 
-use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::Rc;
 use ompd_loader::library::Fail;
-use ompd_serve::callbacks;
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
@@ -55,18 +55,8 @@ pub static CHECKS: &[Check] = &[
     },
 ];
 
-/// Runs after every other check of a unit.
-pub static CONTRACT: &[Check] = &[Check {
-    id: "callbacks.contract.no_direct_output",
-    requirements: &["OMPD-THR-003"],
-    summary: "the library writes nothing to stdout or stderr itself (output goes through print_string)",
-    severity: Severity::Should,
-    entry_points: &[EntryPoint::ProcessInitialize],
-    stage: Stage::Target,
-    since: Profile::V5_0,
-    arg: "",
-    run: no_direct_output,
-}, Check {
+/// Runs last in every unit but the callback contract: after every other handle of the unit is gone.
+pub static RELEASE: &[Check] = &[Check {
     id: "aspace.release.ok",
     requirements: &["OMPD-REL-001", "OMPD-OWN-003"],
     summary: "releasing the unit's address-space handle, after every other handle of it is gone, returns ok",
@@ -76,20 +66,10 @@ pub static CONTRACT: &[Check] = &[Check {
     since: Profile::V5_0,
     arg: "",
     run: release,
-}, Check {
-    id: "callbacks.contract.no_violations",
-    requirements: &["OMPD-CB-001", "OMPD-CB-005", "OMPD-MEM-004", "OMPD-PROC-004"],
-    summary: "the library calls back only inside entry points, with contexts the tool gave it, and frees only its own blocks once",
-    severity: Severity::Must,
-    entry_points: &[EntryPoint::ProcessInitialize],
-    stage: Stage::Target,
-    since: Profile::V5_0,
-    arg: "",
-    run: no_violations,
 }];
 
 fn device_unsupported(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     // A context the library has never seen, standing for a CUDA device of this host-only target.
     let device = match ctx.fresh_target() {
         Ok(t) => t,
@@ -123,7 +103,7 @@ fn process_initialize(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn omp_version(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, format!("ok {}", ctx.model.omp_version));
     match ctx.lib.get_omp_version(ah) {
         Ok(v) => {
@@ -139,7 +119,7 @@ fn omp_version(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn omp_version_string(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let want = ctx.model.omp_version.to_string();
     let mut j = Judge::new(ctx, format!("an alloc_memory string containing {want}"));
     match ctx.lib.get_omp_version_string(ah) {
@@ -159,39 +139,5 @@ fn release(ctx: &mut Ctx, _: &str) -> Verdict {
     j.expect(rc.is_ok(), || {
         format!("ompd_rel_address_space_handle: {rc}")
     });
-    j.verdict()
-}
-
-fn no_direct_output(ctx: &mut Ctx, _: &str) -> Verdict {
-    if ctx.profile >= Profile::V6_0 {
-        // 6.0 forbids writing to descriptors the library did not open.
-        ctx.severity = Severity::Must;
-    }
-    let mut j = Judge::new(
-        ctx,
-        "no bytes on stdout or stderr during any check of the unit",
-    );
-    for (check, text) in &ctx.printed {
-        j.fail(format!(
-            "during {check}: {:?}",
-            text.lines().next().unwrap_or_default()
-        ));
-    }
-    j.holds();
-    j.verdict()
-}
-
-fn no_violations(ctx: &mut Ctx, _: &str) -> Verdict {
-    let mut j = Judge::new(ctx, "no callback contract violation");
-    for (check, v) in &ctx.earlier_violations {
-        j.fail(format!(
-            "{v} (during {check}, in an earlier worker of the unit)"
-        ));
-    }
-    for v in callbacks::ledger().violations() {
-        j.fail(format!("{v:?}"));
-    }
-    // The unit itself is the fact checked: with no violation, it held.
-    j.holds();
     j.verdict()
 }

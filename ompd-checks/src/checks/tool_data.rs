@@ -2,7 +2,7 @@
 //! read through `ompd_get_tool_data` at the matching scope and judged against the model; and the
 //! scopes that carry no tool data.
 
-use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Address, Scope, SEGMENT_NONE};
 use ompd_loader::library::{AnyHandle, Call, Fail};
@@ -92,8 +92,7 @@ fn expected(ctx: &Ctx) -> String {
 }
 
 fn thread(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, EntryPoint::GetToolData);
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
     let mut j = Judge::new(ctx, expected(ctx));
     for t in ctx.threads() {
         let label = format!("gtid {}", t.0);
@@ -109,8 +108,7 @@ fn thread(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn parallel(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, EntryPoint::GetToolData);
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
     let mut j = Judge::new(ctx, expected(ctx));
     for (r, label, ph) in ctx.all_regions_with_handles(ah, &mut j) {
         let got = ctx
@@ -122,8 +120,7 @@ fn parallel(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn task(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, EntryPoint::GetToolData);
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
     let mut j = Judge::new(ctx, expected(ctx));
     for s in ctx.task_subjects(ah, &mut j) {
         let got = ctx
@@ -141,8 +138,7 @@ fn task(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn no_data_scopes(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, EntryPoint::GetToolData);
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
     let mut j = Judge::new(ctx, "a non-ok code");
     for scope in [Scope::ADDRESS_SPACE, Scope::GLOBAL] {
         match ctx.lib.get_tool_data(AnyHandle::Aspace(ah), scope) {
@@ -158,11 +154,10 @@ fn no_data_scopes(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn implicit_task(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, EntryPoint::GetToolData);
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
     let mut j = Judge::new(ctx, "a non-ok code, or the implicit task's data");
     for s in ctx.task_subjects(ah, &mut j) {
-        if !super::is_implicit(ctx.model, s.task) {
+        if !crate::is_implicit(ctx.model, s.task) {
             continue;
         }
         let got = ctx

@@ -27,7 +27,7 @@
 //! after every other family (a library whose state an injected failure upsets affects no other
 //! family); `ompd_process_initialize` runs on a fresh copy of the unit's target.
 
-use super::{describe, Check, Ctx, Judge, Profile, Severity, Stage, ThreadHandles, Verdict};
+use crate::{describe, Check, Ctx, Judge, Profile, Severity, Stage, ThreadHandles, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{state, thread_id_kind, Rc, Scope, ICV_UNDEFINED};
 use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, ThreadH};
@@ -408,7 +408,7 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
     let Some((kind, entry)) = parsed else {
         return Verdict::harness_error(format!("malformed fault row {arg:?}"));
     };
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     if ctx.model.threads.is_empty() {
         return Verdict::skip("the scenario has no OpenMP thread");
     }
@@ -449,31 +449,11 @@ fn planned<'l>(
 }
 
 fn judge(ctx: &Ctx, ah: &AspaceH, s: &Subjects, entry: EntryPoint, kind: Kind) -> Verdict {
-    // The reference: the second of two fault-free calls (the first fills any cache).
-    let reference = planned(ctx, ah, s, entry, None).and_then(|(first, _)| {
-        let (second, census) = planned(ctx, ah, s, entry, None)?;
-        Ok((first, second, census))
-    });
-    let (first, want, census) = match reference {
+    let r = match reference(ctx, ah, s, entry) {
         Ok(r) => r,
-        Err(why) => return Verdict::skip(format!("{entry} is not called: {why}")),
+        Err(skip) => return skip,
     };
-    let want = match (first, want) {
-        (Ok(a), Ok(b)) => match differs(ctx, &a, &b) {
-            None => b,
-            Some(d) => {
-                return Verdict::skip(format!(
-                    "two fault-free calls of {entry} disagree (the second gives {d}): no reference answer"
-                ))
-            }
-        },
-        (_, Err(e)) | (Err(e), _) => {
-            return Verdict::skip(format!(
-                "the fault-free call of {entry} fails ({e}): no answer to protect"
-            ))
-        }
-    };
-    let n = kind.count(&census);
+    let n = kind.count(&r.census);
     if n == 0 {
         return Verdict::skip(format!(
             "{entry} made no {} call when fault-free: nothing to inject",
@@ -481,14 +461,85 @@ fn judge(ctx: &Ctx, ah: &AspaceH, s: &Subjects, entry: EntryPoint, kind: Kind) -
         ));
     }
     let mut j = Judge::new(ctx, kind.expected());
-    let planned_at = positions(n);
+    let (planned, fired) = match inject(ctx, ah, s, entry, kind, &r, &mut j) {
+        Ok(counts) => counts,
+        Err(skip) => return skip,
+    };
+    if fired == 0 {
+        return Verdict::skip(format!(
+            "none of the {planned} planned {} failures fired ({n} such calls when fault-free)",
+            kind.callbacks()
+        ));
+    }
+    recovered(ctx, ah, s, entry, &r.want, &mut j);
+    let mut v = j.verdict();
+    let note = format!(
+        "{fired} of {planned} planned failure(s) fired; {n} {} call(s) fault-free",
+        kind.callbacks()
+    );
+    v.detail = if v.detail.is_empty() {
+        note
+    } else {
+        format!("{}; {note}", v.detail)
+    };
+    v
+}
+
+/// The fault-free answer of a routine and the callbacks the call made.
+struct Reference<'l> {
+    want: Answer<'l>,
+    census: Census,
+}
+
+/// The fault-free answer to protect (the second of two fault-free calls: the first fills any
+/// cache) with the callbacks it made, or the skip verdict saying why there is none.
+fn reference<'l>(
+    ctx: &Ctx<'l>,
+    ah: &AspaceH<'l>,
+    s: &Subjects<'_, 'l>,
+    entry: EntryPoint,
+) -> Result<Reference<'l>, Verdict> {
+    let reference = planned(ctx, ah, s, entry, None).and_then(|(first, _)| {
+        let (second, census) = planned(ctx, ah, s, entry, None)?;
+        Ok((first, second, census))
+    });
+    let (first, want, census) = match reference {
+        Ok(r) => r,
+        Err(why) => return Err(Verdict::skip(format!("{entry} is not called: {why}"))),
+    };
+    match (first, want) {
+        (Ok(a), Ok(b)) => match differs(ctx, &a, &b) {
+            None => Ok(Reference { want: b, census }),
+            Some(d) => Err(Verdict::skip(format!(
+                "two fault-free calls of {entry} disagree (the second gives {d}): no reference answer"
+            ))),
+        },
+        (_, Err(e)) | (Err(e), _) => Err(Verdict::skip(format!(
+            "the fault-free call of {entry} fails ({e}): no answer to protect"
+        ))),
+    }
+}
+
+/// Calls `entry` once per planned position ([`positions`] of the reference's calls of the kind)
+/// with the kind's failure injected there and judges each call whose failure fired: the numbers
+/// planned and fired, or the skip verdict when the routine could not be called.
+fn inject<'l>(
+    ctx: &Ctx<'l>,
+    ah: &AspaceH<'l>,
+    s: &Subjects<'_, 'l>,
+    entry: EntryPoint,
+    kind: Kind,
+    r: &Reference<'l>,
+    j: &mut Judge,
+) -> Result<(usize, usize), Verdict> {
+    let planned_at = positions(kind.count(&r.census));
     let mut fired = 0usize;
     for &k in &planned_at {
-        let (fault, what) = kind.fault(&census, k);
+        let (fault, what) = kind.fault(&r.census, k);
         let mark = callbacks::ledger().mark();
         let (got, c) = match planned(ctx, ah, s, entry, Some(fault)) {
             Ok(x) => x,
-            Err(why) => return Verdict::skip(format!("{entry} is not called: {why}")),
+            Err(why) => return Err(Verdict::skip(format!("{entry} is not called: {why}"))),
         };
         let Some(injected) = c.injected.first() else {
             continue;
@@ -499,19 +550,24 @@ fn judge(ctx: &Ctx, ah: &AspaceH, s: &Subjects, entry: EntryPoint, kind: Kind) -
             own: injected.rc,
             mark,
         };
-        judge_one(ctx, &mut j, kind, &want, got, &at);
+        judge_one(ctx, j, kind, &r.want, got, &at);
     }
-    if fired == 0 {
-        return Verdict::skip(format!(
-            "none of the {} planned {} failures fired ({n} such calls when fault-free)",
-            planned_at.len(),
-            kind.callbacks()
-        ));
-    }
+    Ok((planned_at.len(), fired))
+}
+
+/// After the injected failures, a fault-free call must give the fault-free answer again.
+fn recovered<'l>(
+    ctx: &Ctx<'l>,
+    ah: &AspaceH<'l>,
+    s: &Subjects<'_, 'l>,
+    entry: EntryPoint,
+    want: &Answer<'l>,
+    j: &mut Judge,
+) {
     match planned(ctx, ah, s, entry, None) {
         Ok((after, _)) => {
             let stuck = match &after {
-                Ok(a) => differs(ctx, &want, a),
+                Ok(a) => differs(ctx, want, a),
                 Err(e) => Some(e.to_string()),
             };
             if let Some(d) = stuck {
@@ -524,18 +580,6 @@ fn judge(ctx: &Ctx, ah: &AspaceH, s: &Subjects, entry: EntryPoint, kind: Kind) -
             "after the injected failures {entry} is not called: {why}"
         )),
     }
-    let mut v = j.verdict();
-    let note = format!(
-        "{fired} of {} planned failure(s) fired; {n} {} call(s) fault-free",
-        planned_at.len(),
-        kind.callbacks()
-    );
-    v.detail = if v.detail.is_empty() {
-        note
-    } else {
-        format!("{}; {note}", v.detail)
-    };
-    v
 }
 
 /// One injected failure that fired: how it reads, the code the callback returned, and the ledger

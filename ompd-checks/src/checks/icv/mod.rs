@@ -1,56 +1,16 @@
 //! ICVs: the enumeration, the standard names of the profile, and the value of every standard ICV
 //! at every scope the library enumerates it for, judged against the model.
+//!
+//! [`strings`] holds the string getter and the id and scope contract both getters share.
 
-use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+pub(crate) mod strings;
+
+use crate::{Check, Ctx, IcvEntry, Judge, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope, ICV_UNDEFINED};
 use ompd_loader::library::{AnyHandle, AspaceH, Fail, ParallelH, TaskH, ThreadH};
 use sim_target::model::{Model, RegionId, TaskId, ThreadId};
 use std::collections::BTreeSet;
-
-/// One enumerated ICV.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct IcvEntry {
-    /// Id.
-    pub id: u64,
-    /// Name.
-    pub name: String,
-    /// Enumerated scope.
-    pub scope: Scope,
-}
-
-/// The library's ICV list for this unit (enumerated once, cached in the context), or why not.
-pub fn table(ctx: &Ctx, ah: &AspaceH) -> Result<Vec<IcvEntry>, String> {
-    ctx.icv_table
-        .get_or_init(|| {
-            let mut out = Vec::new();
-            let mut cur = ICV_UNDEFINED;
-            loop {
-                match ctx.lib.enumerate_icvs(ah, cur) {
-                    Ok((id, name, scope, more)) => {
-                        out.push(IcvEntry { id, name, scope });
-                        if more == 0 || out.len() > 1024 {
-                            return Ok(out);
-                        }
-                        cur = id;
-                    }
-                    Err(e) => {
-                        return Err(format!("ompd_enumerate_icvs after {} ICVs: {e}", out.len()))
-                    }
-                }
-            }
-        })
-        .clone()
-}
-
-/// The id of ICV `name`, if the library enumerates it.
-pub fn icv_id(ctx: &Ctx, ah: &AspaceH, name: &str) -> Option<u64> {
-    table(ctx, ah)
-        .ok()?
-        .into_iter()
-        .find(|e| e.name == name)
-        .map(|e| e.id)
-}
 
 /// The standard ICV names an OpenMP 5.0 library enumerates, with the 5.0 OMPD-specific names.
 pub const STANDARD_5_0: &[&str] = &[
@@ -167,8 +127,8 @@ pub static CHECKS: &[Check] = &[
 ];
 
 fn enumerate(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
-    let t = table(ctx, ah);
+    let ah = crate::aspace_or_skip!(ctx);
+    let t = ctx.icvs(ah);
     let mut j = Judge::new(
         ctx,
         "distinct non-zero ids and non-empty names, scopes 1..=6, more 0 at the end",
@@ -198,8 +158,8 @@ fn enumerate(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn standard_names(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
-    let t = table(ctx, ah);
+    let ah = crate::aspace_or_skip!(ctx);
+    let t = ctx.icvs(ah);
     let mut j = Judge::new(
         ctx,
         "all 27 names of the 5.0 ICV table and OMPD-specific ICVs",
@@ -221,8 +181,9 @@ fn standard_names(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn unknown_current(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
-    let known: BTreeSet<u64> = table(ctx, ah)
+    let ah = crate::aspace_or_skip!(ctx);
+    let known: BTreeSet<u64> = ctx
+        .icvs(ah)
         .map(|l| l.iter().map(|e| e.id).collect())
         .unwrap_or_default();
     let mut j = Judge::new(ctx, "bad_input");
@@ -231,7 +192,7 @@ fn unknown_current(ctx: &mut Ctx, _: &str) -> Verdict {
             continue;
         }
         let got = ctx.lib.enumerate_icvs(ah, bogus).map(|_| ());
-        super::expect_rc(
+        crate::expect_rc(
             &mut j,
             &format!("current {bogus:#x}"),
             got,
@@ -307,7 +268,7 @@ pub(super) fn truth(m: &Model, name: &str, subject: Subject) -> Option<Truth> {
         "default-device-var" => int(m.tasks[task?.0].icvs.default_device as i64),
         "final-task-var" | "ompd-final-var" | "ompd-final-task-var" => b(m.tasks[task?.0].is_final),
         "implicit-task-var" | "ompd-implicit-var" | "ompd-implicit-task-var" => {
-            b(super::is_implicit(m, task?))
+            b(crate::is_implicit(m, task?))
         }
         "levels-var" => int(m.level(region?) as i64),
         "active-levels-var" => int(m.active_level(region?) as i64),
@@ -387,7 +348,7 @@ pub(super) fn scope_subjects<'l>(
         Scope::TASK | Scope::IMPLICIT_TASK => {
             for t in ctx.threads() {
                 let task = ctx.model.threads[t.0].current_task;
-                if scope == Scope::IMPLICIT_TASK && !super::is_implicit(ctx.model, task) {
+                if scope == Scope::IMPLICIT_TASK && !crate::is_implicit(ctx.model, task) {
                     continue;
                 }
                 match ctx.curr_task(ah, t) {
@@ -407,7 +368,7 @@ pub(super) fn scope_subjects<'l>(
 
 /// The enumerated entry of ICV `name`, or the skip verdict saying why there is none.
 pub(super) fn entry_of(ctx: &Ctx, ah: &AspaceH, name: &str) -> Result<IcvEntry, Verdict> {
-    match table(ctx, ah) {
+    match ctx.icvs(ah) {
         Ok(list) => list.into_iter().find(|e| e.name == name).ok_or_else(|| {
             Verdict::skip(format!(
                 "the library does not enumerate {name} (see icv.enumerate.standard_names)"
@@ -418,7 +379,7 @@ pub(super) fn entry_of(ctx: &Ctx, ah: &AspaceH, name: &str) -> Result<IcvEntry, 
 }
 
 fn value(ctx: &mut Ctx, name: &'static str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let entry = match entry_of(ctx, ah, name) {
         Ok(e) => e,
         Err(v) => return v,

@@ -2,7 +2,7 @@
 //! reaches, their flags and segments, and the entry point of every task (the outlined region
 //! body of an implicit task, the task routine of an explicit one) — judged against the model.
 
-use super::{Check, Ctx, Judge, Profile, Severity, Stage, TaskSubject, Verdict};
+use crate::{Check, Ctx, Judge, Profile, Severity, Stage, TaskSubject, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{frame_flag, Address, FrameInfo, Rc, SEGMENT_NONE};
 use ompd_loader::library::{Call, Fail, POISON_WORD};
@@ -86,8 +86,7 @@ fn frames<'l>(ctx: &Ctx<'l>, j: &mut Judge) -> Vec<Answered<'l>> {
 }
 
 fn frame_addresses(ctx: &mut Ctx, _: &str) -> Verdict {
-    super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, EntryPoint::GetTaskFrame);
+    crate::aspace_or_skip!(ctx, EntryPoint::GetTaskFrame);
     let truth = ctx.model.normalized(ctx.arch);
     let mut j = Judge::new(
         ctx,
@@ -115,15 +114,14 @@ fn frame_addresses(ctx: &mut Ctx, _: &str) -> Verdict {
                     });
                 }
             }
-            Err(e) => super::refused(&mut j, ctx, &s.label, &e),
+            Err(e) => crate::refused(&mut j, ctx, &s.label, &e),
         }
     }
     j.verdict()
 }
 
 fn flags_written(ctx: &mut Ctx, _: &str) -> Verdict {
-    super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, EntryPoint::GetTaskFrame);
+    crate::aspace_or_skip!(ctx, EntryPoint::GetTaskFrame);
     let mut j = Judge::new(
         ctx,
         "frame_flag written in both outputs, and nothing past them",
@@ -166,8 +164,7 @@ fn valid_flag(flag: i64) -> bool {
 }
 
 fn flags_valid(ctx: &mut Ctx, _: &str) -> Verdict {
-    super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, EntryPoint::GetTaskFrame);
+    crate::aspace_or_skip!(ctx, EntryPoint::GetTaskFrame);
     let mut j = Judge::new(
         ctx,
         "runtime (0x00) or application (0x01) | cfa (0x10), framepointer (0x20) or stackaddress (0x30)",
@@ -219,13 +216,12 @@ fn judge_function(j: &mut Judge, ctx: &Ctx, truth: &Model, s: &TaskSubject) {
     match ctx.lib.get_task_function(&s.handle) {
         Ok(a) => judge_entry(j, s, a, want),
         Err(Fail::Rc(rc)) if rc == Rc::UNAVAILABLE && no_outlined_code(ctx, want) => j.holds(),
-        Err(e) => super::refused(j, ctx, &s.label, &e),
+        Err(e) => crate::refused(j, ctx, &s.label, &e),
     }
 }
 
 fn function(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, EntryPoint::GetTaskFunction);
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetTaskFunction);
     let truth = ctx.model.normalized(ctx.arch);
     let mut j = Judge::new(
         ctx,
@@ -243,8 +239,7 @@ fn function(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn function_serialized(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, EntryPoint::GetTaskFunction);
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetTaskFunction);
     let truth = ctx.model.normalized(ctx.arch);
     let mut j = Judge::new(ctx, "ok with the serialized region's function");
     for s in ctx.task_subjects(ah, &mut j) {

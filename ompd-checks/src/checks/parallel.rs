@@ -1,7 +1,7 @@
 //! Parallel handles: the current region of every thread, the enclosing chain to the outermost
 //! region, threads in a region by index, team sizes and levels — judged against the model.
 
-use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope};
 use ompd_loader::library::{AnyHandle, ParallelH};
@@ -99,10 +99,10 @@ fn par_icv(ctx: &Ctx, ph: &ParallelH, name: &str) -> Result<i64, String> {
 }
 
 fn team_size(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "team-size-var equal to the model's team size");
     for t in ctx.threads() {
-        let want = ctx.model.regions[super::innermost_region(ctx.model, t).0]
+        let want = ctx.model.regions[crate::innermost_region(ctx.model, t).0]
             .members
             .len() as i64;
         match ctx.curr_parallel(ah, t) {
@@ -119,12 +119,12 @@ fn team_size(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn same_region(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "0 within a team, non-zero across regions");
     let mut hs: Vec<(RegionId, usize, ParallelH)> = Vec::new();
     for t in ctx.threads() {
         match ctx.curr_parallel(ah, t) {
-            Ok(ph) => hs.push((super::innermost_region(ctx.model, t), t.0, ph)),
+            Ok(ph) => hs.push((crate::innermost_region(ctx.model, t), t.0, ph)),
             Err(e) => j.fail(format!("gtid {}: {e}", t.0)),
         }
     }
@@ -136,14 +136,14 @@ fn same_region(ctx: &mut Ctx, _: &str) -> Verdict {
                     format!(
                         "gtid {ga} and {gb} share region {}: {}",
                         ra.0,
-                        super::describe(&c)
+                        crate::describe(&c)
                     )
                 });
             } else {
                 j.expect(matches!(c, Ok(v) if v != 0), || {
                     format!(
                         "gtid {ga} vs {gb}, different regions: {}",
-                        super::describe(&c)
+                        crate::describe(&c)
                     )
                 });
             }
@@ -153,12 +153,12 @@ fn same_region(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn enclosing_levels(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "one region per level, levels-var descending to 0");
     for t in ctx.threads() {
         let chain = ctx
             .model
-            .region_chain(super::innermost_region(ctx.model, t));
+            .region_chain(crate::innermost_region(ctx.model, t));
         let want: Vec<i64> = chain.iter().map(|r| ctx.model.level(*r) as i64).collect();
         let mut got = Vec::new();
         let mut cur = match ctx.curr_parallel(ah, t) {
@@ -189,9 +189,9 @@ fn enclosing_levels(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn outermost(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "unavailable after the outermost region");
-    let depth = ctx.model.level(super::innermost_region(
+    let depth = ctx.model.level(crate::innermost_region(
         ctx.model,
         sim_target::model::ThreadId(0),
     ));
@@ -221,7 +221,7 @@ fn outermost(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn thread_in_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
         "member n compares equal to the handle by native id and has thread-num-var n",
@@ -238,11 +238,11 @@ fn thread_in_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
                             "region {} thread {n} vs gtid {}: {}",
                             r.0,
                             member.0,
-                            super::describe(&c)
+                            crate::describe(&c)
                         )
                     });
                     // thread-num-var is the thread's number in its innermost team.
-                    let inner = super::innermost_region(ctx.model, *member);
+                    let inner = crate::innermost_region(ctx.model, *member);
                     let want = ctx.model.thread_num(inner, *member).unwrap_or(n) as i64;
                     match ctx.icv(AnyHandle::Thread(&a), Scope::THREAD, "thread-num-var") {
                         Some(Ok((Rc::OK, Some(v)))) => j.expect(v == want, || {
@@ -269,10 +269,10 @@ fn thread_in_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn out_of_range(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "bad_input");
     for t in ctx.threads() {
-        let size = ctx.model.regions[super::innermost_region(ctx.model, t).0]
+        let size = ctx.model.regions[crate::innermost_region(ctx.model, t).0]
             .members
             .len() as i32;
         let ph = match ctx.curr_parallel(ah, t) {
@@ -297,10 +297,10 @@ fn out_of_range(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn active_levels(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "active-levels-var equal to the model's");
     for t in ctx.threads() {
-        let r = super::innermost_region(ctx.model, t);
+        let r = crate::innermost_region(ctx.model, t);
         let want = ctx.model.active_level(r) as i64;
         match ctx
             .curr_parallel(ah, t)

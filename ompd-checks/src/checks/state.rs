@@ -1,7 +1,7 @@
 //! Thread states: the state enumeration, and every thread's state and wait id against the model
 //! (or `ompd_rc_needs_state_tracking` when the runtime tracks no state).
 
-use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{state, Rc};
 use std::collections::BTreeSet;
@@ -141,7 +141,7 @@ fn names(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn get_state(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let tracking = ctx.model.debug_enabled();
     let mut j = Judge::new(
         ctx,
@@ -189,7 +189,7 @@ fn get_state(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn unknown_current(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "bad_input for 0x005, 0x030, -1 and 0x7fffffff");
     for v in [0x005i64, 0x030, -1, 0x7fff_ffff] {
         if state::ALL.iter().any(|(s, _)| *s == v) {
@@ -207,7 +207,7 @@ fn unknown_current(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn null_wait_id(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     if !ctx.model.debug_enabled() {
         return Verdict::skip("the runtime tracks no state in this scenario");
     }

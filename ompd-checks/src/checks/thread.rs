@@ -1,7 +1,7 @@
 //! Thread handles: by every thread-id kind, for unknown and foreign threads, wrong sizes and
 //! kinds, the thread-id round trip, and identity of handles to the same thread.
 
-use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{thread_id_kind, Rc};
 use ompd_loader::library::Fail;
@@ -88,7 +88,7 @@ pub static CHECKS: &[Check] = &[
 ];
 
 fn by_pthread(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "ok for every OpenMP thread");
     for t in ctx.threads() {
         let r = ctx.thread_handle(ah, t);
@@ -104,7 +104,7 @@ fn by_pthread(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn by_lwp(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
         "ok for every OpenMP thread, or unsupported for the kind",
@@ -124,13 +124,13 @@ fn by_lwp(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn foreign(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     if ctx.model.foreign_threads.is_empty() {
         return Verdict::skip("the scenario has no non-OpenMP thread");
     }
     let mut j = Judge::new(ctx, "unavailable");
     for native in &ctx.model.foreign_threads {
-        let id = super::native_id_bytes(ctx.arch, native, thread_id_kind::PTHREAD);
+        let id = crate::native_id_bytes(ctx.arch, native, thread_id_kind::PTHREAD);
         let got = ctx.lib.get_thread_handle(ah, thread_id_kind::PTHREAD, &id);
         expect_rc(
             &mut j,
@@ -144,7 +144,7 @@ fn foreign(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn wrong_size(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "bad_input");
     let mut id = ctx.thread_id(sim_target::model::ThreadId(0), thread_id_kind::PTHREAD);
     id.extend([0, 0, 0, 0]);
@@ -160,7 +160,7 @@ fn wrong_size(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn unknown_kind(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "unsupported");
     let id = ctx.thread_id(sim_target::model::ThreadId(0), thread_id_kind::PTHREAD);
     let got = ctx.lib.get_thread_handle(ah, 999, &id);
@@ -169,7 +169,7 @@ fn unknown_kind(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn id_round_trip(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
         "the same bytes back, nothing written outside the buffer",
@@ -197,7 +197,7 @@ fn id_round_trip(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn compare(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "0 for the same thread, non-zero for different threads");
     let mut handles = Vec::new();
     for t in ctx.threads() {
@@ -205,14 +205,14 @@ fn compare(ctx: &mut Ctx, _: &str) -> Verdict {
             (Ok(a), Ok(b)) => {
                 let c = ctx.lib.thread_compare(&a, &b);
                 j.expect(c == Ok(0), || {
-                    format!("gtid {}: two handles compare {}", t.0, super::describe(&c))
+                    format!("gtid {}: two handles compare {}", t.0, crate::describe(&c))
                 });
                 let c = ctx.lib.thread_compare(&a, &a);
                 j.expect(c == Ok(0), || {
                     format!(
                         "gtid {}: a handle with itself compares {}",
                         t.0,
-                        super::describe(&c)
+                        crate::describe(&c)
                     )
                 });
                 handles.push((t, a));
@@ -224,7 +224,7 @@ fn compare(ctx: &mut Ctx, _: &str) -> Verdict {
         for (tb, b) in &handles[i + 1..] {
             let c = ctx.lib.thread_compare(a, b);
             j.expect(matches!(c, Ok(v) if v != 0), || {
-                format!("gtid {} vs {}: {}", ta.0, tb.0, super::describe(&c))
+                format!("gtid {} vs {}: {}", ta.0, tb.0, crate::describe(&c))
             });
         }
     }

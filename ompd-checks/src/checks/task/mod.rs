@@ -1,7 +1,11 @@
 //! Task handles: the current task of every thread, generating and scheduling chains, implicit
 //! tasks by index, and the region of a task — judged against the model.
+//!
+//! [`frames`] holds the task frames and task functions.
 
-use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+pub(crate) mod frames;
+
+use crate::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope};
 use ompd_loader::library::{AnyHandle, Call, TaskH};
@@ -99,7 +103,7 @@ fn task_flag(ctx: &Ctx, task: &TaskH, name: &str) -> Result<bool, String> {
 }
 
 fn curr_kind(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
         "implicit-task-var and final-task-var equal to the model's",
@@ -108,7 +112,7 @@ fn curr_kind(ctx: &mut Ctx, _: &str) -> Verdict {
         let task = ctx.model.threads[t.0].current_task;
         match ctx.curr_task(ah, t) {
             Ok(h) => {
-                let implicit = super::is_implicit(ctx.model, task);
+                let implicit = crate::is_implicit(ctx.model, task);
                 match task_flag(ctx, &h, "implicit-task-var") {
                     Ok(v) => j.expect(v == implicit, || {
                         format!("gtid {}: implicit {v}, model {implicit}", t.0)
@@ -152,7 +156,7 @@ fn walk<'l>(
 }
 
 fn chain_check(ctx: &mut Ctx, scheduling: bool) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let expected = if scheduling {
         "the model's scheduling chain, then unavailable"
     } else {
@@ -168,7 +172,7 @@ fn chain_check(ctx: &mut Ctx, scheduling: bool) -> Verdict {
         };
         let want: Vec<Result<bool, String>> = chain
             .iter()
-            .map(|x| Ok(super::is_implicit(ctx.model, *x)))
+            .map(|x| Ok(crate::is_implicit(ctx.model, *x)))
             .collect();
         let start = match ctx.curr_task(ah, t) {
             Ok(h) => h,
@@ -226,7 +230,7 @@ fn scheduling_chain(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn initial_unavailable(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "unavailable");
     // The initial task is implicit task 0 of the outermost region; reach it from gtid 0.
     let mut ph = match ctx.curr_parallel(ah, ThreadId(0)) {
@@ -253,7 +257,7 @@ fn initial_unavailable(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn task_in_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
         "implicit; equal to member n's current task when it runs it",
@@ -286,7 +290,7 @@ fn task_in_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
                                 "region {} task {n} vs current task of gtid {}: {}",
                                 r.0,
                                 member.0,
-                                super::describe(&c)
+                                crate::describe(&c)
                             )
                         });
                     }
@@ -299,9 +303,9 @@ fn task_in_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn out_of_range(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "bad_input");
-    let r = super::innermost_region(ctx.model, ThreadId(0));
+    let r = crate::innermost_region(ctx.model, ThreadId(0));
     let size = ctx.model.regions[r.0].members.len() as i32;
     let ph = match ctx.curr_parallel(ah, ThreadId(0)) {
         Ok(p) => p,
@@ -321,7 +325,7 @@ fn out_of_range(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn task_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "0");
     for (r, _, ph) in ctx.regions_with_handles(ah, &mut j) {
         for n in 0..ctx.model.regions[r.0].members.len() {
@@ -333,7 +337,7 @@ fn task_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
                 Ok(p2) => {
                     let c = ctx.lib.parallel_compare(&ph, &p2);
                     j.expect(c == Ok(0), || {
-                        format!("region {} task {n}: {}", r.0, super::describe(&c))
+                        format!("region {} task {n}: {}", r.0, crate::describe(&c))
                     });
                 }
                 Err(e) => j.fail(format!("region {} task {n}: {e}", r.0)),

@@ -2,7 +2,7 @@
 //! the runtime's displayed environment in the model, where its memory lives, and that
 //! `ompd_rel_display_control_vars` gives back everything the library allocated for it.
 
-use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_loader::library::{Call, ControlVars};
 use ompd_serve::callbacks;

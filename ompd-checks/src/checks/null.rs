@@ -24,7 +24,7 @@
 //! the check skips (for `ompd_device_initialize` on a host-only target, `unsupported` from both
 //! is not-supported).
 
-use super::{describe, Check, Ctx, Profile, Severity, Stage, Verdict};
+use crate::{describe, Check, Ctx, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{thread_id_kind, Rc, Scope};
 use ompd_loader::library::{AnyHandle, Call, Fail, NullArgs};
@@ -215,7 +215,7 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
         // Library stage: the version string needs no target.
         return judge(ctx, row, &NullArgs::default());
     }
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     if ctx.model.threads.is_empty() {
         return Verdict::skip("the scenario has no OpenMP thread");
     }

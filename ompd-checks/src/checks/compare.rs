@@ -8,7 +8,7 @@
 //! the 32- or 64-bit address space, which is where a comparator built on a truncated pointer
 //! difference breaks.
 
-use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{thread_id_kind, ParallelHandle, TaskHandle, ThreadHandle};
 use ompd_loader::library::{AspaceH, Call, Fail, Handle, Kind, Library};
@@ -186,7 +186,7 @@ fn threads<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<'l, Threa
 fn parallels<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<'l, ParallelHandle> {
     let mut items = Vec::new();
     for t in ctx.threads() {
-        let r = super::innermost_region(ctx.model, t);
+        let r = crate::innermost_region(ctx.model, t);
         let Ok(ph) = ctx.curr_parallel(ah, t) else {
             j.fail(format!("gtid {}: no current parallel handle", t.0));
             continue;
@@ -273,7 +273,7 @@ fn tasks<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<'l, TaskHan
 
 /// Runs `law` on the pool of the check's handle kind.
 fn with_pool(ctx: &mut Ctx, kind: &str, expected: &str, law: Law) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, expected);
     match kind {
         "thread" => {
@@ -307,116 +307,144 @@ enum Law {
 
 impl Law {
     fn apply<K: Kind>(self, p: &Pool<K>, j: &mut Judge) {
-        let n = p.items.len();
-        // Every comparison once; a failed call is a failure of every law that needs it.
-        let mut table = vec![vec![None; n]; n];
-        for (a, row) in table.iter_mut().enumerate() {
-            for (b, cell) in row.iter_mut().enumerate() {
-                *cell = Some(p.cmp(a, b));
-            }
-        }
-        let at = |a: usize, b: usize| table[a][b].clone().expect("filled");
+        let t = Table::of(p);
         match self {
-            Law::Reflexive => {
-                for a in 0..n {
-                    let c = at(a, a);
-                    j.expect(c == Ok(0), || {
-                        format!("{} with itself: {}", p.name(a), super::describe(&c))
-                    });
+            Law::Reflexive => t.reflexive(p, j),
+            Law::Antisymmetric => t.antisymmetric(p, j),
+            Law::Transitive => t.transitive(p, j),
+            Law::Identity => t.identity(p, j),
+            Law::Stable => t.stable(p, j),
+        }
+        if p.items.is_empty() {
+            j.fail("no handle of this kind could be obtained");
+        }
+    }
+}
+
+/// Every comparison of a pool, made once; a failed call is a failure of every law that needs it.
+struct Table(Vec<Vec<Call<i32>>>);
+
+impl Table {
+    fn of<K: Kind>(p: &Pool<K>) -> Table {
+        let n = p.items.len();
+        Table(
+            (0..n)
+                .map(|a| (0..n).map(|b| p.cmp(a, b)).collect())
+                .collect(),
+        )
+    }
+
+    fn at(&self, a: usize, b: usize) -> Call<i32> {
+        self.0[a][b].clone()
+    }
+
+    /// Every handle compares equal to itself.
+    fn reflexive<K: Kind>(&self, p: &Pool<K>, j: &mut Judge) {
+        let n = p.items.len();
+        for a in 0..n {
+            let c = self.at(a, a);
+            j.expect(c == Ok(0), || {
+                format!("{} with itself: {}", p.name(a), crate::describe(&c))
+            });
+        }
+    }
+
+    /// Swapping the operands flips the sign.
+    fn antisymmetric<K: Kind>(&self, p: &Pool<K>, j: &mut Judge) {
+        let n = p.items.len();
+        for a in 0..n {
+            for b in a + 1..n {
+                match (self.at(a, b), self.at(b, a)) {
+                    (Ok(x), Ok(y)) => j.expect(sign(x) == -sign(y), || {
+                        format!(
+                            "cmp({}, {}) = {x} but cmp reversed = {y}",
+                            p.name(a),
+                            p.name(b)
+                        )
+                    }),
+                    (x, y) => j.fail(format!(
+                        "{} vs {}: {} / {}",
+                        p.name(a),
+                        p.name(b),
+                        crate::describe(&x),
+                        crate::describe(&y)
+                    )),
                 }
             }
-            Law::Antisymmetric => {
-                for a in 0..n {
-                    for b in a + 1..n {
-                        match (at(a, b), at(b, a)) {
-                            (Ok(x), Ok(y)) => j.expect(sign(x) == -sign(y), || {
-                                format!(
-                                    "cmp({}, {}) = {x} but cmp reversed = {y}",
-                                    p.name(a),
-                                    p.name(b)
-                                )
-                            }),
-                            (x, y) => j.fail(format!(
-                                "{} vs {}: {} / {}",
+        }
+    }
+
+    /// a ≤ b ≤ c gives a ≤ c, strictly when either step is strict; equal steps give equality.
+    fn transitive<K: Kind>(&self, p: &Pool<K>, j: &mut Judge) {
+        let n = p.items.len();
+        let s = |a: usize, b: usize| self.at(a, b).ok().map(sign);
+        for a in 0..n {
+            for b in 0..n {
+                for c in 0..n {
+                    let (Some(ab), Some(bc), Some(ac)) = (s(a, b), s(b, c), s(a, c)) else {
+                        continue;
+                    };
+                    if ab <= 0 && bc <= 0 {
+                        let want = ab.min(bc);
+                        j.expect(ac == want || (want < 0 && ac < 0), || {
+                            format!(
+                                "{} ≤ {} ≤ {} but cmp(first, last) has sign {ac}",
                                 p.name(a),
                                 p.name(b),
-                                super::describe(&x),
-                                super::describe(&y)
-                            )),
-                        }
-                    }
-                }
-            }
-            Law::Transitive => {
-                let s = |a: usize, b: usize| at(a, b).ok().map(sign);
-                for a in 0..n {
-                    for b in 0..n {
-                        for c in 0..n {
-                            let (Some(ab), Some(bc), Some(ac)) = (s(a, b), s(b, c), s(a, c)) else {
-                                continue;
-                            };
-                            // a ≤ b ≤ c must give a ≤ c, strictly when either step is strict;
-                            // equal steps must give equality.
-                            if ab <= 0 && bc <= 0 {
-                                let want = ab.min(bc);
-                                j.expect(ac == want || (want < 0 && ac < 0), || {
-                                    format!(
-                                        "{} ≤ {} ≤ {} but cmp(first, last) has sign {ac}",
-                                        p.name(a),
-                                        p.name(b),
-                                        p.name(c)
-                                    )
-                                });
-                            }
-                        }
-                    }
-                }
-            }
-            Law::Identity => {
-                for a in 0..n {
-                    for b in a + 1..n {
-                        let same = p.items[a].entity == p.items[b].entity;
-                        let c = at(a, b);
-                        match c {
-                            Ok(v) if (v == 0) == same => j.holds(),
-                            _ => j.fail(format!(
-                                "{} vs {} ({}): {}",
-                                p.name(a),
-                                p.name(b),
-                                if same {
-                                    "same entity"
-                                } else {
-                                    "different entities"
-                                },
-                                super::describe(&c)
-                            )),
-                        }
-                    }
-                }
-            }
-            Law::Stable => {
-                for a in 0..n {
-                    for b in 0..n {
-                        let again = p.cmp(a, b);
-                        let first = at(a, b);
-                        j.expect(
-                            first.as_ref().map(|v| sign(*v)) == again.as_ref().map(|v| sign(*v)),
-                            || {
-                                format!(
-                                    "{} vs {}: {} then {}",
-                                    p.name(a),
-                                    p.name(b),
-                                    super::describe(&first),
-                                    super::describe(&again)
-                                )
-                            },
-                        );
+                                p.name(c)
+                            )
+                        });
                     }
                 }
             }
         }
-        if n == 0 {
-            j.fail("no handle of this kind could be obtained");
+    }
+
+    /// Two handles compare equal exactly when they stand for the same entity.
+    fn identity<K: Kind>(&self, p: &Pool<K>, j: &mut Judge) {
+        let n = p.items.len();
+        for a in 0..n {
+            for b in a + 1..n {
+                let same = p.items[a].entity == p.items[b].entity;
+                let c = self.at(a, b);
+                match c {
+                    Ok(v) if (v == 0) == same => j.holds(),
+                    _ => j.fail(format!(
+                        "{} vs {} ({}): {}",
+                        p.name(a),
+                        p.name(b),
+                        if same {
+                            "same entity"
+                        } else {
+                            "different entities"
+                        },
+                        crate::describe(&c)
+                    )),
+                }
+            }
+        }
+    }
+
+    /// Comparing again gives the same sign (the comparisons are made a second time).
+    fn stable<K: Kind>(&self, p: &Pool<K>, j: &mut Judge) {
+        let n = p.items.len();
+        for a in 0..n {
+            for b in 0..n {
+                let again = p.cmp(a, b);
+                let first = self.at(a, b);
+                j.expect(
+                    first.as_ref().map(|v| sign(*v)) == again.as_ref().map(|v| sign(*v)),
+                    || {
+                        format!(
+                            "{} vs {}: {} then {}",
+                            p.name(a),
+                            p.name(b),
+                            crate::describe(&first),
+                            crate::describe(&again)
+                        )
+                    },
+                );
+            }
         }
     }
 }
@@ -474,7 +502,7 @@ fn second_aspace<'l>(ctx: &Ctx<'l>) -> Result<(AspaceH<'l>, &'static Target), Ve
 }
 
 fn other_aspace(ctx: &mut Ctx, kind: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let (ah2, _) = match second_aspace(ctx) {
         Ok(x) => x,
         Err(v) => return v,
@@ -494,8 +522,8 @@ fn other_aspace(ctx: &mut Ctx, kind: &str) -> Verdict {
         (a, b) => {
             return Verdict::skip(format!(
                 "thread handles unavailable: {} / {}",
-                super::describe(&a),
-                super::describe(&b)
+                crate::describe(&a),
+                crate::describe(&b)
             ))
         }
     };
@@ -507,7 +535,7 @@ fn other_aspace(ctx: &mut Ctx, kind: &str) -> Verdict {
         ) {
             (Ok(a), Ok(b)) => ctx.lib.parallel_compare(&a, &b),
             (a, _) => {
-                return Verdict::skip(format!("no parallel handles: {}", super::describe(&a)))
+                return Verdict::skip(format!("no parallel handles: {}", crate::describe(&a)))
             }
         },
         _ => match (
@@ -515,7 +543,7 @@ fn other_aspace(ctx: &mut Ctx, kind: &str) -> Verdict {
             ctx.lib.get_curr_task_handle(&th2),
         ) {
             (Ok(a), Ok(b)) => ctx.lib.task_compare(&a, &b),
-            (a, _) => return Verdict::skip(format!("no task handles: {}", super::describe(&a))),
+            (a, _) => return Verdict::skip(format!("no task handles: {}", crate::describe(&a))),
         },
     };
     let p60 = ctx.profile >= Profile::V6_0;

@@ -4,7 +4,7 @@
 //! target's own symbols and memory, so they apply to real runtimes (live processes and core
 //! files), not to a simulation of the structures a library reads.
 
-use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_serve::source::{Source, SymbolError};
 
 /// Checks of this family.

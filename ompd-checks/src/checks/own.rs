@@ -2,7 +2,7 @@
 //! allocation behind, tool-owned strings are fresh blocks that outlive the handle they came
 //! from, and answers do not depend on what `alloc_memory` leaves in a block.
 
-use super::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::Scope;
 use ompd_loader::library::{AnyHandle, AspaceH};
@@ -80,7 +80,7 @@ fn handle_round(ctx: &Ctx, ah: &AspaceH) {
 }
 
 fn released_without_leak(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "no block allocated by the library stays live");
     handle_round(ctx, ah);
     let mark = callbacks::ledger().mark();
@@ -121,7 +121,8 @@ fn failing_calls(ctx: &Ctx, ah: &AspaceH) -> Vec<(&'static str, bool)> {
             ctx.lib.get_task_in_parallel(&ph, 1 << 20).is_err(),
         ));
     }
-    let unknown_icv = super::icvs::table(ctx, ah)
+    let unknown_icv = ctx
+        .icvs(ah)
         .map(|t| t.iter().map(|e| e.id).max().unwrap_or(0) + 1000)
         .unwrap_or(1000);
     out.push((
@@ -141,7 +142,7 @@ fn failing_calls(ctx: &Ctx, ah: &AspaceH) -> Vec<(&'static str, bool)> {
 }
 
 fn failed_calls_no_leak(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "no live block after any failed call");
     // Warm-up: fill per-address-space caches the library may keep on purpose.
     let _ = failing_calls(ctx, ah);
@@ -168,13 +169,13 @@ fn failed_calls_no_leak(ctx: &mut Ctx, _: &str) -> Verdict {
 
 /// Every answer a fixed set of queries gives, rendered as text.
 fn answers(ctx: &Ctx, ah: &AspaceH) -> Vec<String> {
-    let mut out = vec![super::describe(&ctx.lib.get_omp_version_string(ah))];
-    let icvs = super::icvs::table(ctx, ah).unwrap_or_default();
+    let mut out = vec![crate::describe(&ctx.lib.get_omp_version_string(ah))];
+    let icvs = ctx.icvs(ah).unwrap_or_default();
     for t in ctx.threads() {
         let th = ctx.thread_handle(ah, t);
         out.push(format!("gtid {} handle {}", t.0, th.is_ok()));
         let Ok(th) = th else { continue };
-        out.push(super::describe(&ctx.lib.get_state(&th, true)));
+        out.push(crate::describe(&ctx.lib.get_state(&th, true)));
         let ph = ctx.lib.get_curr_parallel_handle(&th);
         let task = ctx.lib.get_curr_task_handle(&th);
         for e in &icvs {
@@ -194,8 +195,8 @@ fn answers(ctx: &Ctx, ah: &AspaceH) -> Vec<String> {
                 "gtid {} {}: {} / {}",
                 t.0,
                 e.name,
-                super::describe(&ctx.lib.get_icv(h, e.scope, e.id)),
-                super::describe(&ctx.lib.get_icv_string(h, e.scope, e.id))
+                crate::describe(&ctx.lib.get_icv(h, e.scope, e.id)),
+                crate::describe(&ctx.lib.get_icv_string(h, e.scope, e.id))
             ));
         }
     }
@@ -203,7 +204,7 @@ fn answers(ctx: &Ctx, ah: &AspaceH) -> Vec<String> {
 }
 
 fn independent_of_fill(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "the same answers under both allocator fills");
     callbacks::set_alloc_mode(AllocMode::Zeroed);
     let zeroed = answers(ctx, ah);
@@ -225,7 +226,7 @@ fn independent_of_fill(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn fresh_block_per_call(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
+    let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "two live, distinct blocks with the same text");
     let a = ctx.lib.get_omp_version_string_kept(ah);
     let b = ctx.lib.get_omp_version_string_kept(ah);
@@ -243,16 +244,16 @@ fn fresh_block_per_call(ctx: &mut Ctx, _: &str) -> Verdict {
         }
         _ => j.fail(format!(
             "ompd_get_omp_version_string: {} / {}",
-            super::describe(&a),
-            super::describe(&b)
+            crate::describe(&a),
+            crate::describe(&b)
         )),
     }
     j.verdict()
 }
 
 fn valid_after_release(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
-    let icvs = match super::icvs::table(ctx, ah) {
+    let ah = crate::aspace_or_skip!(ctx);
+    let icvs = match ctx.icvs(ah) {
         Ok(t) => t,
         Err(e) => return Verdict::skip(format!("no ICV list: {e}")),
     };

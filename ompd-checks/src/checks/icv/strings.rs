@@ -7,8 +7,9 @@
 //! in the syntax of the ICV's environment variable and compared by meaning; the LLVM-family
 //! spelling is only shown as the expected text.
 
-use super::icvs::{self, IcvEntry, Subject};
-use super::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::checks::icv::{self, Subject};
+use crate::IcvEntry;
+use crate::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope};
 use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail};
@@ -150,7 +151,7 @@ fn kind_name(k: SchedKind) -> &'static str {
 /// The model's string value of a string or list ICV for `subject`.
 fn denotes(m: &Model, name: &str, subject: Subject) -> Option<Denotes> {
     let g = &m.globals;
-    let task = icvs::subject_task(m, subject);
+    let task = icv::subject_task(m, subject);
     match name {
         "affinity-format-var" => g.affinity_format.clone().map(Denotes::Text),
         // Unset (a NULL pointer in the runtime) is the empty list of tool libraries.
@@ -243,9 +244,8 @@ fn parse_integer(text: &str) -> Option<i64> {
 }
 
 fn string_value(ctx: &mut Ctx, name: &'static str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
-    let entry = match icvs::entry_of(ctx, ah, name) {
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
+    let entry = match icv::entry_of(ctx, ah, name) {
         Ok(e) => e,
         Err(v) => return v,
     };
@@ -256,7 +256,7 @@ fn string_value(ctx: &mut Ctx, name: &'static str) -> Verdict {
             entry.scope
         ),
     );
-    let Some(subjects) = icvs::scope_subjects(ctx, ah, entry.scope, &mut j) else {
+    let Some(subjects) = icv::scope_subjects(ctx, ah, entry.scope, &mut j) else {
         return Verdict::skip(format!(
             "{name} is enumerated at scope {:?}, which has no handle here",
             entry.scope
@@ -286,10 +286,12 @@ fn int_call(got: Call<(Rc, Option<i64>)>) -> Call<i64> {
 }
 
 fn integer_agrees(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
-    super::entry_or_skip!(ctx, EntryPoint::GetIcvFromScope);
-    let list = match icvs::table(ctx, ah) {
+    let ah = crate::aspace_or_skip!(
+        ctx,
+        EntryPoint::GetIcvStringFromScope,
+        EntryPoint::GetIcvFromScope
+    );
+    let list = match ctx.icvs(ah) {
         Ok(l) => l,
         Err(e) => return Verdict::skip(e),
     };
@@ -301,7 +303,7 @@ fn integer_agrees(ctx: &mut Ctx, _: &str) -> Verdict {
         .iter()
         .filter(|e| !STRING_ICVS.contains(&e.name.as_str()))
     {
-        let Some(subjects) = icvs::scope_subjects(ctx, ah, e.scope, &mut j) else {
+        let Some(subjects) = icv::scope_subjects(ctx, ah, e.scope, &mut j) else {
             continue;
         };
         for (label, held, _) in &subjects {
@@ -334,8 +336,8 @@ fn unknown_ids(list: &[IcvEntry]) -> Vec<u64> {
 /// Runs `call` for every unknown id at the address-space scope and, through gtid 0's thread
 /// handle, at the thread scope, judging each as bad_input.
 fn unknown_id(ctx: &mut Ctx, call: fn(&Ctx, AnyHandle, Scope, u64) -> Call<()>) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
-    let list = match icvs::table(ctx, ah) {
+    let ah = crate::aspace_or_skip!(ctx);
+    let list = match ctx.icvs(ah) {
         Ok(l) => l,
         Err(e) => return Verdict::skip(e),
     };
@@ -367,15 +369,18 @@ fn unknown_id(ctx: &mut Ctx, call: fn(&Ctx, AnyHandle, Scope, u64) -> Call<()>) 
     j.verdict()
 }
 
+/// The string getter's call, its answer dropped (for the contract both getters share).
+fn string_call(ctx: &Ctx, h: AnyHandle, scope: Scope, id: u64) -> Call<()> {
+    ctx.lib.get_icv_string(h, scope, id).map(|_| ())
+}
+
 fn string_unknown_id(ctx: &mut Ctx, _: &str) -> Verdict {
-    super::entry_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
-    unknown_id(ctx, |ctx, h, scope, id| {
-        ctx.lib.get_icv_string(h, scope, id).map(|_| ())
-    })
+    crate::entry_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
+    unknown_id(ctx, string_call)
 }
 
 fn value_unknown_id(ctx: &mut Ctx, _: &str) -> Verdict {
-    super::entry_or_skip!(ctx, EntryPoint::GetIcvFromScope);
+    crate::entry_or_skip!(ctx, EntryPoint::GetIcvFromScope);
     unknown_id(ctx, |ctx, h, scope, id| {
         int_call(ctx.lib.get_icv(h, scope, id)).map(|_| ())
     })
@@ -388,8 +393,8 @@ fn one_handle_per_scope<'l>(
     ctx: &Ctx<'l>,
     ah: &AspaceH<'l>,
     j: &mut Judge,
-) -> Vec<(Scope, icvs::Held<'l>)> {
-    use icvs::Held;
+) -> Vec<(Scope, icv::Held<'l>)> {
+    use icv::Held;
     let t0 = sim_target::model::ThreadId(0);
     let mut out = vec![
         (Scope::GLOBAL, Held::Aspace),
@@ -405,7 +410,7 @@ fn one_handle_per_scope<'l>(
     }
     for scope in [Scope::TASK, Scope::IMPLICIT_TASK] {
         if scope == Scope::IMPLICIT_TASK
-            && !super::is_implicit(ctx.model, ctx.model.threads[0].current_task)
+            && !crate::is_implicit(ctx.model, ctx.model.threads[0].current_task)
         {
             continue;
         }
@@ -420,8 +425,8 @@ fn one_handle_per_scope<'l>(
 /// Asks every enumerated ICV through a handle of every other scope with `call`: incompatible
 /// holds, another non-ok code is an allowed deviation, ok fails.
 fn scope_mismatch(ctx: &mut Ctx, call: fn(&Ctx, AnyHandle, Scope, u64) -> Call<()>) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
-    let list = match icvs::table(ctx, ah) {
+    let ah = crate::aspace_or_skip!(ctx);
+    let list = match ctx.icvs(ah) {
         Ok(l) => l,
         Err(e) => return Verdict::skip(e),
     };
@@ -445,14 +450,12 @@ fn scope_mismatch(ctx: &mut Ctx, call: fn(&Ctx, AnyHandle, Scope, u64) -> Call<(
 }
 
 fn string_scope_mismatch(ctx: &mut Ctx, _: &str) -> Verdict {
-    super::entry_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
-    scope_mismatch(ctx, |ctx, h, scope, id| {
-        ctx.lib.get_icv_string(h, scope, id).map(|_| ())
-    })
+    crate::entry_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
+    scope_mismatch(ctx, string_call)
 }
 
 fn value_scope_mismatch(ctx: &mut Ctx, _: &str) -> Verdict {
-    super::entry_or_skip!(ctx, EntryPoint::GetIcvFromScope);
+    crate::entry_or_skip!(ctx, EntryPoint::GetIcvFromScope);
     scope_mismatch(ctx, |ctx, h, scope, id| {
         match ctx.lib.get_icv(h, scope, id)? {
             // A list ICV answers its first element with incomplete: an answer all the same.
@@ -463,9 +466,8 @@ fn value_scope_mismatch(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn every_pair_answerable(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = super::aspace_or_skip!(ctx);
-    super::entry_or_skip!(ctx, EntryPoint::GetIcvFromScope);
-    let list = match icvs::table(ctx, ah) {
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetIcvFromScope);
+    let list = match ctx.icvs(ah) {
         Ok(l) => l,
         Err(e) => return Verdict::skip(e),
     };
@@ -475,7 +477,7 @@ fn every_pair_answerable(ctx: &mut Ctx, _: &str) -> Verdict {
     );
     for e in &list {
         // Scopes without a handle kind here (teams, target) are outside this check.
-        let Some(subjects) = icvs::scope_subjects(ctx, ah, e.scope, &mut j) else {
+        let Some(subjects) = icv::scope_subjects(ctx, ah, e.scope, &mut j) else {
             continue;
         };
         for (label, held, _) in &subjects {

@@ -1,0 +1,67 @@
+//! The callback contract, judged after the checks of a unit ran: the library wrote nothing to
+//! stdout or stderr itself, and the ledger saw no callback contract violation.
+
+use crate::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use ompd_abi::EntryPoint;
+use ompd_serve::callbacks;
+
+/// Runs after every other check of a unit but the address-space release.
+pub static OUTPUT: &[Check] = &[Check {
+    id: "callbacks.contract.no_direct_output",
+    requirements: &["OMPD-THR-003"],
+    summary:
+        "the library writes nothing to stdout or stderr itself (output goes through print_string)",
+    severity: Severity::Should,
+    entry_points: &[EntryPoint::ProcessInitialize],
+    stage: Stage::Target,
+    since: Profile::V5_0,
+    arg: "",
+    run: no_direct_output,
+}];
+
+/// Runs last in every unit.
+pub static CONTRACT: &[Check] = &[Check {
+    id: "callbacks.contract.no_violations",
+    requirements: &["OMPD-CB-001", "OMPD-CB-005", "OMPD-MEM-004", "OMPD-PROC-004"],
+    summary: "the library calls back only inside entry points, with contexts the tool gave it, and frees only its own blocks once",
+    severity: Severity::Must,
+    entry_points: &[EntryPoint::ProcessInitialize],
+    stage: Stage::Target,
+    since: Profile::V5_0,
+    arg: "",
+    run: no_violations,
+}];
+
+fn no_direct_output(ctx: &mut Ctx, _: &str) -> Verdict {
+    if ctx.profile >= Profile::V6_0 {
+        // 6.0 forbids writing to descriptors the library did not open.
+        ctx.severity = Severity::Must;
+    }
+    let mut j = Judge::new(
+        ctx,
+        "no bytes on stdout or stderr during any check of the unit",
+    );
+    for (check, text) in &ctx.printed {
+        j.fail(format!(
+            "during {check}: {:?}",
+            text.lines().next().unwrap_or_default()
+        ));
+    }
+    j.holds();
+    j.verdict()
+}
+
+fn no_violations(ctx: &mut Ctx, _: &str) -> Verdict {
+    let mut j = Judge::new(ctx, "no callback contract violation");
+    for (check, v) in &ctx.earlier_violations {
+        j.fail(format!(
+            "{v} (during {check}, in an earlier worker of the unit)"
+        ));
+    }
+    for v in callbacks::ledger().violations() {
+        j.fail(format!("{v:?}"));
+    }
+    // The unit itself is the fact checked: with no violation, it held.
+    j.holds();
+    j.verdict()
+}

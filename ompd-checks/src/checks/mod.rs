@@ -1,0 +1,20 @@
+//! The check families, one module each, named after the first component of their checks' ids
+//! (`thread.*` in `thread.rs`, `icv.*` in `icv/`). The registry lists their tables in run order.
+
+pub(crate) mod aspace;
+pub(crate) mod callbacks;
+pub(crate) mod compare;
+pub(crate) mod corrupt;
+pub(crate) mod dcv;
+pub(crate) mod fault;
+pub(crate) mod icv;
+pub(crate) mod lib;
+pub(crate) mod null;
+pub(crate) mod own;
+pub(crate) mod parallel;
+pub(crate) mod runtime;
+pub(crate) mod state;
+pub(crate) mod r#static;
+pub(crate) mod task;
+pub(crate) mod thread;
+pub(crate) mod tool_data;

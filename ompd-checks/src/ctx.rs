@@ -1,0 +1,210 @@
+//! What a check sees ([`Ctx`]): the library, the target, the model, the setup's results, and
+//! the helpers that reach one thread's handles or one ICV.
+
+use crate::known::Known;
+use crate::{Profile, Severity, Verdict};
+use ompd_abi::{self as abi, EntryPoint, Rc, Scope, ICV_UNDEFINED};
+use ompd_loader::library::{AnyHandle, AspaceH, Call, Library, ParallelH, TaskH, ThreadH};
+use ompd_serve::arch::Arch;
+use ompd_serve::callbacks::Target;
+use sim_target::layout::Policy;
+use sim_target::model::{Model, RegionId, TaskId, ThreadId};
+
+/// Everything a check can use.
+pub struct Ctx<'l> {
+    /// The library under test.
+    pub lib: &'l Library,
+    /// Scenario name.
+    pub scenario: &'l str,
+    /// The scenario's model (the truth).
+    pub model: &'l Model,
+    /// Architecture of the image.
+    pub arch: Arch,
+    /// Layout of the image.
+    pub policy: Policy,
+    /// The simulated target (absent for library-stage checks).
+    pub target: Option<&'static Target>,
+    /// The address space, when process initialization succeeded.
+    pub aspace: Option<AspaceH<'l>>,
+    /// Results of setting up the target (initialize, process initialize).
+    pub setup: Setup,
+    /// The check's severity (set by the runner before each check).
+    pub severity: Severity,
+    /// The API generation the library implements (detected once per worker).
+    pub profile: Profile,
+    /// What checks of this unit wrote to stdout/stderr so far: (check id, first bytes). The
+    /// harness writes nothing there, so all of it is the library's.
+    pub printed: Vec<(String, String)>,
+    /// Callback contract violations recorded by earlier workers of this unit (replaced after a
+    /// crash or timeout): (check id, violation). This worker's own are in the ledger.
+    pub earlier_violations: Vec<(String, String)>,
+    /// The library's ICV list, enumerated once per unit.
+    pub icv_table: std::cell::OnceCell<Result<Vec<IcvEntry>, String>>,
+    /// What the model's facts cover (everything for a simulated target; what the fixture
+    /// recorded for a real one).
+    pub known: Known,
+}
+
+/// One enumerated ICV.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IcvEntry {
+    /// Id.
+    pub id: u64,
+    /// Name.
+    pub name: String,
+    /// Enumerated scope.
+    pub scope: Scope,
+}
+
+/// What setting up a target unit returned.
+#[derive(Clone, Debug, Default)]
+pub struct Setup {
+    /// `ompd_get_api_version`.
+    pub api_version: Option<Call<i64>>,
+    /// `ompd_initialize`.
+    pub initialize: Option<Call<()>>,
+    /// `ompd_process_initialize` (the handle is in [`Ctx::aspace`]).
+    pub process_initialize: Option<Call<()>>,
+}
+
+/// The id bytes (target byte order) of a native thread for `kind` (0 pthread: pointer-sized, 1
+/// lwp: 4 bytes), as a debugger passes them to `ompd_get_thread_handle`.
+pub fn native_id_bytes(arch: Arch, native: &sim_target::model::NativeId, kind: u64) -> Vec<u8> {
+    if kind == abi::thread_id_kind::LWP {
+        arch.encode(u64::from(native.lwp), 4)
+    } else {
+        arch.encode(native.pthread, arch.pointer as usize)
+    }
+}
+
+/// Helpers shared by the target-stage families.
+impl<'l> Ctx<'l> {
+    /// The address space, or a skip verdict naming why there is none.
+    pub fn aspace(&self) -> Result<&AspaceH<'l>, Verdict> {
+        self.aspace.as_ref().ok_or_else(|| {
+            let why = match &self.setup.process_initialize {
+                Some(Err(e)) => format!("{} failed: {e}", EntryPoint::ProcessInitialize),
+                _ => match &self.setup.initialize {
+                    Some(Err(e)) => format!("{} failed: {e}", EntryPoint::Initialize),
+                    _ => "no address space".to_string(),
+                },
+            };
+            Verdict::skip(why)
+        })
+    }
+
+    /// The simulated target.
+    pub fn target(&self) -> &'static Target {
+        self.target.expect("target-stage checks run with a target")
+    }
+
+    /// A new, never-initialized target serving this unit's target in the same state: another
+    /// process (or device) under a context the library has not seen; a skip verdict when the
+    /// target's kind cannot give one.
+    pub fn fresh_target(&self) -> Result<&'static Target, Verdict> {
+        let target = self.target();
+        target
+            .source()
+            .duplicate()
+            .map(Target::leak_source)
+            .ok_or_else(|| {
+                Verdict::skip(format!(
+                    "a {} target cannot serve a second address space",
+                    target.kind().name()
+                ))
+            })
+    }
+
+    /// Native id bytes (target byte order) of OpenMP thread `t` for `kind`.
+    pub fn thread_id(&self, t: ThreadId, kind: u64) -> Vec<u8> {
+        native_id_bytes(self.arch, &self.model.threads[t.0].native, kind)
+    }
+
+    /// A thread handle for OpenMP thread `t`, obtained by its pthread id.
+    pub fn thread_handle(&self, ah: &AspaceH<'l>, t: ThreadId) -> Call<ThreadH<'l>> {
+        self.lib.get_thread_handle(
+            ah,
+            abi::thread_id_kind::PTHREAD,
+            &self.thread_id(t, abi::thread_id_kind::PTHREAD),
+        )
+    }
+
+    /// Every OpenMP thread of the model.
+    pub fn threads(&self) -> impl Iterator<Item = ThreadId> {
+        (0..self.model.threads.len()).map(ThreadId)
+    }
+
+    /// The current parallel handle of thread `t`.
+    pub fn curr_parallel(&self, ah: &AspaceH<'l>, t: ThreadId) -> Call<ParallelH<'l>> {
+        let th = self.thread_handle(ah, t)?;
+        self.lib.get_curr_parallel_handle(&th)
+    }
+
+    /// The current task handle of thread `t`.
+    pub fn curr_task(&self, ah: &AspaceH<'l>, t: ThreadId) -> Call<TaskH<'l>> {
+        let th = self.thread_handle(ah, t)?;
+        self.lib.get_curr_task_handle(&th)
+    }
+
+    /// The library's ICV list for this unit (enumerated once, cached in [`Ctx::icv_table`]), or
+    /// why not.
+    pub fn icvs(&self, ah: &AspaceH) -> Result<Vec<IcvEntry>, String> {
+        self.icv_table
+            .get_or_init(|| {
+                let mut out = Vec::new();
+                let mut cur = ICV_UNDEFINED;
+                loop {
+                    match self.lib.enumerate_icvs(ah, cur) {
+                        Ok((id, name, scope, more)) => {
+                            out.push(IcvEntry { id, name, scope });
+                            if more == 0 || out.len() > 1024 {
+                                return Ok(out);
+                            }
+                            cur = id;
+                        }
+                        Err(e) => {
+                            return Err(format!(
+                                "ompd_enumerate_icvs after {} ICVs: {e}",
+                                out.len()
+                            ))
+                        }
+                    }
+                }
+            })
+            .clone()
+    }
+
+    /// The id of ICV `name`, if the library enumerates it.
+    pub fn icv_id(&self, ah: &AspaceH, name: &str) -> Option<u64> {
+        self.icvs(ah)
+            .ok()?
+            .into_iter()
+            .find(|e| e.name == name)
+            .map(|e| e.id)
+    }
+
+    /// An integer ICV by name through `handle` at `scope` (looked up by enumeration).
+    pub fn icv(
+        &self,
+        handle: AnyHandle,
+        scope: Scope,
+        name: &str,
+    ) -> Option<Call<(Rc, Option<i64>)>> {
+        let ah = self.aspace.as_ref()?;
+        let id = self.icv_id(ah, name)?;
+        Some(self.lib.get_icv(handle, scope, id))
+    }
+}
+
+/// Model facts the families share.
+pub fn innermost_region(m: &Model, t: ThreadId) -> RegionId {
+    m.threads[t.0].region
+}
+
+/// True when the task is an implicit task.
+pub fn is_implicit(m: &Model, t: TaskId) -> bool {
+    matches!(
+        m.tasks[t.0].kind,
+        sim_target::model::TaskKind::Implicit { .. }
+    )
+}

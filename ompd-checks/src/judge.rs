@@ -1,0 +1,145 @@
+//! Judging: [`Judge`] folds the facts a check establishes into a verdict; the helpers judge one
+//! call each.
+
+use crate::{Ctx, Severity, Verdict};
+use ompd_abi::Rc;
+use ompd_loader::library::{Call, Fail};
+use ompd_report::Outcome;
+
+/// Collects the facts a check establishes over many items and folds them into a verdict.
+#[derive(Debug)]
+pub struct Judge {
+    expected: String,
+    severity: Severity,
+    failures: Vec<String>,
+    allowed: Vec<String>,
+    unsupported: Vec<String>,
+    checked: usize,
+}
+
+impl Judge {
+    /// Starts judging against `expected` (the requirement in words) at the ctx's severity.
+    pub fn new(ctx: &Ctx, expected: impl Into<String>) -> Judge {
+        Judge {
+            expected: expected.into(),
+            severity: ctx.severity,
+            failures: Vec::new(),
+            allowed: Vec::new(),
+            unsupported: Vec::new(),
+            checked: 0,
+        }
+    }
+
+    /// Records one fact: `ok`, or a failure described by `what`.
+    pub fn expect(&mut self, ok: bool, what: impl FnOnce() -> String) {
+        self.checked += 1;
+        if !ok {
+            self.failures.push(what());
+        }
+    }
+
+    /// Records a fact that held.
+    pub fn holds(&mut self) {
+        self.checked += 1;
+    }
+
+    /// Records a deviation the spec allows (graded lenient): a warning.
+    pub fn allowed(&mut self, what: impl Into<String>) {
+        self.checked += 1;
+        self.allowed.push(what.into());
+    }
+
+    /// Records that the library declined in a way the spec permits (`ompd_rc_unsupported`).
+    pub fn unsupported(&mut self, what: impl Into<String>) {
+        self.checked += 1;
+        self.unsupported.push(what.into());
+    }
+
+    /// Records a failure outright.
+    pub fn fail(&mut self, what: impl Into<String>) {
+        self.checked += 1;
+        self.failures.push(what.into());
+    }
+
+    /// Folds the facts: any failure fails (warns for SHOULD/ambiguous checks), then any allowed
+    /// deviation warns, then all-unsupported is not-supported, else pass. Nothing checked skips.
+    pub fn verdict(self) -> Verdict {
+        let summarize = |v: &[String]| {
+            let mut s = v[0].clone();
+            if v.len() > 1 {
+                s.push_str(&format!(" (and {} more)", v.len() - 1));
+            }
+            s
+        };
+        let n = self.checked;
+        if n == 0 {
+            return Verdict::skip("nothing to check in this scenario");
+        }
+        if !self.failures.is_empty() {
+            let outcome = if self.severity == Severity::Must {
+                Outcome::Fail
+            } else {
+                Outcome::Warn
+            };
+            let detail = format!("{} of {n} facts violated", self.failures.len());
+            return Verdict::new(outcome, self.expected, summarize(&self.failures), detail);
+        }
+        if !self.allowed.is_empty() {
+            let detail = format!(
+                "{} of {n} facts used an allowed alternative",
+                self.allowed.len()
+            );
+            return Verdict::new(
+                Outcome::Warn,
+                self.expected,
+                summarize(&self.allowed),
+                detail,
+            );
+        }
+        if !self.unsupported.is_empty() && self.unsupported.len() == n {
+            return Verdict::new(
+                Outcome::NotSupported,
+                self.expected,
+                summarize(&self.unsupported),
+                "",
+            );
+        }
+        Verdict::new(Outcome::Pass, self.expected, format!("{n} facts hold"), "")
+    }
+}
+
+/// Describes a call result for messages.
+pub fn describe<T: std::fmt::Debug>(c: &Call<T>) -> String {
+    match c {
+        Ok(v) => format!("ok {v:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Judges a call that must fail with `want` (strict), where the codes in `lenient` are accepted
+/// with a warning; `ok` or a crash-free other code fails.
+pub fn expect_rc<T>(j: &mut Judge, what: &str, got: Call<T>, want: Rc, lenient: &[Rc]) {
+    match got {
+        Err(Fail::Rc(rc)) if rc == want => j.holds(),
+        Err(Fail::Rc(rc)) if lenient.contains(&rc) => {
+            j.allowed(format!("{what}: {rc} (spec prefers {want})"))
+        }
+        Err(Fail::Missing(n)) => j.fail(format!("{what}: {n} is not exported")),
+        Err(e) => j.fail(format!("{what}: {e}, expected {want}")),
+        Ok(_) => j.fail(format!("{what}: ok, expected {want}")),
+    }
+}
+
+/// Judges the refusal of a getter whose answer may need state tracking: with the model's
+/// runtime tracking no state `ompd_rc_needs_state_tracking` holds (OMPD-RC-008), with tracking
+/// on it fails like every other code.
+pub fn refused(j: &mut Judge, ctx: &Ctx, what: &str, e: &Fail) {
+    match e {
+        Fail::Rc(rc) if *rc == Rc::NEEDS_STATE_TRACKING && !ctx.model.debug_enabled() => j.holds(),
+        Fail::Rc(rc) if *rc == Rc::NEEDS_STATE_TRACKING => j.fail(format!(
+            "{what}: needs_state_tracking, but the runtime tracks state (ompd_state {})",
+            ctx.model.ompd_state
+        )),
+        e => j.fail(format!("{what}: {e}")),
+    }
+}

@@ -1,0 +1,120 @@
+//! The check registry: every family's tables in run order.
+
+use crate::checks;
+use crate::{Check, Stage};
+
+/// Every registered check, in run order (built once).
+pub fn registry() -> &'static [&'static Check] {
+    static REGISTRY: std::sync::OnceLock<Vec<&'static Check>> = std::sync::OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        // Within a stage checks run in registry order: the NULL-argument family is one table of
+        // both stages; its version-string query runs with the other queries, before
+        // `ompd_initialize`, and its target checks run after every other family (so a NULL that
+        // upsets a library's state affects no other family). The corrupted-image and the
+        // fault-injection families come last, for the same reason, before the three checks that
+        // close every unit: no direct output, the address-space release, the callback contract.
+        use checks::*;
+        let nulls_at = |stage: Stage| null::CHECKS.iter().filter(move |c| c.stage == stage);
+        let families: &[&'static [Check]] = &[
+            aspace::CHECKS,
+            thread::CHECKS,
+            parallel::CHECKS,
+            task::CHECKS,
+            state::CHECKS,
+            icv::CHECKS,
+            task::frames::CHECKS,
+            tool_data::CHECKS,
+            dcv::CHECKS,
+            icv::strings::CHECKS,
+            compare::CHECKS,
+            own::CHECKS,
+            runtime::CHECKS,
+        ];
+        r#static::CHECKS
+            .iter()
+            .chain(lib::QUERIES)
+            .chain(nulls_at(Stage::Library))
+            .chain(lib::INITIALIZE)
+            .chain(families.iter().flat_map(|f| f.iter()))
+            .chain(nulls_at(Stage::Target))
+            .chain(corrupt::CHECKS)
+            .chain(fault::CHECKS)
+            .chain(callbacks::OUTPUT)
+            .chain(aspace::RELEASE)
+            .chain(callbacks::CONTRACT)
+            .collect()
+    })
+}
+
+/// Looks up a check by id.
+pub fn find(id: &str) -> Option<&'static Check> {
+    registry().iter().copied().find(|c| c.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Profile;
+
+    #[test]
+    fn ids_are_unique_and_dotted_and_cite_requirements() {
+        let all = registry();
+        let mut ids: Vec<_> = all.iter().map(|c| c.id).collect();
+        ids.sort();
+        let n = ids.len();
+        ids.dedup();
+        assert_eq!(ids.len(), n, "duplicate check ids");
+        for c in all {
+            assert!(
+                c.id.split('.').count() >= 3,
+                "{}: ids are family.api.property",
+                c.id
+            );
+            assert!(!c.requirements.is_empty(), "{}: no requirement ids", c.id);
+            assert!(
+                c.requirements.iter().all(|r| r.starts_with("OMPD-")),
+                "{}",
+                c.id
+            );
+            // Static checks read the file and runtime-interface checks the target itself; every
+            // other check calls the library.
+            assert_eq!(
+                c.entry_points.is_empty(),
+                c.stage == Stage::Static || c.id.starts_with("runtime."),
+                "{}: entry points",
+                c.id
+            );
+        }
+    }
+
+    #[test]
+    fn every_5_0_entry_point_has_a_positive_and_a_negative_check() {
+        // Negative checks: the NULL matrix and the injected faults, plus the lifecycle checks
+        // that probe refusals of routines the matrix leaves to them.
+        let negative_lifecycle = [
+            "lib.api_version.known_value",
+            "lib.initialize.null_callbacks",
+            "lib.initialize.unsupported_version",
+            "lib.finalize.before_initialize",
+        ];
+        let is_negative = |c: &Check| {
+            c.id.starts_with("null.")
+                || c.id.starts_with("fault.")
+                || negative_lifecycle.contains(&c.id)
+        };
+        for ep in &Profile::V5_0.entry_points() {
+            let calling: Vec<&&Check> = registry()
+                .iter()
+                .filter(|c| c.entry_points.contains(ep))
+                .collect();
+            assert!(
+                calling.iter().any(|c| !is_negative(c)),
+                "{ep}: no positive check"
+            );
+            assert!(
+                calling.iter().any(|c| is_negative(c)),
+                "{ep}: no negative check"
+            );
+        }
+    }
+}
