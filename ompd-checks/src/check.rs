@@ -1,8 +1,11 @@
-//! A registered check ([`Check`]): its data (id, requirement ids, severity, entry points, stage)
-//! and its function.
+//! A registered check ([`Check`]): its data (id, requirement ids, severity, entry points, stage,
+//! the facts it needs on a real target, its part in the property phase, whether it provokes)
+//! and its function. Everything the runner knows about a check is a field here.
 
+use crate::known::Fact;
 use crate::{Ctx, Profile, Severity, Verdict};
 use ompd_abi::EntryPoint;
+use ompd_loader::inspect::StaticInfo;
 use serde::{Deserialize, Serialize};
 
 /// When a check runs.
@@ -35,10 +38,66 @@ pub struct Check {
     /// The oldest API generation whose specification states the requirement; libraries of an
     /// older profile skip the check.
     pub since: Profile,
+    /// The model facts the check judges against, which a real target (a live process, a core
+    /// file) must know for the check to run there; `None`: simulated targets only, so a new check
+    /// never judges a real process against a value nobody recorded.
+    #[serde(skip)]
+    pub real: Option<&'static [Fact]>,
+    /// Its part in the property phase (target-stage checks only).
+    #[serde(skip)]
+    pub property: Property,
+    /// Whether it calls with well-formed input, or provokes on purpose.
+    #[serde(skip)]
+    pub input: Input,
     /// Argument passed to `run` (e.g. the ICV name of a per-ICV check).
     #[serde(skip)]
     pub arg: &'static str,
     /// The check.
     #[serde(skip)]
-    pub run: fn(&mut Ctx, &'static str) -> Verdict,
+    pub run: Run,
+}
+
+/// Where a target-stage check runs besides the scenario units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Property {
+    /// Also over the property phase's generated cases.
+    Cases,
+    /// On the scenario units only: what it probes does not depend on the runtime state (the
+    /// NULL matrix: argument checking; fault injection: the error paths of failing callbacks,
+    /// at a cost that grows with every callback a routine makes), so generated cases would only
+    /// repeat the scenarios.
+    ScenariosOnly,
+    /// On the scenario units only, drawing random cases of its own (the corrupted images run a
+    /// seeded loop over corruptions of every unit; generated states would multiply that cost
+    /// without reaching other code).
+    OwnCases,
+}
+
+/// How a check calls the library.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// Well-formed arguments against a well-formed target: a hang or crash here says the entry
+    /// point is broken (it counts toward the engine's quarantine).
+    WellFormed,
+    /// Malformed on purpose (NULL arguments, failing callbacks, corrupted images): a hang or
+    /// crash here is a finding about that input only.
+    Provoking,
+}
+
+/// How a check is judged.
+#[derive(Clone, Copy)]
+pub enum Run {
+    /// In a worker, with the unit's context and the row's `arg`.
+    Worker(fn(&mut Ctx, &'static str) -> Verdict),
+    /// By the supervisor, from the library file alone, before any of its code runs.
+    File(fn(&StaticInfo) -> Verdict),
+}
+
+impl std::fmt::Debug for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Run::Worker(_) => "Run::Worker",
+            Run::File(_) => "Run::File",
+        })
+    }
 }

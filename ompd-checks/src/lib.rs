@@ -38,8 +38,7 @@ pub mod profile;
 mod registry;
 mod verdict;
 
-pub use check::{Check, Stage};
-pub use checks::r#static::judge as judge_static;
+pub use check::{Check, Input, Property, Run, Stage};
 pub use checks::runtime::dll_locations_of;
 pub use ctx::{innermost_region, is_implicit, native_id_bytes, Ctx, IcvEntry, Setup};
 pub use handles::{TaskSubject, ThreadHandles};

@@ -67,7 +67,7 @@ fn every_vendor_library_runs_everywhere_and_matches_its_expectations() {
             .count();
         let target_checks = ompd_checks::registry()
             .iter()
-            .filter(|c| c.stage == ompd_checks::Stage::Target && ompd_engine::property::runs(c.id))
+            .filter(|c| c.stage == ompd_checks::Stage::Target && ompd_engine::property::runs(c))
             .count();
         assert_eq!(
             generated, target_checks,

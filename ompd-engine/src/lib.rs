@@ -38,6 +38,3 @@ pub mod snapshot;
 pub mod supervisor;
 pub mod watchdog;
 pub mod worker;
-
-#[cfg(test)]
-mod glob_equivalence;

@@ -19,25 +19,9 @@ use sim_target::model::Model;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Check-id prefixes of families that run on the scenario units only: the NULL matrix does not
-/// depend on the runtime state (it probes argument checking only), and fault injection probes
-/// the error paths of callback failures, the same code whatever the state, at a cost that grows
-/// with every callback a routine makes. The scenarios × arch × layout cover both; generated
-/// cases would only repeat them.
-pub const SCENARIO_ONLY: &[&str] = &["null.", "fault."];
-
-/// Check-id prefixes of families that draw random cases of their own: the corrupted-image checks
-/// already run a seeded proptest loop over corruptions of every scenario unit, and generated
-/// states would multiply that cost by the case count without reaching other code in the libraries
-/// (the walks follow the same fields whatever the model's shape).
-pub const SELF_RANDOMIZED: &[&str] = &["corrupt."];
-
-/// Whether the property phase runs check `id`.
-pub fn runs(id: &str) -> bool {
-    !SCENARIO_ONLY
-        .iter()
-        .chain(SELF_RANDOMIZED)
-        .any(|p| id.starts_with(p))
+/// Whether the property phase runs `check` (its registry entry says so: `Property::Cases`).
+pub fn runs(check: &ompd_checks::Check) -> bool {
+    check.property == ompd_checks::Property::Cases
 }
 
 /// The scenario name of results from generated cases.
@@ -232,7 +216,7 @@ pub(crate) fn run_library(
 ) -> Vec<ResultRecord> {
     let all: Vec<String> = checks::registry()
         .iter()
-        .filter(|c| c.stage == Stage::Target && runs(c.id) && supervisor::selected(c.id, filters))
+        .filter(|c| c.stage == Stage::Target && runs(c) && supervisor::selected(c.id, filters))
         .map(|c| c.id.to_string())
         .collect();
     let cases = run_cases(lib, &all, popts, exec);

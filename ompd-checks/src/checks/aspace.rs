@@ -2,7 +2,8 @@
 //! device initialization of a device the target lacks, and (near the end of every unit) the
 //! release of the address-space handle.
 
-use crate::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::known::Fact;
+use crate::{Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::Rc;
 use ompd_loader::library::Fail;
@@ -17,8 +18,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::Initialize, EntryPoint::ProcessInitialize],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: process_initialize,
+        run: Run::Worker(process_initialize),
     },
     Check {
         id: "aspace.omp_version.matches_model",
@@ -28,8 +32,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetOmpVersion],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::OmpVersion]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: omp_version,
+        run: Run::Worker(omp_version),
     },
     Check {
         id: "aspace.omp_version_string.tool_owned",
@@ -39,8 +46,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetOmpVersionString],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: omp_version_string,
+        run: Run::Worker(omp_version_string),
     },
     Check {
         id: "aspace.device_initialize.unsupported_device",
@@ -50,8 +60,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::DeviceInitialize],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: device_unsupported,
+        run: Run::Worker(device_unsupported),
     },
 ];
 
@@ -64,8 +77,11 @@ pub static RELEASE: &[Check] = &[Check {
     entry_points: &[EntryPoint::RelAddressSpaceHandle],
     stage: Stage::Target,
     since: Profile::V5_0,
+    real: Some(&[]),
+    property: Property::Cases,
+    input: Input::WellFormed,
     arg: "",
-    run: release,
+    run: Run::Worker(release),
 }];
 
 fn device_unsupported(ctx: &mut Ctx, _: &str) -> Verdict {

@@ -1,7 +1,7 @@
 //! The callback contract, judged after the checks of a unit ran: the library wrote nothing to
 //! stdout or stderr itself, and the ledger saw no callback contract violation.
 
-use crate::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::{Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_serve::callbacks;
 
@@ -15,8 +15,11 @@ pub static OUTPUT: &[Check] = &[Check {
     entry_points: &[EntryPoint::ProcessInitialize],
     stage: Stage::Target,
     since: Profile::V5_0,
+    real: Some(&[]),
+    property: Property::Cases,
+    input: Input::WellFormed,
     arg: "",
-    run: no_direct_output,
+    run: Run::Worker(no_direct_output),
 }];
 
 /// Runs last in every unit.
@@ -28,8 +31,11 @@ pub static CONTRACT: &[Check] = &[Check {
     entry_points: &[EntryPoint::ProcessInitialize],
     stage: Stage::Target,
     since: Profile::V5_0,
+    real: Some(&[]),
+    property: Property::Cases,
+    input: Input::WellFormed,
     arg: "",
-    run: no_violations,
+    run: Run::Worker(no_violations),
 }];
 
 fn no_direct_output(ctx: &mut Ctx, _: &str) -> Verdict {

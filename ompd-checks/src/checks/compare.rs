@@ -8,7 +8,8 @@
 //! the 32- or 64-bit address space, which is where a comparator built on a truncated pointer
 //! difference breaks.
 
-use crate::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::known::Fact;
+use crate::{Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{thread_id_kind, ParallelHandle, TaskHandle, ThreadHandle};
 use ompd_loader::library::{AspaceH, Call, Fail, Handle, Kind, Library};
@@ -24,8 +25,11 @@ macro_rules! law {
             entry_points: &[EntryPoint::by_short_name(concat!($kind, "_handle_compare"))],
             stage: Stage::Target,
             since: Profile::V5_0,
+            real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+            property: Property::Cases,
+            input: Input::WellFormed,
             arg: $kind,
-            run: $run,
+            run: Run::Worker($run),
         }
     };
 }

@@ -2,7 +2,8 @@
 //! the runtime's displayed environment in the model, where its memory lives, and that
 //! `ompd_rel_display_control_vars` gives back everything the library allocated for it.
 
-use crate::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::known::Fact;
+use crate::{Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_loader::library::{Call, ControlVars};
 use ompd_serve::callbacks;
@@ -17,8 +18,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetDisplayControlVars, EntryPoint::RelDisplayControlVars],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: well_formed,
+        run: Run::Worker(well_formed),
     },
     Check {
         id: "dcv.get.names_match_model",
@@ -28,8 +32,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetDisplayControlVars, EntryPoint::RelDisplayControlVars],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::DisplayEnv]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: names,
+        run: Run::Worker(names),
     },
     Check {
         id: "dcv.get.values_match_model",
@@ -39,8 +46,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetDisplayControlVars, EntryPoint::RelDisplayControlVars],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::DisplayEnv]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: values,
+        run: Run::Worker(values),
     },
     Check {
         id: "dcv.get.memory_owned",
@@ -50,8 +60,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetDisplayControlVars, EntryPoint::RelDisplayControlVars],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: memory_owned,
+        run: Run::Worker(memory_owned),
     },
     Check {
         id: "dcv.rel.releases_everything",
@@ -61,8 +74,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetDisplayControlVars, EntryPoint::RelDisplayControlVars],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: releases_everything,
+        run: Run::Worker(releases_everything),
     },
 ];
 

@@ -27,7 +27,11 @@
 //! after every other family (a library whose state an injected failure upsets affects no other
 //! family); `ompd_process_initialize` runs on a fresh copy of the unit's target.
 
-use crate::{describe, Check, Ctx, Judge, Profile, Severity, Stage, ThreadHandles, Verdict};
+use crate::known::Fact;
+use crate::{
+    describe, Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, ThreadHandles,
+    Verdict,
+};
 use ompd_abi::EntryPoint;
 use ompd_abi::{state, thread_id_kind, Rc, Scope, ICV_UNDEFINED};
 use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, ThreadH};
@@ -114,8 +118,11 @@ macro_rules! fault_check {
             ],
             stage: Stage::Target,
             since: Profile::V5_0,
+            real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+            property: Property::ScenariosOnly,
+            input: Input::Provoking,
             arg: concat!(stringify!($kind), " ompd_", $api),
-            run,
+            run: Run::Worker(run),
         }
     };
 }

@@ -2,7 +2,9 @@
 //! unsupported versions, finalize. Runs once per library in a fresh instance, in this order:
 //! [`QUERIES`], then any other check that needs an uninitialized library, then [`INITIALIZE`].
 
-use crate::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::{
+    expect_rc, Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict,
+};
 use ompd_abi::EntryPoint;
 use ompd_abi::{api_version, Rc};
 use ompd_loader::library::Fail;
@@ -18,8 +20,11 @@ pub static QUERIES: &[Check] = &[
         entry_points: &[EntryPoint::GetApiVersion],
         stage: Stage::Library,
         since: Profile::Tr2,
+        real: None,
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: inventory_complete,
+        run: Run::Worker(inventory_complete),
     },
     Check {
         id: "lib.inventory.no_unknown_ompd_symbols",
@@ -29,8 +34,11 @@ pub static QUERIES: &[Check] = &[
         entry_points: &[EntryPoint::GetApiVersion],
         stage: Stage::Library,
         since: Profile::Tr2,
+        real: None,
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: inventory_no_unknown,
+        run: Run::Worker(inventory_no_unknown),
     },
     Check {
         id: "lib.api_version.known_value",
@@ -40,8 +48,11 @@ pub static QUERIES: &[Check] = &[
         entry_points: &[EntryPoint::GetApiVersion],
         stage: Stage::Library,
         since: Profile::V5_0,
+        real: None,
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: api_version_known,
+        run: Run::Worker(api_version_known),
     },
     Check {
         id: "lib.api_version.stable",
@@ -51,8 +62,11 @@ pub static QUERIES: &[Check] = &[
         entry_points: &[EntryPoint::GetApiVersion],
         stage: Stage::Library,
         since: Profile::V5_0,
+        real: None,
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: api_version_stable,
+        run: Run::Worker(api_version_stable),
     },
     Check {
         id: "lib.version_string.static_library_memory",
@@ -62,8 +76,11 @@ pub static QUERIES: &[Check] = &[
         entry_points: &[EntryPoint::GetVersionString],
         stage: Stage::Library,
         since: Profile::Tr2,
+        real: None,
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: version_string_static,
+        run: Run::Worker(version_string_static),
     },
     Check {
         id: "lib.version_queries.no_callbacks",
@@ -73,8 +90,11 @@ pub static QUERIES: &[Check] = &[
         entry_points: &[EntryPoint::GetApiVersion, EntryPoint::GetVersionString],
         stage: Stage::Library,
         since: Profile::V5_0,
+        real: None,
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: version_queries_no_callbacks,
+        run: Run::Worker(version_queries_no_callbacks),
     },
     Check {
         id: "lib.finalize.before_initialize",
@@ -84,8 +104,11 @@ pub static QUERIES: &[Check] = &[
         entry_points: &[EntryPoint::Finalize],
         stage: Stage::Library,
         since: Profile::V5_0,
+        real: None,
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: finalize_before_initialize,
+        run: Run::Worker(finalize_before_initialize),
     },
 ];
 
@@ -99,8 +122,11 @@ pub static INITIALIZE: &[Check] = &[
         entry_points: &[EntryPoint::Initialize],
         stage: Stage::Library,
         since: Profile::V5_0,
+        real: None,
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: initialize_unsupported,
+        run: Run::Worker(initialize_unsupported),
     },
     Check {
         id: "lib.initialize.null_callbacks",
@@ -110,8 +136,11 @@ pub static INITIALIZE: &[Check] = &[
         entry_points: &[EntryPoint::Initialize],
         stage: Stage::Library,
         since: Profile::V5_0,
+        real: None,
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: initialize_null,
+        run: Run::Worker(initialize_null),
     },
     Check {
         id: "lib.initialize.supported_version",
@@ -121,8 +150,11 @@ pub static INITIALIZE: &[Check] = &[
         entry_points: &[EntryPoint::Initialize, EntryPoint::GetApiVersion],
         stage: Stage::Library,
         since: Profile::V5_0,
+        real: None,
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: initialize_supported,
+        run: Run::Worker(initialize_supported),
     },
     Check {
         id: "lib.finalize.after_initialize",
@@ -132,8 +164,11 @@ pub static INITIALIZE: &[Check] = &[
         entry_points: &[EntryPoint::Finalize],
         stage: Stage::Library,
         since: Profile::V5_0,
+        real: None,
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: finalize_ok,
+        run: Run::Worker(finalize_ok),
     },
 ];
 

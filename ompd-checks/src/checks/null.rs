@@ -24,7 +24,8 @@
 //! the check skips (for `ompd_device_initialize` on a host-only target, `unsupported` from both
 //! is not-supported).
 
-use crate::{describe, Check, Ctx, Profile, Severity, Stage, Verdict};
+use crate::known::Fact;
+use crate::{describe, Check, Ctx, Input, Profile, Property, Run, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{thread_id_kind, Rc, Scope};
 use ompd_loader::library::{AnyHandle, Call, Fail, NullArgs};
@@ -105,8 +106,11 @@ macro_rules! nulls {
                 entry_points: &[EntryPoint::by_short_name($api)],
                 stage: Stage::$stage,
                 since: Profile::V5_0,
+                real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+                property: Property::ScenariosOnly,
+                input: Input::Provoking,
                 arg: concat!(stringify!($class), " ompd_", $api, " ", $arg),
-                run,
+                run: Run::Worker(run),
             },
         )*];
     };
@@ -280,7 +284,6 @@ fn judge(ctx: &Ctx, row: Row, args: &NullArgs) -> Verdict {
         // The inventory checks judge what a library exports; here there is nothing to call.
         Err(Fail::Missing(n)) => return Verdict::skip(format!("{n} is not exported")),
         Err(Fail::Invalid(m)) => return Verdict::new(Outcome::Fail, expected, m, ""),
-        // Not called: the worker reports the check as not run.
         Err(e @ Fail::Quarantined(_)) => return Verdict::skip(e.to_string()),
         Err(Fail::Rc(rc)) => rc,
     };

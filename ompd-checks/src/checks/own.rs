@@ -2,7 +2,8 @@
 //! allocation behind, tool-owned strings are fresh blocks that outlive the handle they came
 //! from, and answers do not depend on what `alloc_memory` leaves in a block.
 
-use crate::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::known::Fact;
+use crate::{Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::Scope;
 use ompd_loader::library::{AnyHandle, AspaceH};
@@ -20,8 +21,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetCurrParallelHandle, EntryPoint::GetCurrTaskHandle, EntryPoint::RelThreadHandle, EntryPoint::RelParallelHandle, EntryPoint::RelTaskHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: released_without_leak,
+        run: Run::Worker(released_without_leak),
     },
     Check {
         id: "own.failed_calls.no_leak",
@@ -31,8 +35,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadInParallel, EntryPoint::GetTaskInParallel, EntryPoint::GetIcvFromScope, EntryPoint::GetIcvStringFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: failed_calls_no_leak,
+        run: Run::Worker(failed_calls_no_leak),
     },
     Check {
         id: "own.allocator.answers_independent_of_fill",
@@ -42,8 +49,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetCurrParallelHandle, EntryPoint::GetCurrTaskHandle, EntryPoint::GetIcvFromScope, EntryPoint::GetState, EntryPoint::GetOmpVersionString],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: independent_of_fill,
+        run: Run::Worker(independent_of_fill),
     },
     Check {
         id: "own.strings.fresh_block_per_call",
@@ -53,8 +63,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetOmpVersionString],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: fresh_block_per_call,
+        run: Run::Worker(fresh_block_per_call),
     },
     Check {
         id: "own.strings.valid_after_handle_release",
@@ -64,8 +77,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetIcvStringFromScope, EntryPoint::RelTaskHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: valid_after_release,
+        run: Run::Worker(valid_after_release),
     },
 ];
 

@@ -1,7 +1,10 @@
 //! Parallel handles: the current region of every thread, the enclosing chain to the outermost
 //! region, threads in a region by index, team sizes and levels — judged against the model.
 
-use crate::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::known::Fact;
+use crate::{
+    expect_rc, Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict,
+};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope};
 use ompd_loader::library::{AnyHandle, ParallelH};
@@ -17,8 +20,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetIcvFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: team_size,
+        run: Run::Worker(team_size),
     },
     Check {
         id: "parallel.curr.same_region_compares_equal",
@@ -28,8 +34,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::ParallelHandleCompare],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: same_region,
+        run: Run::Worker(same_region),
     },
     Check {
         id: "parallel.enclosing.levels_match_model",
@@ -39,8 +48,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetEnclosingParallelHandle, EntryPoint::GetIcvFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: enclosing_levels,
+        run: Run::Worker(enclosing_levels),
     },
     Check {
         id: "parallel.enclosing.outermost_unavailable",
@@ -50,8 +62,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetEnclosingParallelHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: outermost,
+        run: Run::Worker(outermost),
     },
     Check {
         id: "parallel.thread_in_parallel.every_index",
@@ -61,8 +76,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetThreadInParallel, EntryPoint::ThreadHandleCompare, EntryPoint::GetIcvFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: thread_in_parallel,
+        run: Run::Worker(thread_in_parallel),
     },
     Check {
         id: "parallel.thread_in_parallel.out_of_range",
@@ -72,8 +90,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetThreadInParallel],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: out_of_range,
+        run: Run::Worker(out_of_range),
     },
     Check {
         id: "parallel.curr.active_levels_match_model",
@@ -83,8 +104,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetIcvFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: active_levels,
+        run: Run::Worker(active_levels),
     },
 ];
 

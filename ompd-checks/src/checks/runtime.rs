@@ -4,7 +4,8 @@
 //! target's own symbols and memory, so they apply to real runtimes (live processes and core
 //! files), not to a simulation of the structures a library reads.
 
-use crate::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::known::Fact;
+use crate::{Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict};
 use ompd_serve::source::{Source, SymbolError};
 
 /// Checks of this family.
@@ -17,8 +18,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::RuntimeInterface]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: dll_locations,
+        run: Run::Worker(dll_locations),
     },
     Check {
         id: "runtime.dll_locations_valid.defined",
@@ -28,8 +32,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::RuntimeInterface]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "ompd_dll_locations_valid",
-        run: defined,
+        run: Run::Worker(defined),
     },
     Check {
         id: "runtime.breakpoints.defined",
@@ -39,9 +46,12 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::RuntimeInterface]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "ompd_bp_parallel_begin ompd_bp_parallel_end ompd_bp_task_begin ompd_bp_task_end \
               ompd_bp_thread_begin ompd_bp_thread_end ompd_bp_device_begin ompd_bp_device_end",
-        run: defined,
+        run: Run::Worker(defined),
     },
 ];
 

@@ -1,7 +1,10 @@
 //! Thread states: the state enumeration, and every thread's state and wait id against the model
 //! (or `ompd_rc_needs_state_tracking` when the runtime tracks no state).
 
-use crate::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::known::Fact;
+use crate::{
+    expect_rc, Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict,
+};
 use ompd_abi::EntryPoint;
 use ompd_abi::{state, Rc};
 use std::collections::BTreeSet;
@@ -16,8 +19,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::EnumerateStates],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: enumerate,
+        run: Run::Worker(enumerate),
     },
     Check {
         id: "state.enumerate.standard_names",
@@ -27,8 +33,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::EnumerateStates],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: names,
+        run: Run::Worker(names),
     },
     Check {
         id: "state.enumerate.unknown_current",
@@ -38,8 +47,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::EnumerateStates],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: unknown_current,
+        run: Run::Worker(unknown_current),
     },
     Check {
         id: "state.get.matches_model",
@@ -49,8 +61,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetState],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::States]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: get_state,
+        run: Run::Worker(get_state),
     },
     Check {
         id: "state.get.null_wait_id",
@@ -60,8 +75,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetState],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::States]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: null_wait_id,
+        run: Run::Worker(null_wait_id),
     },
 ];
 

@@ -1,7 +1,10 @@
 //! Thread handles: by every thread-id kind, for unknown and foreign threads, wrong sizes and
 //! kinds, the thread-id round trip, and identity of handles to the same thread.
 
-use crate::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::known::Fact;
+use crate::{
+    expect_rc, Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict,
+};
 use ompd_abi::EntryPoint;
 use ompd_abi::{thread_id_kind, Rc};
 use ompd_loader::library::Fail;
@@ -16,8 +19,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetThreadHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: by_pthread,
+        run: Run::Worker(by_pthread),
     },
     Check {
         id: "thread.handle.by_lwp_id",
@@ -27,8 +33,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetThreadHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: by_lwp,
+        run: Run::Worker(by_lwp),
     },
     Check {
         id: "thread.handle.non_openmp_thread",
@@ -38,8 +47,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetThreadHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: foreign,
+        run: Run::Worker(foreign),
     },
     Check {
         id: "thread.handle.wrong_id_size",
@@ -49,8 +61,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetThreadHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: wrong_size,
+        run: Run::Worker(wrong_size),
     },
     Check {
         id: "thread.handle.unknown_kind",
@@ -60,8 +75,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetThreadHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: unknown_kind,
+        run: Run::Worker(unknown_kind),
     },
     Check {
         id: "thread.id.round_trip",
@@ -71,8 +89,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadId],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: id_round_trip,
+        run: Run::Worker(id_round_trip),
     },
     Check {
         id: "thread.compare.same_thread_equal",
@@ -82,8 +103,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::ThreadHandleCompare],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: compare,
+        run: Run::Worker(compare),
     },
 ];
 

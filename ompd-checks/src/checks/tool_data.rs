@@ -2,7 +2,8 @@
 //! read through `ompd_get_tool_data` at the matching scope and judged against the model; and the
 //! scopes that carry no tool data.
 
-use crate::{Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::known::Fact;
+use crate::{Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Address, Scope, SEGMENT_NONE};
 use ompd_loader::library::{AnyHandle, Call, Fail};
@@ -17,8 +18,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetToolData],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::ToolData]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: thread,
+        run: Run::Worker(thread),
     },
     Check {
         id: "tool_data.parallel.matches_model",
@@ -28,8 +32,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetEnclosingParallelHandle, EntryPoint::GetToolData],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::ToolData]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: parallel,
+        run: Run::Worker(parallel),
     },
     Check {
         id: "tool_data.task.matches_model",
@@ -39,8 +46,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetSchedulingTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetToolData],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::ToolData]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: task,
+        run: Run::Worker(task),
     },
     Check {
         id: "tool_data.scope.no_data_scopes",
@@ -50,8 +60,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetToolData],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::ToolData]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: no_data_scopes,
+        run: Run::Worker(no_data_scopes),
     },
     Check {
         id: "tool_data.implicit_task.consistent",
@@ -61,8 +74,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetTaskInParallel, EntryPoint::GetToolData],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::ToolData]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: implicit_task,
+        run: Run::Worker(implicit_task),
     },
 ];
 

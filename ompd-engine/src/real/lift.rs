@@ -615,6 +615,10 @@ mod tests {
         }
     }
 
+    fn check(id: &str) -> &'static ompd_checks::Check {
+        ompd_checks::find(id).expect("a registered check")
+    }
+
     #[test]
     fn a_nested_record_lifts_into_the_model_it_describes() {
         let env = vec![("OMP_NUM_THREADS".to_string(), "5,4,3".to_string())];
@@ -636,12 +640,17 @@ mod tests {
         assert_eq!(m.globals.nthreads_list, vec![5, 4, 3]);
         assert!(l.known.has(Fact::Threads) && l.known.has(Fact::IcvLists));
         assert!(!l.known.has(Fact::ToolData), "no OMPT record");
-        assert!(applies("icv.value.nthreads-var", &l.known, TargetKind::Live).is_ok());
-        assert!(applies("task.function.matches_model", &l.known, TargetKind::Live).is_err());
-        assert!(applies("corrupt.pointer.null", &l.known, TargetKind::Core).is_err());
+        assert!(applies(check("icv.value.nthreads-var"), &l.known, TargetKind::Live).is_ok());
+        assert!(applies(
+            check("task.function.matches_model"),
+            &l.known,
+            TargetKind::Live
+        )
+        .is_err());
+        assert!(applies(check("corrupt.pointer.null"), &l.known, TargetKind::Core).is_err());
         // Without the start environment the list ICVs are not judged.
         let l = lift(&nested(), &[]).unwrap();
-        assert!(applies("icv.value.nthreads-var", &l.known, TargetKind::Core).is_err());
+        assert!(applies(check("icv.value.nthreads-var"), &l.known, TargetKind::Core).is_err());
     }
 
     #[test]

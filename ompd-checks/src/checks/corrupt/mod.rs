@@ -38,7 +38,8 @@
 mod plan;
 mod walk;
 
-use crate::{Check, Ctx, Profile, Severity, Stage, Verdict};
+use crate::known::Fact;
+use crate::{Check, Ctx, Input, Profile, Property, Run, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_loader::library::{AspaceH, Fail};
 use ompd_report::Outcome;
@@ -70,8 +71,11 @@ macro_rules! corrupt_checks {
                 entry_points: WALKED,
                 stage: Stage::Target,
                 since: Profile::V5_0,
+                real: Some(&[Fact::Image]),
+                property: Property::OwnCases,
+                input: Input::Provoking,
                 arg: $kind,
-                run,
+                run: Run::Worker(run),
             },
         )*];
     };

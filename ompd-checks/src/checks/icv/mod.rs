@@ -5,7 +5,8 @@
 
 pub(crate) mod strings;
 
-use crate::{Check, Ctx, IcvEntry, Judge, Profile, Severity, Stage, Verdict};
+use crate::known::Fact;
+use crate::{Check, Ctx, IcvEntry, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope, ICV_UNDEFINED};
 use ompd_loader::library::{AnyHandle, AspaceH, Fail, ParallelH, TaskH, ThreadH};
@@ -44,7 +45,7 @@ pub const STANDARD_5_0: &[&str] = &[
 ];
 
 macro_rules! value_check {
-    ($id:literal, $name:literal, [$($req:literal),*]) => {
+    ($id:literal, $name:literal, [$($req:literal),*], $real:expr) => {
         Check {
             id: $id,
             requirements: &["OMPD-ICV-010", "OMPD-ICV-015", $($req),*],
@@ -53,11 +54,22 @@ macro_rules! value_check {
             entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope],
             stage: Stage::Target,
             since: Profile::V5_0,
+            real: Some($real),
+            property: Property::Cases,
+            input: Input::WellFormed,
             arg: $name,
-            run: value,
+            run: Run::Worker(value),
         }
     };
 }
+
+/// What a per-ICV value check judges on a real target: the ICVs a fixture records (its current
+/// task's data environment, its region, the address-space-wide ICVs it sets)...
+pub(super) const RECORDED: &[Fact] = &[Fact::Threads, Fact::Regions, Fact::Tasks];
+/// ...those that also need the start environment's lists (`OMP_NUM_THREADS`, `OMP_PROC_BIND`)...
+pub(super) const WITH_LISTS: &[Fact] = &[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::IcvLists];
+/// ...and the address-space-wide ICVs a fixture neither sets nor records.
+const UNRECORDED: &[Fact] = &[Fact::UnrecordedGlobals];
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
@@ -69,8 +81,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::EnumerateIcvs],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: enumerate,
+        run: Run::Worker(enumerate),
     },
     Check {
         id: "icv.enumerate.standard_names",
@@ -80,8 +95,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::EnumerateIcvs],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: standard_names,
+        run: Run::Worker(standard_names),
     },
     Check {
         id: "icv.enumerate.unknown_current",
@@ -91,39 +109,42 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::EnumerateIcvs],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: unknown_current,
+        run: Run::Worker(unknown_current),
     },
-    value_check!("icv.value.dyn-var", "dyn-var", []),
-    value_check!("icv.value.nthreads-var", "nthreads-var", ["OMPD-ICV-014"]),
-    value_check!("icv.value.run-sched-var", "run-sched-var", ["OMPD-ICV-013"]),
-    value_check!("icv.value.bind-var", "bind-var", ["OMPD-ICV-014"]),
-    value_check!("icv.value.stacksize-var", "stacksize-var", []),
-    value_check!("icv.value.thread-limit-var", "thread-limit-var", []),
-    value_check!("icv.value.max-active-levels-var", "max-active-levels-var", []),
-    value_check!("icv.value.active-levels-var", "active-levels-var", []),
-    value_check!("icv.value.levels-var", "levels-var", []),
-    value_check!("icv.value.cancel-var", "cancel-var", []),
-    value_check!("icv.value.display-affinity-var", "display-affinity-var", []),
-    value_check!("icv.value.affinity-format-var", "affinity-format-var", ["OMPD-ICV-013"]),
-    value_check!("icv.value.default-device-var", "default-device-var", []),
-    value_check!("icv.value.max-task-priority-var", "max-task-priority-var", []),
-    value_check!("icv.value.tool-var", "tool-var", []),
-    value_check!("icv.value.tool-libraries-var", "tool-libraries-var", ["OMPD-ICV-013"]),
-    value_check!("icv.value.tool-verbose-init-var", "tool-verbose-init-var", ["OMPD-ICV-013"]),
-    value_check!("icv.value.debug-var", "debug-var", []),
-    value_check!("icv.value.num-procs-var", "num-procs-var", []),
-    value_check!("icv.value.ompd-num-procs-var", "ompd-num-procs-var", []),
-    value_check!("icv.value.thread-num-var", "thread-num-var", []),
-    value_check!("icv.value.ompd-thread-num-var", "ompd-thread-num-var", []),
-    value_check!("icv.value.final-task-var", "final-task-var", []),
-    value_check!("icv.value.ompd-final-var", "ompd-final-var", []),
-    value_check!("icv.value.ompd-final-task-var", "ompd-final-task-var", []),
-    value_check!("icv.value.implicit-task-var", "implicit-task-var", []),
-    value_check!("icv.value.ompd-implicit-var", "ompd-implicit-var", []),
-    value_check!("icv.value.ompd-implicit-task-var", "ompd-implicit-task-var", []),
-    value_check!("icv.value.team-size-var", "team-size-var", []),
-    value_check!("icv.value.ompd-team-size-var", "ompd-team-size-var", []),
+    value_check!("icv.value.dyn-var", "dyn-var", [], RECORDED),
+    value_check!("icv.value.nthreads-var", "nthreads-var", ["OMPD-ICV-014"], WITH_LISTS),
+    value_check!("icv.value.run-sched-var", "run-sched-var", ["OMPD-ICV-013"], RECORDED),
+    value_check!("icv.value.bind-var", "bind-var", ["OMPD-ICV-014"], WITH_LISTS),
+    value_check!("icv.value.stacksize-var", "stacksize-var", [], UNRECORDED),
+    value_check!("icv.value.thread-limit-var", "thread-limit-var", [], RECORDED),
+    value_check!("icv.value.max-active-levels-var", "max-active-levels-var", [], RECORDED),
+    value_check!("icv.value.active-levels-var", "active-levels-var", [], RECORDED),
+    value_check!("icv.value.levels-var", "levels-var", [], RECORDED),
+    value_check!("icv.value.cancel-var", "cancel-var", [], RECORDED),
+    value_check!("icv.value.display-affinity-var", "display-affinity-var", [], UNRECORDED),
+    value_check!("icv.value.affinity-format-var", "affinity-format-var", ["OMPD-ICV-013"], UNRECORDED),
+    value_check!("icv.value.default-device-var", "default-device-var", [], RECORDED),
+    value_check!("icv.value.max-task-priority-var", "max-task-priority-var", [], RECORDED),
+    value_check!("icv.value.tool-var", "tool-var", [], UNRECORDED),
+    value_check!("icv.value.tool-libraries-var", "tool-libraries-var", ["OMPD-ICV-013"], UNRECORDED),
+    value_check!("icv.value.tool-verbose-init-var", "tool-verbose-init-var", ["OMPD-ICV-013"], UNRECORDED),
+    value_check!("icv.value.debug-var", "debug-var", [], RECORDED),
+    value_check!("icv.value.num-procs-var", "num-procs-var", [], RECORDED),
+    value_check!("icv.value.ompd-num-procs-var", "ompd-num-procs-var", [], RECORDED),
+    value_check!("icv.value.thread-num-var", "thread-num-var", [], RECORDED),
+    value_check!("icv.value.ompd-thread-num-var", "ompd-thread-num-var", [], RECORDED),
+    value_check!("icv.value.final-task-var", "final-task-var", [], RECORDED),
+    value_check!("icv.value.ompd-final-var", "ompd-final-var", [], RECORDED),
+    value_check!("icv.value.ompd-final-task-var", "ompd-final-task-var", [], RECORDED),
+    value_check!("icv.value.implicit-task-var", "implicit-task-var", [], RECORDED),
+    value_check!("icv.value.ompd-implicit-var", "ompd-implicit-var", [], RECORDED),
+    value_check!("icv.value.ompd-implicit-task-var", "ompd-implicit-task-var", [], RECORDED),
+    value_check!("icv.value.team-size-var", "team-size-var", [], RECORDED),
+    value_check!("icv.value.ompd-team-size-var", "ompd-team-size-var", [], RECORDED),
 ];
 
 fn enumerate(ctx: &mut Ctx, _: &str) -> Verdict {

@@ -8,15 +8,18 @@
 //! spelling is only shown as the expected text.
 
 use crate::checks::icv::{self, Subject};
+use crate::known::Fact;
 use crate::IcvEntry;
-use crate::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::{
+    expect_rc, Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict,
+};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope};
 use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail};
 use sim_target::model::{Model, SchedKind, SchedModifier, Schedule};
 
 macro_rules! string_check {
-    ($id:literal, $name:literal, [$($req:literal),*]) => {
+    ($id:literal, $name:literal, [$($req:literal),*], $real:expr) => {
         Check {
             id: $id,
             requirements: &["OMPD-ICV-020", "OMPD-ICV-015", $($req),*],
@@ -25,20 +28,24 @@ macro_rules! string_check {
             entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvStringFromScope],
             stage: Stage::Target,
             since: Profile::V5_0,
+            real: $real,
+            property: Property::Cases,
+            input: Input::WellFormed,
             arg: $name,
-            run: string_value,
+            run: Run::Worker(string_value),
         }
     };
 }
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
-    string_check!("icv.string.affinity-format-var", "affinity-format-var", []),
-    string_check!("icv.string.tool-libraries-var", "tool-libraries-var", []),
-    string_check!("icv.string.tool-verbose-init-var", "tool-verbose-init-var", []),
-    string_check!("icv.string.run-sched-var", "run-sched-var", []),
-    string_check!("icv.string.nthreads-var", "nthreads-var", ["OMPD-ICV-014"]),
-    string_check!("icv.string.bind-var", "bind-var", ["OMPD-ICV-014"]),
+    // A fixture records neither the affinity format nor the tool ICVs: simulated targets only.
+    string_check!("icv.string.affinity-format-var", "affinity-format-var", [], None),
+    string_check!("icv.string.tool-libraries-var", "tool-libraries-var", [], None),
+    string_check!("icv.string.tool-verbose-init-var", "tool-verbose-init-var", [], None),
+    string_check!("icv.string.run-sched-var", "run-sched-var", [], Some(super::RECORDED)),
+    string_check!("icv.string.nthreads-var", "nthreads-var", ["OMPD-ICV-014"], Some(super::WITH_LISTS)),
+    string_check!("icv.string.bind-var", "bind-var", ["OMPD-ICV-014"], Some(super::WITH_LISTS)),
     Check {
         id: "icv.string.integer_agrees",
         requirements: &["OMPD-ICV-022"],
@@ -47,8 +54,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope, EntryPoint::GetIcvStringFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: integer_agrees,
+        run: Run::Worker(integer_agrees),
     },
     Check {
         id: "icv.string.unknown_id",
@@ -58,8 +68,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvStringFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: string_unknown_id,
+        run: Run::Worker(string_unknown_id),
     },
     Check {
         id: "icv.value.unknown_id",
@@ -69,8 +82,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: value_unknown_id,
+        run: Run::Worker(value_unknown_id),
     },
     Check {
         id: "icv.string.scope_mismatch",
@@ -80,8 +96,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvStringFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: string_scope_mismatch,
+        run: Run::Worker(string_scope_mismatch),
     },
     Check {
         id: "icv.value.scope_mismatch",
@@ -91,8 +110,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: value_scope_mismatch,
+        run: Run::Worker(value_scope_mismatch),
     },
     Check {
         id: "icv.scope.every_pair_answerable",
@@ -102,8 +124,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope, EntryPoint::GetIcvStringFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: every_pair_answerable,
+        run: Run::Worker(every_pair_answerable),
     },
 ];
 

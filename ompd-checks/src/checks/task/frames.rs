@@ -2,7 +2,10 @@
 //! reaches, their flags and segments, and the entry point of every task (the outlined region
 //! body of an implicit task, the task routine of an explicit one) — judged against the model.
 
-use crate::{Check, Ctx, Judge, Profile, Severity, Stage, TaskSubject, Verdict};
+use crate::known::Fact;
+use crate::{
+    Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, TaskSubject, Verdict,
+};
 use ompd_abi::EntryPoint;
 use ompd_abi::{frame_flag, Address, FrameInfo, Rc, SEGMENT_NONE};
 use ompd_loader::library::{Call, Fail, POISON_WORD};
@@ -18,8 +21,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetSchedulingTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetTaskFrame],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::Frames]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: frame_addresses,
+        run: Run::Worker(frame_addresses),
     },
     Check {
         id: "task.frame.flags_written",
@@ -29,8 +35,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetTaskFrame],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: flags_written,
+        run: Run::Worker(flags_written),
     },
     Check {
         id: "task.frame.flags_valid",
@@ -40,8 +49,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetTaskFrame],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: flags_valid,
+        run: Run::Worker(flags_valid),
     },
     Check {
         id: "task.function.matches_model",
@@ -51,8 +63,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetSchedulingTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetTaskFunction],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::Functions]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: function,
+        run: Run::Worker(function),
     },
     Check {
         id: "task.function.serialized_region",
@@ -62,8 +77,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetTaskFunction],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::Functions]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: function_serialized,
+        run: Run::Worker(function_serialized),
     },
 ];
 

@@ -5,7 +5,10 @@
 
 pub(crate) mod frames;
 
-use crate::{expect_rc, Check, Ctx, Judge, Profile, Severity, Stage, Verdict};
+use crate::known::Fact;
+use crate::{
+    expect_rc, Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict,
+};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope};
 use ompd_loader::library::{AnyHandle, Call, TaskH};
@@ -21,8 +24,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetIcvFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: curr_kind,
+        run: Run::Worker(curr_kind),
     },
     Check {
         id: "task.generating.chain_matches_model",
@@ -32,8 +38,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetGeneratingTaskHandle, EntryPoint::GetIcvFromScope],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: generating_chain,
+        run: Run::Worker(generating_chain),
     },
     Check {
         id: "task.generating.initial_task_unavailable",
@@ -43,8 +52,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetTaskInParallel, EntryPoint::GetGeneratingTaskHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: initial_unavailable,
+        run: Run::Worker(initial_unavailable),
     },
     Check {
         id: "task.scheduling.chain_matches_model",
@@ -54,8 +66,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetSchedulingTaskHandle],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: scheduling_chain,
+        run: Run::Worker(scheduling_chain),
     },
     Check {
         id: "task.in_parallel.every_index",
@@ -65,8 +80,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetTaskInParallel, EntryPoint::GetCurrTaskHandle, EntryPoint::TaskHandleCompare],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: task_in_parallel,
+        run: Run::Worker(task_in_parallel),
     },
     Check {
         id: "task.in_parallel.out_of_range",
@@ -76,8 +94,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetTaskInParallel],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: out_of_range,
+        run: Run::Worker(out_of_range),
     },
     Check {
         id: "task.parallel.of_implicit_task",
@@ -87,8 +108,11 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetTaskInParallel, EntryPoint::GetTaskParallelHandle, EntryPoint::ParallelHandleCompare],
         stage: Stage::Target,
         since: Profile::V5_0,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        property: Property::Cases,
+        input: Input::WellFormed,
         arg: "",
-        run: task_parallel,
+        run: Run::Worker(task_parallel),
     },
 ];
 
