@@ -13,18 +13,17 @@
 //! stay in every run, which is what makes the differential comparison exercise the harness's
 //! worker replacement on every unit.
 
+#[path = "common/broken.rs"]
+mod broken;
+
+use broken::{inner_library, INNER};
 use c_fixtures::Fixture;
 use ompd_checks as checks;
 use ompd_report::{Outcome, Report, ResultRecord};
-use ompd_vendors as vendors;
 use rstest::rstest;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-
-/// The vendor library every fixture forwards to (see the module documentation for why).
-const INNER: &str = "llvm-14";
 
 /// Options of every run: one arch variant and layout, the four default scenarios, no property
 /// phase. Each run takes well under a second (the hang fixture: its per-call deadlines).
@@ -33,18 +32,6 @@ const RUN_ARGS: &[&str] = &["--cases", "0", "--arch", "lp64-le", "--layout", "na
 /// Seconds one call may take in the hang fixture's run (every call but the hanging one answers
 /// in microseconds).
 const HANG_CALL_TIMEOUT: &str = "1";
-
-/// The path of the inner vendor library, fetched once if needed.
-fn inner_library() -> &'static Path {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let cache = vendors::default_cache_dir();
-        vendors::fetch(&cache, &[INNER], false, &mut |_| {}).expect("the inner library fetches");
-        vendors::resolve(INNER, &cache)
-            .expect("the inner library resolves")
-            .path
-    })
-}
 
 /// A run of one fixture: the exit code and the report.
 struct Run {
@@ -59,19 +46,7 @@ struct Run {
 /// Copies `fixture` into a fresh directory beside `libompd_inner.so` (a link to the inner
 /// library) and runs `ompd-conform run` on the copy with [`RUN_ARGS`] and `extra`.
 fn run(fixture: &Fixture, extra: &[&str]) -> Run {
-    // Under the target directory, not /tmp, which may be mounted noexec.
-    let dir = tempfile::Builder::new()
-        .prefix("broken-fixture-")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .expect("temporary directory");
-    // A copy: the harness canonicalizes the path, and the fixture finds its inner library in
-    // the directory it was loaded from.
-    let lib = dir
-        .path()
-        .join(format!("libompd_broken_{}.so", fixture.name));
-    std::fs::copy(fixture.path, &lib).expect("copy the fixture");
-    std::os::unix::fs::symlink(inner_library(), dir.path().join(c_fixtures::INNER_LIBRARY))
-        .expect("link the inner library");
+    let (dir, lib) = broken::stage(fixture);
     let out = dir.path().join("report.json");
     let output = Command::new(env!("CARGO_BIN_EXE_ompd-conform"))
         .arg("run")
@@ -384,16 +359,27 @@ fn the_violation_is_caught_and_nothing_else_changes(#[case] name: &str) {
         .filter(observable)
         .collect();
     assert!(!named.is_empty(), "{name}: {} ran", expect.check);
-    for r in named {
+    // A build that crashes or hangs on every call of its entry point gets it quarantined after
+    // two checks: the later results say so, naming it, and the earlier ones the cause.
+    let (quarantined, judged): (Vec<&ResultRecord>, Vec<&ResultRecord>) =
+        named.into_iter().partition(|r| r.actual == "not run");
+    assert!(!judged.is_empty(), "{name}: {} was judged", expect.check);
+    for r in judged.iter().chain(&quarantined) {
         assert_eq!(
             r.outcome, expect.outcome,
             "{name}: {} on {}: {} ({})",
             r.check, r.scenario, r.actual, r.detail
         );
+    }
+    for r in judged {
         let text = format!("{} {}", r.actual, r.detail);
         for s in expect.says {
             assert!(text.contains(s), "{name}: {} lacks {s:?}: {text}", r.check);
         }
+    }
+    for r in quarantined {
+        let note = format!("not run: {} ", fixture.entry_point);
+        assert!(r.detail.starts_with(&note), "{name}: {}", r.detail);
     }
     if name == "missing_entry" {
         // Every other check that needs the missing entry point skips, saying why.
@@ -502,4 +488,23 @@ fn a_crash_that_does_not_reproduce_is_reported_as_flaky() {
         1,
         "only the crash is flaky"
     );
+}
+
+/// Without a per-call deadline, the per-check timeout still ends a hung check (the backstop).
+#[test]
+fn the_check_timeout_is_the_backstop_without_a_call_deadline() {
+    let fixture = c_fixtures::library("hang").expect("the fixture is built");
+    let check = "lib.finalize.after_initialize";
+    let run = run(
+        fixture,
+        &["--call-timeout", "0", "--timeout", "2", "--check", check],
+    );
+    let r = run
+        .report
+        .results
+        .iter()
+        .find(|r| r.check == check)
+        .expect("the check ran");
+    assert_eq!(r.outcome, Outcome::Timeout, "{}", r.actual);
+    assert!(r.actual.contains("no answer within 2s"), "{}", r.actual);
 }

@@ -11,7 +11,7 @@
 //! being judged on every other.
 //!
 //! Only checks that call with well-formed arguments against a well-formed target count
-//! ([`ompd_checks::Check::provokes`] is false): a library may hang on a corrupted image or crash on
+//! ([`ompd_checks::Check::input`] is false): a library may hang on a corrupted image or crash on
 //! a NULL argument and still answer every proper call, so those findings quarantine nothing.
 
 use crate::worker::Quarantined;
@@ -70,11 +70,14 @@ pub struct Where<'a> {
     pub unit: &'a str,
 }
 
+/// What a library's run saw, by entry point and cause.
+type ByEntryPoint = BTreeMap<(String, Cause), Seen>;
+
 /// The quarantine of a run: shared by every unit, keyed by library path.
 #[derive(Debug)]
 pub struct Quarantine {
     after: usize,
-    seen: Mutex<BTreeMap<PathBuf, BTreeMap<(String, Cause), Seen>>>,
+    seen: Mutex<BTreeMap<PathBuf, ByEntryPoint>>,
 }
 
 impl Quarantine {

@@ -7,7 +7,7 @@
 //! LLVM-family libraries latch type sizes and state in process-wide globals.
 
 use crate::quarantine::{Cause, Quarantine, Where};
-use crate::worker::{Contract, Event, HarnessFailure, Target, Unit};
+use crate::worker::{Contract, Event, HarnessFailure, Target, Unit, NOT_RUN};
 use ompd_checks::{self as checks, Stage};
 use ompd_report::{Outcome, ResultRecord};
 use ompd_vendors::Resolved;
@@ -308,8 +308,8 @@ fn alone(unit: &Unit, check: &str) -> Unit {
 }
 
 /// Re-runs `check` of `unit` alone in a fresh worker after it crashed, and says in `rec` whether
-/// the crash reproduced.
-fn rerun_crashed(unit: &Unit, rec: &mut ResultRecord, exec: Exec) {
+/// the crash reproduced; true when it crashed again in a call it made (not a quarantined one).
+fn rerun_crashed(unit: &Unit, rec: &mut ResultRecord, exec: Exec) -> bool {
     let again = run_unit(
         &alone(unit, &rec.check),
         Exec {
@@ -321,6 +321,7 @@ fn rerun_crashed(unit: &Unit, rec: &mut ResultRecord, exec: Exec) {
         Some(r) if r.outcome == Outcome::Crash => {
             rec.detail
                 .push_str("; reproduced: it crashed again when re-run alone in a fresh worker");
+            return r.actual != NOT_RUN;
         }
         Some(r) if r.outcome == Outcome::Skip && exec.stop.reason().is_some() => {}
         Some(r) => {
@@ -333,6 +334,7 @@ fn rerun_crashed(unit: &Unit, rec: &mut ResultRecord, exec: Exec) {
         }
         None => {}
     }
+    false
 }
 
 /// Starts a fresh worker for `unit` with no checks: it loads the library, initializes it and the
@@ -449,18 +451,19 @@ fn seconds(d: Option<Duration>) -> String {
 }
 
 impl UnitState<'_, '_> {
-    /// Books the entry point a check hung or (reproducibly) crashed in for the quarantine, when
-    /// the check calls with well-formed input.
-    fn book_culprit(&mut self, rec: &ResultRecord) {
+    /// Books the entry point a check hung in, or crashed in `reproduced`ly (a crash re-run alone
+    /// crashed again; without re-runs, as in the property phase, no crash counts), for the
+    /// quarantine, when the check calls with well-formed input.
+    fn book_culprit(&mut self, rec: &ResultRecord, reproduced: bool) {
         let Some(ep) = self.culprit.take() else {
             return;
         };
         let cause = match rec.outcome {
             Outcome::Timeout => Cause::Hang,
-            Outcome::Crash if !rec.flaky => Cause::Crash,
+            Outcome::Crash if reproduced => Cause::Crash,
             _ => return,
         };
-        if checks::find(&rec.check).is_some_and(|c| !provokes(c)) {
+        if checks::find(&rec.check).is_some_and(|c| c.input == checks::Input::WellFormed) {
             let first = format!("{} on {}: {}", rec.check, rec.place(), rec.actual);
             let place = rec.place();
             let at = Where {
@@ -648,10 +651,10 @@ impl UnitState<'_, '_> {
             return Next::Finish;
         };
         let mut rec = record(self.unit, &check, outcome, "the check completes", how, last);
-        if outcome == Outcome::Crash && self.exec.rerun_crashes {
-            rerun_crashed(self.unit, &mut rec, self.exec);
-        }
-        self.book_culprit(&rec);
+        let reproduced = outcome == Outcome::Crash
+            && self.exec.rerun_crashes
+            && rerun_crashed(self.unit, &mut rec, self.exec);
+        self.book_culprit(&rec, reproduced);
         self.out.records.push(rec);
         self.remaining.retain(|c| *c != check);
         Next::Replace
@@ -669,11 +672,4 @@ mod tests {
         assert!(selected("icv.value.dyn-var", &["icv.value.dyn-var".into()]));
         assert!(!selected("icv.value.dyn-var", &["icv.value.dyn".into()]));
     }
-}
-
-/// Whether `check` calls with malformed arguments or against a malformed target on purpose.
-fn provokes(check: &checks::Check) -> bool {
-    ["null.", "fault.", "corrupt."]
-        .iter()
-        .any(|p| check.id.starts_with(p))
 }

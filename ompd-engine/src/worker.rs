@@ -576,7 +576,7 @@ fn run_check(
     let not_here = prepared
         .real
         .as_ref()
-        .and_then(|source| crate::real::applies(id, &prepared.known, source.kind()).err());
+        .and_then(|source| crate::real::applies(check, &prepared.known, source.kind()).err());
     let v = if check.since > ctx.profile {
         checks::Verdict::skip(format!(
             "a requirement of {}; the library implements {}",
@@ -586,7 +586,12 @@ fn run_check(
         checks::Verdict::skip(why)
     } else {
         let _g = callbacks::enter("harness");
-        (check.run)(ctx, check.arg)
+        match check.run {
+            checks::Run::Worker(run) => run(ctx, check.arg),
+            checks::Run::File(_) => checks::Verdict::harness_error(
+                "a file-judged check reached a worker: the supervisor judges it",
+            ),
+        }
     };
     // What the library printed with C stdio may still sit in a buffer.
     ompd_loader::library::flush_c_stdio();
@@ -638,11 +643,14 @@ fn quarantined_entry_points(unit: &Unit) -> Result<Vec<EntryPoint>, HarnessFailu
         .collect()
 }
 
+/// The `actual` of a check not run because it would have called a quarantined entry point.
+pub const NOT_RUN: &str = "not run";
+
 /// The verdict of a check that would have called the quarantined `ep`: not run, as the unit's
 /// quarantine entry says.
 fn quarantined_verdict(unit: &Unit, ep: EntryPoint) -> checks::Verdict {
     match unit.quarantined.iter().find(|q| q.entry_point == ep.name()) {
-        Some(q) => checks::Verdict::new(q.outcome, "the check completes", "not run", &q.note),
+        Some(q) => checks::Verdict::new(q.outcome, "the check completes", NOT_RUN, &q.note),
         None => checks::Verdict::harness_error(format!("{ep} was refused but not quarantined")),
     }
 }

@@ -138,7 +138,7 @@ impl InFlight {
 /// ends).
 pub fn in_flight() -> Option<InFlight> {
     let seq = SEQ.load(Ordering::Acquire);
-    if seq % 2 == 0 {
+    if seq.is_multiple_of(2) {
         return None;
     }
     let entry_point = *EntryPoint::ALL.get(ENTRY.load(Ordering::Relaxed))?;
@@ -166,7 +166,7 @@ pub fn still_in_flight(seq: u64) -> bool {
 
 /// The entry point in flight, read with atomics only (safe in a signal handler).
 pub fn current_entry() -> Option<EntryPoint> {
-    if SEQ.load(Ordering::Acquire) % 2 == 0 {
+    if SEQ.load(Ordering::Acquire).is_multiple_of(2) {
         return None;
     }
     EntryPoint::ALL.get(ENTRY.load(Ordering::Relaxed)).copied()
