@@ -94,6 +94,12 @@ fn a_report_with_every_optional_field_matches_the_schema() {
         profile: Some(ompd_checks::Profile::V5_0),
         package_version: Some("1".into()),
         api_version: Some(201811),
+        quarantined: vec![ompd_report::QuarantinedEntry {
+            entry_point: "ompd_get_curr_task_handle".into(),
+            cause: "hang".into(),
+            checks: 2,
+            first: "task.curr.kind_matches_model on serial/lp64-le/natural: ...".into(),
+        }],
         ..LibraryInfo::default()
     });
     r.push(ResultRecord {
