@@ -57,6 +57,40 @@ pub struct Check {
     pub run: Run,
 }
 
+impl Check {
+    /// The defaults of a table row, which a row completes with `..Check::TARGET`: a target-stage
+    /// check of the 5.0 generation, simulated targets only, over generated cases too, with
+    /// well-formed input and no argument. Its id, requirements, summary, entry points and `run`
+    /// are no check's: every row names its own (the registry's tests hold it).
+    pub const TARGET: Check = Check {
+        id: "",
+        requirements: &[],
+        summary: "",
+        severity: Severity::Must,
+        entry_points: &[],
+        stage: Stage::Target,
+        since: Profile::V5_0,
+        real: None,
+        property: Property::Cases,
+        input: Input::WellFormed,
+        arg: "",
+        run: Run::Worker(unset),
+    };
+
+    /// True when the row names its own `run` (not the placeholder of [`Check::TARGET`]).
+    pub fn has_run(&self) -> bool {
+        !matches!(self.run, Run::Worker(f) if std::ptr::fn_addr_eq(f, unset as WorkerFn))
+    }
+}
+
+/// A check function run in a worker.
+type WorkerFn = fn(&mut Ctx, &'static str) -> Verdict;
+
+/// The placeholder `run` of [`Check::TARGET`]: a row that kept it reports a harness error.
+fn unset(_: &mut Ctx, _: &'static str) -> Verdict {
+    Verdict::harness_error("this check's table row names no run function")
+}
+
 /// Where a target-stage check runs besides the scenario units.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Property {

@@ -3,7 +3,7 @@
 //! release of the address-space handle.
 
 use crate::known::Fact;
-use crate::{Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict};
+use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::Rc;
 use ompd_loader::library::Fail;
@@ -16,13 +16,9 @@ pub static CHECKS: &[Check] = &[
         summary: "ompd_initialize and ompd_process_initialize succeed on a compatible runtime and give a non-NULL handle",
         severity: Severity::Must,
         entry_points: &[EntryPoint::Initialize, EntryPoint::ProcessInitialize],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(process_initialize),
+        ..Check::TARGET
     },
     Check {
         id: "aspace.omp_version.matches_model",
@@ -30,13 +26,9 @@ pub static CHECKS: &[Check] = &[
         summary: "ompd_get_omp_version reports the runtime's OpenMP version in yyyymm form",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetOmpVersion],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::OmpVersion]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(omp_version),
+        ..Check::TARGET
     },
     Check {
         id: "aspace.omp_version_string.tool_owned",
@@ -44,13 +36,9 @@ pub static CHECKS: &[Check] = &[
         summary: "ompd_get_omp_version_string returns a string allocated with alloc_memory that names the same version",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetOmpVersionString],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(omp_version_string),
+        ..Check::TARGET
     },
     Check {
         id: "aspace.device_initialize.unsupported_device",
@@ -58,13 +46,9 @@ pub static CHECKS: &[Check] = &[
         summary: "ompd_device_initialize for a device the target does not have gives no handle (ompd_rc_unsupported)",
         severity: Severity::Must,
         entry_points: &[EntryPoint::DeviceInitialize],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(device_unsupported),
+        ..Check::TARGET
     },
 ];
 
@@ -75,13 +59,9 @@ pub static RELEASE: &[Check] = &[Check {
     summary: "releasing the unit's address-space handle, after every other handle of it is gone, returns ok",
     severity: Severity::Must,
     entry_points: &[EntryPoint::RelAddressSpaceHandle],
-    stage: Stage::Target,
-    since: Profile::V5_0,
     real: Some(&[]),
-    property: Property::Cases,
-    input: Input::WellFormed,
-    arg: "",
     run: Run::Worker(release),
+    ..Check::TARGET
 }];
 
 fn device_unsupported(ctx: &mut Ctx, _: &str) -> Verdict {

@@ -1,7 +1,7 @@
 //! The callback contract, judged after the checks of a unit ran: the library wrote nothing to
 //! stdout or stderr itself, and the ledger saw no callback contract violation.
 
-use crate::{Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict};
+use crate::{Check, Ctx, Judge, Profile, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_serve::callbacks;
 
@@ -13,13 +13,9 @@ pub static OUTPUT: &[Check] = &[Check {
         "the library writes nothing to stdout or stderr itself (output goes through print_string)",
     severity: Severity::Should,
     entry_points: &[EntryPoint::ProcessInitialize],
-    stage: Stage::Target,
-    since: Profile::V5_0,
     real: Some(&[]),
-    property: Property::Cases,
-    input: Input::WellFormed,
-    arg: "",
     run: Run::Worker(no_direct_output),
+    ..Check::TARGET
 }];
 
 /// Runs last in every unit.
@@ -29,13 +25,9 @@ pub static CONTRACT: &[Check] = &[Check {
     summary: "the library calls back only inside entry points, with contexts the tool gave it, and frees only its own blocks once",
     severity: Severity::Must,
     entry_points: &[EntryPoint::ProcessInitialize],
-    stage: Stage::Target,
-    since: Profile::V5_0,
     real: Some(&[]),
-    property: Property::Cases,
-    input: Input::WellFormed,
-    arg: "",
     run: Run::Worker(no_violations),
+    ..Check::TARGET
 }];
 
 fn no_direct_output(ctx: &mut Ctx, _: &str) -> Verdict {

@@ -9,7 +9,7 @@
 //! difference breaks.
 
 use crate::known::Fact;
-use crate::{Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict};
+use crate::{Check, Ctx, Judge, Profile, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{thread_id_kind, ParallelHandle, TaskHandle, ThreadHandle};
 use ompd_loader::library::{AspaceH, Call, Fail, Handle, Kind, Library};
@@ -23,13 +23,10 @@ macro_rules! law {
             summary: $summary,
             severity: $sev,
             entry_points: &[EntryPoint::by_short_name(concat!($kind, "_handle_compare"))],
-            stage: Stage::Target,
-            since: Profile::V5_0,
             real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-            property: Property::Cases,
-            input: Input::WellFormed,
             arg: $kind,
             run: Run::Worker($run),
+            ..Check::TARGET
         }
     };
 }

@@ -3,7 +3,7 @@
 //! `ompd_rel_display_control_vars` gives back everything the library allocated for it.
 
 use crate::known::Fact;
-use crate::{Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict};
+use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_loader::library::{Call, ControlVars};
 use ompd_serve::callbacks;
@@ -16,13 +16,9 @@ pub static CHECKS: &[Check] = &[
         summary: "ok with a readable NULL-terminated vector of readable NUL-terminated NAME=VALUE strings with non-empty names",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetDisplayControlVars, EntryPoint::RelDisplayControlVars],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(well_formed),
+        ..Check::TARGET
     },
     Check {
         id: "dcv.get.names_match_model",
@@ -30,13 +26,9 @@ pub static CHECKS: &[Check] = &[
         summary: "the vector names exactly the runtime's displayed variables, in its order",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetDisplayControlVars, EntryPoint::RelDisplayControlVars],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::DisplayEnv]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(names),
+        ..Check::TARGET
     },
     Check {
         id: "dcv.get.values_match_model",
@@ -44,13 +36,9 @@ pub static CHECKS: &[Check] = &[
         summary: "every displayed variable has the runtime's value",
         severity: Severity::Should,
         entry_points: &[EntryPoint::GetDisplayControlVars, EntryPoint::RelDisplayControlVars],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::DisplayEnv]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(values),
+        ..Check::TARGET
     },
     Check {
         id: "dcv.get.memory_owned",
@@ -58,13 +46,9 @@ pub static CHECKS: &[Check] = &[
         summary: "the vector and its strings lie in alloc_memory blocks or static library memory, never in the raw heap",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetDisplayControlVars, EntryPoint::RelDisplayControlVars],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(memory_owned),
+        ..Check::TARGET
     },
     Check {
         id: "dcv.rel.releases_everything",
@@ -72,13 +56,9 @@ pub static CHECKS: &[Check] = &[
         summary: "ompd_rel_display_control_vars returns ok and leaves no block of the vector live, with no foreign or double free",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetDisplayControlVars, EntryPoint::RelDisplayControlVars],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(releases_everything),
+        ..Check::TARGET
     },
 ];
 

@@ -28,10 +28,7 @@
 //! family); `ompd_process_initialize` runs on a fresh copy of the unit's target.
 
 use crate::known::Fact;
-use crate::{
-    describe, Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, ThreadHandles,
-    Verdict,
-};
+use crate::{describe, Check, Ctx, Input, Judge, Property, Run, Severity, ThreadHandles, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{state, thread_id_kind, Rc, Scope, ICV_UNDEFINED};
 use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, ThreadH};
@@ -116,13 +113,12 @@ macro_rules! fault_check {
                 EntryPoint::RelTaskHandle,
                 $(EntryPoint::$extra),*
             ],
-            stage: Stage::Target,
-            since: Profile::V5_0,
             real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
             property: Property::ScenariosOnly,
             input: Input::Provoking,
             arg: concat!(stringify!($kind), " ompd_", $api),
             run: Run::Worker(run),
+            ..Check::TARGET
         }
     };
 }
@@ -665,7 +661,7 @@ mod tests {
             let e = EntryPoint::from_name(e).unwrap_or_else(|| panic!("{}: entry", c.id));
             assert_eq!(c.entry_points[0], e);
             for ep in c.entry_points {
-                assert!(ep.declared_in(Profile::V5_0), "{}: {ep}", c.id);
+                assert!(ep.declared_in(crate::Profile::V5_0), "{}: {ep}", c.id);
             }
             assert_eq!(c.id, format!("fault.{}.{k}", e.short_name()));
             // Every kind accepts the callback's own code except the two with a preferred one.

@@ -2,9 +2,7 @@
 //! unsupported versions, finalize. Runs once per library in a fresh instance, in this order:
 //! [`QUERIES`], then any other check that needs an uninitialized library, then [`INITIALIZE`].
 
-use crate::{
-    expect_rc, Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict,
-};
+use crate::{expect_rc, Check, Ctx, Judge, Profile, Run, Severity, Stage, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{api_version, Rc};
 use ompd_loader::library::Fail;
@@ -21,10 +19,8 @@ pub static QUERIES: &[Check] = &[
         stage: Stage::Library,
         since: Profile::Tr2,
         real: None,
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(inventory_complete),
+        ..Check::TARGET
     },
     Check {
         id: "lib.inventory.no_unknown_ompd_symbols",
@@ -35,10 +31,8 @@ pub static QUERIES: &[Check] = &[
         stage: Stage::Library,
         since: Profile::Tr2,
         real: None,
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(inventory_no_unknown),
+        ..Check::TARGET
     },
     Check {
         id: "lib.api_version.known_value",
@@ -47,12 +41,9 @@ pub static QUERIES: &[Check] = &[
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetApiVersion],
         stage: Stage::Library,
-        since: Profile::V5_0,
         real: None,
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(api_version_known),
+        ..Check::TARGET
     },
     Check {
         id: "lib.api_version.stable",
@@ -61,12 +52,9 @@ pub static QUERIES: &[Check] = &[
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetApiVersion],
         stage: Stage::Library,
-        since: Profile::V5_0,
         real: None,
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(api_version_stable),
+        ..Check::TARGET
     },
     Check {
         id: "lib.version_string.static_library_memory",
@@ -77,10 +65,8 @@ pub static QUERIES: &[Check] = &[
         stage: Stage::Library,
         since: Profile::Tr2,
         real: None,
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(version_string_static),
+        ..Check::TARGET
     },
     Check {
         id: "lib.version_queries.no_callbacks",
@@ -89,12 +75,9 @@ pub static QUERIES: &[Check] = &[
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetApiVersion, EntryPoint::GetVersionString],
         stage: Stage::Library,
-        since: Profile::V5_0,
         real: None,
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(version_queries_no_callbacks),
+        ..Check::TARGET
     },
     Check {
         id: "lib.finalize.before_initialize",
@@ -103,12 +86,9 @@ pub static QUERIES: &[Check] = &[
         severity: Severity::Ambig,
         entry_points: &[EntryPoint::Finalize],
         stage: Stage::Library,
-        since: Profile::V5_0,
         real: None,
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(finalize_before_initialize),
+        ..Check::TARGET
     },
 ];
 
@@ -121,12 +101,9 @@ pub static INITIALIZE: &[Check] = &[
         severity: Severity::Must,
         entry_points: &[EntryPoint::Initialize],
         stage: Stage::Library,
-        since: Profile::V5_0,
         real: None,
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(initialize_unsupported),
+        ..Check::TARGET
     },
     Check {
         id: "lib.initialize.null_callbacks",
@@ -135,12 +112,9 @@ pub static INITIALIZE: &[Check] = &[
         severity: Severity::Must,
         entry_points: &[EntryPoint::Initialize],
         stage: Stage::Library,
-        since: Profile::V5_0,
         real: None,
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(initialize_null),
+        ..Check::TARGET
     },
     Check {
         id: "lib.initialize.supported_version",
@@ -149,12 +123,9 @@ pub static INITIALIZE: &[Check] = &[
         severity: Severity::Must,
         entry_points: &[EntryPoint::Initialize, EntryPoint::GetApiVersion],
         stage: Stage::Library,
-        since: Profile::V5_0,
         real: None,
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(initialize_supported),
+        ..Check::TARGET
     },
     Check {
         id: "lib.finalize.after_initialize",
@@ -163,12 +134,9 @@ pub static INITIALIZE: &[Check] = &[
         severity: Severity::Must,
         entry_points: &[EntryPoint::Finalize],
         stage: Stage::Library,
-        since: Profile::V5_0,
         real: None,
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(finalize_ok),
+        ..Check::TARGET
     },
 ];
 

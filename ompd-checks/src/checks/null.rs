@@ -105,12 +105,12 @@ macro_rules! nulls {
                 severity: Severity::Must,
                 entry_points: &[EntryPoint::by_short_name($api)],
                 stage: Stage::$stage,
-                since: Profile::V5_0,
                 real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
                 property: Property::ScenariosOnly,
                 input: Input::Provoking,
                 arg: concat!(stringify!($class), " ompd_", $api, " ", $arg),
                 run: Run::Worker(run),
+                ..Check::TARGET
             },
         )*];
     };

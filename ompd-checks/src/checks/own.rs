@@ -3,7 +3,7 @@
 //! from, and answers do not depend on what `alloc_memory` leaves in a block.
 
 use crate::known::Fact;
-use crate::{Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict};
+use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::Scope;
 use ompd_loader::library::{AnyHandle, AspaceH};
@@ -19,13 +19,9 @@ pub static CHECKS: &[Check] = &[
         summary: "obtaining and releasing thread, parallel and task handles leaves no alloc_memory block behind (after a warm-up pass fills any per-address-space cache)",
         severity: Severity::Should,
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetCurrParallelHandle, EntryPoint::GetCurrTaskHandle, EntryPoint::RelThreadHandle, EntryPoint::RelParallelHandle, EntryPoint::RelTaskHandle],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(released_without_leak),
+        ..Check::TARGET
     },
     Check {
         id: "own.failed_calls.no_leak",
@@ -33,13 +29,9 @@ pub static CHECKS: &[Check] = &[
         summary: "a call that returns an error hands the tool nothing: no alloc_memory block stays live",
         severity: Severity::Should,
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadInParallel, EntryPoint::GetTaskInParallel, EntryPoint::GetIcvFromScope, EntryPoint::GetIcvStringFromScope],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(failed_calls_no_leak),
+        ..Check::TARGET
     },
     Check {
         id: "own.allocator.answers_independent_of_fill",
@@ -47,13 +39,9 @@ pub static CHECKS: &[Check] = &[
         summary: "answers are identical whether alloc_memory returns zeroed or garbage-filled blocks",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetCurrParallelHandle, EntryPoint::GetCurrTaskHandle, EntryPoint::GetIcvFromScope, EntryPoint::GetState, EntryPoint::GetOmpVersionString],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(independent_of_fill),
+        ..Check::TARGET
     },
     Check {
         id: "own.strings.fresh_block_per_call",
@@ -61,13 +49,9 @@ pub static CHECKS: &[Check] = &[
         summary: "each call returning a tool-owned string returns its own live alloc_memory block (two calls never share one)",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetOmpVersionString],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(fresh_block_per_call),
+        ..Check::TARGET
     },
     Check {
         id: "own.strings.valid_after_handle_release",
@@ -75,13 +59,9 @@ pub static CHECKS: &[Check] = &[
         summary: "an ICV string stays a live, unchanged block after the task handle it came from is released",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetIcvStringFromScope, EntryPoint::RelTaskHandle],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(valid_after_release),
+        ..Check::TARGET
     },
 ];
 

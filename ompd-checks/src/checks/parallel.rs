@@ -2,9 +2,7 @@
 //! region, threads in a region by index, team sizes and levels — judged against the model.
 
 use crate::known::Fact;
-use crate::{
-    expect_rc, Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict,
-};
+use crate::{expect_rc, Check, Ctx, Judge, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope};
 use ompd_loader::library::{AnyHandle, ParallelH};
@@ -18,13 +16,9 @@ pub static CHECKS: &[Check] = &[
         summary: "the current parallel handle of every thread has the model's team size (team-size-var)",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetIcvFromScope],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(team_size),
+        ..Check::TARGET
     },
     Check {
         id: "parallel.curr.same_region_compares_equal",
@@ -32,13 +26,9 @@ pub static CHECKS: &[Check] = &[
         summary: "current parallel handles of threads in one team compare 0; of different regions non-zero",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::ParallelHandleCompare],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(same_region),
+        ..Check::TARGET
     },
     Check {
         id: "parallel.enclosing.levels_match_model",
@@ -46,13 +36,9 @@ pub static CHECKS: &[Check] = &[
         summary: "walking ompd_get_enclosing_parallel_handle from each thread's region visits every enclosing region with levels-var L, L-1, ..., 0",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetEnclosingParallelHandle, EntryPoint::GetIcvFromScope],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(enclosing_levels),
+        ..Check::TARGET
     },
     Check {
         id: "parallel.enclosing.outermost_unavailable",
@@ -60,13 +46,9 @@ pub static CHECKS: &[Check] = &[
         summary: "asking for the region enclosing the outermost region gives ompd_rc_unavailable",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetEnclosingParallelHandle],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(outermost),
+        ..Check::TARGET
     },
     Check {
         id: "parallel.thread_in_parallel.every_index",
@@ -74,13 +56,9 @@ pub static CHECKS: &[Check] = &[
         summary: "thread n of each region is the model's member n: it compares equal to the handle by native id and has that thread's thread-num-var",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadInParallel, EntryPoint::ThreadHandleCompare, EntryPoint::GetIcvFromScope],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(thread_in_parallel),
+        ..Check::TARGET
     },
     Check {
         id: "parallel.thread_in_parallel.out_of_range",
@@ -88,13 +66,9 @@ pub static CHECKS: &[Check] = &[
         summary: "thread numbers below 0 or at least the team size give ompd_rc_bad_input",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadInParallel],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(out_of_range),
+        ..Check::TARGET
     },
     Check {
         id: "parallel.curr.active_levels_match_model",
@@ -102,13 +76,9 @@ pub static CHECKS: &[Check] = &[
         summary: "active-levels-var of each thread's current region counts its enclosing active regions",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetIcvFromScope],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(active_levels),
+        ..Check::TARGET
     },
 ];
 

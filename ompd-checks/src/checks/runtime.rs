@@ -5,7 +5,7 @@
 //! files), not to a simulation of the structures a library reads.
 
 use crate::known::Fact;
-use crate::{Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict};
+use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
 use ompd_serve::source::{Source, SymbolError};
 
 /// Checks of this family.
@@ -16,13 +16,9 @@ pub static CHECKS: &[Check] = &[
         summary: "ompd_dll_locations is an unmangled variable pointing to a NULL-terminated vector of non-empty NUL-terminated paths",
         severity: Severity::Must,
         entry_points: &[],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::RuntimeInterface]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(dll_locations),
+        ..Check::TARGET
     },
     Check {
         id: "runtime.dll_locations_valid.defined",
@@ -30,13 +26,10 @@ pub static CHECKS: &[Check] = &[
         summary: "the runtime defines the C-linkage symbol ompd_dll_locations_valid",
         severity: Severity::Must,
         entry_points: &[],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::RuntimeInterface]),
-        property: Property::Cases,
-        input: Input::WellFormed,
         arg: "ompd_dll_locations_valid",
         run: Run::Worker(defined),
+        ..Check::TARGET
     },
     Check {
         id: "runtime.breakpoints.defined",
@@ -44,14 +37,11 @@ pub static CHECKS: &[Check] = &[
         summary: "the runtime defines the eight C-linkage ompd_bp_* breakpoint symbols of OMPD 5.x",
         severity: Severity::Must,
         entry_points: &[],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::RuntimeInterface]),
-        property: Property::Cases,
-        input: Input::WellFormed,
         arg: "ompd_bp_parallel_begin ompd_bp_parallel_end ompd_bp_task_begin ompd_bp_task_end \
               ompd_bp_thread_begin ompd_bp_thread_end ompd_bp_device_begin ompd_bp_device_end",
         run: Run::Worker(defined),
+        ..Check::TARGET
     },
 ];
 

@@ -2,9 +2,7 @@
 //! (or `ompd_rc_needs_state_tracking` when the runtime tracks no state).
 
 use crate::known::Fact;
-use crate::{
-    expect_rc, Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict,
-};
+use crate::{expect_rc, Check, Ctx, Judge, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{state, Rc};
 use std::collections::BTreeSet;
@@ -17,13 +15,9 @@ pub static CHECKS: &[Check] = &[
         summary: "enumerating from ompt_state_undefined visits known state values once each, with allocated names, and ends with more_enums 0",
         severity: Severity::Must,
         entry_points: &[EntryPoint::EnumerateStates],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(enumerate),
+        ..Check::TARGET
     },
     Check {
         id: "state.enumerate.standard_names",
@@ -31,13 +25,9 @@ pub static CHECKS: &[Check] = &[
         summary: "standard states are named with their OMPT enumerator spelling",
         severity: Severity::Should,
         entry_points: &[EntryPoint::EnumerateStates],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(names),
+        ..Check::TARGET
     },
     Check {
         id: "state.enumerate.unknown_current",
@@ -45,13 +35,9 @@ pub static CHECKS: &[Check] = &[
         summary: "ompd_enumerate_states with a current_state that is not a state (a gap value, negative, huge) returns ompd_rc_bad_input",
         severity: Severity::Must,
         entry_points: &[EntryPoint::EnumerateStates],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(unknown_current),
+        ..Check::TARGET
     },
     Check {
         id: "state.get.matches_model",
@@ -59,13 +45,9 @@ pub static CHECKS: &[Check] = &[
         summary: "every thread's state (and wait id in wait states) is the model's; without state tracking the answer is needs_state_tracking",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetState],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::States]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(get_state),
+        ..Check::TARGET
     },
     Check {
         id: "state.get.null_wait_id",
@@ -73,13 +55,9 @@ pub static CHECKS: &[Check] = &[
         summary: "ompd_get_state accepts a NULL wait_id and still answers",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetState],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::States]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(null_wait_id),
+        ..Check::TARGET
     },
 ];
 

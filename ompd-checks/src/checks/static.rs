@@ -6,7 +6,7 @@
 //! [`Stage::Static`]; their `run` is a [`Run::File`]: the supervisor judges it from the file,
 //! never a worker.
 
-use crate::{Check, Input, Profile, Property, Run, Severity, Stage, Verdict};
+use crate::{Check, Profile, Run, Severity, Stage, Verdict};
 use ompd_loader::inspect::StaticInfo;
 use ompd_report::Outcome;
 
@@ -21,10 +21,8 @@ pub static CHECKS: &[Check] = &[Check {
     stage: Stage::Static,
     since: Profile::Tr2,
     real: None,
-    property: Property::Cases,
-    input: Input::WellFormed,
-    arg: "",
     run: Run::File(no_openmp_runtime),
+    ..Check::TARGET
 }];
 
 /// Sonames of OpenMP runtimes (LLVM, Intel, GNU), by prefix.

@@ -2,9 +2,7 @@
 //! kinds, the thread-id round trip, and identity of handles to the same thread.
 
 use crate::known::Fact;
-use crate::{
-    expect_rc, Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict,
-};
+use crate::{expect_rc, Check, Ctx, Judge, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{thread_id_kind, Rc};
 use ompd_loader::library::Fail;
@@ -17,13 +15,9 @@ pub static CHECKS: &[Check] = &[
         summary: "ompd_get_thread_handle returns a handle for every OpenMP thread identified by its pthread id",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(by_pthread),
+        ..Check::TARGET
     },
     Check {
         id: "thread.handle.by_lwp_id",
@@ -31,13 +25,9 @@ pub static CHECKS: &[Check] = &[
         summary: "ompd_get_thread_handle by lwp id either works for every OpenMP thread or is unsupported",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(by_lwp),
+        ..Check::TARGET
     },
     Check {
         id: "thread.handle.non_openmp_thread",
@@ -45,13 +35,9 @@ pub static CHECKS: &[Check] = &[
         summary: "a native thread that never entered OpenMP gives ompd_rc_unavailable (bad_input warns)",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(foreign),
+        ..Check::TARGET
     },
     Check {
         id: "thread.handle.wrong_id_size",
@@ -59,13 +45,9 @@ pub static CHECKS: &[Check] = &[
         summary: "a thread id of the wrong size for its kind gives ompd_rc_bad_input",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(wrong_size),
+        ..Check::TARGET
     },
     Check {
         id: "thread.handle.unknown_kind",
@@ -73,13 +55,9 @@ pub static CHECKS: &[Check] = &[
         summary: "an unknown thread-id kind gives ompd_rc_unsupported",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(unknown_kind),
+        ..Check::TARGET
     },
     Check {
         id: "thread.id.round_trip",
@@ -87,13 +65,9 @@ pub static CHECKS: &[Check] = &[
         summary: "ompd_get_thread_id gives back exactly the pthread id the handle was obtained with, writing no more than asked",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadId],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(id_round_trip),
+        ..Check::TARGET
     },
     Check {
         id: "thread.compare.same_thread_equal",
@@ -101,13 +75,9 @@ pub static CHECKS: &[Check] = &[
         summary: "two handles to one thread compare 0; handles to distinct threads do not",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::ThreadHandleCompare],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(compare),
+        ..Check::TARGET
     },
 ];
 

@@ -3,7 +3,7 @@
 //! scopes that carry no tool data.
 
 use crate::known::Fact;
-use crate::{Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict};
+use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Address, Scope, SEGMENT_NONE};
 use ompd_loader::library::{AnyHandle, Call, Fail};
@@ -16,13 +16,9 @@ pub static CHECKS: &[Check] = &[
         summary: "thread scope: value and ptr are the thread's ompt_data_t (ptr aliasing value as the union does)",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetToolData],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::ToolData]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(thread),
+        ..Check::TARGET
     },
     Check {
         id: "tool_data.parallel.matches_model",
@@ -30,13 +26,9 @@ pub static CHECKS: &[Check] = &[
         summary: "parallel scope: value and ptr are the region's ompt_data_t, for every innermost region and the initial region",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetEnclosingParallelHandle, EntryPoint::GetToolData],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::ToolData]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(parallel),
+        ..Check::TARGET
     },
     Check {
         id: "tool_data.task.matches_model",
@@ -44,13 +36,9 @@ pub static CHECKS: &[Check] = &[
         summary: "task scope: value and ptr are the task's ompt_data_t, for every reachable task",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetSchedulingTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetToolData],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::ToolData]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(task),
+        ..Check::TARGET
     },
     Check {
         id: "tool_data.scope.no_data_scopes",
@@ -58,13 +46,9 @@ pub static CHECKS: &[Check] = &[
         summary: "the address-space and global scopes carry no OMPT data: any non-ok code",
         severity: Severity::Ambig,
         entry_points: &[EntryPoint::GetToolData],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::ToolData]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(no_data_scopes),
+        ..Check::TARGET
     },
     Check {
         id: "tool_data.implicit_task.consistent",
@@ -72,13 +56,9 @@ pub static CHECKS: &[Check] = &[
         summary: "implicit-task scope with an implicit task: either a non-ok code or that task's ompt_data_t",
         severity: Severity::Ambig,
         entry_points: &[EntryPoint::GetTaskInParallel, EntryPoint::GetToolData],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::ToolData]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(implicit_task),
+        ..Check::TARGET
     },
 ];
 

@@ -39,7 +39,7 @@ mod plan;
 mod walk;
 
 use crate::known::Fact;
-use crate::{Check, Ctx, Input, Profile, Property, Run, Severity, Stage, Verdict};
+use crate::{Check, Ctx, Input, Property, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_loader::library::{AspaceH, Fail};
 use ompd_report::Outcome;
@@ -69,13 +69,12 @@ macro_rules! corrupt_checks {
                 summary: $summary,
                 severity: Severity::Must,
                 entry_points: WALKED,
-                stage: Stage::Target,
-                since: Profile::V5_0,
                 real: Some(&[Fact::Image]),
                 property: Property::OwnCases,
                 input: Input::Provoking,
                 arg: $kind,
                 run: Run::Worker(run),
+                ..Check::TARGET
             },
         )*];
     };

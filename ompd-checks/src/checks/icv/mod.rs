@@ -6,7 +6,7 @@
 pub(crate) mod strings;
 
 use crate::known::Fact;
-use crate::{Check, Ctx, IcvEntry, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict};
+use crate::{Check, Ctx, IcvEntry, Judge, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope, ICV_UNDEFINED};
 use ompd_loader::library::{AnyHandle, AspaceH, Fail, ParallelH, TaskH, ThreadH};
@@ -52,13 +52,10 @@ macro_rules! value_check {
             summary: concat!($name, " answers the model's value at every handle of its enumerated scope"),
             severity: Severity::Must,
             entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope],
-            stage: Stage::Target,
-            since: Profile::V5_0,
             real: Some($real),
-            property: Property::Cases,
-            input: Input::WellFormed,
             arg: $name,
             run: Run::Worker(value),
+            ..Check::TARGET
         }
     };
 }
@@ -79,13 +76,9 @@ pub static CHECKS: &[Check] = &[
         summary: "enumerating from ompd_icv_undefined gives distinct non-zero ids and names, valid scopes, and ends with more 0",
         severity: Severity::Must,
         entry_points: &[EntryPoint::EnumerateIcvs],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(enumerate),
+        ..Check::TARGET
     },
     Check {
         id: "icv.enumerate.standard_names",
@@ -93,13 +86,9 @@ pub static CHECKS: &[Check] = &[
         summary: "every ICV of the OpenMP 5.0 ICV table and the 5.0 OMPD-specific ICVs are enumerated",
         severity: Severity::Must,
         entry_points: &[EntryPoint::EnumerateIcvs],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(standard_names),
+        ..Check::TARGET
     },
     Check {
         id: "icv.enumerate.unknown_current",
@@ -107,13 +96,9 @@ pub static CHECKS: &[Check] = &[
         summary: "enumerating from an id the library never returned gives ompd_rc_bad_input",
         severity: Severity::Must,
         entry_points: &[EntryPoint::EnumerateIcvs],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(unknown_current),
+        ..Check::TARGET
     },
     value_check!("icv.value.dyn-var", "dyn-var", [], RECORDED),
     value_check!("icv.value.nthreads-var", "nthreads-var", ["OMPD-ICV-014"], WITH_LISTS),

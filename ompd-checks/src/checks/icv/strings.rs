@@ -10,9 +10,7 @@
 use crate::checks::icv::{self, Subject};
 use crate::known::Fact;
 use crate::IcvEntry;
-use crate::{
-    expect_rc, Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict,
-};
+use crate::{expect_rc, Check, Ctx, Judge, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope};
 use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail};
@@ -26,13 +24,10 @@ macro_rules! string_check {
             summary: concat!($name, " as a string denotes the model's value at every handle of its enumerated scope"),
             severity: Severity::Must,
             entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvStringFromScope],
-            stage: Stage::Target,
-            since: Profile::V5_0,
             real: $real,
-            property: Property::Cases,
-            input: Input::WellFormed,
             arg: $name,
             run: Run::Worker(string_value),
+            ..Check::TARGET
         }
     };
 }
@@ -52,13 +47,9 @@ pub static CHECKS: &[Check] = &[
         summary: "an integer ICV's string, when the library gives one, denotes the value of ompd_get_icv_from_scope",
         severity: Severity::Should,
         entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope, EntryPoint::GetIcvStringFromScope],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(integer_agrees),
+        ..Check::TARGET
     },
     Check {
         id: "icv.string.unknown_id",
@@ -66,13 +57,9 @@ pub static CHECKS: &[Check] = &[
         summary: "ids 0, one past the last enumerated id and 2^63 give ompd_rc_bad_input from the string getter",
         severity: Severity::Must,
         entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvStringFromScope],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(string_unknown_id),
+        ..Check::TARGET
     },
     Check {
         id: "icv.value.unknown_id",
@@ -80,13 +67,9 @@ pub static CHECKS: &[Check] = &[
         summary: "ids 0, one past the last enumerated id and 2^63 give ompd_rc_bad_input from the integer getter",
         severity: Severity::Must,
         entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(value_unknown_id),
+        ..Check::TARGET
     },
     Check {
         id: "icv.string.scope_mismatch",
@@ -94,13 +77,9 @@ pub static CHECKS: &[Check] = &[
         summary: "a scope other than the enumerated one, with a handle of that scope, gives ompd_rc_incompatible from the string getter (other non-ok codes warn)",
         severity: Severity::Must,
         entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvStringFromScope],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(string_scope_mismatch),
+        ..Check::TARGET
     },
     Check {
         id: "icv.value.scope_mismatch",
@@ -108,13 +87,9 @@ pub static CHECKS: &[Check] = &[
         summary: "a scope other than the enumerated one, with a handle of that scope, gives ompd_rc_incompatible from the integer getter (a WARN-level requirement for 5.0 libraries)",
         severity: Severity::Should,
         entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(value_scope_mismatch),
+        ..Check::TARGET
     },
     Check {
         id: "icv.scope.every_pair_answerable",
@@ -122,13 +97,9 @@ pub static CHECKS: &[Check] = &[
         summary: "every enumerated ICV answers at its enumerated scope through every handle of that scope, from the integer getter or (for non-integer ICVs) the string getter",
         severity: Severity::Must,
         entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope, EntryPoint::GetIcvStringFromScope],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(every_pair_answerable),
+        ..Check::TARGET
     },
 ];
 

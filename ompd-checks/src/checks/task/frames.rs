@@ -3,9 +3,7 @@
 //! body of an implicit task, the task routine of an explicit one) — judged against the model.
 
 use crate::known::Fact;
-use crate::{
-    Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, TaskSubject, Verdict,
-};
+use crate::{Check, Ctx, Judge, Run, Severity, TaskSubject, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{frame_flag, Address, FrameInfo, Rc, SEGMENT_NONE};
 use ompd_loader::library::{Call, Fail, POISON_WORD};
@@ -19,13 +17,9 @@ pub static CHECKS: &[Check] = &[
         summary: "the exit and enter frame addresses of every reachable task are the model's, with segment none; without state tracking needs_state_tracking is accepted",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetSchedulingTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetTaskFrame],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::Frames]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(frame_addresses),
+        ..Check::TARGET
     },
     Check {
         id: "task.frame.flags_written",
@@ -33,13 +27,9 @@ pub static CHECKS: &[Check] = &[
         summary: "ompd_get_task_frame returning ok writes frame_flag in both exit_frame and enter_frame",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetTaskFrame],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(flags_written),
+        ..Check::TARGET
     },
     Check {
         id: "task.frame.flags_valid",
@@ -47,13 +37,9 @@ pub static CHECKS: &[Check] = &[
         summary: "the frame_flag of a set frame combines runtime or application with cfa, framepointer or stackaddress",
         severity: Severity::Should,
         entry_points: &[EntryPoint::GetTaskFrame],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(flags_valid),
+        ..Check::TARGET
     },
     Check {
         id: "task.function.matches_model",
@@ -61,13 +47,9 @@ pub static CHECKS: &[Check] = &[
         summary: "the entry point of every reachable task is the model's (region function or task routine) with segment none",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetSchedulingTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetTaskFunction],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::Functions]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(function),
+        ..Check::TARGET
     },
     Check {
         id: "task.function.serialized_region",
@@ -75,13 +57,9 @@ pub static CHECKS: &[Check] = &[
         summary: "the implicit task of a serialized region answers its region's function like any other task (the spec names no exception)",
         severity: Severity::Ambig,
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetTaskFunction],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::Functions]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(function_serialized),
+        ..Check::TARGET
     },
 ];
 

@@ -6,9 +6,7 @@
 pub(crate) mod frames;
 
 use crate::known::Fact;
-use crate::{
-    expect_rc, Check, Ctx, Input, Judge, Profile, Property, Run, Severity, Stage, Verdict,
-};
+use crate::{expect_rc, Check, Ctx, Judge, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope};
 use ompd_loader::library::{AnyHandle, Call, TaskH};
@@ -22,13 +20,9 @@ pub static CHECKS: &[Check] = &[
         summary: "the current task of every thread is implicit or explicit, final or not, as in the model",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetIcvFromScope],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(curr_kind),
+        ..Check::TARGET
     },
     Check {
         id: "task.generating.chain_matches_model",
@@ -36,13 +30,9 @@ pub static CHECKS: &[Check] = &[
         summary: "the generating chain from each thread's current task has the model's length and task kinds",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetGeneratingTaskHandle, EntryPoint::GetIcvFromScope],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(generating_chain),
+        ..Check::TARGET
     },
     Check {
         id: "task.generating.initial_task_unavailable",
@@ -50,13 +40,9 @@ pub static CHECKS: &[Check] = &[
         summary: "the initial task has no generating task: ompd_rc_unavailable",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetTaskInParallel, EntryPoint::GetGeneratingTaskHandle],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(initial_unavailable),
+        ..Check::TARGET
     },
     Check {
         id: "task.scheduling.chain_matches_model",
@@ -64,13 +50,9 @@ pub static CHECKS: &[Check] = &[
         summary: "the scheduling chain from each thread's current task has the model's length and ends with ompd_rc_unavailable",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetSchedulingTaskHandle],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(scheduling_chain),
+        ..Check::TARGET
     },
     Check {
         id: "task.in_parallel.every_index",
@@ -78,13 +60,9 @@ pub static CHECKS: &[Check] = &[
         summary: "task n of a region is an implicit task and equals the current task of member n when that member runs it",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetTaskInParallel, EntryPoint::GetCurrTaskHandle, EntryPoint::TaskHandleCompare],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(task_in_parallel),
+        ..Check::TARGET
     },
     Check {
         id: "task.in_parallel.out_of_range",
@@ -92,13 +70,9 @@ pub static CHECKS: &[Check] = &[
         summary: "task numbers below 0 or at least the team size give ompd_rc_bad_input",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetTaskInParallel],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(out_of_range),
+        ..Check::TARGET
     },
     Check {
         id: "task.parallel.of_implicit_task",
@@ -106,13 +80,9 @@ pub static CHECKS: &[Check] = &[
         summary: "the region of implicit task n of region R compares equal to R",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetTaskInParallel, EntryPoint::GetTaskParallelHandle, EntryPoint::ParallelHandleCompare],
-        stage: Stage::Target,
-        since: Profile::V5_0,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-        property: Property::Cases,
-        input: Input::WellFormed,
-        arg: "",
         run: Run::Worker(task_parallel),
+        ..Check::TARGET
     },
 ];
 
