@@ -9,6 +9,8 @@
 //! checks that ran count (a library that refuses a second address space in one process, as
 //! Intel's does, skips its checks in the later in-process runs).
 
+use crate::parallel::parallel_map;
+use crate::process::Spawn;
 use crate::run::RunOptions;
 use crate::supervisor::{self, Exec, Stop};
 use crate::worker::{self, Event, Unit};
@@ -23,12 +25,20 @@ use std::time::Instant;
 /// The scenario, arch and layout of the measured unit.
 const UNIT: (&str, Arch, Policy) = ("nested-tasks", Arch::LP64_LE, Policy::Natural);
 
+/// Fresh instances started per rep, in each way of starting them.
+const INSTANCES_PER_REP: usize = 10;
+
 /// What one library measured.
 #[derive(Clone, Debug, Serialize)]
 pub struct Figures {
-    /// Fresh worker processes that loaded the library, initialized it and initialized an
-    /// address space (no checks), per second, one at a time.
-    pub instances_per_s: f64,
+    /// Workers running at once while instances are counted (the run's default `--jobs`: one per
+    /// core).
+    pub jobs: usize,
+    /// Fresh worker processes, each executed again, that loaded the library, initialized it and
+    /// initialized an address space (no checks), per second, `jobs` at a time.
+    pub exec_instances_per_s: f64,
+    /// The same, with workers forked by a zygote.
+    pub fork_instances_per_s: f64,
     /// Checks of the measured unit.
     pub checks: usize,
     /// How many times the unit ran in each pass.
@@ -50,10 +60,17 @@ pub fn measure(lib: &Resolved, reps: usize) -> Result<Figures, String> {
     let quarantine = crate::quarantine::Quarantine::new(0);
     let exec = Exec::of(&opts, &stop, &quarantine);
     let unit = surviving_unit(lib, exec)?;
-    let instances_per_s = per_second(reps, || {
-        supervisor::setup_only(&unit, exec)?;
-        Ok(1)
-    })?;
+    let instances = |spawn| {
+        let exec = Exec { spawn, ..exec };
+        per_second(1, || {
+            let started = parallel_map(reps * INSTANCES_PER_REP, opts.jobs, |_| {
+                supervisor::setup_only(&unit, exec)
+            });
+            started.into_iter().try_fold(0, |n, r| r.map(|()| n + 1))
+        })
+    };
+    let exec_instances_per_s = instances(Spawn::Exec)?;
+    let fork_instances_per_s = instances(Spawn::Fork)?;
     let isolated_checks_per_s = per_second(reps, || {
         Ok(supervisor::run_unit(&unit, exec)
             .records
@@ -73,7 +90,9 @@ pub fn measure(lib: &Resolved, reps: usize) -> Result<Figures, String> {
         Ok(ran)
     })?;
     Ok(Figures {
-        instances_per_s,
+        jobs: opts.jobs,
+        exec_instances_per_s,
+        fork_instances_per_s,
         checks: unit.checks.len(),
         reps,
         isolated_checks_per_s,

@@ -43,26 +43,22 @@ pub fn collect(lib: &Resolved, exec: Exec) -> Answers {
 /// One snapshot unit in a fresh worker: its answers, plus `worker` when it did not end cleanly.
 fn run_one(unit: &crate::worker::Unit, exec: Exec) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => return vec![("worker".into(), format!("cannot find own executable: {e}"))],
-    };
-    let (mut child, _capture) = match crate::supervisor::start_worker(&exe, exec.keep_env) {
+    let (mut child, _capture) = match crate::process::Worker::start(exec.spawn, exec.keep_env) {
         Ok(c) => c,
         Err(e) => return vec![("worker".into(), e)],
     };
-    let rx = crate::supervisor::stream(&mut child, unit);
+    let rx = child.stream(unit);
     let deadline = Instant::now() + exec.timeout;
     let mut done = false;
     loop {
         if let Some(why) = exec.stop.reason() {
-            crate::supervisor::stop(&mut child);
+            child.stop();
             out.push(("worker".into(), format!("stopped: {why}")));
             return out;
         }
         let now = Instant::now();
         if now >= deadline {
-            crate::supervisor::stop(&mut child);
+            child.stop();
             out.push(("worker".into(), "timeout".into()));
             return out;
         }

@@ -13,6 +13,10 @@
 //!   fatal-signal handler, each naming the call on the result stream before the worker dies.
 //! - [`worker`]: the units (each with its typed target and scenario), the events a worker
 //!   streams, and the worker itself: runs the checks of one unit in this fresh process.
+//! - [`zygote`]: the fork server: a zygote process that forks fresh workers, and the
+//!   supervisor's pool of zygotes.
+//! - [`process`]: worker processes, executed or forked (how they start, their unit and result
+//!   stream, stopping and waiting for them).
 //! - [`quarantine`]: entry points that hung or crashed in enough checks of a library, not
 //!   called again in its run.
 //! - [`supervisor`]: runs one unit in fresh worker processes and turns their events into results;
@@ -29,6 +33,7 @@
 pub mod bench;
 pub mod collect;
 pub mod parallel;
+pub mod process;
 pub mod property;
 pub mod quarantine;
 pub mod real;
@@ -38,3 +43,4 @@ pub mod snapshot;
 pub mod supervisor;
 pub mod watchdog;
 pub mod worker;
+pub mod zygote;

@@ -3,6 +3,7 @@
 //! from them.
 
 use crate::parallel::parallel_map;
+use crate::process::Spawn;
 use crate::property::PropertyOptions;
 use crate::quarantine::Quarantine;
 use crate::real_runs::RealRun;
@@ -52,6 +53,8 @@ pub struct RunOptions {
     pub sim: bool,
     /// Real targets (fixture programs, processes, core files), each run with every library.
     pub real: Vec<RealRun>,
+    /// How fresh workers start (forked by a zygote, or executed).
+    pub spawn: Spawn,
 }
 
 impl Default for RunOptions {
@@ -77,6 +80,7 @@ impl Default for RunOptions {
             keep_env: Vec::new(),
             sim: true,
             real: Vec::new(),
+            spawn: Spawn::default(),
         }
     }
 }
@@ -91,6 +95,7 @@ impl<'a> Exec<'a> {
             keep_env: &opts.keep_env,
             call_deadline: opts.call_deadline,
             quarantine,
+            spawn: opts.spawn,
         }
     }
 }

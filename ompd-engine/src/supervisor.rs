@@ -1,19 +1,19 @@
 //! The supervisor: runs a unit (library × scenario × arch × layout, planned by [`crate::run`]) in
-//! a fresh worker process (this binary re-executed with the hidden `__worker` command, never a
-//! fork of the multi-threaded supervisor), and turns the streamed events into results. A crash or
+//! a fresh worker process ([`crate::process`]: forked by a zygote or executed again, never a fork
+//! of the multi-threaded supervisor), and turns the streamed events into results. A crash or
 //! timeout is attributed to the check in flight; the checks after it run in a new worker.
 //!
 //! One process per unit is also how each target setup gets a fresh library instance: the
 //! LLVM-family libraries latch type sizes and state in process-wide globals.
 
+use crate::process::{Spawn, Worker as Process};
 use crate::quarantine::{Cause, Quarantine, Where};
 use crate::worker::{Contract, Event, HarnessFailure, Target, Unit, NOT_RUN};
 use ompd_checks::{self as checks, Stage};
 use ompd_report::{Outcome, ResultRecord};
 use ompd_vendors::Resolved;
-use std::io::{BufRead, BufReader, Read, Seek, Write};
+use std::io::{Read, Seek};
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -82,6 +82,8 @@ pub struct Exec<'a> {
     pub call_deadline: Option<Duration>,
     /// The run's quarantine of entry points that hung or crashed.
     pub quarantine: &'a Quarantine,
+    /// How fresh workers start.
+    pub spawn: Spawn,
 }
 
 /// Whether check `id` passes the `--check` filters: none, or any of them matches it as an
@@ -204,84 +206,9 @@ pub(crate) fn describe_exit(status: std::process::ExitStatus) -> String {
     }
 }
 
-pub(crate) fn stop(child: &mut Child) {
-    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
-    let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
-    let deadline = Instant::now() + Duration::from_secs(2);
-    while Instant::now() < deadline {
-        if let Ok(Some(_)) = child.try_wait() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-}
-
 fn tail(s: &str, n: usize) -> String {
     let lines: Vec<&str> = s.lines().collect();
     lines[lines.len().saturating_sub(n)..].join(" | ")
-}
-
-/// Environment variables a worker always gets, when set: the search path and the trace switch.
-const WORKER_ENV: &[&str] = &["PATH", crate::worker::TRACE_ENV];
-
-/// Starts a worker of `exe` in a scrubbed environment (only [`WORKER_ENV`] and `keep_env`), in a
-/// process group of its own (a Ctrl-C at the terminal reaches the supervisor, which stops its
-/// workers itself). Its stderr (and the stdout it redirects there) goes to an unlinked file,
-/// returned too: the file survives a crash, and the worker reads it back to attribute output to
-/// checks.
-pub(crate) fn start_worker(
-    exe: &std::path::Path,
-    keep_env: &[String],
-) -> Result<(Child, std::fs::File), String> {
-    use std::os::unix::process::CommandExt;
-    let capture =
-        tempfile::tempfile().map_err(|e| format!("cannot create the output capture file: {e}"))?;
-    let for_child = capture
-        .try_clone()
-        .map_err(|e| format!("cannot create the output capture file: {e}"))?;
-    let mut cmd = Command::new(exe);
-    cmd.arg("__worker")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::from(for_child))
-        .env_clear()
-        .process_group(0);
-    for name in WORKER_ENV
-        .iter()
-        .copied()
-        .chain(keep_env.iter().map(String::as_str))
-    {
-        if let Some(v) = std::env::var_os(name) {
-            cmd.env(name, v);
-        }
-    }
-    let child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start a worker: {e}"))?;
-    Ok((child, capture))
-}
-
-/// Sends `unit` to a started worker and returns its result stream, one line per event (read by a
-/// thread of its own, so the caller can wait with a timeout).
-pub(crate) fn stream(child: &mut Child, unit: &Unit) -> mpsc::Receiver<String> {
-    let line = serde_json::to_string(unit).expect("units serialize");
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = writeln!(stdin, "{line}");
-    }
-    let (tx, rx) = mpsc::channel();
-    if let Some(stdout) = child.stdout.take() {
-        std::thread::spawn(move || {
-            for l in BufReader::new(stdout).lines() {
-                let Ok(l) = l else { break };
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
-    }
-    rx
 }
 
 /// How often a worker's stream is left to look at the run's [`Stop`].
@@ -340,14 +267,13 @@ fn rerun_crashed(unit: &Unit, rec: &mut ResultRecord, exec: Exec) -> bool {
 /// Starts a fresh worker for `unit` with no checks: it loads the library, initializes it and the
 /// unit's address space, and ends (the cost of one fresh library instance).
 pub(crate) fn setup_only(unit: &Unit, exec: Exec) -> Result<(), String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
-    let (mut child, _capture) = start_worker(&exe, exec.keep_env)?;
+    let (mut child, _capture) = Process::start(exec.spawn, exec.keep_env)?;
     let bare = Unit {
         checks: Vec::new(),
         ..unit.clone()
     };
     let mut done = Err("the worker ended before setting up the target".to_string());
-    for l in stream(&mut child, &bare) {
+    for l in child.stream(&bare) {
         match serde_json::from_str::<Event>(&l) {
             Ok(Event::Done) => done = Ok(()),
             Ok(Event::LoadFailed { message }) => done = Err(message),
@@ -370,7 +296,6 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
         carried: unit.carried.clone(),
         culprit: None,
     };
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"));
     while !st.remaining.is_empty() {
         if let Some(why) = exec.stop.reason() {
             st.all(Outcome::Skip, "", "", &format!("not reached: {why}"));
@@ -383,17 +308,14 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
             .call_deadline
             .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         u.quarantined = exec.quarantine.active(&unit.path);
-        let (mut child, mut capture) = match exe
-            .clone()
-            .and_then(|exe| start_worker(&exe, exec.keep_env))
-        {
+        let (mut child, mut capture) = match Process::start(exec.spawn, exec.keep_env) {
             Ok(started) => started,
             Err(detail) => {
                 st.all(Outcome::HarnessError, "", "", &detail);
                 return st.out;
             }
         };
-        let rx = stream(&mut child, &u);
+        let rx = child.stream(&u);
         let mut w = st.watch(&mut child, &rx);
         let status = child.wait().ok();
         let mut buf = Vec::new();
@@ -490,17 +412,17 @@ impl UnitState<'_, '_> {
     }
 
     /// Takes one worker's events until it ends, times out or the run is stopped.
-    fn watch(&mut self, child: &mut Child, rx: &mpsc::Receiver<String>) -> Worker {
+    fn watch(&mut self, child: &mut Process, rx: &mpsc::Receiver<String>) -> Worker {
         let mut w = Worker::default();
         let mut deadline = Instant::now() + self.exec.timeout;
         w.ending = loop {
             if let Some(why) = self.exec.stop.reason() {
-                stop(child);
+                child.stop();
                 break Ending::Stopped(why);
             }
             let now = Instant::now();
             if now >= deadline {
-                stop(child);
+                child.stop();
                 break Ending::TimedOut;
             }
             match rx.recv_timeout((deadline - now).min(STOP_POLL)) {

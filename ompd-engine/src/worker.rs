@@ -343,6 +343,26 @@ pub enum HarnessFailure {
     TargetUnavailable(String),
 }
 
+/// Environment variables a worker always gets, when set: the search path and the trace switch.
+const WORKER_ENV: &[&str] = &["PATH", TRACE_ENV];
+
+/// Clears `cmd`'s environment but for [`WORKER_ENV`] and `keep_env`, and puts it in a process
+/// group of its own (a Ctrl-C at the terminal reaches the supervisor, which stops its workers
+/// itself).
+pub(crate) fn scrub(cmd: &mut std::process::Command, keep_env: &[String]) {
+    use std::os::unix::process::CommandExt;
+    cmd.env_clear().process_group(0);
+    for name in WORKER_ENV
+        .iter()
+        .copied()
+        .chain(keep_env.iter().map(String::as_str))
+    {
+        if let Some(v) = std::env::var_os(name) {
+            cmd.env(name, v);
+        }
+    }
+}
+
 /// Runs the unit read from stdin. Returns the process exit code.
 pub fn main() -> i32 {
     // The supervisor blocks SIGINT/SIGTERM (a stop request is its to handle) and the mask is

@@ -499,7 +499,9 @@ mod tidy {
         // The two FFI modules (and the tests that call the callback table through its
         // pointers), `live_target::spawn::arrange_child` (the one `pre_exec` closure that
         // sets the fixture's parent-death signal between fork and exec), and the worker's
-        // watchdog (its fatal-signal handler and the `_exit` that ends a hung worker).
+        // watchdog (its fatal-signal handler and the `_exit` that ends a hung worker), and the
+        // zygote (its fork, the descriptors it receives, and the pre_exec that sets its
+        // parent-death signal).
         let allowed = [
             "ompd-loader/src/library/mod.rs",
             "ompd-loader/src/library/handles.rs",
@@ -512,6 +514,7 @@ mod tidy {
             "sim-target/tests/callbacks.rs",
             "live-target/src/spawn.rs",
             "ompd-engine/src/watchdog.rs",
+            "ompd-engine/src/zygote.rs",
         ];
         let mut found = Vec::new();
         let mut in_spawn = Vec::new();

@@ -88,6 +88,9 @@ enum Cmd {
     /// Internal: run one unit (used by the supervisor).
     #[command(name = "__worker", hide = true)]
     Worker,
+    /// Internal: the fork server that forks workers (used by the supervisor).
+    #[command(name = "__zygote", hide = true)]
+    Zygote,
     /// Internal: throughput figures of one library as JSON (used by `cargo xtask bench`).
     #[command(name = "__bench", hide = true)]
     Bench {
@@ -97,6 +100,24 @@ enum Cmd {
         #[arg(long, default_value_t = 20)]
         reps: usize,
     },
+}
+
+/// `--spawn`: how fresh workers start.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum SpawnArg {
+    /// Forked by a zygote.
+    Fork,
+    /// Executed again.
+    Exec,
+}
+
+impl From<SpawnArg> for ompd_engine::process::Spawn {
+    fn from(s: SpawnArg) -> Self {
+        match s {
+            SpawnArg::Fork => ompd_engine::process::Spawn::Fork,
+            SpawnArg::Exec => ompd_engine::process::Spawn::Exec,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -175,6 +196,11 @@ struct RunArgs {
     /// once, to tell a flake from a reproducible crash).
     #[arg(long)]
     no_rerun: bool,
+    /// How fresh workers start: forked by a zygote process that has done everything but load
+    /// the library (`fork`), or this binary executed again for each (`exec`, slower; the
+    /// same isolation).
+    #[arg(long, value_enum, default_value_t = SpawnArg::Fork)]
+    spawn: SpawnArg,
     /// Pass this environment variable on to the workers that load the library (repeatable;
     /// workers otherwise get only PATH and OMPD_CONFORM_TRACE).
     #[arg(long, value_name = "NAME")]
@@ -308,6 +334,7 @@ pub fn main() -> i32 {
     };
     match cli.cmd {
         Cmd::Worker => ompd_engine::worker::main(),
+        Cmd::Zygote => ompd_engine::zygote::serve(),
         Cmd::Bench { library, reps } => bench(&library, reps),
         Cmd::List { format } => list(format),
         Cmd::Coverage { format } => coverage(format),

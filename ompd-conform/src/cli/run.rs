@@ -43,6 +43,7 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
         return Err("--run-timeout must be at least 1 second".into());
     }
     o.rerun_crashes = !args.no_rerun;
+    o.spawn = args.spawn.into();
     o.keep_env = args.keep_env.clone();
     real_options(args, &mut o)?;
     let wants_real = args.live || args.cores || !args.run_fixture.is_empty() || !o.real.is_empty();

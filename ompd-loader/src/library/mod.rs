@@ -19,7 +19,9 @@ mod handles;
 mod memory;
 mod nulls;
 mod raw;
+mod runtimes;
 pub mod watch;
+pub use runtimes::keep_loaded;
 
 use handles::MAX_CONTROL_VARS;
 pub use handles::{

@@ -1,0 +1,352 @@
+//! The fork server: a zygote process (this binary re-executed with the hidden `__zygote`
+//! command, in the scrubbed environment a worker gets) that has done everything a worker does
+//! before it loads the library, and forks one worker per request. A fork costs a fraction of an
+//! exec, a dynamic link and a runtime start, and each worker still loads its own fresh instance
+//! of the library.
+//!
+//! The zygote is single-threaded (it forks), never loads a library and never runs a check. Its
+//! control channel is a Unix socket on its stdin. One request is one byte carrying three
+//! descriptors (`SCM_RIGHTS`): the worker's stdin, stdout and stderr. The zygote forks, answers
+//! the worker's pid (4 bytes), waits for it and answers its raw wait status (4 bytes), so the
+//! supervisor sees exits and signals exactly as from a child of its own, and may signal the pid
+//! until the status arrives (the zygote reaps nothing before). One worker at a time per zygote;
+//! the supervisor keeps a pool of them.
+//!
+//! Lifetimes: each zygote is started from one long-lived thread of the supervisor with a
+//! parent-death signal, so it dies with the supervisor; each worker sets its own parent-death
+//! signal (`worker::main`), so it dies with its zygote. A closed control socket ends the zygote.
+//! Forked workers share the zygote's address-space layout (no fresh ASLR draw per worker).
+
+use std::io::{IoSlice, IoSliceMut, Read, Write};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{mpsc, Mutex, OnceLock};
+
+/// The system's C and C++ runtime libraries, which most OMPD libraries link: the zygote loads
+/// them (never a vendor's own file) so that workers do not relocate them again.
+const SYSTEM_RUNTIMES: &[&str] = &["libstdc++.so.6", "libgcc_s.so.1", "libm.so.6"];
+
+/// The hidden command a zygote runs.
+pub const COMMAND: &str = "__zygote";
+
+/// The zygote's main loop (the `__zygote` command): serves fork requests on stdin until the
+/// supervisor closes it. Returns the process exit code.
+pub fn serve() -> i32 {
+    let ctl = match control_socket() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("zygote: {e}");
+            return 1;
+        }
+    };
+    // Missing ones are the workers' to load (or fail to load) themselves.
+    let _ = ompd_loader::library::keep_loaded(SYSTEM_RUNTIMES);
+    loop {
+        let fds = match receive(&ctl) {
+            Ok(Some(fds)) => fds,
+            Ok(None) => return 0,
+            Err(e) => {
+                eprintln!("zygote: {e}");
+                return 1;
+            }
+        };
+        if let Err(e) = fork_one(&ctl, fds) {
+            eprintln!("zygote: {e}");
+            return 1;
+        }
+    }
+}
+
+/// The control socket, moved off fd 0 (a forked worker gets its own stdin there).
+fn control_socket() -> Result<UnixStream, String> {
+    // The lowest free descriptor: 3 or above, which a forked worker closes.
+    let fd = nix::unistd::dup(std::io::stdin())
+        .map_err(|e| format!("cannot move the control socket: {e}"))?;
+    let null = std::fs::File::open("/dev/null").map_err(|e| format!("/dev/null: {e}"))?;
+    nix::unistd::dup2_stdin(&null).map_err(|e| format!("cannot close stdin: {e}"))?;
+    Ok(UnixStream::from(fd))
+}
+
+/// One request: the worker's three descriptors, or `None` at the end of the stream.
+fn receive(ctl: &UnixStream) -> Result<Option<Vec<OwnedFd>>, String> {
+    use nix::sys::socket::{recvmsg, ControlMessageOwned, MsgFlags};
+    use std::os::fd::FromRawFd;
+    let mut byte = [0u8; 1];
+    let mut iov = [IoSliceMut::new(&mut byte)];
+    let mut space = nix::cmsg_space!([RawFd; 3]);
+    let msg = recvmsg::<()>(
+        ctl.as_raw_fd(),
+        &mut iov,
+        Some(&mut space),
+        MsgFlags::MSG_CMSG_CLOEXEC,
+    )
+    .map_err(|e| format!("cannot read a request: {e}"))?;
+    if msg.bytes == 0 {
+        return Ok(None);
+    }
+    let mut fds = Vec::new();
+    for c in msg.cmsgs().map_err(|e| format!("bad request: {e}"))? {
+        if let ControlMessageOwned::ScmRights(raw) = c {
+            // SAFETY: SCM_RIGHTS installed these descriptors in this process; nothing else
+            // owns them.
+            fds.extend(
+                raw.into_iter()
+                    .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }),
+            );
+        }
+    }
+    match fds.len() {
+        3 => Ok(Some(fds)),
+        n => Err(format!("a request carried {n} descriptors, not 3")),
+    }
+}
+
+/// Forks one worker on `fds`, answers its pid, waits for it and answers its wait status.
+fn fork_one(ctl: &UnixStream, fds: Vec<OwnedFd>) -> Result<(), String> {
+    use nix::unistd::{fork, ForkResult};
+    // SAFETY: the zygote is single-threaded, so the child may run any code.
+    match unsafe { fork() } {
+        Ok(ForkResult::Child) => become_worker(&fds),
+        Ok(ForkResult::Parent { child }) => {
+            drop(fds);
+            let mut ctl = ctl;
+            ctl.write_all(&child.as_raw().to_le_bytes())
+                .map_err(|e| format!("cannot answer a pid: {e}"))?;
+            let status = raw_status(nix::sys::wait::waitpid(child, None));
+            ctl.write_all(&status.to_le_bytes())
+                .map_err(|e| format!("cannot answer a status: {e}"))
+        }
+        Err(e) => {
+            let mut ctl = ctl;
+            ctl.write_all(&(-(e as i32)).to_le_bytes())
+                .map_err(|e| format!("cannot answer: {e}"))
+        }
+    }
+}
+
+/// In the forked child: the request's descriptors become stdin, stdout and stderr, every other
+/// descriptor is closed, and the worker runs.
+fn become_worker(fds: &[OwnedFd]) -> ! {
+    let arranged = nix::unistd::dup2_stdin(&fds[0])
+        .and_then(|_| nix::unistd::dup2_stdout(&fds[1]))
+        .and_then(|_| nix::unistd::dup2_stderr(&fds[2]));
+    if arranged.is_err() {
+        std::process::exit(1);
+    }
+    // SAFETY: close_range takes no pointers; descriptors from 3 up are this child's copies of
+    // the zygote's own (the control socket, the request's), which the worker must not hold.
+    unsafe { nix::libc::syscall(nix::libc::SYS_close_range, 3u32, u32::MAX, 0u32) };
+    std::process::exit(crate::worker::main())
+}
+
+/// The raw wait status (as `waitpid(2)` stores it) of a wait's answer.
+fn raw_status(w: nix::Result<nix::sys::wait::WaitStatus>) -> i32 {
+    use nix::sys::wait::WaitStatus;
+    match w {
+        Ok(WaitStatus::Exited(_, code)) => (code & 0xff) << 8,
+        Ok(WaitStatus::Signaled(_, sig, core)) => sig as i32 | if core { 0x80 } else { 0 },
+        // Not waited for (cannot happen for a child waited on without flags): a SIGKILL.
+        _ => nix::libc::SIGKILL,
+    }
+}
+
+/// A running zygote, as the supervisor holds it.
+pub(crate) struct Zygote {
+    process: Child,
+    ctl: UnixStream,
+    key: Key,
+}
+
+/// What makes zygotes interchangeable: the executable and the environment kept.
+#[derive(Clone, PartialEq, Eq)]
+struct Key {
+    exe: PathBuf,
+    keep_env: Vec<String>,
+}
+
+/// A worker forked by a zygote: its pid and its zygote, which answers the worker's wait status.
+pub(crate) struct Forked {
+    /// The worker's pid (valid for signals until its status is read).
+    pid: i32,
+    zygote: Option<Zygote>,
+    status: Option<ExitStatus>,
+}
+
+impl Forked {
+    /// The worker's exit status, if it has ended (without blocking when `block` is false).
+    pub(crate) fn wait(&mut self, block: bool) -> std::io::Result<Option<ExitStatus>> {
+        if let Some(s) = self.status {
+            return Ok(Some(s));
+        }
+        let Some(z) = self.zygote.as_mut() else {
+            return Err(std::io::Error::other("the zygote is gone"));
+        };
+        z.ctl.set_nonblocking(!block)?;
+        let mut raw = [0u8; 4];
+        match z.ctl.read_exact(&mut raw) {
+            Ok(()) => {
+                let s = ExitStatus::from_raw(i32::from_le_bytes(raw));
+                self.status = Some(s);
+                let _ = z.ctl.set_nonblocking(false);
+                Ok(Some(s))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(None),
+            Err(e) => {
+                // The zygote died: it cannot serve again, and its worker died with it.
+                self.zygote = None;
+                Err(e)
+            }
+        }
+    }
+
+    /// Sends `sig` to the worker, while it has not been waited for.
+    pub(crate) fn signal(&self, sig: nix::sys::signal::Signal) {
+        if self.status.is_none() {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.pid), sig);
+        }
+    }
+}
+
+impl Drop for Forked {
+    /// A worker not waited for is killed and waited for; its zygote returns to the pool.
+    fn drop(&mut self) {
+        if self.status.is_none() {
+            self.signal(nix::sys::signal::Signal::SIGKILL);
+            if self.wait(true).is_err() {
+                return;
+            }
+        }
+        if let Some(z) = self.zygote.take() {
+            POOL.lock().unwrap_or_else(|e| e.into_inner()).push(z);
+        }
+    }
+}
+
+/// Idle zygotes.
+static POOL: Mutex<Vec<Zygote>> = Mutex::new(Vec::new());
+
+/// A forked worker and the supervisor's ends of its stdin and stdout.
+pub(crate) type Started = (Forked, std::fs::File, std::fs::File);
+
+/// Forks a worker of `exe` with `keep_env` from an idle zygote (starting one when none is idle).
+pub(crate) fn fork_worker(
+    exe: &Path,
+    keep_env: &[String],
+    stderr: &std::fs::File,
+) -> Result<Started, String> {
+    let key = Key {
+        exe: exe.to_path_buf(),
+        keep_env: keep_env.to_vec(),
+    };
+    let idle = {
+        let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+        pool.iter()
+            .position(|z| z.key == key)
+            .map(|i| pool.swap_remove(i))
+    };
+    // An idle zygote may have died (killed from outside): one fresh retry.
+    if let Some(z) = idle {
+        if let Ok(f) = request(z, stderr) {
+            return Ok(f);
+        }
+    }
+    request(start(key)?, stderr)
+}
+
+/// Asks `z` for a worker whose stderr is `stderr`.
+fn request(mut z: Zygote, stderr: &std::fs::File) -> Result<Started, String> {
+    use nix::fcntl::OFlag;
+    use nix::sys::socket::{sendmsg, ControlMessage, MsgFlags};
+    let pipes = |what| nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| format!("{what}: {e}"));
+    let (in_r, in_w) = pipes("cannot make the worker's stdin")?;
+    let (out_r, out_w) = pipes("cannot make the worker's stdout")?;
+    let fds = [in_r.as_raw_fd(), out_w.as_raw_fd(), stderr.as_raw_fd()];
+    sendmsg::<()>(
+        z.ctl.as_raw_fd(),
+        &[IoSlice::new(b"w")],
+        &[ControlMessage::ScmRights(&fds)],
+        MsgFlags::MSG_NOSIGNAL,
+        None,
+    )
+    .map_err(|e| format!("the zygote takes no request: {e}"))?;
+    drop((in_r, out_w));
+    let mut raw = [0u8; 4];
+    z.ctl
+        .read_exact(&mut raw)
+        .map_err(|e| format!("the zygote does not answer: {e}"))?;
+    let pid = i32::from_le_bytes(raw);
+    if pid <= 0 {
+        let err = std::io::Error::from_raw_os_error(-pid);
+        POOL.lock().unwrap_or_else(|e| e.into_inner()).push(z);
+        return Err(format!("the zygote cannot fork: {err}"));
+    }
+    let forked = Forked {
+        pid,
+        zygote: Some(z),
+        status: None,
+    };
+    Ok((forked, in_w.into(), out_r.into()))
+}
+
+/// Starts a zygote (from the keeper thread, whose life is the process's).
+fn start(key: Key) -> Result<Zygote, String> {
+    let (ours, theirs) =
+        UnixStream::pair().map_err(|e| format!("cannot make a control socket: {e}"))?;
+    let mut cmd = Command::new(&key.exe);
+    cmd.arg(COMMAND)
+        .stdin(Stdio::from(OwnedFd::from(theirs)))
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit());
+    crate::worker::scrub(&mut cmd, &key.keep_env);
+    let process = on_keeper(cmd).map_err(|e| format!("cannot start a zygote: {e}"))?;
+    Ok(Zygote {
+        process,
+        ctl: ours,
+        key,
+    })
+}
+
+impl Drop for Zygote {
+    /// Closing the control socket ends the zygote; it is reaped here.
+    fn drop(&mut self) {
+        let _ = self.ctl.shutdown(std::net::Shutdown::Both);
+        let _ = self.process.wait();
+    }
+}
+
+/// A spawn request to the keeper thread.
+type Spawn = (Command, mpsc::Sender<std::io::Result<Child>>);
+
+/// Spawns `cmd` from the keeper thread: a zygote's parent-death signal fires when the thread
+/// that started it ends, and the keeper lives as long as the process.
+fn on_keeper(mut cmd: Command) -> std::io::Result<Child> {
+    use std::os::unix::process::CommandExt;
+    static KEEPER: OnceLock<Mutex<mpsc::Sender<Spawn>>> = OnceLock::new();
+    // SAFETY: the closure runs between fork and exec and calls only prctl.
+    unsafe {
+        cmd.pre_exec(|| {
+            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)?;
+            Ok(())
+        })
+    };
+    let keeper = KEEPER.get_or_init(|| {
+        let (tx, rx) = mpsc::channel::<Spawn>();
+        std::thread::spawn(move || {
+            for (mut cmd, answer) in rx {
+                let _ = answer.send(cmd.spawn());
+            }
+        });
+        Mutex::new(tx)
+    });
+    let (tx, rx) = mpsc::channel();
+    keeper
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .send((cmd, tx))
+        .map_err(|_| std::io::Error::other("the keeper thread is gone"))?;
+    rx.recv()
+        .map_err(|_| std::io::Error::other("the keeper thread is gone"))?
+}
