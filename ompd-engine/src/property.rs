@@ -27,6 +27,9 @@ pub fn runs(check: &ompd_checks::Check) -> bool {
 /// The scenario name of results from generated cases.
 pub const SCENARIO: &str = "generated";
 
+/// Generated cases per library by default.
+pub const DEFAULT_CASES: u32 = 256;
+
 /// How the property phase runs.
 #[derive(Clone, Debug)]
 pub struct PropertyOptions {
@@ -43,7 +46,7 @@ pub struct PropertyOptions {
 impl Default for PropertyOptions {
     fn default() -> Self {
         PropertyOptions {
-            cases: 256,
+            cases: DEFAULT_CASES,
             seed: supervisor::DEFAULT_SEED,
             max_shrink_iters: 128,
             replay_dir: default_replay_dir(),
@@ -206,76 +209,100 @@ fn shrink(
 /// Runs the property phase for one library and returns one record per target-stage check that
 /// passes the `filters` (see [`supervisor::selected`]):
 /// every check runs on every generated case; each check that fails somewhere is shrunk, on its
-/// own, from its first failing case.
+/// own, from its first failing case. Cases, and then shrinks, run `jobs` at a time.
 /// Stops early when the run is stopped (the report is then marked incomplete).
 pub(crate) fn run_library(
     lib: &Resolved,
     filters: &[String],
     popts: &PropertyOptions,
     exec: Exec,
+    jobs: usize,
 ) -> Vec<ResultRecord> {
     let all: Vec<String> = checks::registry()
         .iter()
         .filter(|c| c.stage == Stage::Target && runs(c) && supervisor::selected(c.id, filters))
         .map(|c| c.id.to_string())
         .collect();
-    let cases = run_cases(lib, &all, popts, exec);
-    // Results that sum up every case are reported against every arch and layout.
-    let nothing = sim_target::model::ModelBuilder::new()
-        .build()
-        .expect("the empty model is valid");
-    let over_all_cases = unit(lib, &nothing, Arch::LP64_LE, Policy::Natural, &[]);
-    let base = |id: &str, outcome, actual: String, detail: String| ResultRecord {
-        arch: "*".into(),
-        layout: Some("*".into()),
-        ..supervisor::record(&over_all_cases, id, outcome, "", actual, detail)
+    let cases = run_cases(lib, &all, popts, exec, jobs);
+    let sum = Summary {
+        lib,
+        popts,
+        exec,
+        cases: &cases,
     };
-    all.iter()
-        .map(|id| {
-            if let Some(why) = &cases.harness {
-                return base(id, Outcome::HarnessError, String::new(), why.clone());
-            }
-            if let Some((i, r, m)) = cases.first_failure.get(id) {
-                return match failing(lib, popts, exec, id, *i, r, m) {
-                    Some(r) => r,
-                    None => base(
-                        id,
-                        Outcome::Warn,
-                        format!("failed on generated case {i} once, then passed when run again"),
-                        "a flaky check or library".into(),
-                    ),
-                };
-            }
-            let ran = cases.ran;
-            match cases.tally.get(id) {
-                Some(Tally {
-                    first_deviation: Some((r, m)),
-                    ..
-                }) => with_replay(r.clone(), lib, &popts.replay_dir, m, "first deviating case"),
-                Some(Tally { evaluated, .. }) if *evaluated > 0 => base(
+    crate::parallel::parallel_map(all.len(), jobs, |k| sum.record(&all[k]))
+}
+
+/// What the cases of a library gave, turned into one record per check.
+struct Summary<'a> {
+    lib: &'a Resolved,
+    popts: &'a PropertyOptions,
+    exec: Exec<'a>,
+    cases: &'a Cases,
+}
+
+impl Summary<'_> {
+    /// A result that sums up every case, reported against every arch and layout.
+    fn base(&self, id: &str, outcome: Outcome, actual: String, detail: String) -> ResultRecord {
+        let nothing = sim_target::model::ModelBuilder::new()
+            .build()
+            .expect("the empty model is valid");
+        let over_all_cases = unit(self.lib, &nothing, Arch::LP64_LE, Policy::Natural, &[]);
+        ResultRecord {
+            arch: "*".into(),
+            layout: Some("*".into()),
+            ..supervisor::record(&over_all_cases, id, outcome, "", actual, detail)
+        }
+    }
+
+    /// The record of check `id`: shrunk from its first failing case, its first deviating case,
+    /// or how many cases it held in.
+    fn record(&self, id: &str) -> ResultRecord {
+        let (lib, popts, exec, cases) = (self.lib, self.popts, self.exec, self.cases);
+        if let Some(why) = &cases.harness {
+            return self.base(id, Outcome::HarnessError, String::new(), why.clone());
+        }
+        if let Some((i, r, m)) = cases.first_failure.get(id) {
+            return failing(lib, popts, exec, id, *i, r, m).unwrap_or_else(|| {
+                self.base(
                     id,
-                    Outcome::Pass,
-                    format!("held in {evaluated} of {ran} generated cases"),
-                    if let Some(why) = exec.stop.reason() {
-                        format!(
-                            "seed {}; the run stopped after {ran} of {} cases ({why})",
-                            popts.seed, popts.cases
-                        )
-                    } else if *evaluated < ran as usize {
-                        format!("seed {}; the other cases skipped it", popts.seed)
-                    } else {
-                        format!("seed {}", popts.seed)
-                    },
-                ),
-                _ => base(
-                    id,
-                    Outcome::Skip,
-                    String::new(),
-                    "not applicable in any generated case".into(),
-                ),
-            }
-        })
-        .collect()
+                    Outcome::Warn,
+                    format!("failed on generated case {i} once, then passed when run again"),
+                    "a flaky check or library".into(),
+                )
+            });
+        }
+        match cases.tally.get(id) {
+            Some(Tally {
+                first_deviation: Some((r, m)),
+                ..
+            }) => with_replay(r.clone(), lib, &popts.replay_dir, m, "first deviating case"),
+            Some(Tally { evaluated, .. }) if *evaluated > 0 => self.held(id, *evaluated),
+            _ => self.base(
+                id,
+                Outcome::Skip,
+                String::new(),
+                "not applicable in any generated case".into(),
+            ),
+        }
+    }
+
+    /// The pass of a check that held in the `evaluated` cases that judged it.
+    fn held(&self, id: &str, evaluated: usize) -> ResultRecord {
+        let (ran, seed) = (self.cases.ran, self.popts.seed);
+        let detail = if let Some(why) = self.exec.stop.reason() {
+            format!(
+                "seed {seed}; the run stopped after {ran} of {} cases ({why})",
+                self.popts.cases
+            )
+        } else if evaluated < ran as usize {
+            format!("seed {seed}; the other cases skipped it")
+        } else {
+            format!("seed {seed}")
+        };
+        let actual = format!("held in {evaluated} of {ran} generated cases");
+        self.base(id, Outcome::Pass, actual, detail)
+    }
 }
 
 /// What the generated cases of a library gave, check by check.
@@ -290,33 +317,77 @@ struct Cases {
     harness: Option<String>,
 }
 
-/// Runs every check `all` on every generated case, until the run is stopped.
-fn run_cases(lib: &Resolved, all: &[String], popts: &PropertyOptions, exec: Exec) -> Cases {
+/// What one generated case gave: each check's outcome, with the record when it failed or
+/// deviated (the model is kept only then).
+struct CaseRun {
+    outcomes: Vec<(String, Outcome, Option<ResultRecord>)>,
+    model: Option<Model>,
+}
+
+/// Runs case `i` (every check of `all` in one fresh worker); `None` once the run is stopped.
+fn run_case(
+    lib: &Resolved,
+    all: &[String],
+    popts: &PropertyOptions,
+    exec: Exec,
+    i: u32,
+) -> Option<Result<CaseRun, String>> {
+    exec.stop.reason().is_none().then_some(())?;
+    let (m, a, p) = match case_tree(popts.seed, i) {
+        Ok(t) => t.current(),
+        Err(e) => return Some(Err(format!("the case generator failed: {e}"))),
+    };
+    let notable =
+        |r: &ResultRecord| failed(r) || matches!(r.outcome, Outcome::Warn | Outcome::NotSupported);
+    let outcomes: Vec<_> = supervisor::run_unit(&unit(lib, &m, a, p, all), exec)
+        .records
+        .into_iter()
+        .map(|r| (r.check.clone(), r.outcome, notable(&r).then_some(r)))
+        .collect();
+    let keep = outcomes.iter().any(|(_, _, r)| r.is_some());
+    Some(Ok(CaseRun {
+        outcomes,
+        model: keep.then_some(m),
+    }))
+}
+
+/// Runs every check `all` on every generated case, `jobs` cases at a time, until the run is
+/// stopped; the cases are folded in index order, so the first failing case of a check is the
+/// same whatever the number of jobs.
+fn run_cases(
+    lib: &Resolved,
+    all: &[String],
+    popts: &PropertyOptions,
+    exec: Exec,
+    jobs: usize,
+) -> Cases {
+    let runs = crate::parallel::parallel_map(popts.cases as usize, jobs, |i| {
+        run_case(lib, all, popts, exec, i as u32)
+    });
     let mut c = Cases::default();
-    for i in 0..popts.cases {
-        if exec.stop.reason().is_some() {
-            break;
-        }
-        let (m, a, p) = match case_tree(popts.seed, i) {
-            Ok(t) => t.current(),
-            Err(e) => {
-                c.harness = Some(format!("the case generator failed: {e}"));
+    for (i, run) in (0u32..).zip(runs) {
+        let run = match run {
+            None => break,
+            Some(Err(e)) => {
+                c.harness = Some(e);
                 break;
             }
+            Some(Ok(run)) => run,
         };
         c.ran += 1;
-        for r in supervisor::run_unit(&unit(lib, &m, a, p, all), exec).records {
-            let e = c.tally.entry(r.check.clone()).or_default();
-            if r.outcome != Outcome::Skip {
+        for (check, outcome, rec) in run.outcomes {
+            let e = c.tally.entry(check.clone()).or_default();
+            if outcome != Outcome::Skip {
                 e.evaluated += 1;
             }
+            let (Some(r), Some(m)) = (rec, run.model.as_ref()) else {
+                continue;
+            };
             if failed(&r) {
                 c.first_failure
-                    .entry(r.check.clone())
-                    .or_insert_with(|| (i, r.clone(), m.clone()));
-            } else if matches!(r.outcome, Outcome::Warn | Outcome::NotSupported)
-                && e.first_deviation.is_none()
-            {
+                    .entry(check)
+                    .or_insert_with(|| (i, r, m.clone()));
+            } else if e.first_deviation.is_none() {
                 e.first_deviation = Some((r, m.clone()));
             }
         }

@@ -400,7 +400,8 @@ impl LoadFailure {
     }
 }
 
-/// Runs the property phase of every library, `opts.jobs` libraries at a time.
+/// Runs the property phase of every library, one library at a time, each with `opts.jobs` cases
+/// (and then shrinks) at a time.
 fn property_phase(
     libs: &[Resolved],
     opts: &RunOptions,
@@ -413,15 +414,17 @@ fn property_phase(
         rerun_crashes: false,
         ..exec
     };
-    parallel_map(libs.len(), opts.jobs, |i| {
-        let recs = crate::property::run_library(&libs[i], &opts.checks, p, exec);
-        progress(&format!(
-            "[property] {}: {} checks over generated cases",
-            libs[i].name,
-            recs.len()
-        ));
-        recs
-    })
+    libs.iter()
+        .map(|lib| {
+            let recs = crate::property::run_library(lib, &opts.checks, p, exec, opts.jobs);
+            progress(&format!(
+                "[property] {}: {} checks over generated cases",
+                lib.name,
+                recs.len()
+            ));
+            recs
+        })
+        .collect()
 }
 
 /// Static stage for every library: inspect the file before any code runs.

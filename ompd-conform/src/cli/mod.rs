@@ -209,7 +209,7 @@ struct RunArgs {
     #[arg(long)]
     cache: Option<PathBuf>,
     /// Generated cases per property pass (0 turns the property phase off).
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = ompd_engine::property::DEFAULT_CASES)]
     cases: u32,
     /// Seed of the generated cases.
     #[arg(long, default_value_t = ompd_engine::supervisor::DEFAULT_SEED)]
