@@ -5,9 +5,10 @@
 //! seen exactly, in a process group apart from the terminal's.
 
 use crate::worker::Unit;
-use crate::zygote::Forked;
+use crate::zygote::{Descriptors, Forked};
 use serde::{Deserialize, Serialize};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
@@ -27,8 +28,11 @@ pub enum Spawn {
 /// A started worker.
 pub(crate) struct Worker {
     how: How,
-    stdin: Option<std::fs::File>,
-    stdout: Option<std::fs::File>,
+    /// The supervisor's end of the worker's stdin: the unit goes out on it, and it reads as
+    /// end-of-file once the worker has ended (the worker never writes to it).
+    link: Option<UnixStream>,
+    /// The file the worker writes its events to (its stdout), read at the supervisor's own offset.
+    events: Option<std::fs::File>,
 }
 
 enum How {
@@ -37,28 +41,36 @@ enum How {
 }
 
 impl Worker {
-    /// Starts a worker `spawn`'s way. Its stderr (and the stdout it redirects there) goes to an
-    /// unlinked file, returned too: the file survives a crash, and the worker reads it back to
-    /// attribute output to checks.
+    /// Starts a worker `spawn`'s way. Its events go to a file (each written whole by a single
+    /// `write`, so a crash loses none, and no event wakes the supervisor), and its stderr (and the
+    /// stdout it redirects there) to another, returned too: the file survives a crash, and the
+    /// worker reads it back to attribute output to checks.
     pub(crate) fn start(
         spawn: Spawn,
         keep_env: &[String],
     ) -> Result<(Worker, std::fs::File), String> {
         let exe =
             std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
-        let capture =
-            capture_file().map_err(|e| format!("cannot create the output capture file: {e}"))?;
-        let worker = match spawn {
-            Spawn::Exec => exec(&exe, keep_env, &capture)?,
-            Spawn::Fork => {
-                let (f, stdin, stdout) = crate::zygote::fork_worker(&exe, keep_env, &capture)
-                    .map_err(|e| format!("cannot start a worker: {e}"))?;
-                Worker {
-                    how: How::Forked(f),
-                    stdin: Some(stdin),
-                    stdout: Some(stdout),
-                }
-            }
+        let io = |e: std::io::Error| format!("cannot set up a worker's descriptors: {e}");
+        let capture = memory_file("ompd-worker-output").map_err(io)?;
+        let events = memory_file("ompd-worker-events").map_err(io)?;
+        let (link, theirs) = UnixStream::pair().map_err(io)?;
+        let fds = Descriptors {
+            stdin: theirs.into(),
+            events: events.try_clone().map_err(io)?,
+            capture: capture.try_clone().map_err(io)?,
+        };
+        let how = match spawn {
+            Spawn::Exec => How::Exec(exec(&exe, keep_env, fds)?),
+            Spawn::Fork => How::Forked(
+                crate::zygote::fork_worker(&exe, keep_env, fds)
+                    .map_err(|e| format!("cannot start a worker: {e}"))?,
+            ),
+        };
+        let worker = Worker {
+            how,
+            link: Some(link),
+            events: Some(events),
         };
         Ok((worker, capture))
     }
@@ -67,20 +79,12 @@ impl Worker {
     /// own, so the caller can wait with a timeout).
     pub(crate) fn stream(&mut self, unit: &Unit) -> mpsc::Receiver<String> {
         let line = serde_json::to_string(unit).expect("units serialize");
-        if let Some(mut stdin) = self.stdin.take() {
-            let _ = writeln!(stdin, "{line}");
-        }
         let (tx, rx) = mpsc::channel();
-        if let Some(stdout) = self.stdout.take() {
-            std::thread::spawn(move || {
-                for l in BufReader::new(stdout).lines() {
-                    let Ok(l) = l else { break };
-                    if tx.send(l).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
+        let (Some(mut link), Some(events)) = (self.link.take(), self.events.take()) else {
+            return rx;
+        };
+        let _ = writeln!(link, "{line}");
+        std::thread::spawn(move || follow(&link, &events, &tx));
         rx
     }
 
@@ -127,39 +131,78 @@ impl Worker {
     }
 }
 
-/// Starts a worker by executing `exe __worker` again.
-fn exec(exe: &Path, keep_env: &[String], capture: &std::fs::File) -> Result<Worker, String> {
-    let for_child = capture
-        .try_clone()
-        .map_err(|e| format!("cannot create the output capture file: {e}"))?;
+/// Starts a worker by executing `exe __worker` again on `fds`.
+fn exec(exe: &Path, keep_env: &[String], fds: Descriptors) -> Result<Child, String> {
     let mut cmd = Command::new(exe);
     cmd.arg("__worker")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::from(for_child));
+        .stdin(Stdio::from(fds.stdin))
+        .stdout(Stdio::from(fds.events))
+        .stderr(Stdio::from(fds.capture));
     crate::worker::scrub(&mut cmd, keep_env);
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start a worker: {e}"))?;
-    let stdin = child
-        .stdin
-        .take()
-        .map(|s| std::fs::File::from(std::os::fd::OwnedFd::from(s)));
-    let stdout = child
-        .stdout
-        .take()
-        .map(|s| std::fs::File::from(std::os::fd::OwnedFd::from(s)));
-    Ok(Worker {
-        how: How::Exec(child),
-        stdin,
-        stdout,
-    })
+    cmd.spawn()
+        .map_err(|e| format!("cannot start a worker: {e}"))
 }
 
-/// A file for a worker's output: in memory (`memfd_create`), or an unlinked temporary file.
-fn capture_file() -> std::io::Result<std::fs::File> {
+/// How often (milliseconds) the events file is read while its worker runs.
+const FOLLOW_TICK: u16 = 20;
+
+/// Forwards each complete event line of `events` to `tx` as it appears, until the worker has
+/// ended (`link` reads as end-of-file) and its last lines are forwarded.
+fn follow(link: &UnixStream, events: &std::fs::File, tx: &mpsc::Sender<String>) {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    use std::os::fd::AsFd;
+    let mut seen = 0u64;
+    let mut partial = Vec::new();
+    loop {
+        let mut fds = [PollFd::new(link.as_fd(), PollFlags::POLLIN)];
+        let ended = match poll(&mut fds, PollTimeout::from(FOLLOW_TICK)) {
+            Ok(0) | Err(nix::errno::Errno::EINTR) => false,
+            Ok(_) => link_closed(link),
+            Err(_) => true,
+        };
+        if !forward(events, &mut seen, &mut partial, tx) || ended {
+            return;
+        }
+    }
+}
+
+/// Whether the worker's end of `link` is closed (it never writes, so any wake-up is the end).
+fn link_closed(mut link: &UnixStream) -> bool {
+    let mut byte = [0u8; 1];
+    !matches!(link.read(&mut byte), Ok(n) if n > 0)
+}
+
+/// Sends the complete lines written to `events` after offset `seen`; false when nobody listens.
+fn forward(
+    events: &std::fs::File,
+    seen: &mut u64,
+    partial: &mut Vec<u8>,
+    tx: &mpsc::Sender<String>,
+) -> bool {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match events.read_at(&mut buf, *seen) {
+            Ok(0) | Err(_) => return true,
+            Ok(n) => n,
+        };
+        *seen += n as u64;
+        partial.extend_from_slice(&buf[..n]);
+        while let Some(end) = partial.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = partial.drain(..=end).collect();
+            let text = String::from_utf8_lossy(&line[..end]).into_owned();
+            if tx.send(text).is_err() {
+                return false;
+            }
+        }
+    }
+}
+
+/// A file a worker writes and the supervisor reads: in memory (`memfd_create`), or an unlinked
+/// temporary file.
+fn memory_file(name: &str) -> std::io::Result<std::fs::File> {
     use nix::sys::memfd::{memfd_create, MFdFlags};
-    match memfd_create("ompd-worker-output", MFdFlags::MFD_CLOEXEC) {
+    match memfd_create(name, MFdFlags::MFD_CLOEXEC) {
         Ok(fd) => Ok(fd.into()),
         Err(_) => tempfile::tempfile(),
     }

@@ -1,9 +1,11 @@
 //! The worker: runs the checks of one unit in this (fresh) process and streams one JSON line per
 //! event to the supervisor. The vendor library is loaded only here.
 //!
-//! Protocol: the unit arrives as JSON on stdin; results go to the original stdout, which the
-//! worker keeps as a private descriptor before pointing fd 1 at stderr, so that anything the
-//! library prints lands in the captured stderr instead of corrupting the result stream.
+//! Protocol: the unit arrives as JSON on stdin (a socket the worker never writes to, so it reads
+//! as closed on the supervisor's side once the worker ends); results go to the original stdout
+//! (a file the supervisor follows, one `write` per event), which the worker keeps as a private
+//! descriptor before pointing fd 1 at stderr, so that anything the library prints lands in the
+//! captured stderr instead of corrupting the result stream.
 
 use crate::real::{Known, OpenedTarget, RealTarget};
 use ompd_abi::EntryPoint;

@@ -6,7 +6,8 @@
 //!
 //! The zygote is single-threaded (it forks), never loads a library and never runs a check. Its
 //! control channel is a Unix socket on its stdin. One request is one byte carrying three
-//! descriptors (`SCM_RIGHTS`): the worker's stdin, stdout and stderr. The zygote forks, answers
+//! descriptors (`SCM_RIGHTS`): the worker's stdin, stdout and stderr
+//! ([`Descriptors`]). The zygote forks, answers
 //! the worker's pid (4 bytes), waits for it and answers its raw wait status (4 bytes), so the
 //! supervisor sees exits and signals exactly as from a child of its own, and may signal the pid
 //! until the status arrives (the zygote reaps nothing before). One worker at a time per zygote;
@@ -153,6 +154,17 @@ fn raw_status(w: nix::Result<nix::sys::wait::WaitStatus>) -> i32 {
     }
 }
 
+/// The descriptors a worker starts with: its stdin (one end of a socket pair), its stdout (the
+/// events file) and its stderr (the capture file).
+pub(crate) struct Descriptors {
+    /// The worker's stdin.
+    pub(crate) stdin: OwnedFd,
+    /// The worker's stdout.
+    pub(crate) events: std::fs::File,
+    /// The worker's stderr.
+    pub(crate) capture: std::fs::File,
+}
+
 /// A running zygote, as the supervisor holds it.
 pub(crate) struct Zygote {
     process: Child,
@@ -228,15 +240,13 @@ impl Drop for Forked {
 /// Idle zygotes.
 static POOL: Mutex<Vec<Zygote>> = Mutex::new(Vec::new());
 
-/// A forked worker and the supervisor's ends of its stdin and stdout.
-pub(crate) type Started = (Forked, std::fs::File, std::fs::File);
-
-/// Forks a worker of `exe` with `keep_env` from an idle zygote (starting one when none is idle).
+/// Forks a worker of `exe` with `keep_env` on `fds` from an idle zygote (starting one when none
+/// is idle).
 pub(crate) fn fork_worker(
     exe: &Path,
     keep_env: &[String],
-    stderr: &std::fs::File,
-) -> Result<Started, String> {
+    fds: Descriptors,
+) -> Result<Forked, String> {
     let key = Key {
         exe: exe.to_path_buf(),
         keep_env: keep_env.to_vec(),
@@ -249,46 +259,44 @@ pub(crate) fn fork_worker(
     };
     // An idle zygote may have died (killed from outside): one fresh retry.
     if let Some(z) = idle {
-        if let Ok(f) = request(z, stderr) {
+        if let Ok(f) = request(z, &fds) {
             return Ok(f);
         }
     }
-    request(start(key)?, stderr)
+    request(start(key)?, &fds)
 }
 
-/// Asks `z` for a worker whose stderr is `stderr`.
-fn request(mut z: Zygote, stderr: &std::fs::File) -> Result<Started, String> {
-    use nix::fcntl::OFlag;
+/// Asks `z` for a worker on `fds`.
+fn request(mut z: Zygote, fds: &Descriptors) -> Result<Forked, String> {
     use nix::sys::socket::{sendmsg, ControlMessage, MsgFlags};
-    let pipes = |what| nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| format!("{what}: {e}"));
-    let (in_r, in_w) = pipes("cannot make the worker's stdin")?;
-    let (out_r, out_w) = pipes("cannot make the worker's stdout")?;
-    let fds = [in_r.as_raw_fd(), out_w.as_raw_fd(), stderr.as_raw_fd()];
+    let raw = [
+        fds.stdin.as_raw_fd(),
+        fds.events.as_raw_fd(),
+        fds.capture.as_raw_fd(),
+    ];
     sendmsg::<()>(
         z.ctl.as_raw_fd(),
         &[IoSlice::new(b"w")],
-        &[ControlMessage::ScmRights(&fds)],
+        &[ControlMessage::ScmRights(&raw)],
         MsgFlags::MSG_NOSIGNAL,
         None,
     )
     .map_err(|e| format!("the zygote takes no request: {e}"))?;
-    drop((in_r, out_w));
-    let mut raw = [0u8; 4];
+    let mut answer = [0u8; 4];
     z.ctl
-        .read_exact(&mut raw)
+        .read_exact(&mut answer)
         .map_err(|e| format!("the zygote does not answer: {e}"))?;
-    let pid = i32::from_le_bytes(raw);
+    let pid = i32::from_le_bytes(answer);
     if pid <= 0 {
         let err = std::io::Error::from_raw_os_error(-pid);
         POOL.lock().unwrap_or_else(|e| e.into_inner()).push(z);
         return Err(format!("the zygote cannot fork: {err}"));
     }
-    let forked = Forked {
+    Ok(Forked {
         pid,
         zygote: Some(z),
         status: None,
-    };
-    Ok((forked, in_w.into(), out_r.into()))
+    })
 }
 
 /// Starts a zygote (from the keeper thread, whose life is the process's).
