@@ -131,6 +131,11 @@ fn a_report_with_every_optional_field_matches_the_schema() {
         [("serial/lp64-le/setup".to_string(), "ok".to_string())].into(),
     );
     r.incomplete = true;
+    r.shard = Some(ompd_report::shard::ShardInfo {
+        index: 1,
+        count: 3,
+        order: vec![[1, 4, 0]],
+    });
     assert_eq!(errors(&r), Vec::<String>::new());
     // The validator is not vacuous.
     let mut bad = serde_json::to_value(&r).unwrap();

@@ -13,6 +13,7 @@ use crate::supervisor::{
 use crate::worker::{Event, Scenario, Target, Unit};
 use ompd_checks::{self as checks, Stage};
 use ompd_loader::inspect::{self, StaticInfo};
+use ompd_report::shard::{Order, Shard, ShardInfo};
 use ompd_report::{LibraryInfo, Report, ResultRecord};
 use ompd_serve::arch::Arch;
 use ompd_vendors::Resolved;
@@ -55,6 +56,8 @@ pub struct RunOptions {
     pub real: Vec<RealRun>,
     /// How fresh workers start (forked by a zygote, or executed).
     pub spawn: Spawn,
+    /// Run only this shard's share of the work items (none: all of them).
+    pub shard: Option<Shard>,
 }
 
 impl Default for RunOptions {
@@ -81,6 +84,7 @@ impl Default for RunOptions {
             sim: true,
             real: Vec::new(),
             spawn: Spawn::default(),
+            shard: None,
         }
     }
 }
@@ -141,6 +145,9 @@ pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
 }
 
 /// Runs every unit of every library and returns the report. `progress` gets one line per unit.
+/// A shard run (`opts.shard`) runs its share of the work items (the simulated units, then the
+/// real targets, then each library's property phase, numbered in that order) and records each
+/// result's place in the unsharded run's order.
 pub fn run(
     libs: &[Resolved],
     statics: &[StaticInfo],
@@ -148,54 +155,94 @@ pub fn run(
     stop: &Stop,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Report {
-    let mut report = Report::new();
     let quarantine = Quarantine::new(opts.quarantine_after);
     let exec = Exec::of(opts, stop, &quarantine);
     let units: Vec<Unit> = libs.iter().flat_map(|l| plan(l, opts)).collect();
-    let mut results = run_units(&units, opts, exec, progress);
-    let (real_records, notes) = run_real(libs, opts, exec, progress);
-    for (lib, info) in libs.iter().zip(statics) {
+    let owns = |k: usize| opts.shard.is_none_or(|s| s.owns(k));
+    let mine: Vec<usize> = (0..units.len()).filter(|k| owns(*k)).collect();
+    let mut results = run_units(&units, &mine, opts, exec, progress);
+    let first_real = units.len();
+    let (real_records, notes) = run_real(libs, opts, exec, progress, &|j| owns(first_real + j));
+    let mut keyed: Vec<(Order, ResultRecord)> = Vec::new();
+    let mut infos = Vec::new();
+    for (li, (lib, info)) in libs.iter().zip(statics).enumerate() {
         // The static stage: judged from the file, reported like the library-level checks.
-        for rec in static_records(lib, info, opts) {
-            report.push(rec);
-        }
-        let mut li = library_info(lib, info);
-        li.quarantined = quarantine.report(&lib.path);
-        for (u, r) in units.iter().zip(&results) {
+        keyed.extend(numbered(PHASE_STATIC, li, static_records(lib, info, opts)));
+        let mut library = library_info(lib, info);
+        library.quarantined = quarantine.report(&lib.path);
+        for (k, r) in mine.iter().zip(&results) {
+            let u = &units[*k];
             if u.library == lib.name && u.path == lib.path {
-                note_unit(&mut li, r);
+                note_unit(&mut library, r);
             }
         }
-        report.libraries.push(li);
+        infos.push(library);
     }
-    for r in results.iter_mut() {
-        for rec in std::mem::take(&mut r.records) {
-            report.push(rec);
-        }
+    for (k, r) in mine.iter().zip(results.iter_mut()) {
+        keyed.extend(numbered(PHASE_UNITS, *k, std::mem::take(&mut r.records)));
     }
-    for rec in real_records {
-        report.push(rec);
+    for (j, recs) in real_records {
+        keyed.extend(numbered(PHASE_REAL, j, recs));
     }
     for n in notes {
         eprintln!("warning: {n}");
-        for li in &mut report.libraries {
+        for li in &mut infos {
             li.diagnostics.push(format!("real target: {n}"));
         }
     }
     if let Some(p) = &opts.property {
-        for recs in property_phase(libs, opts, p, exec, progress) {
-            for rec in recs {
-                report.push(rec);
-            }
+        let first = first_real + opts.real.len();
+        let phase = property_phase(libs, opts, p, exec, progress, &|i| owns(first + i));
+        for (i, recs) in phase {
+            keyed.extend(numbered(PHASE_PROPERTY, i, recs));
         }
     }
+    assemble(infos, keyed, opts, stop)
+}
+
+/// The phases of a run, in the order its results are reported.
+const PHASE_STATIC: u32 = 0;
+const PHASE_UNITS: u32 = 1;
+const PHASE_REAL: u32 = 2;
+const PHASE_PROPERTY: u32 = 3;
+
+/// `recs` of work item `item` in `phase`, each with its place in the run's order.
+fn numbered(phase: u32, item: usize, recs: Vec<ResultRecord>) -> Vec<(Order, ResultRecord)> {
+    let item = u32::try_from(item).unwrap_or(u32::MAX);
+    (0u32..)
+        .zip(recs)
+        .map(|(pos, r)| ([phase, item, pos], r))
+        .collect()
+}
+
+/// The report of a run: its libraries and its results in order (with the order keys, for a
+/// shard run).
+fn assemble(
+    libraries: Vec<LibraryInfo>,
+    keyed: Vec<(Order, ResultRecord)>,
+    opts: &RunOptions,
+    stop: &Stop,
+) -> Report {
+    let mut report = Report::new();
+    report.libraries = libraries;
+    let mut order = Vec::with_capacity(keyed.len());
+    for (k, rec) in keyed {
+        order.push(k);
+        report.push(rec);
+    }
+    report.shard = opts.shard.map(|s| ShardInfo {
+        index: s.index,
+        count: s.count,
+        order,
+    });
     report.incomplete = stop.reason().is_some();
     report
 }
 
-/// Runs the simulated units (`opts.jobs` at a time), answers in unit order.
+/// Runs the simulated units numbered `mine` (`opts.jobs` at a time), answers in that order.
 fn run_units(
     units: &[Unit],
+    mine: &[usize],
     opts: &RunOptions,
     exec: Exec,
     progress: &(dyn Fn(&str) + Sync),
@@ -204,8 +251,8 @@ fn run_units(
     // A library that cannot load fails the same way in every unit: once one unit saw it, the
     // library's other units are recorded from that failure without starting workers.
     let unloadable: Mutex<BTreeMap<PathBuf, LoadFailure>> = Mutex::new(BTreeMap::new());
-    parallel_map(total, opts.jobs, |i| {
-        let u = &units[i];
+    parallel_map(mine.len(), opts.jobs, |n| {
+        let (i, u) = (mine[n], &units[mine[n]]);
         let known = unloadable
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -311,15 +358,16 @@ fn note_unit(li: &mut LibraryInfo, r: &UnitRun) {
     }
 }
 
-/// Runs every real target of the run (`opts.jobs` targets at a time, each target's units in
-/// turn: a live process has one tracer at a time). Returns the records and the notes about
-/// targets that misbehaved.
+/// Runs the real targets of the run that `mine` picks by index (`opts.jobs` targets at a time,
+/// each target's units in turn: a live process has one tracer at a time). Returns the records of
+/// each target run, by target index, and the notes about targets that misbehaved.
 fn run_real(
     libs: &[Resolved],
     opts: &RunOptions,
     exec: Exec,
     progress: &(dyn Fn(&str) + Sync),
-) -> (Vec<ResultRecord>, Vec<String>) {
+    mine: &(dyn Fn(usize) -> bool + Sync),
+) -> (Vec<(usize, Vec<ResultRecord>)>, Vec<String>) {
     if opts.real.is_empty() || exec.stop.reason().is_some() {
         return (Vec::new(), Vec::new());
     }
@@ -339,7 +387,9 @@ fn run_real(
     };
     let ptrace = live_target::spawn::ptrace_permitted();
     let total = opts.real.len();
-    let all = parallel_map(total, opts.jobs, |i| {
+    let picked: Vec<usize> = (0..total).filter(|j| mine(*j)).collect();
+    let all = parallel_map(picked.len(), opts.jobs, |n| {
+        let i = picked[n];
         if exec.stop.reason().is_some() {
             return (Vec::new(), Vec::new());
         }
@@ -350,8 +400,8 @@ fn run_real(
     });
     let mut records = Vec::new();
     let mut notes = Vec::new();
-    for (r, n) in all {
-        records.extend(r);
+    for (j, (r, n)) in picked.into_iter().zip(all) {
+        records.push((j, r));
         notes.extend(n);
     }
     (records, notes)
@@ -400,29 +450,31 @@ impl LoadFailure {
     }
 }
 
-/// Runs the property phase of every library, one library at a time, each with `opts.jobs` cases
-/// (and then shrinks) at a time.
+/// Runs the property phase of the libraries `mine` picks by index, one library at a time, each
+/// with `opts.jobs` cases (and then shrinks) at a time; the records by library index.
 fn property_phase(
     libs: &[Resolved],
     opts: &RunOptions,
     p: &PropertyOptions,
     exec: Exec,
     progress: &(dyn Fn(&str) + Sync),
-) -> Vec<Vec<ResultRecord>> {
+    mine: &dyn Fn(usize) -> bool,
+) -> Vec<(usize, Vec<ResultRecord>)> {
     // The property phase reports one summary per check; a crash there is shrunk, not re-run.
     let exec = Exec {
         rerun_crashes: false,
         ..exec
     };
-    libs.iter()
-        .map(|lib| {
-            let recs = crate::property::run_library(lib, &opts.checks, p, exec, opts.jobs);
+    (0..libs.len())
+        .filter(|i| mine(*i))
+        .map(|i| {
+            let recs = crate::property::run_library(&libs[i], &opts.checks, p, exec, opts.jobs);
             progress(&format!(
                 "[property] {}: {} checks over generated cases",
-                lib.name,
+                libs[i].name,
                 recs.len()
             ));
-            recs
+            (i, recs)
         })
         .collect()
 }

@@ -4,6 +4,7 @@
 //! outcome.
 
 pub mod glob;
+pub mod shard;
 pub use glob::glob;
 
 use serde::{Deserialize, Serialize};
@@ -338,6 +339,10 @@ pub struct Report {
     /// `crate::snapshot`), so that `compare` can diff them. Absent otherwise.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub answers: BTreeMap<String, BTreeMap<String, String>>,
+    /// A shard run's report (`--shard K/N`): which shard, and each result's place in the
+    /// unsharded run's order, for [`shard::merge`]. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<shard::ShardInfo>,
 }
 
 /// The report schema id.
@@ -535,10 +540,11 @@ pub fn write_atomic(path: &Path, data: &[u8]) -> std::io::Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn rec(outcome: Outcome) -> ResultRecord {
+    /// A result of `outcome` (for the crate's tests).
+    pub(crate) fn rec(outcome: Outcome) -> ResultRecord {
         ResultRecord {
             library: "l".into(),
             check: "c".into(),

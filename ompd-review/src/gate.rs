@@ -54,6 +54,9 @@ pub struct Evaluation {
     pub libraries: Vec<LibraryGate>,
     /// Unexpected passes and stale entries do not fail the gate.
     pub allow_improvements: bool,
+    /// A shard's evaluation: stale entries are judged when the shards are merged (a shard ran
+    /// only part of the run, so an entry covering nothing in it may cover a result of another).
+    pub stale_deferred: bool,
 }
 
 /// True for outcomes that are findings (including harness errors).
@@ -89,6 +92,15 @@ impl Evaluation {
             files,
             libraries,
             allow_improvements,
+            stale_deferred: false,
+        }
+    }
+
+    /// Leaves stale entries to the merge of a shard run's reports.
+    pub fn defer_stale(&mut self) {
+        self.stale_deferred = true;
+        for l in &mut self.libraries {
+            l.stale.clear();
         }
     }
 
@@ -141,7 +153,11 @@ impl Evaluation {
                 "unexpected pass",
                 "unexpected passes",
             ),
-            n(self.stale_count(), "stale entry", "stale entries"),
+            if self.stale_deferred {
+                "stale entries judged at merge".into()
+            } else {
+                n(self.stale_count(), "stale entry", "stale entries")
+            },
             n(
                 self.count(Gate::ExpectedFail),
                 "expected failure",
@@ -338,6 +354,11 @@ mod tests {
         let ev = Evaluation::new(&rep, f.clone(), false);
         assert_eq!(ev.libraries[0].stale, [EntryRef { file: 0, index: 0 }]);
         assert!(ev.fails());
+        // A shard ran part of the run: its stale entries are the merge's to judge.
+        let mut shard = ev.clone();
+        shard.defer_stale();
+        assert!(!shard.fails());
+        assert!(shard.summary_line().contains("stale entries judged at merge"));
         // Once a serial target unit ran, the target entry that covers nothing is stale too.
         let rep = report(vec![
             rec("lib.api_version.known_value", "none", Outcome::Pass),

@@ -36,6 +36,7 @@ tasks:
                           fmt, clippy, vendors, test, workflows, bare
   lint-workflows          actionlint on .github/workflows/*.yml (fetched into target/actionlint)
   html REPORTS.. -o FILE  HTML conformance matrix of saved JSON reports, side by side
+  merge SHARDS.. [ARGS]   join the reports of `conform --shard K/N` runs and gate the whole
   bench                   time the default suite on every fetched vendor library
   checks-index            rewrite ompd-checks/CHECKS.tsv (check id -> defining row, stage,
                           severity, requirements, entry points; a test keeps it current)
@@ -420,7 +421,7 @@ fn main() -> ExitCode {
             a.extend(args[1..].iter().cloned());
             ompd_conform(&a)
         }
-        Some("vendors" | "coverage" | "compare" | "html") => ompd_conform(&args),
+        Some("vendors" | "coverage" | "compare" | "html" | "merge") => ompd_conform(&args),
         Some("ci") => ci(&args[1..]),
         Some("lint-workflows") => lint_workflows(),
         Some("bench") => bench(),

@@ -6,6 +6,7 @@
 //! harness could not do its job (a library did not load, a worker could not start, a file could
 //! not be written); 2 usage (including a malformed expectations file); 130 the run was stopped.
 
+mod merge;
 mod review;
 mod run;
 
@@ -85,6 +86,18 @@ enum Cmd {
         format: Format,
     },
     // ---- end of regression tracking ----
+    /// Join the JSON reports of a sharded run (`run --shard K/N`, every shard once) into the
+    /// report of the whole run, judge it against the expectations and render it as `run` does.
+    Merge {
+        /// The shard reports (`--format json --output`), in any order.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        #[command(flatten)]
+        review: ReviewArgs,
+        /// Print no progress lines.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// Internal: run one unit (used by the supervisor).
     #[command(name = "__worker", hide = true)]
     Worker,
@@ -143,6 +156,37 @@ pub enum Format {
     Json,
 }
 
+/// How a run's report is rendered and judged: shared by `run` and `merge`.
+#[derive(Debug, clap::Args)]
+struct ReviewArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Write the report to this file (atomically) instead of stdout.
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Expectations file for the libraries it applies to (repeatable; default: the repository's
+    /// `suite-data/expectations/*.toml`, embedded in the runner).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_expectations")]
+    expectations: Vec<PathBuf>,
+    /// Judge the run without expectations: every fail, crash or timeout fails the gate.
+    #[arg(long)]
+    no_expectations: bool,
+    /// Unexpected passes and stale expectation entries do not fail the gate.
+    #[arg(long)]
+    allow_improvements: bool,
+    /// Write a JUnit XML report to this file (atomically).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Directory for each library's unexpected results in the expectations format
+    /// (`LIB.unexpected.toml`; default: target/ompd-conform).
+    #[arg(long, value_name = "DIR")]
+    results_dir: Option<PathBuf>,
+    /// Also write the HTML conformance matrix of the run to this file (atomically).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+}
+
 #[derive(Debug, clap::Args)]
 struct RunArgs {
     /// Libraries: a path to an OMPD shared object, or a vendor name (see `vendors list`).
@@ -150,12 +194,8 @@ struct RunArgs {
     /// List the checks instead of running them.
     #[arg(long)]
     list: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
-    /// Write the report to this file (atomically) instead of stdout.
-    #[arg(long)]
-    output: Option<PathBuf>,
+    #[command(flatten)]
+    review: ReviewArgs,
     /// Scenario to run (repeatable; default: the default set).
     #[arg(long)]
     scenario: Vec<String>,
@@ -192,6 +232,11 @@ struct RunArgs {
     /// report is marked incomplete (default: no limit).
     #[arg(long, value_name = "SECS")]
     run_timeout: Option<u64>,
+    /// Run only shard K of N (1 <= K <= N): the work items (simulated units, real targets, each
+    /// library's property phase) whose number modulo N is K-1. Join the N shard reports with
+    /// `merge`, which judges stale expectation entries.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<ompd_report::shard::Shard>,
     /// Do not re-run a crashed check alone in a fresh worker (by default each crash is re-run
     /// once, to tell a flake from a reproducible crash).
     #[arg(long)]
@@ -229,27 +274,10 @@ struct RunArgs {
     #[arg(long, short)]
     quiet: bool,
     // ---- the expectations gate, bless and JUnit (see `run_gate`) ----
-    /// Expectations file for the libraries it applies to (repeatable; default: the repository's
-    /// `suite-data/expectations/*.toml`, embedded in the runner).
-    #[arg(long, value_name = "FILE", conflicts_with = "no_expectations")]
-    expectations: Vec<PathBuf>,
-    /// Judge the run without expectations: every fail, crash or timeout fails the gate.
-    #[arg(long)]
-    no_expectations: bool,
-    /// Unexpected passes and stale expectation entries do not fail the gate.
-    #[arg(long)]
-    allow_improvements: bool,
     /// Adopt this run as the new baseline: rewrite each library's expectations file (the
     /// repository file it came from, or the `--expectations` file, created when missing).
     #[arg(long, conflicts_with = "no_expectations")]
     bless: bool,
-    /// Write a JUnit XML report to this file (atomically).
-    #[arg(long, value_name = "FILE")]
-    junit: Option<PathBuf>,
-    /// Directory for each library's unexpected results in the expectations format
-    /// (`LIB.unexpected.toml`; default: target/ompd-conform).
-    #[arg(long, value_name = "DIR")]
-    results_dir: Option<PathBuf>,
     // ---- answer snapshots (ompd_engine::snapshot) ----
     /// Also record each library's observable answers on the default scenarios and compare them
     /// with its answer snapshot (`suite-data/snapshots/LIB.txt`): a difference is printed as a diff
@@ -290,9 +318,6 @@ struct RunArgs {
     sim: bool,
     // ---- end of real targets ----
     // --- HTML matrix (issue 5, html branch) ---
-    /// Also write the HTML conformance matrix of the run to this file (atomically).
-    #[arg(long, value_name = "FILE")]
-    html: Option<PathBuf>,
     // --- end HTML matrix ---
 }
 
@@ -341,7 +366,12 @@ pub fn main() -> i32 {
         Cmd::Vendors { cmd } => vendors_cmd(cmd),
         Cmd::Compare { old, new, format } => compare(&old, &new, format),
         Cmd::Html { reports, output } => html_cmd(&reports, &output),
-        Cmd::Run(args) if args.list => list(args.format),
+        Cmd::Merge {
+            reports,
+            review,
+            quiet,
+        } => merge::merge(&reports, &review, quiet),
+        Cmd::Run(args) if args.list => list(args.review.format),
         Cmd::Run(args) => run::run(*args),
     }
 }

@@ -1,7 +1,9 @@
 //! Reviewing a run: the expectations gate, bless and JUnit, the answer snapshots, regression
 //! tracking between two reports and the HTML matrix.
 
-use super::{harness, usage, Format, RunArgs, EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK};
+use super::{
+    harness, usage, Format, ReviewArgs, RunArgs, EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK,
+};
 use ompd_report::Report;
 use std::path::PathBuf;
 // ---- the expectations gate, bless and JUnit ----
@@ -10,19 +12,20 @@ use std::path::PathBuf;
 /// the run's libraries under `--bless`), none with `--no-expectations`, else the embedded
 /// repository files. A malformed file is a usage error.
 pub(super) fn expectation_files(
-    args: &RunArgs,
+    review: &ReviewArgs,
+    bless: bool,
     libs: &[ompd_vendors::Resolved],
 ) -> Result<Vec<ompd_review::expectations::File>, String> {
     use ompd_review::expectations::{embedded, File};
-    if args.no_expectations {
+    if review.no_expectations {
         return Ok(Vec::new());
     }
-    if args.expectations.is_empty() {
+    if review.expectations.is_empty() {
         return embedded().map_err(|e| e.to_string());
     }
     let mut out = Vec::new();
-    for p in &args.expectations {
-        if args.bless && !p.exists() {
+    for p in &review.expectations {
+        if bless && !p.exists() {
             out.push(File {
                 vendor: p
                     .file_stem()
@@ -45,11 +48,12 @@ pub(super) fn expectation_files(
 pub(super) fn run_gate(
     report: &Report,
     ev: &ompd_review::gate::Evaluation,
-    args: &RunArgs,
+    review: &ReviewArgs,
+    (quiet, bless): (bool, bool),
     stopped: bool,
 ) -> Result<i32, i32> {
     let date = ompd_review::bless::today();
-    let dir = args
+    let dir = review
         .results_dir
         .clone()
         .unwrap_or_else(ompd_review::bless::default_dir);
@@ -61,7 +65,7 @@ pub(super) fn run_gate(
         let text = ompd_review::bless::unexpected_toml(report, ev, li, &date);
         ompd_report::write_atomic(&path, text.as_bytes())
             .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
-        if !args.quiet && !ompd_review::bless::plan(report, ev, li).is_empty() {
+        if !quiet && !ompd_review::bless::plan(report, ev, li).is_empty() {
             eprintln!(
                 "ompd-conform: unexpected results of {} (expectations format): {}",
                 lg.library,
@@ -69,13 +73,13 @@ pub(super) fn run_gate(
             );
         }
     }
-    if let Some(path) = &args.junit {
+    if let Some(path) = &review.junit {
         let xml = ompd_review::output::junit(report, ev)
             .map_err(|e| harness(format!("cannot render the JUnit report: {e}")))?;
         ompd_report::write_atomic(path, xml.as_bytes())
             .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))?;
     }
-    if !args.bless {
+    if !bless {
         return Ok(if ev.fails() { EXIT_FINDINGS } else { EXIT_OK });
     }
     if stopped {
@@ -96,7 +100,7 @@ pub(super) fn run_gate(
             Err(e) => return Err(harness(e.to_string())),
         }
     }
-    let again = ompd_review::gate::Evaluation::new(report, files, args.allow_improvements);
+    let again = ompd_review::gate::Evaluation::new(report, files, review.allow_improvements);
     if again.fails() {
         eprintln!("ompd-conform: error: the blessed expectations still do not match the run");
         return Ok(EXIT_FINDINGS);
@@ -205,23 +209,23 @@ pub(super) fn write_html(reports: &[Report], path: &std::path::Path) -> Result<(
         .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))
 }
 
-/// `ompd-conform html REPORT.json... --output FILE`: an unreadable file is a harness error (1), a
-/// file that is not a v1 or v2 report a usage error (2).
-pub(super) fn html_cmd(paths: &[PathBuf], output: &std::path::Path) -> i32 {
+/// Reads saved JSON reports (v1 read into the v2 shape): an unreadable file is a harness error
+/// (1), a file that is not a report a usage error (2).
+pub(super) fn read_reports(paths: &[PathBuf]) -> Result<Vec<Report>, i32> {
     let mut reports = Vec::new();
     for p in paths {
-        let text = match std::fs::read_to_string(p) {
-            Ok(t) => t,
-            Err(e) => return harness(format!("cannot read {}: {e}", p.display())),
-        };
-        // A v1 report is read into the v2 shape.
-        let report = match Report::from_json(&text) {
-            Ok(r) => r,
-            Err(e) => return usage(format!("{}: {e}", p.display())),
-        };
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| harness(format!("cannot read {}: {e}", p.display())))?;
+        let report =
+            Report::from_json(&text).map_err(|e| usage(format!("{}: {e}", p.display())))?;
         reports.push(report);
     }
-    match write_html(&reports, output) {
+    Ok(reports)
+}
+
+/// `ompd-conform html REPORT.json... --output FILE`.
+pub(super) fn html_cmd(paths: &[PathBuf], output: &std::path::Path) -> i32 {
+    match read_reports(paths).and_then(|reports| write_html(&reports, output)) {
         Ok(()) => EXIT_OK,
         Err(code) => code,
     }

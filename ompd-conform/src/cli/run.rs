@@ -3,7 +3,8 @@
 
 use super::review::{answer_snapshots, expectation_files, run_gate, write_html};
 use super::{
-    harness, usage, Format, RunArgs, EXIT_FINDINGS, EXIT_HARNESS, EXIT_INTERRUPTED, EXIT_OK,
+    harness, usage, Format, ReviewArgs, RunArgs, EXIT_FINDINGS, EXIT_HARNESS, EXIT_INTERRUPTED,
+    EXIT_OK,
 };
 use ompd_engine::run::RunOptions;
 use ompd_report::{Outcome, Report};
@@ -43,6 +44,14 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
         return Err("--run-timeout must be at least 1 second".into());
     }
     o.rerun_crashes = !args.no_rerun;
+    o.shard = args.shard;
+    if args.shard.is_some() && (args.bless || args.answer_snapshots) {
+        return Err(
+            "--shard runs part of a run: bless or record answers (--bless, --golden) \
+                    from an unsharded run"
+                .into(),
+        );
+    }
     o.spawn = args.spawn.into();
     o.keep_env = args.keep_env.clone();
     real_options(args, &mut o)?;
@@ -193,7 +202,7 @@ pub(super) fn run(args: RunArgs) -> i32 {
             Err(code) => return code,
         }
     }
-    let files = match expectation_files(&args, &libs) {
+    let files = match expectation_files(&args.review, args.bless, &libs) {
         Ok(f) => f,
         Err(e) => return usage(e),
     };
@@ -201,7 +210,10 @@ pub(super) fn run(args: RunArgs) -> i32 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let ev = ompd_review::gate::Evaluation::new(&report, files, args.allow_improvements);
+    let mut ev = ompd_review::gate::Evaluation::new(&report, files, args.review.allow_improvements);
+    if args.shard.is_some() {
+        ev.defer_stale();
+    }
     ev.mark(&mut report);
     finish(&report, &ev, &args, &stop)
 }
@@ -371,10 +383,14 @@ fn finish(
     args: &RunArgs,
     stop: &ompd_engine::supervisor::Stop,
 ) -> i32 {
-    if let Err(code) = emit(report, &ompd_review::output::human(report, ev), args) {
+    if let Err(code) = emit(
+        report,
+        &ompd_review::output::human(report, ev),
+        &args.review,
+    ) {
         return code;
     }
-    if let Some(path) = &args.html {
+    if let Some(path) = &args.review.html {
         if let Err(code) = write_html(std::slice::from_ref(report), path) {
             return code;
         }
@@ -388,7 +404,13 @@ fn finish(
             Err(code) => return code,
         },
     };
-    let gate_code = match run_gate(report, ev, args, stop.reason().is_some()) {
+    let gate_code = match run_gate(
+        report,
+        ev,
+        &args.review,
+        (args.quiet, args.bless),
+        stop.reason().is_some(),
+    ) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -452,8 +474,9 @@ fn stop_on_signals(stop: Arc<ompd_engine::supervisor::Stop>) -> nix::Result<()> 
     Ok(())
 }
 
-fn emit(report: &Report, human: &str, args: &RunArgs) -> Result<(), i32> {
-    match (args.format, &args.output) {
+/// Writes the report as `review` asks: JSON or human, to a file (atomically) or stdout.
+pub(super) fn emit(report: &Report, human: &str, review: &ReviewArgs) -> Result<(), i32> {
+    match (review.format, &review.output) {
         (Format::Json, Some(path)) => {
             // The human report goes out first, so a failing write loses nothing computed.
             print!("{human}");
