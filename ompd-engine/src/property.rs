@@ -28,7 +28,7 @@ pub fn runs(check: &ompd_checks::Check) -> bool {
 pub const SCENARIO: &str = "generated";
 
 /// Generated cases per library by default.
-pub const DEFAULT_CASES: u32 = 256;
+pub const DEFAULT_CASES: u32 = 1024;
 
 /// How the property phase runs.
 #[derive(Clone, Debug)]

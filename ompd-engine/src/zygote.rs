@@ -240,6 +240,13 @@ impl Drop for Forked {
 /// Idle zygotes.
 static POOL: Mutex<Vec<Zygote>> = Mutex::new(Vec::new());
 
+/// Ends every idle zygote and reaps it (at the end of a run; a zygote left running would end
+/// with the process anyway, by its parent-death signal, but unreaped).
+pub fn release_all() {
+    let idle = std::mem::take(&mut *POOL.lock().unwrap_or_else(|e| e.into_inner()));
+    drop(idle);
+}
+
 /// Forks a worker of `exe` with `keep_env` on `fds` from an idle zygote (starting one when none
 /// is idle).
 pub(crate) fn fork_worker(

@@ -358,7 +358,9 @@ mod tests {
         let mut shard = ev.clone();
         shard.defer_stale();
         assert!(!shard.fails());
-        assert!(shard.summary_line().contains("stale entries judged at merge"));
+        assert!(shard
+            .summary_line()
+            .contains("stale entries judged at merge"));
         // Once a serial target unit ran, the target entry that covers nothing is stale too.
         let rep = report(vec![
             rec("lib.api_version.known_value", "none", Outcome::Pass),

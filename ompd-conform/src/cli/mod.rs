@@ -372,7 +372,11 @@ pub fn main() -> i32 {
             quiet,
         } => merge::merge(&reports, &review, quiet),
         Cmd::Run(args) if args.list => list(args.review.format),
-        Cmd::Run(args) => run::run(*args),
+        Cmd::Run(args) => {
+            let code = run::run(*args);
+            ompd_engine::zygote::release_all();
+            code
+        }
     }
 }
 
