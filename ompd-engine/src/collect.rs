@@ -41,7 +41,7 @@ pub fn collect(lib: &Resolved, exec: Exec) -> Answers {
 }
 
 /// One snapshot unit in a fresh worker: its answers, plus `worker` when it did not end cleanly.
-fn run_one(unit: &crate::worker::Unit, exec: Exec) -> Vec<(String, String)> {
+pub(crate) fn run_one(unit: &crate::worker::Unit, exec: Exec) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let (mut child, _capture) = match crate::process::Worker::start(exec.spawn, exec.keep_env) {
         Ok(c) => c,

@@ -9,6 +9,7 @@
 //!   which checks apply to them.
 //! - [`snapshot`]: the answer snapshot probes of a library's observable answers, their file
 //!   format and their diff.
+//! - [`timing`]: the scaling probes a bench worker times against targets of growing size.
 //! - [`watchdog`]: the worker's guards on calls into the library: a per-call deadline and a
 //!   fatal-signal handler, each naming the call on the result stream before the worker dies.
 //! - [`worker`]: the units (each with its typed target and scenario), the events a worker
@@ -41,6 +42,7 @@ pub mod real_runs;
 pub mod run;
 pub mod snapshot;
 pub mod supervisor;
+pub mod timing;
 pub mod watchdog;
 pub mod worker;
 pub mod zygote;

@@ -106,6 +106,7 @@ pub(crate) fn unit_of(lib: &Resolved, stage: Stage, target: Target, checks: Vec<
         carried: Default::default(),
         call_deadline_ms: None,
         quarantined: Vec::new(),
+        timing: None,
     }
 }
 

@@ -55,6 +55,10 @@ pub struct Unit {
     /// check that would call one is reported as the entry says, without its verdict.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub quarantined: Vec<Quarantined>,
+    /// Time this query set against the target after the checks (`cargo xtask bench`'s scaling
+    /// figures), streamed as answers: measured, never judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<crate::timing::Probe>,
 }
 
 /// An entry point a unit must not call, and what a check that would call it reports.
@@ -677,6 +681,18 @@ fn quarantined_verdict(unit: &Unit, ep: EntryPoint) -> checks::Verdict {
     }
 }
 
+/// Streams the unit's recorded answers after its checks: the snapshot probes and the timing
+/// probe it asks for. False when the stream is gone.
+fn answers(unit: &Unit, ctx: &Ctx, emit: &mut dyn FnMut(&Event) -> bool) -> bool {
+    let snapshot = unit.snapshot.then(|| crate::snapshot::probe(ctx));
+    let timing = unit.timing.map(|probe| crate::timing::run(ctx, probe));
+    snapshot
+        .into_iter()
+        .chain(timing)
+        .flatten()
+        .all(|(path, value)| emit(&Event::Answer { path, value }))
+}
+
 /// Runs `unit`, calling `emit` for each event (the worker streams them; tests collect them). A
 /// harness failure ends the unit early; the caller reports it (as [`Event::HarnessFailed`]).
 pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(), HarnessFailure> {
@@ -741,12 +757,8 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
             return Ok(());
         }
     }
-    if unit.snapshot {
-        for (path, value) in crate::snapshot::probe(&ctx) {
-            if !emit(&Event::Answer { path, value }) {
-                return Ok(());
-            }
-        }
+    if !answers(unit, &ctx, emit) {
+        return Ok(());
     }
     // Release the address space before finalizing, as a tool must.
     drop(ctx.aspace.take());

@@ -266,6 +266,28 @@ pub struct Ledger {
     budget: Budget,
     /// The fault plan in force and its census.
     pub faults: FaultState,
+    /// The counters when each call in flight began (innermost last), and each finished call's
+    /// traffic.
+    traffic: (Vec<Counters>, Vec<(&'static str, Counters)>),
+}
+
+/// At most this many calls' traffic is kept.
+pub const CALL_CAP: usize = 100_000;
+
+impl Counters {
+    /// What was counted since `start`.
+    pub fn since(&self, start: &Counters) -> Counters {
+        Counters {
+            allocs: self.allocs - start.allocs,
+            frees: self.frees - start.frees,
+            lookups: self.lookups - start.lookups,
+            reads: self.reads - start.reads,
+            read_bytes: self.read_bytes - start.read_bytes,
+            failed_reads: self.failed_reads - start.failed_reads,
+            conversions: self.conversions - start.conversions,
+            thread_contexts: self.thread_contexts - start.thread_contexts,
+        }
+    }
 }
 
 impl Ledger {
@@ -306,6 +328,30 @@ impl Ledger {
             }
             _ => true,
         }
+    }
+
+    /// Enters `site` (an entry point, or the harness judging a check): it is the site in flight
+    /// until [`Ledger::end`].
+    pub fn begin(&mut self, site: &'static str) {
+        self.traffic.0.push(self.counters.clone());
+        self.set_site(Some(site));
+    }
+
+    /// Leaves the site in flight for `prev`, keeping the traffic of the call that ends (its own
+    /// and that of the calls it made).
+    pub fn end(&mut self, prev: Option<&'static str>) {
+        if let (Some(start), Some(site)) = (self.traffic.0.pop(), self.site) {
+            if self.traffic.1.len() < CALL_CAP {
+                let t = self.counters.since(&start);
+                self.traffic.1.push((site, t));
+            }
+        }
+        self.set_site(prev);
+    }
+
+    /// The callback traffic of each finished call (at most [`CALL_CAP`]), with its site.
+    pub fn calls(&self) -> &[(&'static str, Counters)] {
+        &self.traffic.1
     }
 
     /// Sets the callback budget per entry-point call (`None`: unlimited).
@@ -496,6 +542,35 @@ pub struct Delta<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_call_s_traffic_is_kept() {
+        let mut l = Ledger::default();
+        l.begin("harness");
+        l.begin("ompd_a");
+        l.record(Event::SymbolAddrLookup {
+            name: "x".into(),
+            thread: false,
+            found: true,
+        });
+        l.record(Event::ReadMemory {
+            addr: 8,
+            len: 4,
+            ok: true,
+        });
+        l.end(Some("harness"));
+        l.begin("ompd_b");
+        l.end(Some("harness"));
+        l.end(None);
+        let calls = l.calls();
+        assert_eq!(calls.len(), 3);
+        assert_eq!(
+            (calls[0].0, calls[0].1.lookups, calls[0].1.read_bytes),
+            ("ompd_a", 1, 4)
+        );
+        assert_eq!((calls[1].0, calls[1].1.reads), ("ompd_b", 0));
+        assert_eq!((calls[2].0, calls[2].1.reads), ("harness", 1));
+    }
 
     #[test]
     fn double_and_foreign_frees_are_violations() {

@@ -315,7 +315,7 @@ fn bench() -> i32 {
         let text = std::fs::read_to_string(&out).unwrap_or_default();
         let results = text.matches("\"check\":").count();
         let workers = workers_of(&text);
-        let Some(f) = bench_figures(&exe, name) else {
+        let Some(f) = bench_figures(&exe, name, &dir) else {
             eprintln!("xtask bench: measuring {name} failed");
             return 1;
         };
@@ -328,7 +328,18 @@ fn bench() -> i32 {
             figure(&f, "in_process_checks_per_s"),
         );
     }
-    0
+    // The traffic and scaling tables and the scaling plot, from the saved figures.
+    let mut report = Command::new(&exe);
+    report.arg("__bench-report").arg(&dir).args(&names);
+    let code = run(report);
+    if code == 0 {
+        println!(
+            "\ntraffic per entry point: {}\nscaling plot: {}",
+            dir.join("traffic.md").display(),
+            dir.join("scaling.svg").display()
+        );
+    }
+    code
 }
 
 /// The names of the fetched vendor libraries (none is an error).
@@ -391,9 +402,10 @@ fn workers_of(text: &str) -> usize {
 
 /// The figures line of `ompd-conform __bench NAME`: one unit's checks with a worker per run and
 /// in one process, and bare fresh instances (load + initialize + process initialize) per second.
-fn bench_figures(exe: &Path, name: &str) -> Option<String> {
+fn bench_figures(exe: &Path, name: &str, dir: &Path) -> Option<String> {
     Command::new(exe)
-        .args(["__bench", name])
+        .args(["__bench", name, "--save"])
+        .arg(dir.join(format!("{name}.bench.json")))
         .stderr(std::process::Stdio::null())
         .output()
         .ok()

@@ -112,6 +112,17 @@ enum Cmd {
         /// Runs of the measured unit per pass.
         #[arg(long, default_value_t = 20)]
         reps: usize,
+        /// Also write the figures to this file.
+        #[arg(long)]
+        save: Option<PathBuf>,
+    },
+    /// Internal: tables and plot of saved bench figures (used by `cargo xtask bench`).
+    #[command(name = "__bench-report", hide = true)]
+    BenchReport {
+        /// Directory of the `NAME.bench.json` files, where the tables and plot go.
+        dir: PathBuf,
+        /// Library names, in table order.
+        names: Vec<String>,
     },
 }
 
@@ -360,7 +371,12 @@ pub fn main() -> i32 {
     match cli.cmd {
         Cmd::Worker => ompd_engine::worker::main(),
         Cmd::Zygote => ompd_engine::zygote::serve(),
-        Cmd::Bench { library, reps } => bench(&library, reps),
+        Cmd::Bench {
+            library,
+            reps,
+            save,
+        } => bench(&library, reps, save.as_deref()),
+        Cmd::BenchReport { dir, names } => bench_report(&dir, &names),
         Cmd::List { format } => list(format),
         Cmd::Coverage { format } => coverage(format),
         Cmd::Vendors { cmd } => vendors_cmd(cmd),
@@ -380,22 +396,62 @@ pub fn main() -> i32 {
     }
 }
 
-fn bench(library: &str, reps: usize) -> i32 {
+fn bench(library: &str, reps: usize, save: Option<&std::path::Path>) -> i32 {
     let lib = match ompd_vendors::resolve(library, &ompd_vendors::default_cache_dir()) {
         Ok(l) => l,
         Err(e) => return harness(e.to_string()),
     };
-    match ompd_engine::bench::measure(&lib, reps) {
-        // The figures are the last line: the library may print while it runs in this process.
-        Ok(f) => match serde_json::to_string(&f) {
-            Ok(s) => {
-                println!("\n{s}");
-                EXIT_OK
-            }
-            Err(e) => harness(format!("cannot render the figures: {e}")),
-        },
-        Err(e) => harness(format!("cannot measure {library}: {e}")),
+    let f = match ompd_engine::bench::measure(&lib, reps) {
+        Ok(f) => f,
+        Err(e) => return harness(format!("cannot measure {library}: {e}")),
+    };
+    let s = match serde_json::to_string(&f) {
+        Ok(s) => s,
+        Err(e) => return harness(format!("cannot render the figures: {e}")),
+    };
+    if let Some(path) = save {
+        if let Err(e) = ompd_report::write_atomic(path, s.as_bytes()) {
+            return harness(format!("cannot write {}: {e}", path.display()));
+        }
     }
+    // The figures are the last line: the library may print while it runs in this process.
+    println!("\n{s}");
+    EXIT_OK
+}
+
+/// `__bench-report DIR`: the traffic and scaling tables and the scaling plot of the figures
+/// saved in `DIR` (`NAME.bench.json`, in `names` order), written next to them.
+fn bench_report(dir: &std::path::Path, names: &[String]) -> i32 {
+    let mut libs = Vec::new();
+    for n in names {
+        let path = dir.join(format!("{n}.bench.json"));
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => return harness(format!("cannot read {}: {e}", path.display())),
+        };
+        match serde_json::from_str::<ompd_engine::bench::Figures>(&text) {
+            Ok(f) => libs.push((n.clone(), f)),
+            Err(e) => return usage(format!("{}: {e}", path.display())),
+        }
+    }
+    use ompd_engine::bench::plot;
+    let svg = match plot::scaling_svg(&libs) {
+        Ok(s) => s,
+        Err(e) => return harness(format!("cannot draw the scaling plot: {e}")),
+    };
+    let scaling = plot::scaling_table(&libs);
+    for (file, text) in [
+        ("scaling.svg", svg.as_str()),
+        ("scaling.md", scaling.as_str()),
+        ("traffic.md", plot::traffic_table(&libs).as_str()),
+    ] {
+        let path = dir.join(file);
+        if let Err(e) = ompd_report::write_atomic(&path, text.as_bytes()) {
+            return harness(format!("cannot write {}: {e}", path.display()));
+        }
+    }
+    print!("{scaling}");
+    EXIT_OK
 }
 
 fn list(format: Format) -> i32 {

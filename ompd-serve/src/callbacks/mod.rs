@@ -61,7 +61,7 @@ pub fn enter(site: &'static str) -> SiteGuard {
     let prev = {
         let mut l = ledger();
         let prev = l.site();
-        l.set_site(Some(site));
+        l.begin(site);
         prev
     };
     SiteGuard { prev }
@@ -75,7 +75,7 @@ pub struct SiteGuard {
 
 impl Drop for SiteGuard {
     fn drop(&mut self) {
-        ledger().set_site(self.prev);
+        ledger().end(self.prev);
     }
 }
 

@@ -75,18 +75,19 @@ impl Image {
 
     /// The native thread whose id of `kind` (0 pthread, 1 lwp) equals `id` in target byte order.
     pub fn find_thread(&self, kind: u64, id: &[u8]) -> Option<usize> {
-        self.threads.iter().position(|t| match kind {
-            ompd_abi::thread_id_kind::PTHREAD => {
-                // A pthread_t is pointer-sized: the target holds the id truncated to that width.
-                let mask = u64::MAX >> (64 - 8 * self.arch.pointer as u32);
-                id.len() == self.arch.pointer as usize
-                    && self.arch.decode(id) == t.native.pthread & mask
-            }
-            ompd_abi::thread_id_kind::LWP => {
-                id.len() == 4 && self.arch.decode(id) == t.native.lwp as u64
-            }
-            _ => false,
-        })
+        // The id is decoded once; every thread's is compared as a number.
+        let (native, width): (fn(&NativeThread) -> u64, usize) = match kind {
+            ompd_abi::thread_id_kind::PTHREAD => (|t| t.native.pthread, self.arch.pointer as usize),
+            ompd_abi::thread_id_kind::LWP => (|t| u64::from(t.native.lwp), 4),
+            _ => return None,
+        };
+        if id.len() != width {
+            return None;
+        }
+        // A pthread_t is pointer-sized: the target holds the id truncated to that width.
+        let mask = u64::MAX >> (64 - 8 * width as u32);
+        let want = self.arch.decode(id);
+        self.threads.iter().position(|t| native(t) & mask == want)
     }
 
     /// The native id bytes (target byte order) of thread `index` for `kind`.

@@ -9,6 +9,10 @@
 //! checks that ran count (a library that refuses a second address space in one process, as
 //! Intel's does, skips its checks in the later in-process runs).
 
+pub mod plot;
+pub mod scaling;
+pub mod traffic;
+
 use crate::parallel::parallel_map;
 use crate::process::Spawn;
 use crate::run::RunOptions;
@@ -29,7 +33,7 @@ const UNIT: (&str, Arch, Policy) = ("nested-tasks", Arch::LP64_LE, Policy::Natur
 const INSTANCES_PER_REP: usize = 10;
 
 /// What one library measured.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Figures {
     /// Workers running at once while instances are counted (the run's default `--jobs`: one per
     /// core).
@@ -47,6 +51,11 @@ pub struct Figures {
     pub isolated_checks_per_s: f64,
     /// Checks (not skipped) per second with every run of the unit in this process.
     pub in_process_checks_per_s: f64,
+    /// The callback traffic of one call, per entry point, over the calls the unit's checks made
+    /// in this process.
+    pub traffic: Vec<traffic::Traffic>,
+    /// How the query costs grow with the target's size.
+    pub scaling: Vec<scaling::Point>,
 }
 
 /// Measures `lib` with `reps` runs per pass.
@@ -89,7 +98,11 @@ pub fn measure(lib: &Resolved, reps: usize) -> Result<Figures, String> {
         .map_err(|e| e.to_string())?;
         Ok(ran)
     })?;
+    let traffic = traffic::per_entry_point(ompd_serve::callbacks::ledger().calls());
+    let scaling = scaling::measure(lib, exec);
     Ok(Figures {
+        traffic,
+        scaling,
         jobs: opts.jobs,
         exec_instances_per_s,
         fork_instances_per_s,
