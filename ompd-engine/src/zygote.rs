@@ -4,7 +4,9 @@
 //! exec, a dynamic link and a runtime start, and each worker still loads its own fresh instance
 //! of the library.
 //!
-//! The zygote is single-threaded (it forks), never loads a library and never runs a check. Its
+//! The zygote is single-threaded (it forks), never loads a vendor library and never runs a
+//! check; it loads the system C/C++ runtimes and initializes the C++ standard streams, which a
+//! worker's library would otherwise do first thing. Its
 //! control channel is a Unix socket on its stdin. One request is one byte carrying three
 //! descriptors (`SCM_RIGHTS`): the worker's stdin, stdout and stderr
 //! ([`Descriptors`]). The zygote forks, answers
@@ -45,6 +47,7 @@ pub fn serve() -> i32 {
     };
     // Missing ones are the workers' to load (or fail to load) themselves.
     let _ = ompd_loader::library::keep_loaded(SYSTEM_RUNTIMES);
+    let _ = ompd_loader::library::init_cxx_streams();
     loop {
         let fds = match receive(&ctl) {
             Ok(Some(fds)) => fds,

@@ -523,6 +523,7 @@ mod tidy {
             "ompd-loader/src/library/memory.rs",
             "ompd-loader/src/library/nulls.rs",
             "ompd-loader/src/library/raw.rs",
+            "ompd-loader/src/library/runtimes.rs",
             "ompd-serve/src/callbacks/mod.rs",
             "ompd-serve/src/callbacks/blocks.rs",
             "ompd-serve/src/callbacks/access.rs",

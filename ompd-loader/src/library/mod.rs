@@ -21,7 +21,7 @@ mod nulls;
 mod raw;
 mod runtimes;
 pub mod watch;
-pub use runtimes::keep_loaded;
+pub use runtimes::{init_cxx_streams, keep_loaded};
 
 use handles::MAX_CONTROL_VARS;
 pub use handles::{

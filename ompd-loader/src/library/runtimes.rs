@@ -20,3 +20,25 @@ pub fn keep_loaded(names: &[&str]) -> Vec<String> {
     }
     failed
 }
+
+/// Initializes the C++ runtime's standard streams (`std::ios_base::Init`, which the first
+/// C++ library to load runs in its static constructors, building the locale): done once in a
+/// zygote, every forked worker finds them ready, as a process whose C++ code already ran would.
+/// Nothing when libstdc++ is not loaded.
+pub fn init_cxx_streams() -> bool {
+    let Ok(lib) = dlopen(Path::new("libstdc++.so.6"), RTLD_LOCAL) else {
+        return false;
+    };
+    // SAFETY: the symbol is libstdc++'s `std::ios_base::Init::Init()` constructor, which takes
+    // only `this`; the object is one byte, never destroyed (the streams stay initialized).
+    unsafe {
+        let Ok(ctor) = lib.get::<unsafe extern "C" fn(*mut u8)>(b"_ZNSt8ios_base4InitC1Ev\0")
+        else {
+            return false;
+        };
+        let object = Box::leak(Box::new(0u8));
+        ctor(object);
+    }
+    std::mem::forget(lib);
+    true
+}
