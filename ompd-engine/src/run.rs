@@ -479,9 +479,16 @@ fn property_phase(
         .collect()
 }
 
-/// Static stage for every library: inspect the file before any code runs.
+/// Static stage for every library: inspect the file before any code runs; a file that exports
+/// no `ompd_*` symbol is refused.
 pub fn inspect_all(libs: &[Resolved]) -> Result<Vec<StaticInfo>, inspect::InspectError> {
-    libs.iter().map(|l| inspect::inspect(&l.path)).collect()
+    libs.iter()
+        .map(|l| {
+            let info = inspect::inspect(&l.path)?;
+            inspect::require_ompd(&l.path, &info)?;
+            Ok(info)
+        })
+        .collect()
 }
 
 #[cfg(test)]

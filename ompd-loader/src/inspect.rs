@@ -18,6 +18,10 @@ pub struct StaticInfo {
     pub needed: Vec<String>,
     /// Defined, global `ompd_*` dynamic symbols, sorted.
     pub exported_ompd: Vec<String>,
+    /// How many defined, global dynamic symbols the file exports in all.
+    pub exports: usize,
+    /// The first few of them, sorted (what a file that is no OMPD library exports instead).
+    pub exports_sample: Vec<String>,
     /// sha256 of the file (hex).
     pub sha256: String,
 }
@@ -42,6 +46,14 @@ pub enum InspectError {
         found: String,
         /// The harness's class and machine.
         host: String,
+    },
+    /// An ELF shared object that exports no `ompd_*` symbol: no OMPD library.
+    #[error("{path} is no OMPD library: it exports no ompd_* symbol ({found})")]
+    NotOmpd {
+        /// File.
+        path: String,
+        /// What it exports instead.
+        found: String,
     },
     /// Not an ELF shared object we can load.
     #[error("{path} is not a loadable ELF shared object: {why}")]
@@ -86,14 +98,18 @@ pub fn inspect(path: &Path) -> Result<StaticInfo, InspectError> {
             });
         }
     }
-    let mut exported_ompd: Vec<String> = file
+    let mut exported: Vec<String> = file
         .dynamic_symbols()
         .filter(|s| s.is_definition() && s.is_global())
         .filter_map(|s| s.name().ok().map(str::to_string))
-        .filter(|n| n.starts_with("ompd_"))
         .collect();
-    exported_ompd.sort();
-    exported_ompd.dedup();
+    exported.sort();
+    exported.dedup();
+    let exported_ompd: Vec<String> = exported
+        .iter()
+        .filter(|n| n.starts_with("ompd_"))
+        .cloned()
+        .collect();
     let (mut soname, mut needed) = (None, Vec::new());
     if let Ok(elf) = ElfFile64::<object::Endianness>::parse(&*data) {
         let endian = elf.endian();
@@ -123,7 +139,31 @@ pub fn inspect(path: &Path) -> Result<StaticInfo, InspectError> {
         soname,
         needed,
         exported_ompd,
+        exports: exported.len(),
+        exports_sample: exported.into_iter().take(3).collect(),
         sha256,
+    })
+}
+
+/// Refuses a file that exports no `ompd_*` symbol, saying what it exports instead: nothing of it
+/// is run, and no check can pass on it.
+pub fn require_ompd(path: &Path, info: &StaticInfo) -> Result<(), InspectError> {
+    if !info.exported_ompd.is_empty() {
+        return Ok(());
+    }
+    let found = match info.exports {
+        0 => "it exports no dynamic symbol at all".to_string(),
+        n => format!(
+            "{n} other dynamic symbols, e.g. {}{}",
+            info.exports_sample.join(", "),
+            info.soname
+                .as_ref()
+                .map_or(String::new(), |s| format!("; SONAME {s}"))
+        ),
+    };
+    Err(InspectError::NotOmpd {
+        path: path.display().to_string(),
+        found,
     })
 }
 
@@ -202,6 +242,19 @@ mod tests {
             e.contains("ELF32") && e.contains("this harness runs as ELF64"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_library_without_ompd_symbols_is_refused_saying_what_it_exports() {
+        let p = Path::new("/lib/x86_64-linux-gnu/libm.so.6");
+        let info = inspect(p).unwrap();
+        let e = require_ompd(p, &info).unwrap_err().to_string();
+        assert!(e.contains("libm.so.6 is no OMPD library"), "{e}");
+        assert!(
+            e.contains("other dynamic symbols, e.g. ") && e.contains("SONAME libm.so.6"),
+            "{e}"
+        );
+        assert!(!e.contains('\n'));
     }
 
     #[test]

@@ -62,6 +62,8 @@ mod tests {
             soname: None,
             needed: needed.iter().map(|s| s.to_string()).collect(),
             exported_ompd: vec![],
+            exports: 0,
+            exports_sample: vec![],
             sha256: String::new(),
         }
     }
