@@ -35,12 +35,8 @@ fn as_str(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
 }
 
-fn read(dir: &Path, name: &str) -> String {
-    std::fs::read_to_string(dir.join(name)).unwrap()
-}
-
-#[test]
-fn merged_shards_are_the_unsharded_run() {
+/// A scratch directory for a test's reports, with llvm-19 fetched.
+fn scratch() -> tempfile::TempDir {
     vendors::fetch(
         &vendors::default_cache_dir(),
         &["llvm-19"],
@@ -48,7 +44,16 @@ fn merged_shards_are_the_unsharded_run() {
         &mut |_| {},
     )
     .unwrap();
-    let dir = tempfile::tempdir().unwrap();
+    tempfile::tempdir().unwrap()
+}
+
+fn read(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap()
+}
+
+#[test]
+fn merged_shards_are_the_unsharded_run() {
+    let dir = scratch();
     let d = dir.path();
     let args = |extra: &[String]| -> Vec<String> {
         RUN.iter()
@@ -89,14 +94,7 @@ fn merged_shards_are_the_unsharded_run() {
 
 #[test]
 fn a_set_that_is_not_one_whole_run_is_refused_in_one_line() {
-    vendors::fetch(
-        &vendors::default_cache_dir(),
-        &["llvm-19"],
-        false,
-        &mut |_| {},
-    )
-    .unwrap();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let d = dir.path();
     let run = |extra: &[&str], out: &str| {
         let mut a = vec![
