@@ -5,7 +5,6 @@ use crate::snapshot::{Answers, ARCHS, LAYOUT};
 use crate::supervisor::Exec;
 use crate::worker::{Event, Scenario, Target};
 use ompd_vendors::Resolved;
-use std::sync::mpsc;
 use std::time::Instant;
 
 /// Runs the snapshot units of `lib` (every default scenario × [`ARCHS`], natural layout), each in
@@ -43,11 +42,12 @@ pub fn collect(lib: &Resolved, exec: Exec) -> Answers {
 /// One snapshot unit in a fresh worker: its answers, plus `worker` when it did not end cleanly.
 pub(crate) fn run_one(unit: &crate::worker::Unit, exec: Exec) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let (mut child, _capture) = match crate::process::Worker::start(exec.spawn, exec.keep_env) {
+    let (mut child, _capture) = match crate::process::Worker::start(exec.spawn, exec.keep_env, unit)
+    {
         Ok(c) => c,
         Err(e) => return vec![("worker".into(), e)],
     };
-    let rx = child.stream(unit);
+    let mut rx = child.stream(unit);
     let deadline = Instant::now() + exec.timeout;
     let mut done = false;
     loop {
@@ -74,8 +74,8 @@ pub(crate) fn run_one(unit: &crate::worker::Unit, exec: Exec) -> Vec<(String, St
                 Ok(Event::Done) => done = true,
                 _ => {}
             },
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(crate::process::NoLine::Timeout) => {}
+            Err(crate::process::NoLine::Ended) => break,
         }
     }
     let status = child.wait().ok();

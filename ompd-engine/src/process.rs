@@ -1,6 +1,7 @@
 //! Worker processes: how a fresh worker starts (re-executed, or forked by a zygote of
 //! [`crate::zygote`]), its scrubbed environment, the unit sent to it, its result stream, and
-//! stopping and waiting for it. Either way a worker is a process of its own with a fresh
+//! stopping and waiting for it. The supervisor reads a worker's events in the thread that
+//! waits for it (no thread of its own per worker). Either way a worker is a process of its own with a fresh
 //! library instance, its output captured in a file of its own, its exit status and signals
 //! seen exactly, in a process group apart from the terminal's.
 
@@ -11,7 +12,6 @@ use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// How fresh workers start.
@@ -41,13 +41,15 @@ enum How {
 }
 
 impl Worker {
-    /// Starts a worker `spawn`'s way. Its events go to a file (each written whole by a single
+    /// Starts a worker `spawn`'s way for `unit` (a zygote lowers its simulated target before it
+    /// forks). Its events go to a file (each written whole by a single
     /// `write`, so a crash loses none, and no event wakes the supervisor), and its stderr (and the
     /// stdout it redirects there) to another, returned too: the file survives a crash, and the
     /// worker reads it back to attribute output to checks.
     pub(crate) fn start(
         spawn: Spawn,
         keep_env: &[String],
+        unit: &Unit,
     ) -> Result<(Worker, std::fs::File), String> {
         let exe =
             std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
@@ -62,10 +64,13 @@ impl Worker {
         };
         let how = match spawn {
             Spawn::Exec => How::Exec(exec(&exe, keep_env, fds)?),
-            Spawn::Fork => How::Forked(
-                crate::zygote::fork_worker(&exe, keep_env, fds)
-                    .map_err(|e| format!("cannot start a worker: {e}"))?,
-            ),
+            Spawn::Fork => {
+                let target = crate::worker::key(&unit.target).unwrap_or_default();
+                How::Forked(
+                    crate::zygote::fork_worker(&exe, keep_env, fds, &target)
+                        .map_err(|e| format!("cannot start a worker: {e}"))?,
+                )
+            }
         };
         let worker = Worker {
             how,
@@ -75,17 +80,20 @@ impl Worker {
         Ok((worker, capture))
     }
 
-    /// Sends `unit` and returns the result stream, one line per event (read by a thread of its
-    /// own, so the caller can wait with a timeout).
-    pub(crate) fn stream(&mut self, unit: &Unit) -> mpsc::Receiver<String> {
+    /// Sends `unit` and returns the result stream, one line per event.
+    pub(crate) fn stream(&mut self, unit: &Unit) -> Events {
         let line = serde_json::to_string(unit).expect("units serialize");
-        let (tx, rx) = mpsc::channel();
-        let (Some(mut link), Some(events)) = (self.link.take(), self.events.take()) else {
-            return rx;
-        };
-        let _ = writeln!(link, "{line}");
-        std::thread::spawn(move || follow(&link, &events, &tx));
-        rx
+        let (link, events) = (self.link.take(), self.events.take());
+        if let Some(mut l) = link.as_ref() {
+            let _ = writeln!(l, "{line}");
+        }
+        Events {
+            link,
+            events,
+            seen: 0,
+            partial: Vec::new(),
+            lines: std::collections::VecDeque::new(),
+        }
     }
 
     /// Waits for the worker to end.
@@ -143,25 +151,84 @@ fn exec(exe: &Path, keep_env: &[String], fds: Descriptors) -> Result<Child, Stri
         .map_err(|e| format!("cannot start a worker: {e}"))
 }
 
-/// How often (milliseconds) the events file is read while its worker runs.
-const FOLLOW_TICK: u16 = 20;
+/// A worker's result stream: the complete lines of its events file, read as they appear, until
+/// the worker has ended (its end of the stdin socket is closed) and the last are read.
+pub(crate) struct Events {
+    link: Option<UnixStream>,
+    events: Option<std::fs::File>,
+    seen: u64,
+    partial: Vec<u8>,
+    lines: std::collections::VecDeque<String>,
+}
 
-/// Forwards each complete event line of `events` to `tx` as it appears, until the worker has
-/// ended (`link` reads as end-of-file) and its last lines are forwarded.
-fn follow(link: &UnixStream, events: &std::fs::File, tx: &mpsc::Sender<String>) {
-    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
-    use std::os::fd::AsFd;
-    let mut seen = 0u64;
-    let mut partial = Vec::new();
-    loop {
+/// Why [`Events::recv_timeout`] has no line.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum NoLine {
+    /// None yet.
+    Timeout,
+    /// The worker has ended and every line was read.
+    Ended,
+}
+
+impl Events {
+    /// The next line, waiting at most `wait` (it may return [`NoLine::Timeout`] sooner).
+    pub(crate) fn recv_timeout(&mut self, wait: Duration) -> Result<String, NoLine> {
+        use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+        use std::os::fd::AsFd;
+        if let Some(l) = self.lines.pop_front() {
+            return Ok(l);
+        }
+        let Some(link) = self.link.as_ref() else {
+            return Err(NoLine::Ended);
+        };
+        let ms = u16::try_from(wait.as_millis()).unwrap_or(u16::MAX).max(1);
         let mut fds = [PollFd::new(link.as_fd(), PollFlags::POLLIN)];
-        let ended = match poll(&mut fds, PollTimeout::from(FOLLOW_TICK)) {
+        let ended = match poll(&mut fds, PollTimeout::from(ms)) {
             Ok(0) | Err(nix::errno::Errno::EINTR) => false,
             Ok(_) => link_closed(link),
             Err(_) => true,
         };
-        if !forward(events, &mut seen, &mut partial, tx) || ended {
+        self.read_lines();
+        if ended {
+            self.link = None;
+        }
+        match self.lines.pop_front() {
+            Some(l) => Ok(l),
+            None if ended => Err(NoLine::Ended),
+            None => Err(NoLine::Timeout),
+        }
+    }
+
+    /// Queues the complete lines written to the events file since the last read.
+    fn read_lines(&mut self) {
+        use std::os::unix::fs::FileExt;
+        let Some(events) = self.events.as_ref() else {
             return;
+        };
+        let mut buf = vec![0u8; 64 * 1024];
+        while let Ok(n @ 1..) = events.read_at(&mut buf, self.seen) {
+            self.seen += n as u64;
+            self.partial.extend_from_slice(&buf[..n]);
+        }
+        while let Some(end) = self.partial.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = self.partial.drain(..=end).collect();
+            self.lines
+                .push_back(String::from_utf8_lossy(&line[..end]).into_owned());
+        }
+    }
+}
+
+impl Iterator for Events {
+    type Item = String;
+
+    /// The next line, waiting for it as long as the worker runs.
+    fn next(&mut self) -> Option<String> {
+        loop {
+            match self.recv_timeout(Duration::from_secs(1)) {
+                Ok(l) => return Some(l),
+                Err(NoLine::Timeout) => {}
+                Err(NoLine::Ended) => return None,
+            }
         }
     }
 }
@@ -170,32 +237,6 @@ fn follow(link: &UnixStream, events: &std::fs::File, tx: &mpsc::Sender<String>) 
 fn link_closed(mut link: &UnixStream) -> bool {
     let mut byte = [0u8; 1];
     !matches!(link.read(&mut byte), Ok(n) if n > 0)
-}
-
-/// Sends the complete lines written to `events` after offset `seen`; false when nobody listens.
-fn forward(
-    events: &std::fs::File,
-    seen: &mut u64,
-    partial: &mut Vec<u8>,
-    tx: &mpsc::Sender<String>,
-) -> bool {
-    use std::os::unix::fs::FileExt;
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = match events.read_at(&mut buf, *seen) {
-            Ok(0) | Err(_) => return true,
-            Ok(n) => n,
-        };
-        *seen += n as u64;
-        partial.extend_from_slice(&buf[..n]);
-        while let Some(end) = partial.iter().position(|b| *b == b'\n') {
-            let line: Vec<u8> = partial.drain(..=end).collect();
-            let text = String::from_utf8_lossy(&line[..end]).into_owned();
-            if tx.send(text).is_err() {
-                return false;
-            }
-        }
-    }
 }
 
 /// A file a worker writes and the supervisor reads: in memory (`memfd_create`), or an unlinked

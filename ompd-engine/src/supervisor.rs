@@ -6,7 +6,7 @@
 //! One process per unit is also how each target setup gets a fresh library instance: the
 //! LLVM-family libraries latch type sizes and state in process-wide globals.
 
-use crate::process::{Spawn, Worker as Process};
+use crate::process::{Events, NoLine, Spawn, Worker as Process};
 use crate::quarantine::{Cause, Quarantine, Where};
 use crate::worker::{Contract, Event, HarnessFailure, Target, Unit, NOT_RUN};
 use ompd_checks::{self as checks, Stage};
@@ -14,7 +14,7 @@ use ompd_report::{Outcome, ResultRecord};
 use ompd_vendors::Resolved;
 use std::io::{Read, Seek};
 use std::os::unix::process::ExitStatusExt;
-use std::sync::{mpsc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The default layout seed for `random:SEED`.
@@ -268,11 +268,11 @@ fn rerun_crashed(unit: &Unit, rec: &mut ResultRecord, exec: Exec) -> bool {
 /// Starts a fresh worker for `unit` with no checks: it loads the library, initializes it and the
 /// unit's address space, and ends (the cost of one fresh library instance).
 pub(crate) fn setup_only(unit: &Unit, exec: Exec) -> Result<(), String> {
-    let (mut child, _capture) = Process::start(exec.spawn, exec.keep_env)?;
     let bare = Unit {
         checks: Vec::new(),
         ..unit.clone()
     };
+    let (mut child, _capture) = Process::start(exec.spawn, exec.keep_env, &bare)?;
     let mut done = Err("the worker ended before setting up the target".to_string());
     for l in child.stream(&bare) {
         match serde_json::from_str::<Event>(&l) {
@@ -309,15 +309,15 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
             .call_deadline
             .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         u.quarantined = exec.quarantine.active(&unit.path);
-        let (mut child, mut capture) = match Process::start(exec.spawn, exec.keep_env) {
+        let (mut child, mut capture) = match Process::start(exec.spawn, exec.keep_env, &u) {
             Ok(started) => started,
             Err(detail) => {
                 st.all(Outcome::HarnessError, "", "", &detail);
                 return st.out;
             }
         };
-        let rx = child.stream(&u);
-        let mut w = st.watch(&mut child, &rx);
+        let mut rx = child.stream(&u);
+        let mut w = st.watch(&mut child, &mut rx);
         let status = child.wait().ok();
         let mut buf = Vec::new();
         let _ = capture.seek(std::io::SeekFrom::Start(0)).and_then(|_| {
@@ -413,7 +413,7 @@ impl UnitState<'_, '_> {
     }
 
     /// Takes one worker's events until it ends, times out or the run is stopped.
-    fn watch(&mut self, child: &mut Process, rx: &mpsc::Receiver<String>) -> Worker {
+    fn watch(&mut self, child: &mut Process, rx: &mut Events) -> Worker {
         let mut w = Worker::default();
         let mut deadline = Instant::now() + self.exec.timeout;
         w.ending = loop {
@@ -428,8 +428,8 @@ impl UnitState<'_, '_> {
             }
             match rx.recv_timeout((deadline - now).min(STOP_POLL)) {
                 Ok(l) => self.event(&l, &mut w, &mut deadline),
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => break Ending::Closed,
+                Err(NoLine::Timeout) => {}
+                Err(NoLine::Ended) => break Ending::Closed,
             }
         };
         w

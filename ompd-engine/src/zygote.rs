@@ -8,8 +8,10 @@
 //! check; it loads the system C/C++ runtimes and initializes the C++ standard streams, which a
 //! worker's library would otherwise do first thing. Its
 //! control channel is a Unix socket on its stdin. One request is one byte carrying three
-//! descriptors (`SCM_RIGHTS`): the worker's stdin, stdout and stderr
-//! ([`Descriptors`]). The zygote forks, answers
+//! descriptors (`SCM_RIGHTS`): the worker's stdin, stdout and stderr ([`Descriptors`]), then
+//! the key of its simulated target (4-byte length, then the bytes; empty for none). The zygote
+//! lowers that target once ([`crate::worker::prelower`], kept for later requests) and hands it
+//! to the forked worker, so the worker neither builds the model nor lowers the image again. The zygote forks, answers
 //! the worker's pid (4 bytes), waits for it and answers its raw wait status (4 bytes), so the
 //! supervisor sees exits and signals exactly as from a child of its own, and may signal the pid
 //! until the status arrives (the zygote reaps nothing before). One worker at a time per zygote;
@@ -20,6 +22,8 @@
 //! signal (`worker::main`), so it dies with its zygote. A closed control socket ends the zygote.
 //! Forked workers share the zygote's address-space layout (no fresh ASLR draw per worker).
 
+use sim_target::image::Image;
+use sim_target::model::Model;
 use std::io::{IoSlice, IoSliceMut, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
@@ -48,16 +52,18 @@ pub fn serve() -> i32 {
     // Missing ones are the workers' to load (or fail to load) themselves.
     let _ = ompd_loader::library::keep_loaded(SYSTEM_RUNTIMES);
     let _ = ompd_loader::library::init_cxx_streams();
+    let mut lowered = Lowered::default();
     loop {
-        let fds = match receive(&ctl) {
-            Ok(Some(fds)) => fds,
+        let (fds, key) = match receive(&ctl) {
+            Ok(Some(request)) => request,
             Ok(None) => return 0,
             Err(e) => {
                 eprintln!("zygote: {e}");
                 return 1;
             }
         };
-        if let Err(e) = fork_one(&ctl, fds) {
+        lowered.prepare(&key);
+        if let Err(e) = fork_one(&ctl, fds, &mut lowered, key) {
             eprintln!("zygote: {e}");
             return 1;
         }
@@ -74,8 +80,33 @@ fn control_socket() -> Result<UnixStream, String> {
     Ok(UnixStream::from(fd))
 }
 
-/// One request: the worker's three descriptors, or `None` at the end of the stream.
-fn receive(ctl: &UnixStream) -> Result<Option<Vec<OwnedFd>>, String> {
+/// Targets lowered for earlier requests, by key (at most [`LOWERED_CAP`]).
+#[derive(Default)]
+struct Lowered(std::collections::HashMap<String, (Model, Image)>);
+
+/// Lowered targets a zygote keeps.
+const LOWERED_CAP: usize = 256;
+
+impl Lowered {
+    /// Lowers the target of `key` unless it is kept already (a target that cannot be lowered is
+    /// left to the worker, which reports why).
+    fn prepare(&mut self, key: &str) {
+        if key.is_empty() || self.0.contains_key(key) {
+            return;
+        }
+        if self.0.len() >= LOWERED_CAP {
+            self.0.clear();
+        }
+        let lowered = std::panic::catch_unwind(|| crate::worker::prelower(key));
+        if let Ok(Ok(t)) = lowered {
+            self.0.insert(key.to_string(), t);
+        }
+    }
+}
+
+/// One request: the worker's three descriptors and its target's key, or `None` at the end of
+/// the stream.
+fn receive(ctl: &UnixStream) -> Result<Option<(Vec<OwnedFd>, String)>, String> {
     use nix::sys::socket::{recvmsg, ControlMessageOwned, MsgFlags};
     use std::os::fd::FromRawFd;
     let mut byte = [0u8; 1];
@@ -102,18 +133,41 @@ fn receive(ctl: &UnixStream) -> Result<Option<Vec<OwnedFd>>, String> {
             );
         }
     }
-    match fds.len() {
-        3 => Ok(Some(fds)),
-        n => Err(format!("a request carried {n} descriptors, not 3")),
+    if fds.len() != 3 {
+        return Err(format!(
+            "a request carried {} descriptors, not 3",
+            fds.len()
+        ));
     }
+    let mut ctl = ctl;
+    let mut len = [0u8; 4];
+    ctl.read_exact(&mut len)
+        .map_err(|e| format!("cannot read a request's key: {e}"))?;
+    let mut key = vec![0u8; u32::from_le_bytes(len) as usize];
+    ctl.read_exact(&mut key)
+        .map_err(|e| format!("cannot read a request's key: {e}"))?;
+    let key = String::from_utf8(key).map_err(|e| format!("a request's key: {e}"))?;
+    Ok(Some((fds, key)))
 }
 
-/// Forks one worker on `fds`, answers its pid, waits for it and answers its wait status.
-fn fork_one(ctl: &UnixStream, fds: Vec<OwnedFd>) -> Result<(), String> {
+/// Forks one worker on `fds` (handing it the target of `key` when it is lowered), answers its
+/// pid, waits for it and answers its wait status.
+fn fork_one(
+    ctl: &UnixStream,
+    fds: Vec<OwnedFd>,
+    lowered: &mut Lowered,
+    key: String,
+) -> Result<(), String> {
     use nix::unistd::{fork, ForkResult};
     // SAFETY: the zygote is single-threaded, so the child may run any code.
     match unsafe { fork() } {
-        Ok(ForkResult::Child) => become_worker(&fds),
+        Ok(ForkResult::Child) => {
+            // The child's own copy of the kept targets: taking one copies no image.
+            if let Some((model, image)) = lowered.0.remove(&key) {
+                crate::worker::hand_over(key, model, image);
+            }
+            become_worker(&fds)
+        }
         Ok(ForkResult::Parent { child }) => {
             drop(fds);
             let mut ctl = ctl;
@@ -256,6 +310,7 @@ pub(crate) fn fork_worker(
     exe: &Path,
     keep_env: &[String],
     fds: Descriptors,
+    target: &str,
 ) -> Result<Forked, String> {
     let key = Key {
         exe: exe.to_path_buf(),
@@ -269,15 +324,15 @@ pub(crate) fn fork_worker(
     };
     // An idle zygote may have died (killed from outside): one fresh retry.
     if let Some(z) = idle {
-        if let Ok(f) = request(z, &fds) {
+        if let Ok(f) = request(z, &fds, target) {
             return Ok(f);
         }
     }
-    request(start(key)?, &fds)
+    request(start(key)?, &fds, target)
 }
 
-/// Asks `z` for a worker on `fds`.
-fn request(mut z: Zygote, fds: &Descriptors) -> Result<Forked, String> {
+/// Asks `z` for a worker on `fds` whose target has the key `target` (empty: none).
+fn request(mut z: Zygote, fds: &Descriptors, target: &str) -> Result<Forked, String> {
     use nix::sys::socket::{sendmsg, ControlMessage, MsgFlags};
     let raw = [
         fds.stdin.as_raw_fd(),
@@ -292,6 +347,11 @@ fn request(mut z: Zygote, fds: &Descriptors) -> Result<Forked, String> {
         None,
     )
     .map_err(|e| format!("the zygote takes no request: {e}"))?;
+    let len = u32::try_from(target.len()).map_err(|_| "a target key over 4 GiB".to_string())?;
+    z.ctl
+        .write_all(&len.to_le_bytes())
+        .and_then(|()| z.ctl.write_all(target.as_bytes()))
+        .map_err(|e| format!("the zygote takes no request: {e}"))?;
     let mut answer = [0u8; 4];
     z.ctl
         .read_exact(&mut answer)

@@ -7,7 +7,7 @@
 //! descriptor before pointing fd 1 at stderr, so that anything the library prints lands in the
 //! captured stderr instead of corrupting the result stream.
 
-use crate::real::{Known, OpenedTarget, RealTarget};
+use crate::real::RealTarget;
 use ompd_abi::EntryPoint;
 use ompd_checks::{self as checks, Ctx, Profile, Setup, Stage};
 use ompd_loader::library::{watch, Library, LoadOptions};
@@ -18,6 +18,10 @@ use serde::{Deserialize, Serialize};
 use sim_target::layout::Policy;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
+
+mod target;
+pub use target::{hand_over, key, prelower};
+use target::{prepare, set_up_target, Prepared};
 
 /// Set this environment variable to make workers print every callback event to stderr.
 pub const TRACE_ENV: &str = "OMPD_CONFORM_TRACE";
@@ -439,88 +443,6 @@ fn captured_range(from: u64, to: u64) -> Option<String> {
     Some(String::from_utf8_lossy(&buf).into_owned())
 }
 
-/// Opens a real target and lifts its fixture's truth (a program that is no fixture gives a
-/// model of nothing known). `env`: the fixture's environment (empty: read it from the process).
-fn open_real(
-    target: &RealTarget,
-    env: &[(String, String)],
-) -> Result<(OpenedTarget, crate::real::Lifted), String> {
-    let source = crate::real::open(target)?;
-    // A process the harness did not start: the environment it started with is in /proc.
-    let env = match (target, env.is_empty()) {
-        (RealTarget::Live { pid }, true) => crate::real::start_environment(*pid),
-        _ => env.to_vec(),
-    };
-    let lifted = match crate::real::recorded(&source)? {
-        Some(rec) => crate::real::lift(&rec, &env)?,
-        None => crate::real::unknown_state(&format!(
-            "the {} target is no fixture: its OpenMP state is not recorded",
-            source.kind().name()
-        )),
-    };
-    Ok((source, lifted))
-}
-
-/// A unit's target, ready for its checks: the model they judge against, the arch and layout it
-/// is served with, what of the model is known, and the opened real target.
-struct Prepared {
-    model: sim_target::model::Model,
-    arch: Arch,
-    policy: Policy,
-    known: Known,
-    real: Option<OpenedTarget>,
-}
-
-/// Prepares `unit`'s target (a real target is opened and its truth lifted here).
-fn prepare(unit: &Unit) -> Result<Prepared, HarnessFailure> {
-    let known = Known::everything();
-    let empty = || {
-        sim_target::model::ModelBuilder::new()
-            .build()
-            .expect("the empty model is valid")
-    };
-    match (unit.stage, &unit.target) {
-        (Stage::Static, _) => Err(HarnessFailure::MalformedUnit(
-            "static checks are judged from the file, never in a worker".into(),
-        )),
-        (Stage::Library, t) => Ok(Prepared {
-            model: empty(),
-            arch: t.arch(),
-            policy: t.layout().unwrap_or(Policy::Natural),
-            known,
-            real: None,
-        }),
-        (Stage::Target, Target::Host) => Err(HarnessFailure::MalformedUnit(
-            "a target-stage unit names no target".into(),
-        )),
-        (
-            Stage::Target,
-            Target::Simulated {
-                scenario,
-                arch,
-                layout,
-            },
-        ) => Ok(Prepared {
-            model: scenario.runtime_state(),
-            arch: *arch,
-            policy: *layout,
-            known,
-            real: None,
-        }),
-        (Stage::Target, Target::Real { target, env, .. }) => {
-            let (source, lifted) =
-                open_real(target, env).map_err(HarnessFailure::TargetUnavailable)?;
-            Ok(Prepared {
-                model: lifted.model,
-                arch: source.arch(),
-                policy: Policy::Natural,
-                known: lifted.known,
-                real: Some(source),
-            })
-        }
-    }
-}
-
 /// Loads the unit's library and reports it (`Loaded`, or `LoadFailed` and `None`), after the
 /// version queries a debugger makes first.
 fn load(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Option<(Library, Profile)> {
@@ -551,41 +473,6 @@ fn load(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Option<(Library, P
         profile,
     });
     Some((lib, profile))
-}
-
-/// Serves the prepared target to the library and initializes it and the address space, as a
-/// debugger does (the results go into `ctx.setup` for the checks to judge).
-fn set_up_target(ctx: &mut Ctx, prepared: &Prepared) -> Result<(), HarnessFailure> {
-    let target = match &prepared.real {
-        // The target lives for the rest of the worker (libraries keep the context); the
-        // worker's exit releases a live process (the kernel detaches a dead tracer's tracees,
-        // which go on running).
-        Some(source) => callbacks::Target::leak_source(Box::new(source.clone())),
-        None => match sim_target::image::lower(ctx.model, ctx.arch, ctx.policy) {
-            Ok(i) => callbacks::Target::leak(i),
-            Err(e) => return Err(HarnessFailure::Unlowerable(e.to_string())),
-        },
-    };
-    let lib = ctx.lib;
-    ctx.target = Some(target);
-    ctx.setup.api_version = Some(lib.get_api_version());
-    let version = ctx
-        .setup
-        .api_version
-        .clone()
-        .and_then(|r| r.ok())
-        .unwrap_or(ompd_abi::api_version::V5_0);
-    ctx.setup.initialize = Some(lib.initialize(version));
-    if matches!(ctx.setup.initialize, Some(Ok(()))) {
-        match lib.process_initialize(target) {
-            Ok(ah) => {
-                ctx.aspace = Some(ah);
-                ctx.setup.process_initialize = Some(Ok(()));
-            }
-            Err(e) => ctx.setup.process_initialize = Some(Err(e)),
-        }
-    }
-    Ok(())
 }
 
 /// Runs one check and gathers what its calls printed (from offset `printed` of the capture
@@ -701,7 +588,8 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
         return Ok(());
     };
     // A real target is opened first: its truth is the model.
-    let prepared = prepare(unit)?;
+    let mut prepared = prepare(unit)?;
+    let image = prepared.image.take();
     let mut ctx = Ctx {
         lib: &lib,
         scenario: unit.target.scenario_name(),
@@ -721,7 +609,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
     // A TR-era library has another ompd_initialize signature: the 5.x target setup must not
     // call it (its checks skip by profile).
     if unit.stage == Stage::Target && profile >= Profile::V5_0 {
-        set_up_target(&mut ctx, &prepared)?;
+        set_up_target(&mut ctx, &prepared, image)?;
     }
     // A quarantined call refused while loading or setting up leaves nothing to judge.
     let setup_blocked = watch::take_blocked();

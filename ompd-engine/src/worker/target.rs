@@ -1,0 +1,229 @@
+//! A unit's target, ready for its checks: the model they judge against, the arch and layout it
+//! is served with, what of it is known, and the opened real target ([`prepare`]); served to the
+//! library and initialized as a debugger does ([`set_up_target`]). A simulated target's image
+//! may arrive pre-lowered from the zygote that forked this worker ([`hand_over`]).
+
+use super::{HarnessFailure, Scenario, Target, Unit};
+use crate::real::{Known, OpenedTarget, RealTarget};
+use ompd_checks::{Ctx, Stage};
+use ompd_serve::arch::Arch;
+use ompd_serve::callbacks;
+use ompd_serve::source::Source;
+use sim_target::image::Image;
+use sim_target::layout::Policy;
+use sim_target::model::Model;
+use std::sync::Mutex;
+
+/// Opens a real target and lifts its fixture's truth (a program that is no fixture gives a
+/// model of nothing known). `env`: the fixture's environment (empty: read it from the process).
+fn open_real(
+    target: &RealTarget,
+    env: &[(String, String)],
+) -> Result<(OpenedTarget, crate::real::Lifted), String> {
+    let source = crate::real::open(target)?;
+    // A process the harness did not start: the environment it started with is in /proc.
+    let env = match (target, env.is_empty()) {
+        (RealTarget::Live { pid }, true) => crate::real::start_environment(*pid),
+        _ => env.to_vec(),
+    };
+    let lifted = match crate::real::recorded(&source)? {
+        Some(rec) => crate::real::lift(&rec, &env)?,
+        None => crate::real::unknown_state(&format!(
+            "the {} target is no fixture: its OpenMP state is not recorded",
+            source.kind().name()
+        )),
+    };
+    Ok((source, lifted))
+}
+
+/// A unit's target, ready for its checks: the model they judge against, the arch and layout it
+/// is served with, what of the model is known, and the opened real target.
+pub(super) struct Prepared {
+    pub(super) model: Model,
+    pub(super) arch: Arch,
+    pub(super) policy: Policy,
+    pub(super) known: Known,
+    pub(super) real: Option<OpenedTarget>,
+    /// The simulated target's image, when it arrived pre-lowered.
+    pub(super) image: Option<Image>,
+}
+
+/// Prepares `unit`'s target (a real target is opened and its truth lifted here).
+pub(super) fn prepare(unit: &Unit) -> Result<Prepared, HarnessFailure> {
+    let known = Known::everything();
+    let empty = || {
+        sim_target::model::ModelBuilder::new()
+            .build()
+            .expect("the empty model is valid")
+    };
+    match (unit.stage, &unit.target) {
+        (Stage::Static, _) => Err(HarnessFailure::MalformedUnit(
+            "static checks are judged from the file, never in a worker".into(),
+        )),
+        (Stage::Library, t) => Ok(Prepared {
+            model: empty(),
+            arch: t.arch(),
+            policy: t.layout().unwrap_or(Policy::Natural),
+            known,
+            real: None,
+            image: None,
+        }),
+        (Stage::Target, Target::Host) => Err(HarnessFailure::MalformedUnit(
+            "a target-stage unit names no target".into(),
+        )),
+        (
+            Stage::Target,
+            Target::Simulated {
+                scenario,
+                arch,
+                layout,
+            },
+        ) => {
+            let (model, image) = match key(&unit.target).and_then(|k| taken(&k)) {
+                Some((m, i)) => (m, Some(i)),
+                None => (scenario.runtime_state(), None),
+            };
+            Ok(Prepared {
+                model,
+                arch: *arch,
+                policy: *layout,
+                known,
+                real: None,
+                image,
+            })
+        }
+        (Stage::Target, Target::Real { target, env, .. }) => {
+            let (source, lifted) =
+                open_real(target, env).map_err(HarnessFailure::TargetUnavailable)?;
+            Ok(Prepared {
+                model: lifted.model,
+                arch: source.arch(),
+                policy: Policy::Natural,
+                known: lifted.known,
+                real: Some(source),
+                image: None,
+            })
+        }
+    }
+}
+
+/// Serves the prepared target to the library and initializes it and the address space, as a
+/// debugger does (the results go into `ctx.setup` for the checks to judge).
+pub(super) fn set_up_target(
+    ctx: &mut Ctx,
+    prepared: &Prepared,
+    image: Option<Image>,
+) -> Result<(), HarnessFailure> {
+    let target = match &prepared.real {
+        // The target lives for the rest of the worker (libraries keep the context); the
+        // worker's exit releases a live process (the kernel detaches a dead tracer's tracees,
+        // which go on running).
+        Some(source) => callbacks::Target::leak_source(Box::new(source.clone())),
+        None => match image.map_or_else(
+            || sim_target::image::lower(ctx.model, ctx.arch, ctx.policy),
+            Ok,
+        ) {
+            Ok(i) => callbacks::Target::leak(i),
+            Err(e) => return Err(HarnessFailure::Unlowerable(e.to_string())),
+        },
+    };
+    let lib = ctx.lib;
+    ctx.target = Some(target);
+    ctx.setup.api_version = Some(lib.get_api_version());
+    let version = ctx
+        .setup
+        .api_version
+        .clone()
+        .and_then(|r| r.ok())
+        .unwrap_or(ompd_abi::api_version::V5_0);
+    ctx.setup.initialize = Some(lib.initialize(version));
+    if matches!(ctx.setup.initialize, Some(Ok(()))) {
+        match lib.process_initialize(target) {
+            Ok(ah) => {
+                ctx.aspace = Some(ah);
+                ctx.setup.process_initialize = Some(Ok(()));
+            }
+            Err(e) => ctx.setup.process_initialize = Some(Err(e)),
+        }
+    }
+    Ok(())
+}
+
+/// The key a simulated target of a built-in scenario is pre-lowered under (its unit JSON); none
+/// for other targets (a generated or replayed model is lowered once, by its worker).
+pub fn key(target: &Target) -> Option<String> {
+    match target {
+        Target::Simulated {
+            scenario: Scenario::BuiltIn(_),
+            ..
+        } => serde_json::to_string(target).ok(),
+        _ => None,
+    }
+}
+
+/// The model and lowered image of the target whose [`key`] is `key` (what a zygote prepares
+/// before it forks), or why not.
+pub fn prelower(key: &str) -> Result<(Model, Image), String> {
+    let target: Target = serde_json::from_str(key).map_err(|e| e.to_string())?;
+    let Target::Simulated {
+        scenario,
+        arch,
+        layout,
+    } = target
+    else {
+        return Err("not a simulated target".into());
+    };
+    let model = scenario.runtime_state();
+    let image = sim_target::image::lower(&model, arch, layout).map_err(|e| e.to_string())?;
+    Ok((model, image))
+}
+
+/// A target pre-lowered before this worker was forked, waiting for its unit.
+static HANDED: Mutex<Option<(String, Model, Image)>> = Mutex::new(None);
+
+/// Leaves the prepared target of `key` for this process's unit (in a freshly forked worker).
+pub fn hand_over(key: String, model: Model, image: Image) {
+    *HANDED.lock().unwrap_or_else(|e| e.into_inner()) = Some((key, model, image));
+}
+
+/// The target handed over under `key`, if that is the one.
+fn taken(key: &str) -> Option<(Model, Image)> {
+    let mut slot = HANDED.lock().unwrap_or_else(|e| e.into_inner());
+    match slot.take() {
+        Some((k, m, i)) if k == key => Some((m, i)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn simulated(scenario: Scenario) -> Target {
+        Target::Simulated {
+            scenario,
+            arch: Arch::ILP32_BE,
+            layout: Policy::Packed,
+        }
+    }
+
+    #[test]
+    fn only_built_in_scenarios_are_pre_lowered_and_only_their_own_unit_takes_them() {
+        let built_in = simulated(Scenario::built_in("nested-tasks").unwrap());
+        let k = key(&built_in).expect("a built-in scenario has a key");
+        let generated = simulated(Scenario::model("generated", built_in_model()));
+        assert_eq!(key(&generated), None);
+        assert_eq!(key(&Target::Host), None);
+        let (model, image) = prelower(&k).unwrap();
+        assert_eq!(model, built_in_model());
+        hand_over(k.clone(), model, image);
+        assert!(taken("another key").is_none(), "a mismatch takes nothing");
+        hand_over(k.clone(), built_in_model(), prelower(&k).unwrap().1);
+        assert!(taken(&k).is_some());
+        assert!(taken(&k).is_none(), "taken once");
+    }
+
+    fn built_in_model() -> Model {
+        Scenario::built_in("nested-tasks").unwrap().runtime_state()
+    }
+}
