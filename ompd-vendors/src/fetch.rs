@@ -257,9 +257,36 @@ fn install(
     })
 }
 
-/// Runs `apt-get download <package>` in `dir` and returns the downloaded `.deb`.
+/// Runs `apt-get download <package>` in `dir` and returns the downloaded `.deb`. When the
+/// system's package lists do not have it (a fresh machine whose lists were never fetched, or
+/// are stale), current lists are fetched into a private directory, without root, and the
+/// download is tried once more against them.
 fn apt_download(package: &str, dir: &Path) -> Result<PathBuf, VendorError> {
+    let again = |detail: String, more: String| VendorError::AptDownload {
+        package: package.to_string(),
+        detail: format!("{detail}; {more}"),
+    };
+    match apt_get_download(package, dir, &[]) {
+        Err(VendorError::AptDownload { detail, .. }) => match private_lists(&dir.join(".apt")) {
+            Ok(private) => apt_get_download(package, dir, &private).map_err(|e| {
+                again(
+                    detail,
+                    format!("with current package lists fetched privately: {e}"),
+                )
+            }),
+            Err(e) => Err(again(
+                detail,
+                format!("fetching current package lists failed: {e}"),
+            )),
+        },
+        done => done,
+    }
+}
+
+/// `apt-get download` with `options`.
+fn apt_get_download(package: &str, dir: &Path, options: &[String]) -> Result<PathBuf, VendorError> {
     let out = Command::new("apt-get")
+        .args(options)
         .args(["download", "-q", package])
         .current_dir(dir)
         .output()
@@ -279,6 +306,32 @@ fn apt_download(package: &str, dir: &Path) -> Result<PathBuf, VendorError> {
         kind: ".deb",
         dir: dir.to_path_buf(),
     })
+}
+
+/// Fetches the package lists of the system's sources into `state` (no root needed: apt reads
+/// and writes only there) and returns the options that make apt use them.
+fn private_lists(state: &Path) -> Result<Vec<String>, VendorError> {
+    let lists = state.join("lists");
+    let cache = state.join("cache");
+    create_dir_all(&lists.join("partial"))?;
+    create_dir_all(&cache.join("archives").join("partial"))?;
+    let options = vec![
+        "-o".to_string(),
+        format!("Dir::State::Lists={}", lists.display()),
+        "-o".to_string(),
+        format!("Dir::Cache={}", cache.display()),
+        "-o".to_string(),
+        "Debug::NoLocking=1".to_string(),
+    ];
+    run(
+        Command::new("apt-get")
+            .args(&options)
+            .args(["-q", "update"]),
+        "apt-get",
+        "apt-get update (private lists)",
+        "the package lists",
+    )?;
+    Ok(options)
 }
 
 /// The `Version` field of a `.deb`.
@@ -389,4 +442,30 @@ fn remove_all(path: &Path) -> Result<(), VendorError> {
         path: path.to_path_buf(),
         source,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a fresh machine meets: package lists that do not have the package. The private lists
+    /// fetched without touching the system's have it.
+    #[test]
+    fn a_package_missing_from_the_lists_is_fetched_through_private_lists() {
+        let d = tempfile::tempdir().unwrap();
+        let empty = d.path().join("no-lists");
+        create_dir_all(&empty.join("partial")).unwrap();
+        let none = [
+            "-o".to_string(),
+            format!("Dir::State::Lists={}", empty.display()),
+        ];
+        let missing = apt_get_download("libomp-19-dev", d.path(), &none);
+        assert!(
+            matches!(missing, Err(VendorError::AptDownload { .. })),
+            "{missing:?}"
+        );
+        let private = private_lists(&d.path().join(".apt")).expect("private lists fetch");
+        let deb = apt_get_download("libomp-19-dev", d.path(), &private).expect("it downloads");
+        assert!(file_name(&deb).starts_with("libomp-19-dev_"));
+    }
 }

@@ -258,9 +258,7 @@ pub enum VendorError {
         source: io::Error,
     },
     /// `apt-get download` failed.
-    #[error(
-        "apt-get download {package} failed: {detail}; if the package lists are missing, run `apt-get update` as root"
-    )]
+    #[error("apt-get download {package} failed: {detail}")]
     AptDownload {
         /// The Debian package.
         package: String,
