@@ -166,11 +166,10 @@ impl Scenario {
         ScenarioName::try_from(name.to_string()).map(Scenario::BuiltIn)
     }
 
-    /// The default scenario set (`sim_target::model::default_scenarios`), by name.
+    /// The default scenario set (`sim_target::model::scenario_names`), by name.
     pub fn default_set() -> Vec<Scenario> {
-        sim_target::model::default_scenarios()
-            .iter()
-            .map(|s| Scenario::BuiltIn(ScenarioName(s.name.to_string())))
+        sim_target::model::scenario_names()
+            .map(|n| Scenario::BuiltIn(ScenarioName(n.to_string())))
             .collect()
     }
 
@@ -208,13 +207,10 @@ impl TryFrom<String> for ScenarioName {
     type Error = String;
 
     fn try_from(name: String) -> Result<Self, String> {
-        if sim_target::model::scenario(&name).is_some() {
+        if sim_target::model::scenario_names().any(|n| n == name) {
             return Ok(ScenarioName(name));
         }
-        let known: Vec<_> = sim_target::model::default_scenarios()
-            .iter()
-            .map(|s| s.name)
-            .collect();
+        let known: Vec<_> = sim_target::model::scenario_names().collect();
         Err(format!(
             "unknown scenario `{name}` (known: {})",
             known.join(", ")

@@ -16,7 +16,7 @@ mod scenarios;
 mod validate;
 
 pub use builder::ModelBuilder;
-pub use scenarios::{default_scenarios, scenario, Scenario};
+pub use scenarios::{default_scenarios, scenario, scenario_names, Scenario};
 
 /// Index of a thread in [`Model::threads`]; equal to its global thread id (gtid).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -20,35 +20,54 @@ impl fmt::Display for Scenario {
     }
 }
 
-/// The default scenario set every check runs on.
-pub fn default_scenarios() -> Vec<Scenario> {
-    vec![
-        Scenario {
-            name: "serial",
-            description: "initial thread in serial code, one foreign native thread",
-            model: serial(),
-        },
-        Scenario {
-            name: "nested-tasks",
-            description: "4-thread region, nested 4-thread region, 3-deep explicit task tree",
-            model: nested_tasks(),
-        },
-        Scenario {
-            name: "serialized",
-            description: "2-thread region, inside it 3 nested serialized regions on thread 1",
-            model: serialized(),
-        },
-        Scenario {
-            name: "untracked",
-            description: "OMP_DEBUG disabled (ompd_state 0): 2-thread region, an explicit task",
-            model: untracked(),
-        },
-    ]
+/// A default scenario's name, description and the function that builds its model.
+type Entry = (&'static str, &'static str, fn() -> Model);
+
+/// The default scenarios (one table; each model is built only when asked for).
+const DEFAULT: [Entry; 4] = [
+    (
+        "serial",
+        "initial thread in serial code, one foreign native thread",
+        serial,
+    ),
+    (
+        "nested-tasks",
+        "4-thread region, nested 4-thread region, 3-deep explicit task tree",
+        nested_tasks,
+    ),
+    (
+        "serialized",
+        "2-thread region, inside it 3 nested serialized regions on thread 1",
+        serialized,
+    ),
+    (
+        "untracked",
+        "OMP_DEBUG disabled (ompd_state 0): 2-thread region, an explicit task",
+        untracked,
+    ),
+];
+
+fn build(&(name, description, model): &Entry) -> Scenario {
+    Scenario {
+        name,
+        description,
+        model: model(),
+    }
 }
 
-/// Looks up a default scenario by name.
+/// The default scenario set every check runs on.
+pub fn default_scenarios() -> Vec<Scenario> {
+    DEFAULT.iter().map(build).collect()
+}
+
+/// The names of the default scenarios, in order (no model is built).
+pub fn scenario_names() -> impl Iterator<Item = &'static str> {
+    DEFAULT.iter().map(|d| d.0)
+}
+
+/// Looks up a default scenario by name (building only its model).
 pub fn scenario(name: &str) -> Option<Scenario> {
-    default_scenarios().into_iter().find(|s| s.name == name)
+    DEFAULT.iter().find(|d| d.0 == name).map(build)
 }
 
 fn serial() -> Model {
