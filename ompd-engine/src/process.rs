@@ -1,8 +1,8 @@
 //! Worker processes: how a fresh worker starts (re-executed, or forked by a zygote of
-//! [`crate::zygote`]), its scrubbed environment, the unit sent to it, its result stream, and
-//! stopping and waiting for it. The supervisor reads a worker's events in the thread that
-//! waits for it (no thread of its own per worker). Either way a worker is a process of its own with a fresh
-//! library instance, its output captured in a file of its own, its exit status and signals
+//! [`crate::zygote`]), the unit sent to it, its result stream, and stopping and waiting for it.
+//! The supervisor reads a worker's events in the thread that waits for it (no thread of its own
+//! per worker). Either way a worker is a process of its own with a fresh library instance, a
+//! scrubbed environment, its output captured in a file of its own, its exit status and signals
 //! seen exactly, in a process group apart from the terminal's.
 
 use crate::worker::Unit;
@@ -42,10 +42,10 @@ enum How {
 
 impl Worker {
     /// Starts a worker `spawn`'s way for `unit` (a zygote lowers its simulated target before it
-    /// forks). Its events go to a file (each written whole by a single
-    /// `write`, so a crash loses none, and no event wakes the supervisor), and its stderr (and the
-    /// stdout it redirects there) to another, returned too: the file survives a crash, and the
-    /// worker reads it back to attribute output to checks.
+    /// forks). Its events go to a file (each written whole by a single `write`, so a crash loses
+    /// none, and no event wakes the supervisor), and its stderr (and the stdout it redirects
+    /// there) to another, returned too: the file survives a crash, and the worker reads it back
+    /// to attribute output to checks.
     pub(crate) fn start(
         spawn: Spawn,
         keep_env: &[String],
@@ -142,7 +142,7 @@ impl Worker {
 /// Starts a worker by executing `exe __worker` again on `fds`.
 fn exec(exe: &Path, keep_env: &[String], fds: Descriptors) -> Result<Child, String> {
     let mut cmd = Command::new(exe);
-    cmd.arg("__worker")
+    cmd.arg(crate::worker::COMMAND)
         .stdin(Stdio::from(fds.stdin))
         .stdout(Stdio::from(fds.events))
         .stderr(Stdio::from(fds.capture));

@@ -224,11 +224,15 @@ pub(crate) fn run_library(
         .map(|c| c.id.to_string())
         .collect();
     let cases = run_cases(lib, &all, popts, exec, jobs);
+    let nothing = sim_target::model::ModelBuilder::new()
+        .build()
+        .expect("the empty model is valid");
     let sum = Summary {
         lib,
         popts,
         exec,
         cases: &cases,
+        over_all_cases: unit(lib, &nothing, Arch::LP64_LE, Policy::Natural, &[]),
     };
     crate::parallel::parallel_map(all.len(), jobs, |k| sum.record(&all[k]))
 }
@@ -239,19 +243,17 @@ struct Summary<'a> {
     popts: &'a PropertyOptions,
     exec: Exec<'a>,
     cases: &'a Cases,
+    /// The unit that results summing up every case are reported against.
+    over_all_cases: Unit,
 }
 
 impl Summary<'_> {
     /// A result that sums up every case, reported against every arch and layout.
     fn base(&self, id: &str, outcome: Outcome, actual: String, detail: String) -> ResultRecord {
-        let nothing = sim_target::model::ModelBuilder::new()
-            .build()
-            .expect("the empty model is valid");
-        let over_all_cases = unit(self.lib, &nothing, Arch::LP64_LE, Policy::Natural, &[]);
         ResultRecord {
             arch: "*".into(),
             layout: Some("*".into()),
-            ..supervisor::record(&over_all_cases, id, outcome, "", actual, detail)
+            ..supervisor::record(&self.over_all_cases, id, outcome, "", actual, detail)
         }
     }
 

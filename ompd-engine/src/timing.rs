@@ -28,17 +28,24 @@ pub enum Probe {
     Tasks,
 }
 
+/// The answer path of the median microseconds of one query set.
+pub const US: &str = "timing/us";
+/// The answer path of the target-access callbacks of one query set.
+pub const CALLBACKS: &str = "timing/callbacks";
+/// The answer path of why nothing was timed.
+pub const ERROR: &str = "timing/error";
+
 /// Repetitions of a query set, at least (and until [`MIN_TIME`] has passed).
 const MIN_REPS: usize = 20;
 
 /// Time spent repeating a query set, at least.
 const MIN_TIME: Duration = Duration::from_millis(30);
 
-/// Times `probe` against the unit's target: the answers `timing/us` (median microseconds of one
-/// query set) and `timing/callbacks` (target-access callbacks of one set), or `timing/error`.
+/// Times `probe` against the unit's target: the answers [`US`] (median microseconds of one query
+/// set) and [`CALLBACKS`] (target-access callbacks of one set), or [`ERROR`].
 pub fn run(ctx: &Ctx, probe: Probe) -> Vec<(String, String)> {
     let Some(ah) = ctx.aspace.as_ref() else {
-        return vec![("timing/error".into(), "no address space".into())];
+        return vec![(ERROR.into(), "no address space".into())];
     };
     let innermost = ThreadId(ctx.model.threads.len() - 1);
     let set = || match probe {
@@ -48,7 +55,7 @@ pub fn run(ctx: &Ctx, probe: Probe) -> Vec<(String, String)> {
     };
     let before = traffic();
     if let Err(e) = set() {
-        return vec![("timing/error".into(), e)];
+        return vec![(ERROR.into(), e)];
     }
     let callbacks = traffic() - before;
     let mut times = Vec::new();
@@ -61,11 +68,8 @@ pub fn run(ctx: &Ctx, probe: Probe) -> Vec<(String, String)> {
     times.sort_unstable();
     let median = times[times.len() / 2];
     vec![
-        (
-            "timing/us".into(),
-            format!("{:.3}", median.as_secs_f64() * 1e6),
-        ),
-        ("timing/callbacks".into(), callbacks.to_string()),
+        (US.into(), format!("{:.3}", median.as_secs_f64() * 1e6)),
+        (CALLBACKS.into(), callbacks.to_string()),
     ]
 }
 

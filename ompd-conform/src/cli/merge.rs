@@ -4,9 +4,8 @@
 //! unsharded run writes.
 
 use super::review::{expectation_files, read_reports, run_gate, write_html};
-use super::run::emit;
-use super::{usage, ReviewArgs, EXIT_HARNESS, EXIT_INTERRUPTED};
-use ompd_report::Outcome;
+use super::run::{emit, ending};
+use super::{usage, ReviewArgs};
 use std::path::PathBuf;
 
 /// Merges the shard reports at `paths`; the exit code is a run's.
@@ -37,14 +36,8 @@ pub(super) fn merge(paths: &[PathBuf], review: &ReviewArgs, quiet: bool) -> i32 
         Ok(c) => c,
         Err(code) => return code,
     };
-    if report.incomplete {
-        eprintln!(
-            "ompd-conform: error: a shard run stopped early; the merged report is incomplete"
-        );
-        return EXIT_INTERRUPTED;
-    }
-    if report.count(Outcome::HarnessError) > 0 {
-        return EXIT_HARNESS;
-    }
-    gate
+    let stopped = report
+        .incomplete
+        .then(|| "a shard's run was stopped".to_string());
+    ending(&report, stopped, gate)
 }

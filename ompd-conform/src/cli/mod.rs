@@ -99,10 +99,10 @@ enum Cmd {
         quiet: bool,
     },
     /// Internal: run one unit (used by the supervisor).
-    #[command(name = "__worker", hide = true)]
+    #[command(name = ompd_engine::worker::COMMAND, hide = true)]
     Worker,
     /// Internal: the fork server that forks workers (used by the supervisor).
-    #[command(name = "__zygote", hide = true)]
+    #[command(name = ompd_engine::zygote::COMMAND, hide = true)]
     Zygote,
     /// Internal: throughput figures of one library as JSON (used by `cargo xtask bench`).
     #[command(name = "__bench", hide = true)]
@@ -328,8 +328,6 @@ struct RunArgs {
     #[arg(long)]
     sim: bool,
     // ---- end of real targets ----
-    // --- HTML matrix (issue 5, html branch) ---
-    // --- end HTML matrix ---
 }
 
 /// A usage error: one line, exit 2.

@@ -423,17 +423,23 @@ fn finish(
             eprintln!("ompd-conform: error: cannot load {}: {d}", l.name);
         }
     }
-    if let Some(why) = stop.reason() {
+    match ending(report, stop.reason(), gate_code) {
+        EXIT_OK if snapshots_differ => EXIT_FINDINGS,
+        code => code,
+    }
+}
+
+/// How a run whose report is written ends: stopped early (`stopped`, why), with a harness
+/// failure, or as the gate says (`gate`).
+pub(super) fn ending(report: &Report, stopped: Option<String>, gate: i32) -> i32 {
+    if let Some(why) = stopped {
         eprintln!("ompd-conform: error: the run stopped early ({why}); the report is incomplete");
         return EXIT_INTERRUPTED;
     }
     if report.count(Outcome::HarnessError) > 0 {
         return EXIT_HARNESS;
     }
-    match gate_code {
-        EXIT_OK if snapshots_differ => EXIT_FINDINGS,
-        code => code,
-    }
+    gate
 }
 
 /// A progress bar over the run's units (and one step per library's property phase).

@@ -4,7 +4,7 @@
 //! ([`crate::timing`]).
 
 use crate::supervisor::{self, Exec};
-use crate::timing::Probe;
+use crate::timing::{self, Probe};
 use crate::worker::{Scenario, Target, Unit};
 use ompd_serve::arch::Arch;
 use ompd_vendors::Resolved;
@@ -60,8 +60,8 @@ fn point(lib: &Resolved, exec: Exec, probe: Probe, size: usize) -> Point {
     };
     for (path, value) in crate::collect::run_one(&unit(lib, probe, size, model), exec) {
         match path.as_str() {
-            "timing/us" => p.us = value.parse().ok(),
-            "timing/callbacks" => p.callbacks = value.parse().ok(),
+            timing::US => p.us = value.parse().ok(),
+            timing::CALLBACKS => p.callbacks = value.parse().ok(),
             _ => p.error = Some(format!("{path}: {value}")),
         }
     }

@@ -20,6 +20,9 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 mod target;
+
+/// The hidden command a re-executed worker runs.
+pub const COMMAND: &str = "__worker";
 pub use target::{hand_over, key, prelower};
 use target::{prepare, set_up_target, Prepared};
 
