@@ -56,6 +56,30 @@ pub struct IcvEntry {
     pub scope: Scope,
 }
 
+/// The spellings of the ICVs that have several: the name of the ICV table of OpenMP 5.1, then
+/// the OMPD names (OpenMP 5.0 names them `ompd-num-procs-var`, `ompd-thread-num-var`,
+/// `ompd-final-var`, `ompd-implicit-var` and `ompd-team-size-var`; 5.1 makes them "also
+/// available with an ompd- prefix", OMPD-ICV-005).
+pub const ICV_SPELLINGS: &[&[&str]] = &[
+    &["num-procs-var", "ompd-num-procs-var"],
+    &["thread-num-var", "ompd-thread-num-var"],
+    &["final-task-var", "ompd-final-var", "ompd-final-task-var"],
+    &[
+        "implicit-task-var",
+        "ompd-implicit-var",
+        "ompd-implicit-task-var",
+    ],
+    &["team-size-var", "ompd-team-size-var"],
+];
+
+/// The first spelling of ICV `name` in [`ICV_SPELLINGS`] (`name` itself for an ICV with one).
+pub fn canonical(name: &str) -> &str {
+    ICV_SPELLINGS
+        .iter()
+        .find(|g| g.contains(&name))
+        .map_or(name, |g| g[0])
+}
+
 /// What setting up a target unit returned.
 #[derive(Clone, Debug, Default)]
 pub struct Setup {
@@ -65,6 +89,28 @@ pub struct Setup {
     pub initialize: Option<Call<()>>,
     /// `ompd_process_initialize` (the handle is in [`Ctx::aspace`]).
     pub process_initialize: Option<Call<()>>,
+    /// When `ompd_process_initialize` failed: the symbols it looked up that the target does not
+    /// define. A library that needs a symbol the runtime lacks declines a runtime it does not
+    /// serve (another vendor's, or an older release).
+    pub undefined_symbols: Vec<String>,
+}
+
+impl Setup {
+    /// Why the library declined the target, when `ompd_process_initialize` failed after looking
+    /// up symbols the target does not define.
+    pub fn declined(&self) -> Option<String> {
+        let Some(Err(e)) = &self.process_initialize else {
+            return None;
+        };
+        (!self.undefined_symbols.is_empty()).then(|| {
+            format!(
+                "the runtime does not define {}, which the library looks up: not a runtime it \
+                 serves ({} failed: {e})",
+                self.undefined_symbols.join(", "),
+                EntryPoint::ProcessInitialize
+            )
+        })
+    }
 }
 
 /// The id bytes (target byte order) of a native thread for `kind` (0 pthread: pointer-sized, 1
@@ -82,6 +128,9 @@ impl<'l> Ctx<'l> {
     /// The address space, or a skip verdict naming why there is none.
     pub fn aspace(&self) -> Result<&AspaceH<'l>, Verdict> {
         self.aspace.as_ref().ok_or_else(|| {
+            if let Some(why) = self.setup.declined() {
+                return Verdict::skip(why);
+            }
             let why = match &self.setup.process_initialize {
                 Some(Err(e)) => format!("{} failed: {e}", EntryPoint::ProcessInitialize),
                 _ => match &self.setup.initialize {
@@ -174,25 +223,28 @@ impl<'l> Ctx<'l> {
             .clone()
     }
 
-    /// The id of ICV `name`, if the library enumerates it.
-    pub fn icv_id(&self, ah: &AspaceH, name: &str) -> Option<u64> {
-        self.icvs(ah)
-            .ok()?
+    /// The id of ICV `name` under any of its spellings ([`canonical`]), or why there is none:
+    /// the enumeration failed, or no spelling of it is enumerated.
+    pub fn icv_id(&self, ah: &AspaceH, name: &str) -> Result<u64, String> {
+        let want = canonical(name);
+        self.icvs(ah)?
             .into_iter()
-            .find(|e| e.name == name)
+            .find(|e| canonical(&e.name) == want)
             .map(|e| e.id)
+            .ok_or_else(|| format!("{name} is not enumerated under any of its names"))
     }
 
-    /// An integer ICV by name through `handle` at `scope` (looked up by enumeration).
+    /// An integer ICV by name through `handle` at `scope` (looked up by enumeration), or why
+    /// it could not be asked.
     pub fn icv(
         &self,
         handle: AnyHandle,
         scope: Scope,
         name: &str,
-    ) -> Option<Call<(Rc, Option<i64>)>> {
-        let ah = self.aspace.as_ref()?;
+    ) -> Result<Call<(Rc, Option<i64>)>, String> {
+        let ah = self.aspace.as_ref().ok_or("no address space")?;
         let id = self.icv_id(ah, name)?;
-        Some(self.lib.get_icv(handle, scope, id))
+        Ok(self.lib.get_icv(handle, scope, id))
     }
 }
 
@@ -207,4 +259,22 @@ pub fn is_implicit(m: &Model, t: TaskId) -> bool {
         m.tasks[t.0].kind,
         sim_target::model::TaskKind::Implicit { .. }
     )
+}
+
+#[cfg(test)]
+mod spelling_tests {
+    use super::canonical;
+
+    #[test]
+    fn every_spelling_of_an_icv_is_the_same_icv() {
+        assert_eq!(canonical("ompd-implicit-var"), "implicit-task-var");
+        assert_eq!(canonical("ompd-implicit-task-var"), "implicit-task-var");
+        assert_eq!(canonical("ompd-team-size-var"), "team-size-var");
+        assert_eq!(canonical("ompd-final-var"), "final-task-var");
+        assert_eq!(canonical("levels-var"), "levels-var");
+        assert_ne!(
+            canonical("ompd-thread-num-var"),
+            canonical("ompd-team-size-var")
+        );
+    }
 }

@@ -324,7 +324,48 @@ fn run_fixture(
         records.extend(run_units(units, exec));
         let _ = std::fs::remove_file(&path);
     }
+    keep_served(&mut records, &mut notes, &name);
     (records, notes)
+}
+
+/// Checks judged where there is no address space to judge the rest with: process
+/// initialization and the runtime interface.
+fn judged_without_aspace(check: &str) -> bool {
+    check.starts_with("aspace.process_initialize.") || check.starts_with("runtime.")
+}
+
+/// Drops the results of every unit whose library declined the runtime (it looked up a symbol
+/// the runtime does not define: `aspace.process_initialize.foreign_runtime` judged it) but
+/// those [`judged_without_aspace`], with a note per library: every other check of such a unit
+/// could only skip, as on a stripped runtime.
+fn keep_served(records: &mut Vec<ResultRecord>, notes: &mut Vec<String>, name: &str) {
+    let declined: Vec<(String, String, String)> = records
+        .iter()
+        .filter(|r| {
+            r.check == "aspace.process_initialize.foreign_runtime" && r.outcome != Outcome::Skip
+        })
+        .map(|r| (r.library.clone(), r.target.clone(), r.actual.clone()))
+        .collect();
+    for (lib, target, actual) in &declined {
+        if target == "live" || !declined.iter().any(|d| d.0 == *lib && d.1 == "live") {
+            let why = records
+                .iter()
+                .find(|r| {
+                    r.library == *lib && r.check == "aspace.process_initialize.compatible_target"
+                })
+                .map_or(actual.as_str(), |r| r.detail.as_str());
+            notes.push(format!(
+                "{name}: {lib} declined the runtime ({why}); only process initialization and \
+                 the runtime interface are judged"
+            ));
+        }
+    }
+    records.retain(|r| {
+        judged_without_aspace(&r.check)
+            || !declined
+                .iter()
+                .any(|(lib, target, _)| r.library == *lib && r.target == *target)
+    });
 }
 
 /// The checks judged against fixture `f`: all of them, except on a stripped runtime, which hides
@@ -342,9 +383,7 @@ fn judged_on(f: &FixtureRun, checks: &[String], notes: &mut Vec<String>) -> Vec<
             ));
             checks
                 .iter()
-                .filter(|c| {
-                    c.starts_with("aspace.process_initialize.") || c.starts_with("runtime.")
-                })
+                .filter(|c| judged_without_aspace(c))
                 .cloned()
                 .collect()
         }

@@ -1,6 +1,6 @@
-//! Address spaces: process initialization on a compatible target, OpenMP version queries, the
-//! device initialization of a device the target lacks, and (near the end of every unit) the
-//! release of the address-space handle.
+//! Address spaces: process initialization on a compatible target and the answer on a runtime
+//! the library declines, OpenMP version queries, the device initialization of a device the
+//! target lacks, and (near the end of every unit) the release of the address-space handle.
 
 use crate::known::Fact;
 use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
@@ -18,6 +18,16 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::Initialize, EntryPoint::ProcessInitialize],
         real: Some(&[]),
         run: Run::Worker(process_initialize),
+        ..Check::TARGET
+    },
+    Check {
+        id: "aspace.process_initialize.foreign_runtime",
+        requirements: &["OMPD-PROC-002"],
+        summary: "ompd_process_initialize on a runtime the library does not serve (it lacks a symbol the library looks up) gives ompd_rc_incompatible (other non-ok codes warn)",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::ProcessInitialize],
+        real: Some(&[]),
+        run: Run::Worker(foreign_runtime),
         ..Check::TARGET
     },
     Check {
@@ -88,11 +98,34 @@ fn device_unsupported(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn process_initialize(ctx: &mut Ctx, _: &str) -> Verdict {
+    if let Some(why) = ctx.setup.declined() {
+        return Verdict::skip(format!(
+            "{why}; aspace.process_initialize.foreign_runtime judges the answer"
+        ));
+    }
     let mut j = Judge::new(ctx, "ok with a handle");
     match (&ctx.setup.initialize, &ctx.setup.process_initialize) {
         (Some(Err(e)), _) => j.fail(format!("ompd_initialize: {e}")),
         (_, Some(Err(e))) => j.fail(format!("ompd_process_initialize: {e}")),
         (_, Some(Ok(()))) => j.expect(ctx.aspace.is_some(), || "no handle".into()),
+        _ => j.fail("setup did not run"),
+    }
+    j.verdict()
+}
+
+/// A runtime the library declined (it looked up symbols the target does not define): the
+/// answer must be `incompatible` (OMPD-PROC-002; another non-ok code warns).
+fn foreign_runtime(ctx: &mut Ctx, _: &str) -> Verdict {
+    if ctx.setup.declined().is_none() {
+        return Verdict::skip(
+            "the library did not decline the target for a symbol the runtime lacks",
+        );
+    }
+    let mut j = Judge::new(ctx, "incompatible (other non-ok codes warn)");
+    match &ctx.setup.process_initialize {
+        Some(Err(Fail::Rc(Rc::INCOMPATIBLE))) => j.holds(),
+        Some(Err(Fail::Rc(rc))) => j.allowed(format!("{rc} (the spec names incompatible)")),
+        Some(Err(e)) => j.fail(e.to_string()),
         _ => j.fail("setup did not run"),
     }
     j.verdict()

@@ -84,11 +84,10 @@ pub static CHECKS: &[Check] = &[
 
 /// An integer ICV of a parallel handle, or a description of what went wrong.
 fn par_icv(ctx: &Ctx, ph: &ParallelH, name: &str) -> Result<i64, String> {
-    match ctx.icv(AnyHandle::Parallel(ph), Scope::PARALLEL, name) {
-        None => Err(format!("{name} is not enumerated")),
-        Some(Ok((Rc::OK, Some(v)))) => Ok(v),
-        Some(Ok((rc, _))) => Err(format!("{name}: {rc}")),
-        Some(Err(e)) => Err(format!("{name}: {e}")),
+    match ctx.icv(AnyHandle::Parallel(ph), Scope::PARALLEL, name)? {
+        Ok((Rc::OK, Some(v))) => Ok(v),
+        Ok((rc, _)) => Err(format!("{name}: {rc}")),
+        Err(e) => Err(format!("{name}: {e}")),
     }
 }
 
@@ -239,7 +238,7 @@ fn thread_in_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
                     let inner = crate::innermost_region(ctx.model, *member);
                     let want = ctx.model.thread_num(inner, *member).unwrap_or(n) as i64;
                     match ctx.icv(AnyHandle::Thread(&a), Scope::THREAD, "thread-num-var") {
-                        Some(Ok((Rc::OK, Some(v)))) => j.expect(v == want, || {
+                        Ok(Ok((Rc::OK, Some(v)))) => j.expect(v == want, || {
                             format!(
                                 "region {} thread {n}: thread-num-var {v}, model {want}",
                                 r.0

@@ -496,6 +496,10 @@ fn run_check(
         ))
     } else if let Some(why) = not_here {
         checks::Verdict::skip(why)
+    } else if let Some(ep) = check.entry_points.iter().find(|e| !ctx.lib.api.has(**e)) {
+        // What a library exports is judged by the inventory checks against the profile it
+        // claims; a check that needs a routine it lacks judges nothing.
+        checks::Verdict::skip(format!("{ep} is not exported"))
     } else {
         let _g = callbacks::enter("harness");
         match check.run {

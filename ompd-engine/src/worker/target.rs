@@ -138,15 +138,36 @@ pub(super) fn set_up_target(
         .unwrap_or(ompd_abi::api_version::V5_0);
     ctx.setup.initialize = Some(lib.initialize(version));
     if matches!(ctx.setup.initialize, Some(Ok(()))) {
+        let seen = callbacks::ledger().events().len();
         match lib.process_initialize(target) {
             Ok(ah) => {
                 ctx.aspace = Some(ah);
                 ctx.setup.process_initialize = Some(Ok(()));
             }
-            Err(e) => ctx.setup.process_initialize = Some(Err(e)),
+            Err(e) => {
+                ctx.setup.process_initialize = Some(Err(e));
+                ctx.setup.undefined_symbols = undefined_symbols(seen);
+            }
         }
     }
     Ok(())
+}
+
+/// The symbols looked up since ledger event `seen` that the target does not define, in lookup
+/// order (no fault plan is active while a target is set up, so none of them was withheld).
+fn undefined_symbols(seen: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (_, e) in &callbacks::ledger().events()[seen..] {
+        if let ompd_serve::ledger::Event::SymbolAddrLookup {
+            name, found: false, ..
+        } = e
+        {
+            if !out.contains(name) {
+                out.push(name.clone());
+            }
+        }
+    }
+    out
 }
 
 /// The key a simulated target of a built-in scenario is pre-lowered under (its unit JSON); none

@@ -13,6 +13,8 @@ use ompd_serve::arch::Arch;
 use ompd_serve::memory::Memory;
 use std::collections::BTreeMap;
 
+mod legacy;
+
 /// Why a model could not be lowered.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LowerError {
@@ -502,6 +504,7 @@ impl Lowering {
         let p = self.arch.pointer as u64;
         let g = &model.globals;
         self.global("ompd_state", 8, model.ompd_state);
+        self.write_legacy_tables(model);
         self.global("__kmp_openmp_version", 4, model.omp_version as u64);
         let lib_ver = b"\0@(#) sim-target OMP version: 5.0.20261121\0";
         let a = self.alloc(lib_ver.len() as u64, 1, "__kmp_version_lib_ver");

@@ -254,14 +254,14 @@ pub(super) fn truth(m: &Model, name: &str, subject: Subject) -> Option<Truth> {
     let b = |v: bool| Some(Truth::Int(v as i64));
     let int = |v: i64| Some(Truth::Int(v));
     let g = &m.globals;
-    match name {
+    match crate::canonical(name) {
         "stacksize-var" => int(g.stacksize as i64),
         "cancel-var" => b(g.cancellation),
         "max-task-priority-var" => int(g.max_task_priority as i64),
         "debug-var" => b(m.debug_enabled()),
         "display-affinity-var" => b(g.display_affinity),
         "tool-var" => int(g.tool as i64),
-        "num-procs-var" | "ompd-num-procs-var" => int(g.avail_proc as i64),
+        "num-procs-var" => int(g.avail_proc as i64),
         "run-sched-var"
         | "affinity-format-var"
         | "tool-libraries-var"
@@ -272,14 +272,12 @@ pub(super) fn truth(m: &Model, name: &str, subject: Subject) -> Option<Truth> {
         "thread-limit-var" => int(m.tasks[task?.0].icvs.thread_limit as i64),
         "max-active-levels-var" => int(m.tasks[task?.0].icvs.max_active_levels as i64),
         "default-device-var" => int(m.tasks[task?.0].icvs.default_device as i64),
-        "final-task-var" | "ompd-final-var" | "ompd-final-task-var" => b(m.tasks[task?.0].is_final),
-        "implicit-task-var" | "ompd-implicit-var" | "ompd-implicit-task-var" => {
-            b(crate::is_implicit(m, task?))
-        }
+        "final-task-var" => b(m.tasks[task?.0].is_final),
+        "implicit-task-var" => b(crate::is_implicit(m, task?)),
         "levels-var" => int(m.level(region?) as i64),
         "active-levels-var" => int(m.active_level(region?) as i64),
-        "team-size-var" | "ompd-team-size-var" => int(m.regions[region?.0].members.len() as i64),
-        "thread-num-var" | "ompd-thread-num-var" => match subject {
+        "team-size-var" => int(m.regions[region?.0].members.len() as i64),
+        "thread-num-var" => match subject {
             Subject::Thread(t) => int(m.thread_num(m.threads[t.0].region, t)? as i64),
             Subject::Task(t) => match m.tasks[t.0].kind {
                 sim_target::model::TaskKind::Implicit { index, .. } => int(index as i64),

@@ -88,11 +88,10 @@ pub static CHECKS: &[Check] = &[
 
 /// A boolean task ICV (implicit-task-var, final-task-var, ...) of a task handle.
 fn task_flag(ctx: &Ctx, task: &TaskH, name: &str) -> Result<bool, String> {
-    match ctx.icv(AnyHandle::Task(task), Scope::TASK, name) {
-        None => Err(format!("{name} is not enumerated")),
-        Some(Ok((Rc::OK, Some(v)))) => Ok(v != 0),
-        Some(Ok((rc, _))) => Err(format!("{name}: {rc}")),
-        Some(Err(e)) => Err(format!("{name}: {e}")),
+    match ctx.icv(AnyHandle::Task(task), Scope::TASK, name)? {
+        Ok((Rc::OK, Some(v))) => Ok(v != 0),
+        Ok((rc, _)) => Err(format!("{name}: {rc}")),
+        Err(e) => Err(format!("{name}: {e}")),
     }
 }
 
@@ -231,8 +230,19 @@ fn initial_unavailable(ctx: &mut Ctx, _: &str) -> Verdict {
         Ok(p) => p,
         Err(e) => return Verdict::skip(format!("no region for gtid 0: {e}")),
     };
+    // The walk ends within the model's regions, or the library's chain never ends.
+    let mut steps = 0;
     while let Ok(next) = ctx.lib.get_enclosing_parallel_handle(&ph) {
         ph = next;
+        steps += 1;
+        if steps > ctx.model.regions.len() {
+            j.fail(format!(
+                "the enclosing chain from gtid 0's region does not end: ok after {steps} steps, \
+                 the model has {} regions",
+                ctx.model.regions.len()
+            ));
+            return j.verdict();
+        }
     }
     match ctx.lib.get_task_in_parallel(&ph, 0) {
         Ok(initial) => {
