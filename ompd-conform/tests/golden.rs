@@ -43,6 +43,11 @@ fn stderr(o: &Output) -> String {
 #[case("llvm-19")]
 #[case("llvm-21")]
 #[case("llvm-22")]
+#[case("intel-2020.0")]
+#[case("intel-2021.4")]
+#[case("intel-2023.2")]
+#[case("intel-2024.2")]
+#[case("intel-2025.0")]
 #[case("intel-2026.2")]
 fn each_vendor_matches_its_committed_snapshot(#[case] lib: &str) {
     fetch();

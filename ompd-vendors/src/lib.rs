@@ -83,7 +83,31 @@ pub struct VendorSpec {
     pub needs_cxx_runtime: bool,
 }
 
-const KNOWN: [VendorSpec; 7] = [
+/// An Intel release from the `intel-openmp` wheel of PyPI `version`: the OMPD library and its
+/// runtime sit in the wheel's data directory. `cxx`: the library needs the C++ runtime loaded
+/// first (2024.2 on; the releases before declare `libstdc++` themselves).
+macro_rules! intel_wheel {
+    ($name:literal, $version:literal, $cxx:literal) => {
+        VendorSpec {
+            name: $name,
+            origin: Origin::Pypi {
+                package: "intel-openmp",
+                version: $version,
+            },
+            library: concat!("intel_openmp-", $version, ".data/data/lib/libiomp5_db.so"),
+            runtime: Some(concat!(
+                "intel_openmp-",
+                $version,
+                ".data/data/lib/libiomp5.so"
+            )),
+            header: None,
+            preload: &[],
+            needs_cxx_runtime: $cxx,
+        }
+    };
+}
+
+const KNOWN: [VendorSpec; 12] = [
     VendorSpec {
         name: "llvm-14",
         origin: Origin::Debian {
@@ -156,18 +180,12 @@ const KNOWN: [VendorSpec; 7] = [
         preload: &[],
         needs_cxx_runtime: false,
     },
-    VendorSpec {
-        name: "intel-2026.2",
-        origin: Origin::Pypi {
-            package: "intel-openmp",
-            version: "2026.2.0",
-        },
-        library: "intel_openmp-2026.2.0.data/data/lib/libiomp5_db.so",
-        runtime: Some("intel_openmp-2026.2.0.data/data/lib/libiomp5.so"),
-        header: None,
-        preload: &[],
-        needs_cxx_runtime: true,
-    },
+    intel_wheel!("intel-2020.0", "2020.0.133", false),
+    intel_wheel!("intel-2021.4", "2021.4.0", false),
+    intel_wheel!("intel-2023.2", "2023.2.4", false),
+    intel_wheel!("intel-2024.2", "2024.2.1", true),
+    intel_wheel!("intel-2025.0", "2025.0.0", true),
+    intel_wheel!("intel-2026.2", "2026.2.0", true),
 ];
 
 /// All known vendor libraries, in a fixed order (the Debian LLVM builds, then the wheels).
@@ -605,7 +623,7 @@ mod tests {
 
     #[test]
     fn known_table_is_consistent() {
-        assert_eq!(known().len(), 7);
+        assert_eq!(known().len(), 12);
         let names: Vec<_> = known().iter().map(|s| s.name).collect();
         assert_eq!(
             names,
@@ -616,6 +634,11 @@ mod tests {
                 "llvm-19",
                 "llvm-22",
                 "llvm-21",
+                "intel-2020.0",
+                "intel-2021.4",
+                "intel-2023.2",
+                "intel-2024.2",
+                "intel-2025.0",
                 "intel-2026.2"
             ]
         );
@@ -776,7 +799,7 @@ mod tests {
             format!("llvm-19       1:19.1.7-3~deb12u1  {}", a.display())
         );
         assert_eq!(
-            lines[6],
+            lines[known().len() - 1],
             format!(
                 "intel-2026.2  2026.2.0            {}  (missing)",
                 dir.path().join("gone.so").display()
@@ -784,7 +807,7 @@ mod tests {
         );
         // Paths start in the same column for every fetched vendor.
         let col = |l: &str| l.find('/').unwrap();
-        assert_eq!(col(&lines[3]), col(&lines[6]));
+        assert_eq!(col(&lines[3]), col(&lines[known().len() - 1]));
     }
 
     #[test]

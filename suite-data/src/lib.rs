@@ -14,6 +14,10 @@ pub const REQUIREMENTS_TSV: &str = include_str!("../requirements.tsv");
 /// The per-vendor expectations files, embedded at compile time so that an installed runner has
 /// them: (file name, TOML text), sorted by name. A test keeps the list equal to the directory.
 pub const EXPECTATIONS: &[(&str, &str)] = &[
+    (
+        "intel-legacy.toml",
+        include_str!("../expectations/intel-legacy.toml"),
+    ),
     ("intel.toml", include_str!("../expectations/intel.toml")),
     ("llvm.toml", include_str!("../expectations/llvm.toml")),
 ];
