@@ -2,80 +2,22 @@
 //! (Debian `chromium`): the DOM the browser built has one row per check and one column per
 //! library, each cell carrying the worst outcome the JSON report gives; and a screenshot of the
 //! page, decoded with the `png` crate, shows the legend's swatches followed by one swatch per
-//! cell, in reading order, each in its outcome's colour.
+//! cell, in reading order, each in its outcome's colour. The same run's `history` page (both
+//! vendor lines) is checked the same way: per line the releases in release order, the notable
+//! checks with each cell's worst outcome and event (appeared, fixed) as computed from the JSON
+//! report, and every cell's swatch in its colour.
 //!
 //! Chromium is required: CI installs it (`.ci/run`). Locally, and only outside CI,
 //! `OMPD_SKIP_BROWSER_TEST=1` skips this test with a message on stderr.
 
+mod browser;
+
+use browser::{attr, browse, chromium, swatches};
 use ompd_report::{Outcome, Report};
-use ompd_review::html::{colour, SWATCH_PX};
 use ompd_vendors as vendors;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// The browser binary, or None when the test may be skipped (explicitly, outside CI).
-fn chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("CHROMIUM") {
-        return Some(PathBuf::from(p));
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    for dir in std::env::split_paths(&path) {
-        for name in ["chromium", "chromium-browser"] {
-            let p = dir.join(name);
-            if p.is_file() {
-                return Some(p);
-            }
-        }
-    }
-    let in_ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false");
-    let skip = std::env::var("OMPD_SKIP_BROWSER_TEST").is_ok_and(|v| v == "1");
-    if skip && !in_ci {
-        eprintln!(
-            "html_browser: SKIPPED: chromium is not installed and OMPD_SKIP_BROWSER_TEST=1 \
-             (install it with `apt-get install chromium`)"
-        );
-        return None;
-    }
-    panic!(
-        "chromium is not installed: the HTML matrix must be checked in a real browser. Install it \
-         with `apt-get install -y chromium` (.ci/run does), set CHROMIUM=/path/to/chromium, or \
-         (locally, outside CI) set OMPD_SKIP_BROWSER_TEST=1 to skip this test"
-    );
-}
-
-/// Runs chromium headless on `page` with `args`; returns its stdout.
-fn browse(exe: &Path, profile: &Path, args: &[String], page: &Path) -> Vec<u8> {
-    let out = Command::new(exe)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            "--force-device-scale-factor=1",
-            "--no-first-run",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(args)
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .expect("chromium starts");
-    assert!(
-        out.status.success(),
-        "chromium {args:?} failed ({}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
-/// The value of attribute `name` in the tag text `tag`.
-fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
-    let key = format!(" {name}=\"");
-    let start = tag.find(&key)? + key.len();
-    let len = tag[start..].find('"')?;
-    Some(&tag[start..start + len])
-}
+use std::sync::OnceLock;
 
 /// The matrix as the browser's DOM has it: column labels, and per row the check id with its
 /// cells' (library, outcome), in document order.
@@ -117,127 +59,39 @@ fn matrix_from_dom(dom: &str) -> Matrix {
     (libs, rows)
 }
 
-/// A swatch found in the screenshot: its top-left corner and outcome.
-#[derive(Debug)]
-struct Swatch {
-    x: u32,
-    y: u32,
-    outcome: Outcome,
-}
-
-/// Every solid square of an outcome colour, about [`SWATCH_PX`] on a side, in reading order.
-fn swatches(png_bytes: &[u8]) -> (u32, u32, Vec<Swatch>) {
-    let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
-    let mut reader = decoder.read_info().expect("screenshot is a PNG");
-    let mut buf = vec![0; reader.output_buffer_size().expect("image size fits")];
-    let info = reader.next_frame(&mut buf).expect("screenshot decodes");
-    let (w, h) = (info.width, info.height);
-    let channels = match info.color_type {
-        png::ColorType::Rgb => 3,
-        png::ColorType::Rgba => 4,
-        other => panic!("unexpected screenshot colour type {other:?}"),
-    };
-    assert_eq!(info.bit_depth, png::BitDepth::Eight);
-    let pixel = |x: u32, y: u32| {
-        let i = (y as usize * w as usize + x as usize) * channels;
-        [buf[i], buf[i + 1], buf[i + 2]]
-    };
-    let close = |a: [u8; 3], b: [u8; 3]| a.iter().zip(b).all(|(p, q)| p.abs_diff(q) <= 3);
-    // Label each pixel with the outcome whose colour it has, if any.
-    let mut label: Vec<Option<u8>> = vec![None; (w * h) as usize];
-    for y in 0..h {
-        for x in 0..w {
-            let p = pixel(x, y);
-            label[(y * w + x) as usize] = Outcome::ALL
-                .iter()
-                .position(|o| close(p, colour(*o)))
-                .map(|i| i as u8);
-        }
-    }
-    // Connected components of one label; keep the solid squares of swatch size.
-    let mut seen = vec![false; label.len()];
-    let mut found = Vec::new();
-    for start in 0..label.len() {
-        let Some(l) = label[start] else { continue };
-        if seen[start] {
-            continue;
-        }
-        seen[start] = true;
-        let mut stack = vec![start];
-        let (mut x0, mut y0, mut x1, mut y1, mut n) = (u32::MAX, u32::MAX, 0, 0, 0u32);
-        while let Some(i) = stack.pop() {
-            let (x, y) = (i as u32 % w, i as u32 / w);
-            (x0, y0, x1, y1, n) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y), n + 1);
-            let mut visit = |nx: u32, ny: u32| {
-                let j = (ny * w + nx) as usize;
-                if !seen[j] && label[j] == Some(l) {
-                    seen[j] = true;
-                    stack.push(j);
-                }
-            };
-            if x > 0 {
-                visit(x - 1, y);
-            }
-            if x + 1 < w {
-                visit(x + 1, y);
-            }
-            if y > 0 {
-                visit(x, y - 1);
-            }
-            if y + 1 < h {
-                visit(x, y + 1);
-            }
-        }
-        let (bw, bh) = (x1 - x0 + 1, y1 - y0 + 1);
-        let fits = |d: u32| d + 2 >= SWATCH_PX && d <= SWATCH_PX + 1;
-        if fits(bw) && fits(bh) && n * 10 >= bw * bh * 9 {
-            found.push(Swatch {
-                x: x0,
-                y: y0,
-                outcome: Outcome::ALL[l as usize],
-            });
-        }
-    }
-    // Reading order: lines of swatches (tops within 3 px), left to right.
-    found.sort_by_key(|s| (s.y, s.x));
-    let mut lines: Vec<Vec<Swatch>> = Vec::new();
-    for s in found {
-        match lines.last_mut() {
-            Some(line) if s.y <= line[0].y + 3 => line.push(s),
-            _ => lines.push(vec![s]),
-        }
-    }
-    let ordered = lines
-        .into_iter()
-        .flat_map(|mut l| {
-            l.sort_by_key(|s| s.x);
-            l
-        })
-        .collect();
-    (w, h, ordered)
+/// One run of every known vendor library (`--cases 0`), shared by both tests: its directory
+/// (holding `report.json` and `matrix.html`) and its report.
+fn every_vendor() -> &'static (tempfile::TempDir, Report) {
+    static RUN: OnceLock<(tempfile::TempDir, Report)> = OnceLock::new();
+    RUN.get_or_init(|| {
+        vendors::fetch(&vendors::default_cache_dir(), &[], false, &mut |_| {})
+            .expect("vendor libraries fetch");
+        let names: Vec<&str> = vendors::known().iter().map(|v| v.name).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let json = dir.path().join("report.json");
+        let status = Command::new(env!("CARGO_BIN_EXE_ompd-conform"))
+            .arg("run")
+            .args(&names)
+            .args(["--cases", "0", "--quiet", "--format", "json", "--output"])
+            .arg(&json)
+            .arg("--html")
+            .arg(dir.path().join("matrix.html"))
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("ompd-conform starts");
+        assert!(matches!(status.code(), Some(0 | 100)), "exit {status}");
+        let report = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        (dir, report)
+    })
 }
 
 #[test]
 fn the_matrix_of_every_vendor_library_renders_in_a_real_browser() {
     let Some(exe) = chromium() else { return };
-    vendors::fetch(&vendors::default_cache_dir(), &[], false, &mut |_| {})
-        .expect("vendor libraries fetch");
+    let (run, report) = every_vendor();
     let names: Vec<&str> = vendors::known().iter().map(|v| v.name).collect();
     let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("report.json");
-    let html = dir.path().join("matrix.html");
-    let status = Command::new(env!("CARGO_BIN_EXE_ompd-conform"))
-        .arg("run")
-        .args(&names)
-        .args(["--cases", "0", "--quiet", "--format", "json", "--output"])
-        .arg(&json)
-        .arg("--html")
-        .arg(&html)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .expect("ompd-conform starts");
-    assert!(matches!(status.code(), Some(0 | 100)), "exit {status}");
-    let report: Report = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let html = run.path().join("matrix.html");
 
     // The truth: the worst outcome of each check on each library.
     let mut worst: BTreeMap<(&str, &str), Outcome> = BTreeMap::new();
@@ -324,4 +178,170 @@ fn the_matrix_of_every_vendor_library_renders_in_a_real_browser() {
     // The last row really is drawn: its swatches sit below the first row's.
     let cells = &found[Outcome::ALL.len()..];
     assert!(cells.last().unwrap().y > cells[0].y + 20 * rows.len() as u32);
+}
+
+/// A timeline page as the browser's DOM has it: per line, its release columns and its rows
+/// (check id, cells of (library, outcome, event)).
+type Lines = Vec<(String, Vec<String>, Vec<Row>)>;
+
+/// A timeline row: check id and its cells (library, outcome, event).
+type Row = (String, Vec<[String; 3]>);
+
+fn timelines_from_dom(dom: &str) -> Lines {
+    let mut lines = Vec::new();
+    for sec in dom.split("<section class=\"line\"").skip(1) {
+        let sec = &sec[..sec.find("</section>").expect("section ends")];
+        let name = attr(sec, "data-line").expect("line name").to_string();
+        let releases = sec
+            .split("<th class=\"release\"")
+            .skip(1)
+            .map(|t| attr(t, "data-library").expect("release").to_string())
+            .collect();
+        let rows = sec
+            .split("<tr class=\"check\"")
+            .skip(1)
+            .map(|row| {
+                let id = attr(row, "data-check")
+                    .expect("row id")
+                    .replace("&amp;", "&");
+                let cells = row
+                    .split("<td class=\"cell")
+                    .skip(1)
+                    .map(|t| {
+                        let tag = &t[..t.find('>').expect("tag end")];
+                        ["data-library", "data-outcome", "data-event"]
+                            .map(|a| attr(tag, a).expect("cell attribute").to_string())
+                    })
+                    .collect();
+                (id, cells)
+            })
+            .collect();
+        lines.push((name, releases, rows));
+    }
+    lines
+}
+
+/// The truth of one line from the report alone: releases in numeric order, and for each check
+/// that changes or has a finding its cells (library, worst outcome or `none`, event).
+fn expected_line(report: &Report, line: &str) -> (Vec<String>, Vec<Row>) {
+    let finding = |o: Outcome| o == Outcome::Warn || (o.is_failure() && o != Outcome::HarnessError);
+    let mut releases: Vec<(Vec<u64>, String)> = report
+        .libraries
+        .iter()
+        .filter_map(|l| {
+            let (prefix, numbers) = ompd_review::history::line_of(&l.name);
+            (prefix == line).then(|| (numbers, l.name.clone()))
+        })
+        .collect();
+    releases.sort();
+    let mut steps: BTreeMap<&str, Vec<Option<(Outcome, bool)>>> = BTreeMap::new();
+    for r in &report.results {
+        let Some(i) = releases.iter().position(|(_, n)| *n == r.library) else {
+            continue;
+        };
+        let s = &mut steps
+            .entry(&r.check)
+            .or_insert_with(|| vec![None; releases.len()])[i];
+        let (w, bad) = s.unwrap_or((r.outcome, false));
+        *s = Some((w.max(r.outcome), bad || finding(r.outcome)));
+    }
+    let mut rows = Vec::new();
+    for (check, st) in steps {
+        let worst: Vec<Option<Outcome>> = st.iter().map(|s| s.map(|s| s.0)).collect();
+        let bad: Vec<bool> = st.iter().map(|s| s.is_some_and(|s| s.1)).collect();
+        if !bad.iter().any(|b| *b) && worst.iter().all(|w| *w == worst[0]) {
+            continue;
+        }
+        let mut before = false;
+        let cells = st
+            .iter()
+            .zip(&releases)
+            .map(|(s, (_, lib))| {
+                let event = match s {
+                    Some((_, true)) if !before => "appeared",
+                    Some((_, false)) if before => "fixed",
+                    _ => "",
+                };
+                if let Some((_, b)) = s {
+                    before = *b;
+                }
+                let outcome = s.map_or("none", |s| s.0.as_str());
+                [lib.clone(), outcome.to_string(), event.to_string()]
+            })
+            .collect();
+        rows.push((check.to_string(), cells));
+    }
+    (releases.into_iter().map(|(_, n)| n).collect(), rows)
+}
+
+#[test]
+fn the_history_of_both_vendor_lines_renders_in_a_real_browser() {
+    let Some(exe) = chromium() else { return };
+    let (run, report) = every_vendor();
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("history.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_ompd-conform"))
+        .arg("history")
+        .arg(run.path().join("report.json"))
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .expect("ompd-conform starts");
+    assert!(
+        out.status.success(),
+        "history: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("intel line: 6 releases"), "{text}");
+    assert!(text.contains("llvm line: 6 releases"), "{text}");
+
+    let profile = tempfile::tempdir().unwrap();
+    let dom = String::from_utf8(browse(&exe, profile.path(), &["--dump-dom".into()], &html))
+        .expect("the DOM is UTF-8");
+    let lines = timelines_from_dom(&dom);
+    let names: Vec<&str> = lines.iter().map(|l| l.0.as_str()).collect();
+    assert_eq!(names, ["intel", "llvm"], "one section per vendor line");
+    let mut want_swatches: Vec<Outcome> = Outcome::ALL.to_vec();
+    let mut rows_total = 0;
+    for (line, releases, rows) in &lines {
+        let (want_releases, want_rows) = expected_line(report, line);
+        assert_eq!(
+            releases, &want_releases,
+            "{line}: releases in release order"
+        );
+        assert_eq!(
+            rows, &want_rows,
+            "{line}: the notable checks, their cells and events"
+        );
+        assert!(rows.iter().flat_map(|r| &r.1).any(|c| c[2] == "appeared"));
+        rows_total += rows.len();
+        for (_, cells) in rows {
+            want_swatches.extend(
+                cells
+                    .iter()
+                    .filter_map(|c| Outcome::ALL.into_iter().find(|o| o.as_str() == c[1])),
+            );
+        }
+    }
+
+    // The screenshot: the legend, then one swatch per present cell, in reading order.
+    let height = 800 + 48 * (rows_total + 4 * lines.len());
+    let png_path = dir.path().join("history.png");
+    browse(
+        &exe,
+        profile.path(),
+        &[
+            format!("--screenshot={}", png_path.display()),
+            format!("--window-size=1400,{height}"),
+        ],
+        &html,
+    );
+    let (_, _, found) = swatches(&std::fs::read(&png_path).expect("chromium wrote the screenshot"));
+    let got: Vec<Outcome> = found.iter().map(|s| s.outcome).collect();
+    assert_eq!(got.len(), want_swatches.len(), "swatches on the page");
+    assert_eq!(
+        got, want_swatches,
+        "each cell's swatch in its outcome's colour"
+    );
 }

@@ -155,7 +155,7 @@ fn rows<'a>(cols: &[Column<'a>]) -> Vec<(&'a str, Vec<&'a str>)> {
     families
 }
 
-const CSS: &str = "\
+pub(crate) const CSS: &str = "\
 body{font:14px/1.4 system-ui,sans-serif;color:#1f2328;background:#ffffff;margin:16px}
 h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 8px}
 .banner{background:#fff0c2;border:1px solid #c7a000;padding:6px 10px;margin:8px 0}
@@ -182,15 +182,8 @@ code{font-family:ui-monospace,monospace;font-size:12px}
 .muted{color:#57606a}
 ";
 
-/// Renders reports (of one run, or of several runs to compare) as one HTML page.
-pub fn render(reports: &[Report]) -> String {
-    let cols = columns(reports);
-    let families = rows(&cols);
-    let mut out = String::new();
-    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    out.push_str("<title>OMPD conformance matrix</title>\n<style>\n");
-    out.push_str(CSS);
+/// The CSS rules colouring each outcome's swatches and cell backgrounds.
+pub(crate) fn outcome_css(out: &mut String) {
     for o in Outcome::ALL {
         let _ = writeln!(
             out,
@@ -200,6 +193,33 @@ pub fn render(reports: &[Report]) -> String {
             t = hex(tint(o))
         );
     }
+}
+
+/// The legend: one swatch per outcome, with what it means.
+pub(crate) fn legend(out: &mut String) {
+    out.push_str("<ul class=\"legend\">\n");
+    for o in Outcome::ALL {
+        let _ = writeln!(
+            out,
+            "<li class=\"o-{n}\" data-outcome=\"{n}\"><span class=\"sw\"></span><b>{n}</b> \
+             <span class=\"muted\">{m}</span></li>",
+            n = o.as_str(),
+            m = escape(meaning(o))
+        );
+    }
+    out.push_str("</ul>\n");
+}
+
+/// Renders reports (of one run, or of several runs to compare) as one HTML page.
+pub fn render(reports: &[Report]) -> String {
+    let cols = columns(reports);
+    let families = rows(&cols);
+    let mut out = String::new();
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    out.push_str("<title>OMPD conformance matrix</title>\n<style>\n");
+    out.push_str(CSS);
+    outcome_css(&mut out);
     out.push_str("</style>\n</head>\n<body>\n<h1>OMPD conformance matrix</h1>\n");
     intro(&mut out, reports, &cols, &families);
     matrix(&mut out, &cols, &families);
@@ -238,17 +258,7 @@ fn intro(
             escape(&c.label)
         );
     }
-    out.push_str("<ul class=\"legend\">\n");
-    for o in Outcome::ALL {
-        let _ = writeln!(
-            out,
-            "<li class=\"o-{n}\" data-outcome=\"{n}\"><span class=\"sw\"></span><b>{n}</b> \
-             <span class=\"muted\">{m}</span></li>",
-            n = o.as_str(),
-            m = escape(meaning(o))
-        );
-    }
-    out.push_str("</ul>\n");
+    legend(out);
 }
 
 /// The matrix: a header row of libraries, then per family its rows of checks.

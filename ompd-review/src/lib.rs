@@ -1,6 +1,7 @@
 //! Reviews a run's report: judges it against the per-vendor expectations (the gate), writes
 //! the unexpected results back as expectations (bless), compares two reports, and renders the
-//! human tree, JUnit XML, the HTML matrix and the coverage of the requirements.
+//! human tree, JUnit XML, the HTML matrix, the coverage of the requirements and the timeline of
+//! a vendor line's releases.
 //!
 //! Modules, each depending only on the ones listed before it (no module cycles):
 //! - [`expectations`]: per-vendor expected results with reasons, folded with a run.
@@ -11,11 +12,14 @@
 //! - [`regression`]: the comparison of two JSON reports (regressions, fixes, changed answers).
 //! - [`html`]: the self-contained HTML conformance matrix of several libraries.
 //! - [`coverage`]: which requirements of the specification the checks cover.
+//! - [`history`]: the timeline of every check over the releases of a vendor line (terminal and
+//!   HTML).
 
 pub mod bless;
 pub mod coverage;
 pub mod expectations;
 pub mod gate;
+pub mod history;
 pub mod html;
 pub mod output;
 pub mod regression;

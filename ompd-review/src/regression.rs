@@ -292,10 +292,11 @@ fn moved_lines(s: &mut String, v: &[Moved]) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use ompd_report::{LibraryInfo, ResultRecord};
 
+    /// A report of `lib` with one result per row (check, scenario, outcome).
     pub(crate) fn report(lib: &str, rows: &[(&str, &str, Outcome)]) -> Report {
         let mut r = Report::new();
         r.libraries.push(LibraryInfo {

@@ -37,6 +37,9 @@ tasks:
   lint-workflows          actionlint on .github/workflows/*.yml (fetched into target/actionlint)
   html REPORTS.. -o FILE  HTML conformance matrix of saved JSON reports, side by side
   merge SHARDS.. [ARGS]   join the reports of `conform --shard K/N` runs and gate the whole
+  history [REPORTS..] [--line intel|llvm] [--html FILE]
+                          each check's outcome over a vendor line's releases: when each
+                          finding appeared and was fixed, with the first bad replay command
   bench                   time the default suite on every fetched vendor library
   checks-index            rewrite ompd-checks/CHECKS.tsv (check id -> defining row, stage,
                           severity, requirements, entry points; a test keeps it current)
@@ -433,7 +436,9 @@ fn main() -> ExitCode {
             a.extend(args[1..].iter().cloned());
             ompd_conform(&a)
         }
-        Some("vendors" | "coverage" | "compare" | "html" | "merge") => ompd_conform(&args),
+        Some("vendors" | "coverage" | "compare" | "html" | "merge" | "history") => {
+            ompd_conform(&args)
+        }
         Some("ci") => ci(&args[1..]),
         Some("lint-workflows") => lint_workflows(),
         Some("bench") => bench(),

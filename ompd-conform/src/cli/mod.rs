@@ -1,4 +1,5 @@
-//! The `ompd-conform` command line: `run`, `list`, `vendors fetch|list`, and the hidden worker.
+//! The `ompd-conform` command line: `run`, `list`, `coverage`, `html`, `compare`, `merge`, `history`,
+//! `vendors fetch|list`, and the hidden worker, fork server and bench commands.
 //!
 //! Exit codes: 0 every result matched the expectations (expected failures included); 100 the
 //! gate failed: a regression (a fail, crash or timeout no expectation accepts), a flaky crash,
@@ -6,6 +7,7 @@
 //! harness could not do its job (a library did not load, a worker could not start, a file could
 //! not be written); 2 usage (including a malformed expectations file); 130 the run was stopped.
 
+mod history;
 mod merge;
 mod review;
 mod run;
@@ -98,6 +100,10 @@ enum Cmd {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// The timeline of every check over the releases of a vendor line (`intel`, `llvm`): each
+    /// release's outcome, when each finding appeared and was fixed, and the first bad release's
+    /// replay command. From saved reports, or by running the line's vendors (`--line`).
+    History(HistoryArgs),
     /// Internal: run one unit (used by the supervisor).
     #[command(name = ompd_engine::worker::COMMAND, hide = true)]
     Worker,
@@ -156,6 +162,31 @@ enum VendorCmd {
     },
     /// One line per known vendor: name, version, path.
     List,
+}
+
+/// `history`'s arguments.
+#[derive(Debug, clap::Args)]
+struct HistoryArgs {
+    /// Saved JSON reports (`run --format json --output`) holding the releases, in any order.
+    reports: Vec<PathBuf>,
+    /// Run every known vendor of this line first (`intel`, `llvm`; repeatable).
+    #[arg(long = "line", value_name = "NAME")]
+    lines: Vec<String>,
+    /// Generated cases of the property phase in `--line` runs (default: the run's).
+    #[arg(long)]
+    cases: Option<usize>,
+    /// Keep each `--line` run's report in this directory as `LINE.json`.
+    #[arg(long, value_name = "DIR")]
+    save_dir: Option<PathBuf>,
+    /// Show every check, not only those whose outcome changes or that have a finding.
+    #[arg(long)]
+    all: bool,
+    /// Also write the timelines as a self-contained HTML page (atomically).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
 }
 
 /// Output formats.
@@ -385,6 +416,7 @@ pub fn main() -> i32 {
             review,
             quiet,
         } => merge::merge(&reports, &review, quiet),
+        Cmd::History(args) => history::history(&args),
         Cmd::Run(args) if args.list => list(args.review.format),
         Cmd::Run(args) => {
             let code = run::run(*args);
