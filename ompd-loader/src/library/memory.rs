@@ -2,7 +2,7 @@
 //! or the live tool block that holds it ([`Residence`]), and tool-owned strings kept alive until
 //! dropped ([`ToolString`]).
 
-use super::{out_ptr, Call, Fail};
+use super::{objects, out_ptr, Call, Fail};
 use ompd_serve::callbacks;
 use std::ffi::{c_char, c_void};
 
@@ -37,8 +37,13 @@ fn mapped_extent(addr: usize) -> Result<(usize, String), String> {
 }
 
 /// Reads up to `max` bytes at `addr`, bounded by the readable mapping that contains it. Returns
-/// the bytes and the path of the mapping (to tell static from heap memory).
+/// the bytes and the path of the mapping (to tell static from heap memory). An address in a
+/// loaded shared object is found through the loader's tables ([`objects`]); only any other
+/// address costs a read of the kernel's map.
 fn read_mapped(addr: usize, max: usize) -> Result<(Vec<u8>, String), String> {
+    if let Some(read) = objects::read_in_object(addr, max) {
+        return read;
+    }
     let (extent, path) = mapped_extent(addr)?;
     let len = extent.min(max);
     // SAFETY: `[addr, addr+len)` lies inside a readable mapping of this process.

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 mod handles;
 mod memory;
 mod nulls;
+mod objects;
 mod raw;
 mod runtimes;
 pub mod watch;
