@@ -12,7 +12,7 @@
 
 mod browser;
 
-use browser::{attr, browse, chromium, swatches};
+use browser::{attr, browse, chromium, screenshot, swatches};
 use ompd_report::{Outcome, Report};
 use ompd_vendors as vendors;
 use std::collections::{BTreeMap, BTreeSet};
@@ -140,17 +140,7 @@ fn the_matrix_of_every_vendor_library_renders_in_a_real_browser() {
     // The screenshot: tall enough for the whole matrix; the legend's swatches, then one swatch
     // per cell in reading order, each in the colour of the cell's outcome.
     let height = 800 + 64 * (rows.len() + families.len());
-    let png_path = dir.path().join("matrix.png");
-    browse(
-        &exe,
-        profile.path(),
-        &[
-            format!("--screenshot={}", png_path.display()),
-            format!("--window-size=1400,{height}"),
-        ],
-        &html,
-    );
-    let bytes = std::fs::read(&png_path).expect("chromium wrote the screenshot");
+    let bytes = screenshot(&exe, profile.path(), &html, dir.path(), height);
     let (w, h, found) = swatches(&bytes);
     assert_eq!((w as usize, h as usize), (1400, height), "screenshot size");
     let mut want: Vec<Outcome> = Outcome::ALL.to_vec();
@@ -327,17 +317,7 @@ fn the_history_of_both_vendor_lines_renders_in_a_real_browser() {
 
     // The screenshot: the legend, then one swatch per present cell, in reading order.
     let height = 800 + 48 * (rows_total + 4 * lines.len());
-    let png_path = dir.path().join("history.png");
-    browse(
-        &exe,
-        profile.path(),
-        &[
-            format!("--screenshot={}", png_path.display()),
-            format!("--window-size=1400,{height}"),
-        ],
-        &html,
-    );
-    let (_, _, found) = swatches(&std::fs::read(&png_path).expect("chromium wrote the screenshot"));
+    let (_, _, found) = swatches(&screenshot(&exe, profile.path(), &html, dir.path(), height));
     let got: Vec<Outcome> = found.iter().map(|s| s.outcome).collect();
     assert_eq!(got.len(), want_swatches.len(), "swatches on the page");
     assert_eq!(

@@ -36,6 +36,22 @@ pub fn chromium() -> Option<PathBuf> {
     );
 }
 
+/// A screenshot of `page`, 1400 pixels wide and `height` tall, written into `dir`: the
+/// PNG's bytes.
+pub fn screenshot(exe: &Path, profile: &Path, page: &Path, dir: &Path, height: usize) -> Vec<u8> {
+    let png_path = dir.join("screenshot.png");
+    browse(
+        exe,
+        profile,
+        &[
+            format!("--screenshot={}", png_path.display()),
+            format!("--window-size=1400,{height}"),
+        ],
+        page,
+    );
+    std::fs::read(&png_path).expect("chromium wrote the screenshot")
+}
+
 /// Runs chromium headless on `page` with `args`; returns its stdout.
 pub fn browse(exe: &Path, profile: &Path, args: &[String], page: &Path) -> Vec<u8> {
     let out = Command::new(exe)
