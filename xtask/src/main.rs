@@ -527,6 +527,7 @@ mod tidy {
             "ompd-loader/src/library/handles.rs",
             "ompd-loader/src/library/memory.rs",
             "ompd-loader/src/library/nulls.rs",
+            "ompd-loader/src/library/objects.rs",
             "ompd-loader/src/library/raw.rs",
             "ompd-loader/src/library/runtimes.rs",
             "ompd-serve/src/callbacks/mod.rs",
