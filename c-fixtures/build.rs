@@ -85,6 +85,12 @@ const BROKEN: &[(&str, &str, &str, &str)] = &[
         "allocates a block with alloc_memory that nothing ever frees",
     ),
     (
+        "rel_not_ok",
+        "REL_NOT_OK",
+        "ompd_rel_thread_handle",
+        "releases a live thread handle but answers ompd_rc_error",
+    ),
+    (
         "double_free",
         "DOUBLE_FREE",
         "ompd_get_omp_version_string",

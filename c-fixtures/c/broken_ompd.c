@@ -283,7 +283,16 @@ ompd_rc_t ompd_get_thread_handle(ompd_address_space_handle_t *handle, ompd_threa
   return rc;
 }
 
-FORWARD(ompd_rel_thread_handle, (ompd_thread_handle_t * thread_handle), (thread_handle))
+ompd_rc_t ompd_rel_thread_handle(ompd_thread_handle_t *thread_handle) {
+  INNER(ompd_rel_thread_handle);
+  ompd_rc_t rc = fn(thread_handle);
+#ifdef VIOLATION_REL_NOT_OK
+  /* The handle is released all the same: only the answer is wrong. */
+  if (rc == ompd_rc_ok)
+    return ompd_rc_error;
+#endif
+  return rc;
+}
 
 ompd_rc_t ompd_thread_handle_compare(ompd_thread_handle_t *thread_handle_1,
                                      ompd_thread_handle_t *thread_handle_2, int *cmp_value) {

@@ -212,6 +212,11 @@ fn expectation(name: &str) -> Expect {
                 "from ompd_get_thread_handle",
             ],
         ),
+        "rel_not_ok" => e(
+            "own.handles.release_ok",
+            Outcome::Fail,
+            &["releasing the thread handle", "error"],
+        ),
         "double_free" => e(
             "callbacks.contract.no_violations",
             Outcome::Fail,
@@ -266,6 +271,7 @@ fn every_fixture_has_a_test() {
         "stack_smash",
         "stdout",
         "leak",
+        "rel_not_ok",
         "double_free",
         "free_tool_memory",
         "static_string",
@@ -327,6 +333,7 @@ fn the_clean_build_answers_like_its_inner_library() {
 #[case::stack_smash("stack_smash")]
 #[case::stdout("stdout")]
 #[case::leak("leak")]
+#[case::rel_not_ok("rel_not_ok")]
 #[case::double_free("double_free")]
 #[case::free_tool_memory("free_tool_memory")]
 #[case::static_string("static_string")]

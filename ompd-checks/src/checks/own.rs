@@ -4,8 +4,8 @@
 
 use crate::known::Fact;
 use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
-use ompd_abi::EntryPoint;
 use ompd_abi::Scope;
+use ompd_abi::{EntryPoint, Rc};
 use ompd_loader::library::{AnyHandle, AspaceH};
 use ompd_serve::callbacks;
 use ompd_serve::ledger::AllocMode;
@@ -14,8 +14,18 @@ use sim_target::model::ThreadId;
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
     Check {
+        id: "own.handles.release_ok",
+        requirements: &["OMPD-OWN-003", "OMPD-REL-010", "OMPD-REL-020", "OMPD-REL-030"],
+        summary: "releasing a live thread, parallel or task handle with its ompd_rel_* routine answers ompd_rc_ok",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetCurrParallelHandle, EntryPoint::GetCurrTaskHandle, EntryPoint::RelThreadHandle, EntryPoint::RelParallelHandle, EntryPoint::RelTaskHandle],
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        run: Run::Worker(release_ok),
+        ..Check::TARGET
+    },
+    Check {
         id: "own.handles.released_without_leak",
-        requirements: &["OMPD-MEM-009", "OMPD-OWN-003", "OMPD-REL-010", "OMPD-REL-020", "OMPD-REL-030"],
+        requirements: &["OMPD-MEM-009"],
         summary: "obtaining and releasing thread, parallel and task handles leaves no alloc_memory block behind (after a warm-up pass fills any per-address-space cache)",
         severity: Severity::Should,
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetCurrParallelHandle, EntryPoint::GetCurrTaskHandle, EntryPoint::RelThreadHandle, EntryPoint::RelParallelHandle, EntryPoint::RelTaskHandle],
@@ -73,6 +83,38 @@ fn handle_round(ctx: &Ctx, ah: &AspaceH) {
             let _ = ctx.lib.get_curr_task_handle(&th);
         }
     }
+}
+
+/// Gets every thread's handle, current parallel and current task handle, and releases each
+/// explicitly: every release of a live handle must answer ok.
+fn release_ok(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, "ok from every ompd_rel_* of a live handle");
+    let mut released = 0;
+    for t in ctx.threads() {
+        let Ok(th) = ctx.thread_handle(ah, t) else {
+            continue;
+        };
+        let mut judge = |what: &str, rc: Rc| {
+            released += 1;
+            j.expect(rc == Rc::OK, || {
+                format!("releasing the {what} of thread {}: {rc}", t.0)
+            });
+        };
+        if let Ok(p) = ctx.lib.get_curr_parallel_handle(&th) {
+            judge("current parallel handle", p.release());
+        }
+        if let Ok(k) = ctx.lib.get_curr_task_handle(&th) {
+            judge("current task handle", k.release());
+        }
+        judge("thread handle", th.release());
+    }
+    if released == 0 {
+        return Verdict::skip(
+            "no handle could be obtained to release (the thread.* checks judge that)",
+        );
+    }
+    j.verdict()
 }
 
 fn released_without_leak(ctx: &mut Ctx, _: &str) -> Verdict {
