@@ -1,18 +1,34 @@
 //! What a check concludes ([`Verdict`]) and how strongly a violation counts ([`Severity`]).
 
+use crate::Profile;
 use ompd_report::Outcome;
 use serde::Serialize;
 
 /// How strongly the specification states a requirement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// A violation fails.
     Must,
+    /// A MUST from this profile on (a violation fails a library of the profile or a newer one);
+    /// the older texts leave it open, so a deviation there warns (ambiguous).
+    MustFrom(Profile),
     /// A violation warns.
     Should,
     /// The text is ambiguous: a deviation warns.
     Ambig,
+}
+
+impl Severity {
+    /// The severity for a library of `profile`: [`Severity::MustFrom`] resolved to
+    /// [`Severity::Must`] or [`Severity::Ambig`]; the others as they are.
+    pub fn at(self, profile: Profile) -> Severity {
+        match self {
+            Severity::MustFrom(from) if profile >= from => Severity::Must,
+            Severity::MustFrom(_) => Severity::Ambig,
+            s => s,
+        }
+    }
 }
 
 /// What a check concluded.

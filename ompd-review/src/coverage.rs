@@ -133,7 +133,61 @@ impl Coverage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ompd_checks::registry;
+    use ompd_checks::{registry, Severity};
+    use std::collections::BTreeMap;
+
+    /// Checks that judge an indicator of a MUST requirement, not a violation of it: what they
+    /// find does not break the requirement by itself, so it warns. (check id, why)
+    const INDICATORS: &[(&str, &str)] = &[
+        (
+            "static.needed.no_openmp_runtime",
+            "a DT_NEEDED entry on the OpenMP runtime loads the runtime into the debugger's \
+             process; it does not show that the library needs to run inside the target \
+             (OMPD-GEN-006)",
+        ),
+        (
+            "lib.inventory.no_unknown_ompd_symbols",
+            "an extra exported ompd_* symbol breaks neither OMPD-GEN-001 nor OMPD-GEN-002, which \
+             require the profile's routines to be exported",
+        ),
+    ];
+
+    /// Severity follows the requirement: a check citing a plain MUST (or MUST*) requirement
+    /// fails when it finds a violation, in every profile (`Must`); one citing no requirement
+    /// that is a MUST in any profile never fails (it is not `Must`). Requirements whose level
+    /// depends on the profile (`MUST (P60), AMBIG (P5x)`) leave the check free to be
+    /// `MustFrom` or to grade each finding itself.
+    #[test]
+    fn a_check_is_as_severe_as_the_requirements_it_cites() {
+        let levels: BTreeMap<String, String> =
+            checklist().into_iter().map(|r| (r.id, r.level)).collect();
+        let level = |id: &str| levels.get(id).map_or("", String::as_str);
+        let mut wrong = Vec::new();
+        for c in registry() {
+            let plain_must: Vec<&str> = c
+                .requirements
+                .iter()
+                .copied()
+                .filter(|r| matches!(level(r), "MUST" | "MUST*"))
+                .collect();
+            let any_must = c.requirements.iter().any(|r| level(r).starts_with("MUST"));
+            let indicator = INDICATORS.iter().any(|(id, _)| *id == c.id);
+            if !plain_must.is_empty() && c.severity != Severity::Must && !indicator {
+                wrong.push(format!(
+                    "{} is {:?} but cites {plain_must:?}",
+                    c.id, c.severity
+                ));
+            }
+            if !any_must && c.severity == Severity::Must {
+                wrong.push(format!("{} is Must but cites no MUST requirement", c.id));
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+        for (id, _) in INDICATORS {
+            let c = ompd_checks::find(id).expect("an indicator is a check");
+            assert_eq!(c.severity, Severity::Should, "{id}");
+        }
+    }
 
     #[test]
     fn every_cited_requirement_is_in_the_checklist() {

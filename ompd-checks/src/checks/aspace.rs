@@ -54,7 +54,7 @@ pub static CHECKS: &[Check] = &[
         id: "aspace.device_initialize.unsupported_device",
         requirements: &["OMPD-PROC-010", "OMPD-PROC-013"],
         summary: "ompd_device_initialize for a device the target does not have gives no handle (ompd_rc_unsupported)",
-        severity: Severity::Must,
+        severity: Severity::Should,
         entry_points: &[EntryPoint::DeviceInitialize],
         real: Some(&[]),
         run: Run::Worker(device_unsupported),

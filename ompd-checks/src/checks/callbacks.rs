@@ -10,8 +10,8 @@ pub static OUTPUT: &[Check] = &[Check {
     id: "callbacks.contract.no_direct_output",
     requirements: &["OMPD-THR-003"],
     summary:
-        "the library writes nothing to stdout or stderr itself (output goes through print_string)",
-    severity: Severity::Should,
+        "the library writes nothing to stdout or stderr itself (output goes through print_string; 6.0 forbids writing to descriptors it did not open)",
+    severity: Severity::MustFrom(Profile::V6_0),
     entry_points: &[EntryPoint::ProcessInitialize],
     real: Some(&[]),
     run: Run::Worker(no_direct_output),
@@ -31,10 +31,6 @@ pub static CONTRACT: &[Check] = &[Check {
 }];
 
 fn no_direct_output(ctx: &mut Ctx, _: &str) -> Verdict {
-    if ctx.profile >= Profile::V6_0 {
-        // 6.0 forbids writing to descriptors the library did not open.
-        ctx.severity = Severity::Must;
-    }
     let mut j = Judge::new(
         ctx,
         "no bytes on stdout or stderr during any check of the unit",

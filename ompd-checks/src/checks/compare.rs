@@ -79,8 +79,8 @@ macro_rules! laws_for {
                 concat!("compare.", $kind, ".other_address_space"),
                 $kind,
                 &["OMPD-CMP-011", "OMPD-RC-005"],
-                Severity::Ambig,
-                "handles to the same entity from two address spaces do not compare equal (OpenMP 6.0: ompd_rc_incompatible_handle)",
+                Severity::Must,
+                "handles to the same entity from two address spaces never compare equal (ok with 0 fails in every profile); 6.0 requires ompd_rc_incompatible_handle, before it another non-ok code holds and a non-zero ok warns",
                 other_aspace
             ),
         )*]
@@ -550,6 +550,9 @@ fn other_aspace(ctx: &mut Ctx, kind: &str) -> Verdict {
     let p60 = ctx.profile >= Profile::V6_0;
     match got {
         Ok(0) => j.fail("ok with 0: handles of two address spaces compare equal"),
+        Ok(v) if p60 => j.fail(format!(
+            "ok with {v}: compared across address spaces, expected ompd_rc_incompatible_handle"
+        )),
         Ok(v) => j.allowed(format!(
             "ok with {v}: compared by address across address spaces"
         )),

@@ -83,7 +83,7 @@ pub static QUERIES: &[Check] = &[
         id: "lib.finalize.before_initialize",
         requirements: &["OMPD-INIT-031"],
         summary: "ompd_finalize before any ompd_initialize returns ompd_rc_unsupported (6.0 states it; earlier text is silent)",
-        severity: Severity::Ambig,
+        severity: Severity::MustFrom(Profile::V6_0),
         entry_points: &[EntryPoint::Finalize],
         stage: Stage::Library,
         real: None,
@@ -186,9 +186,6 @@ fn inventory_no_unknown(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn finalize_before_initialize(ctx: &mut Ctx, _: &str) -> Verdict {
-    if ctx.profile >= Profile::V6_0 {
-        ctx.severity = Severity::Must;
-    }
     let mut j = Judge::new(ctx, "unsupported");
     expect_rc(
         &mut j,

@@ -53,8 +53,8 @@ pub static CHECKS: &[Check] = &[
     Check {
         id: "tool_data.implicit_task.consistent",
         requirements: &["OMPD-TDATA-003", "OMPD-TDATA-001"],
-        summary: "implicit-task scope with an implicit task: either a non-ok code or that task's ompt_data_t",
-        severity: Severity::Ambig,
+        summary: "implicit-task scope with an implicit task: either a non-ok code (the text leaves it open) or that task's ompt_data_t (a wrong value on ok fails)",
+        severity: Severity::Must,
         entry_points: &[EntryPoint::GetTaskInParallel, EntryPoint::GetToolData],
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::ToolData]),
         run: Run::Worker(implicit_task),

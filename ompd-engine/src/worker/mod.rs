@@ -483,7 +483,7 @@ fn run_check(
     prepared: &Prepared,
     printed: &mut u64,
 ) -> (checks::Verdict, Contract) {
-    ctx.severity = check.severity;
+    ctx.severity = check.severity.at(ctx.profile);
     let violations_before = callbacks::ledger().violations().len();
     let not_here = prepared
         .real

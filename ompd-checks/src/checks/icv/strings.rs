@@ -10,7 +10,7 @@
 use crate::checks::icv::{self, Subject};
 use crate::known::Fact;
 use crate::IcvEntry;
-use crate::{expect_rc, Check, Ctx, Judge, Run, Severity, Verdict};
+use crate::{expect_rc, Check, Ctx, Judge, Profile, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope};
 use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail};
@@ -74,7 +74,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         id: "icv.string.scope_mismatch",
         requirements: &["OMPD-ICV-021", "OMPD-RC-002"],
-        summary: "a scope other than the enumerated one, with a handle of that scope, gives ompd_rc_incompatible from the string getter (other non-ok codes warn)",
+        summary: "a scope other than the enumerated one, with a handle of that scope, gives ompd_rc_incompatible from the string getter (ok fails; another non-ok code fails from 5.1 and warns for a 5.0 library, whose text names no code)",
         severity: Severity::Must,
         entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvStringFromScope],
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
@@ -84,8 +84,8 @@ pub static CHECKS: &[Check] = &[
     Check {
         id: "icv.value.scope_mismatch",
         requirements: &["OMPD-ICV-012"],
-        summary: "a scope other than the enumerated one, with a handle of that scope, gives ompd_rc_incompatible from the integer getter (a WARN-level requirement for 5.0 libraries)",
-        severity: Severity::Should,
+        summary: "a scope other than the enumerated one, with a handle of that scope, gives ompd_rc_incompatible from the integer getter (from 5.1; the 5.0 text leaves the code open, so another answer warns there)",
+        severity: Severity::MustFrom(Profile::V5_1),
         entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope],
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
         run: Run::Worker(value_scope_mismatch),
@@ -436,7 +436,11 @@ fn scope_mismatch(ctx: &mut Ctx, call: fn(&Ctx, AnyHandle, Scope, u64) -> Call<(
             let what = format!("{} (enumerated {:?}) at {scope:?}", e.name, e.scope);
             match call(ctx, held.any(ah), *scope, e.id) {
                 Err(Fail::Rc(Rc::INCOMPATIBLE)) => j.holds(),
-                Err(Fail::Rc(rc)) => j.allowed(format!("{what}: {rc} (spec: incompatible)")),
+                // The 5.0 text names no code for a scope mismatch (OMPD-ICV-012).
+                Err(Fail::Rc(rc)) if ctx.profile < Profile::V5_1 => {
+                    j.allowed(format!("{what}: {rc} (5.1 on: incompatible)"))
+                }
+                Err(Fail::Rc(rc)) => j.fail(format!("{what}: {rc} (spec: incompatible)")),
                 Ok(()) => j.fail(format!("{what}: ok")),
                 Err(err) => j.fail(format!("{what}: {err}")),
             }

@@ -55,7 +55,7 @@ pub static CHECKS: &[Check] = &[
         id: "task.function.serialized_region",
         requirements: &["OMPD-FRAME-001", "OMPD-HANDLE-TASK-001"],
         summary: "the implicit task of a serialized region answers its region's function like any other task (the spec names no exception)",
-        severity: Severity::Ambig,
+        severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetTaskFunction],
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::Functions]),
         run: Run::Worker(function_serialized),
