@@ -61,6 +61,15 @@ impl Judge {
         self.failures.push(what.into());
     }
 
+    /// [`Judge::verdict`], but a judge that established no fact skips saying `why` (what left
+    /// nothing to judge), not with the generic reason.
+    pub fn verdict_or_skip(self, why: impl FnOnce() -> String) -> Verdict {
+        if self.checked == 0 {
+            return Verdict::skip(why());
+        }
+        self.verdict()
+    }
+
     /// Folds the facts: any failure fails (warns for SHOULD/ambiguous checks), then any allowed
     /// deviation warns, then all-unsupported is not-supported, else pass. Nothing checked skips.
     pub fn verdict(self) -> Verdict {
@@ -141,5 +150,37 @@ pub fn refused(j: &mut Judge, ctx: &Ctx, what: &str, e: &Fail) {
             ctx.model.ompd_state
         )),
         e => j.fail(format!("{what}: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn judge(severity: Severity) -> Judge {
+        Judge {
+            expected: "x".into(),
+            severity,
+            failures: Vec::new(),
+            allowed: Vec::new(),
+            unsupported: Vec::new(),
+            checked: 0,
+        }
+    }
+
+    #[test]
+    fn a_judge_with_no_fact_skips_saying_why_and_a_judged_one_keeps_its_findings() {
+        let v = judge(Severity::Must).verdict_or_skip(|| "the model has no value".into());
+        assert_eq!(
+            (v.outcome, v.detail.as_str()),
+            (Outcome::Skip, "the model has no value")
+        );
+        let mut j = judge(Severity::Must);
+        j.fail("wrong");
+        let v = j.verdict_or_skip(|| unreachable!("a judged answer never skips"));
+        assert_eq!((v.outcome, v.actual.as_str()), (Outcome::Fail, "wrong"));
+        let mut j = judge(Severity::MustFrom(crate::Profile::V6_0).at(crate::Profile::V5_0));
+        j.fail("wrong");
+        assert_eq!(j.verdict().outcome, Outcome::Warn, "ambiguous before 6.0");
     }
 }

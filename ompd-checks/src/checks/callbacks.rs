@@ -41,8 +41,7 @@ fn no_direct_output(ctx: &mut Ctx, _: &str) -> Verdict {
             text.lines().next().unwrap_or_default()
         ));
     }
-    j.holds();
-    j.verdict()
+    held_over_calls(j)
 }
 
 fn no_violations(ctx: &mut Ctx, _: &str) -> Verdict {
@@ -55,7 +54,18 @@ fn no_violations(ctx: &mut Ctx, _: &str) -> Verdict {
     for v in callbacks::ledger().violations() {
         j.fail(format!("{v:?}"));
     }
-    // The unit itself is the fact checked: with no violation, it held.
-    j.holds();
-    j.verdict()
+    held_over_calls(j)
+}
+
+/// The unit itself is the fact checked, so it holds when the library was called in it (this
+/// worker made calls into the library, the unit's setup among them); with no call, nothing was
+/// judged and the check skips.
+fn held_over_calls(mut j: Judge) -> Verdict {
+    let calls = callbacks::ledger().calls().len();
+    if calls > 0 {
+        j.holds();
+    }
+    j.verdict_or_skip(|| {
+        "no call into the library was made in this worker of the unit: nothing to judge".into()
+    })
 }

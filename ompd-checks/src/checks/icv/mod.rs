@@ -400,9 +400,12 @@ fn value(ctx: &mut Ctx, name: &'static str) -> Verdict {
             entry.scope
         ));
     };
+    let mut unknown = Vec::new();
     for (label, held, subject) in &subjects {
+        // A subject the model has no value for is left out; what was judged stands.
         let Some(want) = truth(ctx.model, name, *subject) else {
-            return Verdict::skip(format!("the model has no value of {name} for {label}"));
+            unknown.push(label.as_str());
+            continue;
         };
         let got = ctx.lib.get_icv(held.any(ah), entry.scope, entry.id);
         let got = match got {
@@ -441,5 +444,10 @@ fn value(ctx: &mut Ctx, name: &'static str) -> Verdict {
             (Truth::Int(v), (rc, g)) => j.fail(format!("{label}: {rc} {g:?}, model {v}")),
         }
     }
-    j.verdict()
+    j.verdict_or_skip(|| {
+        format!(
+            "the model has no value of {name} for {}",
+            unknown.join(", ")
+        )
+    })
 }

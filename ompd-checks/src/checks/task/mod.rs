@@ -226,9 +226,14 @@ fn initial_unavailable(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "unavailable");
     // The initial task is implicit task 0 of the outermost region; reach it from gtid 0.
+    // The model always has gtid 0's region and the initial task: a library that cannot reach
+    // them fails here too, never skips.
     let mut ph = match ctx.curr_parallel(ah, ThreadId(0)) {
         Ok(p) => p,
-        Err(e) => return Verdict::skip(format!("no region for gtid 0: {e}")),
+        Err(e) => {
+            j.fail(format!("current parallel handle of gtid 0: {e}"));
+            return j.verdict();
+        }
     };
     // The walk ends within the model's regions, or the library's chain never ends.
     let mut steps = 0;
@@ -255,7 +260,7 @@ fn initial_unavailable(ctx: &mut Ctx, _: &str) -> Verdict {
                 &[],
             );
         }
-        Err(e) => return Verdict::skip(format!("no initial task: {e}")),
+        Err(e) => j.fail(format!("implicit task 0 of the outermost region: {e}")),
     }
     j.verdict()
 }
