@@ -225,6 +225,33 @@ fn compare_llvm_19_with_llvm_22_and_with_intel() {
 }
 
 #[test]
+fn compare_fails_on_a_new_warning_unless_warnings_are_allowed() {
+    fetch();
+    let d = tempfile::tempdir().unwrap();
+    let old = report("llvm-19", d.path());
+    // The same run, with one passing result turned into a warning.
+    let mut doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&old).unwrap()).unwrap();
+    let results = doc["results"].as_array_mut().expect("results");
+    let warned = results
+        .iter_mut()
+        .find(|r| r["outcome"] == "pass")
+        .expect("a passing result");
+    warned["outcome"] = "warn".into();
+    let check = warned["check"].as_str().unwrap().to_string();
+    let new = d.path().join("warned.json");
+    std::fs::write(&new, serde_json::to_vec(&doc).unwrap()).unwrap();
+
+    let (code, c) = compare(&old, &new);
+    assert_eq!(code, 100, "a new warning fails the comparison");
+    assert_eq!(c.new_warning_count(), 1);
+    assert_eq!(c.new_warnings[0].check, check);
+    assert_eq!(c.regression_count(), 0);
+    let o = conform(&["compare", path(&old), path(&new), "--allow-warnings"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("new warnings: 1"));
+}
+
+#[test]
 fn compare_refuses_unreadable_files_with_one_line() {
     let d = tempfile::tempdir().unwrap();
     let bad = d.path().join("bad.json");

@@ -4,8 +4,9 @@
 //! and kind), plus the library name when a report holds several libraries; when each report holds
 //! exactly one library the names are ignored, so `llvm-19` compares with `intel-2026.2`.
 //!
-//! It names regressions (passed in OLD, fails in NEW), fixes (the reverse), other changed
-//! outcomes, checks only in NEW or only in OLD, and changed snapshot answers (the optional
+//! It names regressions (passed in OLD, fails in NEW; a warning that now fails among them), new
+//! warnings (passed cleanly in OLD, warns in NEW), fixes (failed in OLD, passes in NEW), other
+//! changed outcomes, checks only in NEW or only in OLD, and changed snapshot answers (the optional
 //! `answers` section a `--golden` run writes).
 
 use ompd_engine::snapshot::{self, Change};
@@ -45,9 +46,12 @@ pub struct Comparison {
     /// Passed (pass, warn, not-supported) in OLD, failed (fail, crash, timeout, harness-error)
     /// in NEW.
     pub regressions: Vec<Moved>,
+    /// Passed cleanly (pass, not-supported) in OLD, warns in NEW: a SHOULD-level finding or an
+    /// allowed alternative the library did not show before.
+    pub new_warnings: Vec<Moved>,
     /// Failed in OLD, passed in NEW.
     pub fixes: Vec<Moved>,
-    /// Any other outcome change (pass → warn, fail → crash, pass → skip, ...).
+    /// Any other outcome change (warn → pass, fail → crash, pass → skip, ...).
     pub changed: Vec<Moved>,
     /// Check ids only in NEW.
     pub new_checks: Vec<String>,
@@ -154,6 +158,8 @@ pub fn compare(old: &Report, new: &Report) -> Comparison {
         };
         if passed(o) && failed(n) {
             c.regressions.push(m);
+        } else if matches!(o, Outcome::Pass | Outcome::NotSupported) && n == Outcome::Warn {
+            c.new_warnings.push(m);
         } else if failed(o) && passed(n) {
             c.fixes.push(m);
         } else {
@@ -202,6 +208,11 @@ impl Comparison {
         self.regressions.iter().map(|m| m.places.len()).sum()
     }
 
+    /// Number of results that warn in NEW and passed cleanly in OLD.
+    pub fn new_warning_count(&self) -> usize {
+        self.new_warnings.iter().map(|m| m.places.len()).sum()
+    }
+
     /// The readable rendering: one block per category, grouped by check, and a summary line.
     pub fn human(&self) -> String {
         let mut s = String::new();
@@ -220,6 +231,7 @@ impl Comparison {
         let count = |v: &[Moved]| v.iter().map(|m| m.places.len()).sum::<usize>();
         for (title, v) in [
             ("regressions", &self.regressions),
+            ("new warnings", &self.new_warnings),
             ("fixes", &self.fixes),
             ("changed outcomes", &self.changed),
         ] {
@@ -259,8 +271,9 @@ impl Comparison {
         }
         let _ = writeln!(
             s,
-            "{} regressions, {} fixes, {} changed outcomes, {} new checks, {} removed checks, {} changed answers",
+            "{} regressions, {} new warnings, {} fixes, {} changed outcomes, {} new checks, {} removed checks, {} changed answers",
             self.regression_count(),
+            self.new_warning_count(),
             count(&self.fixes),
             count(&self.changed),
             self.new_checks.len(),
@@ -334,6 +347,7 @@ pub(crate) mod tests {
                 ("a.b.fixed", "serial", Fail),
                 ("a.b.crashes_now", "serial", Fail),
                 ("a.b.same", "serial", Pass),
+                ("a.b.warns_now", "serial", Pass),
                 ("a.b.gone", "serial", Pass),
             ],
         );
@@ -346,6 +360,7 @@ pub(crate) mod tests {
                 ("a.b.crashes_now", "serial", Crash),
                 ("a.b.same", "serial", Pass),
                 ("a.b.same", "untracked", Pass),
+                ("a.b.warns_now", "serial", Warn),
                 ("a.b.added", "serial", Skip),
             ],
         );
@@ -377,6 +392,8 @@ pub(crate) mod tests {
         assert!(c.mapped);
         assert_eq!(c.regression_count(), 2);
         assert_eq!(c.regressions.len(), 2);
+        assert_eq!(c.new_warning_count(), 1);
+        assert_eq!(c.new_warnings[0].check, "a.b.warns_now");
         assert_eq!(c.fixes.len(), 1);
         assert_eq!(c.fixes[0].check, "a.b.fixed");
         assert_eq!(c.changed.len(), 1);
@@ -397,7 +414,7 @@ pub(crate) mod tests {
         let c = compare(&old, &old);
         assert_eq!(c.regression_count(), 0);
         assert!(c.fixes.is_empty() && c.changed.is_empty() && c.changed_answers.is_empty());
-        assert_eq!(c.common, 6);
+        assert_eq!(c.common, 7);
     }
 
     #[test]

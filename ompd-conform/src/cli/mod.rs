@@ -86,6 +86,10 @@ enum Cmd {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// A result that passed in OLD and warns in NEW is reported but does not fail the
+        /// comparison (exit 0 when nothing regressed).
+        #[arg(long)]
+        allow_warnings: bool,
     },
     // ---- end of regression tracking ----
     /// Join the JSON reports of a sharded run (`run --shard K/N`, every shard once) into the
@@ -409,7 +413,12 @@ pub fn main() -> i32 {
         Cmd::List { format } => list(format),
         Cmd::Coverage { format } => coverage(format),
         Cmd::Vendors { cmd } => vendors_cmd(cmd),
-        Cmd::Compare { old, new, format } => compare(&old, &new, format),
+        Cmd::Compare {
+            old,
+            new,
+            format,
+            allow_warnings,
+        } => compare(&old, &new, format, allow_warnings),
         Cmd::Html { reports, output } => html_cmd(&reports, &output),
         Cmd::Merge {
             reports,

@@ -176,7 +176,14 @@ pub(super) fn answer_snapshots(report: &Report, args: &RunArgs) -> Result<bool, 
 
 // ---- regression tracking (ompd_review::regression) ----
 
-pub(super) fn compare(old: &std::path::Path, new: &std::path::Path, format: Format) -> i32 {
+/// Compares two reports; exit 100 when a result regressed, or (without `allow_warnings`) warns
+/// where it passed.
+pub(super) fn compare(
+    old: &std::path::Path,
+    new: &std::path::Path,
+    format: Format,
+    allow_warnings: bool,
+) -> i32 {
     let (a, b) = match (
         ompd_review::regression::load(old),
         ompd_review::regression::load(new),
@@ -192,7 +199,12 @@ pub(super) fn compare(old: &std::path::Path, new: &std::path::Path, format: Form
             Err(e) => return harness(format!("cannot render the comparison: {e}")),
         },
     }
-    if c.regression_count() > 0 {
+    let new_warnings = if allow_warnings {
+        0
+    } else {
+        c.new_warning_count()
+    };
+    if c.regression_count() + new_warnings > 0 {
         EXIT_FINDINGS
     } else {
         EXIT_OK
