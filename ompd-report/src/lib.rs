@@ -78,6 +78,9 @@ pub enum Gate {
     /// An entry covers the result but its outcome is gone: an expected failure (or warning)
     /// that now passes. Fails the gate unless `--allow-improvements`.
     UnexpectedPass,
+    /// A warning (a SHOULD-level miss or an allowed alternative) that no entry accepts. Fails
+    /// the gate unless `--allow-warnings`.
+    NewWarning,
     /// A crash that did not reproduce when re-run (`flaky`), and no entry accepts a crash.
     /// Fails the gate: the library did crash once.
     Flake,
@@ -92,6 +95,7 @@ impl Gate {
             Gate::Match => "match",
             Gate::ExpectedFail => "expected-fail",
             Gate::UnexpectedPass => "unexpected-pass",
+            Gate::NewWarning => "new-warning",
             Gate::Flake => "flake",
             Gate::Regression => "regression",
         }

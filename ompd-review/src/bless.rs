@@ -89,7 +89,7 @@ pub fn plan(report: &Report, ev: &Evaluation, li: usize) -> Plan {
     let mut uncovered: BTreeMap<&str, Vec<(&ResultRecord, bool)>> = BTreeMap::new();
     for j in lg.judged.iter().filter(|j| j.entry.is_none()) {
         let r = &report.results[j.result];
-        let bad = matches!(j.gate, Gate::Regression | Gate::Flake);
+        let bad = matches!(j.gate, Gate::Regression | Gate::Flake | Gate::NewWarning);
         uncovered.entry(&r.check).or_default().push((r, bad));
     }
     for (check, rs) in uncovered {

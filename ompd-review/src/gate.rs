@@ -54,6 +54,8 @@ pub struct Evaluation {
     pub libraries: Vec<LibraryGate>,
     /// Unexpected passes and stale entries do not fail the gate.
     pub allow_improvements: bool,
+    /// New warnings do not fail the gate.
+    pub allow_warnings: bool,
     /// A shard's evaluation: stale entries are judged when the shards are merged (a shard ran
     /// only part of the run, so an entry covering nothing in it may cover a result of another).
     pub stale_deferred: bool,
@@ -64,7 +66,8 @@ pub fn finding(o: Outcome) -> bool {
     o.is_failure() || o == Outcome::HarnessError
 }
 
-/// Classifies one result given the entry covering it.
+/// Classifies one result given the entry covering it. A warning no entry covers is a new
+/// warning; one an entry accepts is a match.
 pub fn classify(r: &ResultRecord, entry: Option<&Expectation>) -> Gate {
     match entry {
         Some(e) if e.outcome.allows(r.outcome) => {
@@ -76,6 +79,7 @@ pub fn classify(r: &ResultRecord, entry: Option<&Expectation>) -> Gate {
         }
         Some(_) if !finding(r.outcome) => Gate::UnexpectedPass,
         _ if r.outcome == Outcome::Crash && r.flaky => Gate::Flake,
+        None if r.outcome == Outcome::Warn => Gate::NewWarning,
         None if !finding(r.outcome) => Gate::Match,
         _ => Gate::Regression,
     }
@@ -92,8 +96,15 @@ impl Evaluation {
             files,
             libraries,
             allow_improvements,
+            allow_warnings: false,
             stale_deferred: false,
         }
+    }
+
+    /// Lets new warnings pass the gate (`--allow-warnings`); they are still reported.
+    pub fn allowing_warnings(mut self, allow: bool) -> Evaluation {
+        self.allow_warnings = allow;
+        self
     }
 
     /// Leaves stale entries to the merge of a shard run's reports.
@@ -132,10 +143,11 @@ impl Evaluation {
         self.libraries.iter().map(|l| l.stale.len()).sum()
     }
 
-    /// Whether the run fails the gate: a regression or a flake, or (without
-    /// `--allow-improvements`) an unexpected pass or a stale entry.
+    /// Whether the run fails the gate: a regression or a flake, (without `--allow-warnings`) a
+    /// new warning, or (without `--allow-improvements`) an unexpected pass or a stale entry.
     pub fn fails(&self) -> bool {
         self.count(Gate::Regression) + self.count(Gate::Flake) > 0
+            || (!self.allow_warnings && self.count(Gate::NewWarning) > 0)
             || (!self.allow_improvements
                 && self.count(Gate::UnexpectedPass) + self.stale_count() > 0)
     }
@@ -148,6 +160,7 @@ impl Evaluation {
         let mut parts = vec![
             n(self.count(Gate::Regression), "regression", "regressions"),
             n(self.count(Gate::Flake), "flake", "flakes"),
+            n(self.count(Gate::NewWarning), "new warning", "new warnings"),
             n(
                 self.count(Gate::UnexpectedPass),
                 "unexpected pass",
@@ -166,6 +179,9 @@ impl Evaluation {
         ];
         if self.allow_improvements {
             parts.push("improvements allowed".into());
+        }
+        if self.allow_warnings {
+            parts.push("warnings allowed".into());
         }
         format!(
             "gate: {} ({})",
@@ -326,12 +342,52 @@ mod tests {
                 Gate::UnexpectedPass,
                 // The version condition (2.*) does not hold for 1.2.3: no entry applies.
                 Gate::Regression,
-                Gate::Match,
+                // A warning no entry accepts.
+                Gate::NewWarning,
                 Gate::Flake
             ]
         );
         assert!(ev.fails());
         assert!(ev.libraries[0].stale.is_empty());
+    }
+
+    #[test]
+    fn the_gate_sees_warnings() {
+        let f = files(&format!(
+            "{HEAD}[[expect]]\ncheck = 'lib.finalize.before_initialize'\noutcome = 'warn'\nreason = 'r'\n\
+             [[expect]]\ncheck = 'lib.inventory.no_unknown_ompd_symbols'\noutcome = 'warn'\nreason = 'r'\n"
+        ));
+        let rep = report(vec![
+            // Recorded, and still warning: as expected.
+            rec("lib.finalize.before_initialize", "none", Outcome::Warn),
+            // Recorded, and now passing: the entry must go.
+            rec(
+                "lib.inventory.no_unknown_ompd_symbols",
+                "none",
+                Outcome::Pass,
+            ),
+        ]);
+        let ev = Evaluation::new(&rep, f.clone(), false);
+        let gates: Vec<Gate> = ev.libraries[0].judged.iter().map(|j| j.gate).collect();
+        assert_eq!(gates, [Gate::Match, Gate::UnexpectedPass]);
+
+        // A warning nothing records fails the gate, unless warnings are allowed.
+        let rep = report(vec![rec("lib.api_version.stable", "none", Outcome::Warn)]);
+        let ev = Evaluation::new(&rep, f.clone(), false);
+        assert_eq!(ev.count(Gate::NewWarning), 1);
+        assert!(ev.fails());
+        assert!(
+            ev.summary_line().contains("1 new warning,"),
+            "{}",
+            ev.summary_line()
+        );
+        let ev = Evaluation::new(&rep, f, false).allowing_warnings(true);
+        assert!(!ev.fails());
+        assert!(
+            ev.summary_line().ends_with("warnings allowed (passed)"),
+            "{}",
+            ev.summary_line()
+        );
     }
 
     #[test]

@@ -267,7 +267,7 @@ fn unexpected_lines(
         .filter(|j| {
             matches!(
                 j.gate,
-                Gate::UnexpectedPass | Gate::Flake | Gate::Regression
+                Gate::UnexpectedPass | Gate::NewWarning | Gate::Flake | Gate::Regression
             )
         })
         .collect();
@@ -313,8 +313,9 @@ fn unexpected_lines(
 
 /// The JUnit XML document: one test suite per library, one testcase per result (named
 /// `check [place]`, class `library.family`), and one failing testcase per stale
-/// expectation entry. Expected failures are successes; regressions, flakes and (without
-/// `--allow-improvements`) unexpected passes are failures carrying the message; harness errors
+/// expectation entry. Expected failures are successes; regressions, flakes, (without
+/// `--allow-warnings`) new warnings and (without `--allow-improvements`) unexpected passes are
+/// failures carrying the message; harness errors
 /// are errors; skips are skipped.
 pub fn junit(report: &Report, ev: &Evaluation) -> Result<String, String> {
     use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
@@ -326,6 +327,7 @@ pub fn junit(report: &Report, ev: &Evaluation) -> Result<String, String> {
             let failing = match j.gate {
                 Gate::Regression | Gate::Flake => true,
                 Gate::UnexpectedPass => !ev.allow_improvements,
+                Gate::NewWarning => !ev.allow_warnings,
                 Gate::Match | Gate::ExpectedFail => false,
             };
             let message = format!(

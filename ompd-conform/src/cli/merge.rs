@@ -22,7 +22,8 @@ pub(super) fn merge(paths: &[PathBuf], review: &ReviewArgs, quiet: bool) -> i32 
         Ok(f) => f,
         Err(e) => return usage(e),
     };
-    let ev = ompd_review::gate::Evaluation::new(&report, files, review.allow_improvements);
+    let ev = ompd_review::gate::Evaluation::new(&report, files, review.allow_improvements)
+        .allowing_warnings(review.allow_warnings);
     ev.mark(&mut report);
     if let Err(code) = emit(&report, &ompd_review::output::human(&report, &ev), review) {
         return code;

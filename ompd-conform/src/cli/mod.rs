@@ -3,7 +3,8 @@
 //!
 //! Exit codes: 0 every result matched the expectations (expected failures included); 100 the
 //! gate failed: a regression (a fail, crash or timeout no expectation accepts), a flaky crash,
-//! or, without `--allow-improvements`, an unexpected pass or a stale expectation entry; 1 the
+//! without `--allow-warnings` a new warning (a warn no expectation accepts), or, without
+//! `--allow-improvements`, an unexpected pass or a stale expectation entry; 1 the
 //! harness could not do its job (a library did not load, a worker could not start, a file could
 //! not be written); 2 usage (including a malformed expectations file); 130 the run was stopped.
 
@@ -221,6 +222,9 @@ struct ReviewArgs {
     /// Unexpected passes and stale expectation entries do not fail the gate.
     #[arg(long)]
     allow_improvements: bool,
+    /// Warnings no expectation entry accepts are reported but do not fail the gate.
+    #[arg(long)]
+    allow_warnings: bool,
     /// Write a JUnit XML report to this file (atomically).
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,

@@ -100,7 +100,8 @@ pub(super) fn run_gate(
             Err(e) => return Err(harness(e.to_string())),
         }
     }
-    let again = ompd_review::gate::Evaluation::new(report, files, review.allow_improvements);
+    let again = ompd_review::gate::Evaluation::new(report, files, review.allow_improvements)
+        .allowing_warnings(review.allow_warnings);
     if again.fails() {
         eprintln!("ompd-conform: error: the blessed expectations still do not match the run");
         return Ok(EXIT_FINDINGS);

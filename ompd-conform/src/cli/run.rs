@@ -210,7 +210,8 @@ pub(super) fn run(args: RunArgs) -> i32 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let mut ev = ompd_review::gate::Evaluation::new(&report, files, args.review.allow_improvements);
+    let mut ev = ompd_review::gate::Evaluation::new(&report, files, args.review.allow_improvements)
+        .allowing_warnings(args.review.allow_warnings);
     if args.shard.is_some() {
         ev.defer_stale();
     }
