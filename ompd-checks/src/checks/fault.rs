@@ -49,7 +49,7 @@ macro_rules! summary_tail {
         " after a short read (read_memory: a prefix and error; read_string: a truncated unterminated string and incomplete) returns a non-ok code (as for a failed read) or ok with the fault-free answer"
     };
     (symbol) => {
-        " with a symbol the tool cannot find returns a non-ok code (error, callback_error or unavailable; another warns) or ok with the fault-free answer"
+        " with a symbol the tool cannot find returns a non-ok code (error, callback_error or unavailable, or incompatible from ompd_process_initialize; another warns) or ok with the fault-free answer"
     };
     (alloc) => {
         " after an injected alloc_memory failure returns ompd_rc_nomem (another non-ok code warns), never ok with another answer, and keeps no block"
@@ -258,7 +258,7 @@ impl Kind {
         match self {
             Kind::Alloc => "after each injected alloc_memory failure: nomem (another non-ok code warns), or ok with the fault-free answer; no block left allocated; a later fault-free call answers as before",
             Kind::StaleHandle => "after each injected stale_handle: stale_handle (another non-ok code warns), or ok with the fault-free answer; no block left allocated; a later fault-free call answers as before",
-            _ => "after each injected failure: the callback's code, callback_error, error (device_read_error for reads, unavailable for a missing symbol; another non-ok code warns), or ok with the fault-free answer; no block left allocated; a later fault-free call answers as before",
+            _ => "after each injected failure: the callback's code, callback_error, error (device_read_error for reads, unavailable for a missing symbol, incompatible when it declines the process at ompd_process_initialize; another non-ok code warns), or ok with the fault-free answer; no block left allocated; a later fault-free call answers as before",
         }
     }
 }
@@ -552,6 +552,7 @@ fn inject<'l>(
             what: format!("{what} ({})", injected.rc),
             own: injected.rc,
             mark,
+            declines: entry == EntryPoint::ProcessInitialize && kind == Kind::Symbol,
         };
         judge_one(ctx, j, kind, &r.want, got, &at);
     }
@@ -591,6 +592,9 @@ struct Injected {
     what: String,
     own: Rc,
     mark: Mark,
+    /// A missing symbol at `ompd_process_initialize`: the process lacks part of the runtime, and
+    /// `incompatible` declines it (OMPD-PROC-002: the library cannot handle the process).
+    declines: bool,
 }
 
 /// Judges the answer `got` of one call under an injected failure: `ok` only with the fault-free
@@ -612,7 +616,7 @@ fn judge_one(
             Some(d) => j.fail(format!("{what} → ok with {d}")),
         },
         Err(Fail::Rc(rc)) => {
-            if kind.accepts(at.own, rc) {
+            if kind.accepts(at.own, rc) || (at.declines && rc == Rc::INCOMPATIBLE) {
                 j.holds();
             } else {
                 j.allowed(format!("{what} → {rc}"));

@@ -44,6 +44,20 @@ pub const STANDARD_5_0: &[&str] = &[
     "ompd-team-size-var",
 ];
 
+/// Standard ICVs the kmp runtime keeps where its OMPD layout describes no memory (every
+/// `ompd_sizeof__`/`ompd_access__` symbol it exports is listed in `llvm-kmp-model.md` §2.2, and
+/// none reaches them), so the model holds no value for them: `ompd_rc_unavailable` is the
+/// honest answer of a library that enumerates them, and no answer of theirs is judged.
+pub const UNMODELLED: &[&str] = &[
+    "def-sched-var",
+    "wait-policy-var",
+    "place-partition-var",
+    "target-offload-var",
+    "def-allocator-var",
+    "nteams-var",
+    "teams-thread-limit-var",
+];
+
 macro_rules! value_check {
     ($id:literal, $name:literal, [$($req:literal),*], $real:expr) => {
         Check {

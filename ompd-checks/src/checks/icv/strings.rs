@@ -492,6 +492,8 @@ fn every_pair_answerable(ctx: &mut Ctx, _: &str) -> Verdict {
             let what = format!("{} at {:?} ({label})", e.name, e.scope);
             match ctx.lib.get_icv(held.any(ah), e.scope, e.id) {
                 Ok((Rc::OK | Rc::INCOMPLETE, Some(_))) => j.holds(),
+                // Nothing the target holds to answer with: not judged.
+                Ok((Rc::UNAVAILABLE, _)) if icv::UNMODELLED.contains(&e.name.as_str()) => {}
                 Ok((Rc::INCOMPATIBLE, _)) => {
                     match ctx.lib.get_icv_string(held.any(ah), e.scope, e.id) {
                         Ok(_) => j.holds(),
