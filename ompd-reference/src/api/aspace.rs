@@ -1,0 +1,156 @@
+//! Address spaces: process and device initialization, release, the OpenMP version, and the
+//! 5.2 device routines (OMPD-PROC-*, OMPD-ASP-*).
+
+use super::{handle, rc, target, tool};
+use crate::handles::{self, Aspace, Thread};
+use crate::target::Target;
+use crate::text::Buf;
+use crate::{layout::Size, Build};
+use ompd_abi::{thread_id_kind, AddressSpaceContext, AddressSpaceHandle, Rc, ThreadHandle};
+use std::ffi::{c_char, c_int, c_void};
+use std::fmt::Write as _;
+
+/// Symbols every kmp runtime this library serves defines; a process without one runs another
+/// runtime, or none (OMPD-PROC-002). `ompd_state` marks the OMPD 5.x self-description: Intel's
+/// runtimes up to 2023.2 publish an older one (an ICV table, no `ompd_state`, no size of the
+/// display-control block), which this library does not read.
+const RUNTIME_SYMBOLS: [&[u8]; 4] = [
+    b"__kmp_threads\0",
+    b"ompd_sizeof__kmp_taskdata_t\0",
+    b"__kmp_openmp_version\0",
+    b"ompd_state\0",
+];
+
+/// `ompd_process_initialize`.
+pub fn process_initialize(
+    _: &Build,
+    ctx: *mut AddressSpaceContext,
+    out: *mut *mut AddressSpaceHandle,
+) -> Rc {
+    rc((|| {
+        if ctx.is_null() {
+            return Err(Rc::BAD_INPUT);
+        }
+        handles::need(out)?;
+        let tool = tool()?;
+        let sizes = tool.sizes(ctx)?;
+        let pointer_ok = matches!(sizes.sizeof_pointer, 4 | 8);
+        let int_ok = matches!(sizes.sizeof_int, 1 | 2 | 4 | 8);
+        if !pointer_ok || !int_ok || sizes.sizeof_long_long != 8 {
+            return Err(Rc::INCOMPATIBLE);
+        }
+        for s in RUNTIME_SYMBOLS {
+            // A symbol the process lacks (`error` from the lookup) means another runtime, or
+            // none; any other code is the tool's and is passed on.
+            tool.lookup(ctx, std::ptr::null_mut(), s).map_err(|e| {
+                if e == Rc::ERROR {
+                    Rc::INCOMPATIBLE
+                } else {
+                    e
+                }
+            })?;
+        }
+        let ah = handles::make(&tool, Aspace::new(ctx, sizes))?;
+        handles::put(out, ah.cast())
+    })())
+}
+
+/// `ompd_device_initialize`: this library serves host processes only (OMPD-PROC-010).
+pub fn device_initialize(
+    b: &Build,
+    host: *mut AddressSpaceHandle,
+    ctx: *mut AddressSpaceContext,
+    _kind: u64,
+    _sizeof_id: u64,
+    id: *mut c_void,
+    out: *mut *mut AddressSpaceHandle,
+) -> Rc {
+    rc((|| {
+        handle(b, host.cast::<Aspace>())?;
+        if ctx.is_null() || id.is_null() {
+            return Err(Rc::BAD_INPUT);
+        }
+        handles::need(out)?;
+        Err(Rc::UNSUPPORTED)
+    })())
+}
+
+/// `ompd_rel_address_space_handle`.
+pub fn rel_address_space_handle(b: &Build, h: *mut AddressSpaceHandle) -> Rc {
+    rc(tool().and_then(|t| handles::release(&t, h.cast::<Aspace>(), b.wrong_handle())))
+}
+
+/// The runtime's `_OPENMP` value.
+fn omp_version(t: &Target) -> Result<i64, Rc> {
+    t.global_int(b"__kmp_openmp_version\0")
+}
+
+/// `ompd_get_omp_version`.
+pub fn get_omp_version(b: &Build, h: *mut AddressSpaceHandle, out: *mut i64) -> Rc {
+    rc((|| {
+        let t = target(b, h.cast())?;
+        handles::need(out)?;
+        handles::put(out, omp_version(&t)?)
+    })())
+}
+
+/// `ompd_get_omp_version_string`: "OpenMP <yyyymm>", tool-owned.
+pub fn get_omp_version_string(
+    b: &Build,
+    h: *mut AddressSpaceHandle,
+    out: *mut *const c_char,
+) -> Rc {
+    rc((|| {
+        let t = target(b, h.cast())?;
+        handles::need(out)?;
+        let v = omp_version(&t)?;
+        let mut s = Buf::<32>::new();
+        write!(s, "OpenMP {v}").map_err(|_| Rc::ERROR)?;
+        let text = handles::c_string(&t.tool, s.bytes().ok_or(Rc::ERROR)?)?;
+        handles::put(out, text)
+    })())
+}
+
+/// `ompd_get_device_thread_id_kinds`: the host's one kind, pthread, at the runtime's
+/// `kmp_thread_t` size (OMPD-PROC-020/021).
+pub fn get_device_thread_id_kinds(
+    b: &Build,
+    h: *mut AddressSpaceHandle,
+    kinds: *mut *mut u64,
+    sizes: *mut *mut u64,
+    count: *mut c_int,
+) -> Rc {
+    rc((|| {
+        let mut t = target(b, h.cast())?;
+        handles::need(kinds)?;
+        handles::need(sizes)?;
+        handles::need(count)?;
+        let size = t.size(Size::ThreadId)?;
+        let k = handles::words(&t.tool, &[thread_id_kind::PTHREAD])?;
+        let s = match handles::words(&t.tool, &[size]) {
+            Ok(s) => s,
+            Err(e) => {
+                t.tool.free(k.cast());
+                return Err(e);
+            }
+        };
+        handles::put(kinds, k)?;
+        handles::put(sizes, s)?;
+        handles::put(count, 1)
+    })())
+}
+
+/// `ompd_get_device_from_thread`: the address-space handle the thread handle belongs to (the
+/// one routine that promises pointer identity, OMPD-CMP-012).
+pub fn get_device_from_thread(
+    b: &Build,
+    th: *mut ThreadHandle,
+    out: *mut *mut AddressSpaceHandle,
+) -> Rc {
+    rc((|| {
+        let thread = *handle(b, th.cast::<Thread>())?;
+        handle(b, thread.ah)?;
+        handles::need(out)?;
+        handles::put(out, thread.ah.cast())
+    })())
+}

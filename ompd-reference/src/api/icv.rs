@@ -1,0 +1,322 @@
+//! ICVs: enumeration, and each ICV's value as an integer or as text (OMPD-ICV-*). What each ICV
+//! is and where it lives is [`super::icv_table::ICVS`].
+
+use super::icv_table::{Icv, Source, ICVS};
+use super::{handle, ompd_state, rc, target};
+use crate::handles::{self, Aspace, Parallel, Task, Thread};
+use crate::kmp;
+use crate::layout::{Field, Mask, Size};
+use crate::target::Target;
+use crate::text::Buf;
+use crate::Build;
+use ompd_abi::{AddressSpaceHandle, Rc, Scope, ICV_UNDEFINED};
+use std::ffi::{c_char, c_int, c_void};
+use std::fmt::Write as _;
+
+/// The most list elements reported.
+const MAX_LIST: usize = 64;
+
+/// The ICVs of the build's generation, with their ids (position in the table + 1).
+fn enumerated(b: &Build) -> impl Iterator<Item = (u64, &'static Icv)> + '_ {
+    ICVS.iter()
+        .enumerate()
+        .filter(move |(_, i)| i.since <= b.generation)
+        .map(|(k, i)| (k as u64 + 1, i))
+}
+
+/// `ompd_enumerate_icvs`.
+pub fn enumerate_icvs(
+    b: &Build,
+    h: *mut AddressSpaceHandle,
+    current: u64,
+    next: *mut u64,
+    name: *mut *const c_char,
+    scope: *mut Scope,
+    more: *mut c_int,
+) -> Rc {
+    rc((|| {
+        handle(b, h.cast::<Aspace>())?;
+        handles::need(next)?;
+        handles::need(name)?;
+        handles::need(scope)?;
+        handles::need(more)?;
+        let tool = super::tool()?;
+        let known = current == ICV_UNDEFINED || enumerated(b).any(|(id, _)| id == current);
+        if !known {
+            return Err(Rc::BAD_INPUT);
+        }
+        let mut after =
+            enumerated(b).skip_while(|(id, _)| current != ICV_UNDEFINED && *id <= current);
+        let (id, icv) = after.next().ok_or(Rc::BAD_INPUT)?;
+        let last = after.next().is_none();
+        let text = icv.name.strip_suffix(b"\0").ok_or(Rc::ERROR)?;
+        let s = handles::c_string(&tool, text)?;
+        handles::put(next, id)?;
+        handles::put(name, s)?;
+        handles::put(scope, icv.scope)?;
+        handles::put(more, c_int::from(!last))
+    })())
+}
+
+/// What an ICV's value is.
+enum Value {
+    /// An integer.
+    Int(i64),
+    /// A list: its elements, current first (at least one).
+    List([i64; MAX_LIST], usize),
+    /// A schedule: the runtime's `kmp_sched_t` and chunk.
+    Schedule(i64, i64),
+    /// Text.
+    Text(Buf<513>),
+}
+
+/// The entity an ICV is read for, from a handle of the ICV's scope.
+#[derive(Clone, Copy)]
+enum Subject {
+    Space,
+    Thread(u64),
+    Region(u64, u64),
+    Task(u64, u64),
+}
+
+/// The ICV `id` names, its address space and subject; `bad_input` for an unknown id,
+/// `incompatible` when `scope` is not the ICV's scope.
+fn resolve(
+    b: &Build,
+    h: *mut c_void,
+    scope: Scope,
+    id: u64,
+) -> Result<(Icv, *mut Aspace, Subject), Rc> {
+    if h.is_null() {
+        return Err(Rc::STALE_HANDLE);
+    }
+    let (_, icv) = enumerated(b).find(|(i, _)| *i == id).ok_or(Rc::BAD_INPUT)?;
+    if scope != icv.scope {
+        return Err(Rc::INCOMPATIBLE);
+    }
+    let (ah, subject) = match scope {
+        Scope::ADDRESS_SPACE => (h.cast::<Aspace>(), Subject::Space),
+        Scope::THREAD => {
+            let th = *handle(b, h.cast::<Thread>())?;
+            (th.ah, Subject::Thread(th.th))
+        }
+        Scope::PARALLEL => {
+            let p = *handle(b, h.cast::<Parallel>())?;
+            (p.ah, Subject::Region(p.t, p.lwt))
+        }
+        _ => {
+            let k = *handle(b, h.cast::<Task>())?;
+            (k.ah, Subject::Task(k.td, k.lwt))
+        }
+    };
+    Ok((*icv, ah, subject))
+}
+
+/// `ompd_get_icv_from_scope`: integer ICVs; a list's first element with `incomplete`;
+/// `incompatible` for an ICV that is no integer.
+pub fn get_icv_from_scope(b: &Build, h: *mut c_void, scope: Scope, id: u64, out: *mut i64) -> Rc {
+    rc((|| {
+        let (icv, ah, subject) = resolve(b, h, scope, id)?;
+        let mut t = target(b, ah)?;
+        handles::need(out)?;
+        if matches!(icv.source, Source::Schedule | Source::Text(..)) {
+            return Err(Rc::INCOMPATIBLE);
+        }
+        match value(&mut t, icv.source, subject)? {
+            Value::Int(v) => handles::put(out, v),
+            Value::List(l, n) => {
+                handles::put(out, l[0])?;
+                if n > 1 {
+                    Err(Rc::INCOMPLETE)
+                } else {
+                    Ok(())
+                }
+            }
+            Value::Schedule(..) | Value::Text(_) => Err(Rc::INCOMPATIBLE),
+        }
+    })())
+}
+
+/// `ompd_get_icv_string_from_scope`: every ICV as text (integers in decimal, lists in
+/// `OMP_NUM_THREADS`/`OMP_PROC_BIND` syntax, schedules in `OMP_SCHEDULE` syntax), tool-owned.
+pub fn get_icv_string_from_scope(
+    b: &Build,
+    h: *mut c_void,
+    scope: Scope,
+    id: u64,
+    out: *mut *const c_char,
+) -> Rc {
+    rc((|| {
+        let (icv, ah, subject) = resolve(b, h, scope, id)?;
+        let mut t = target(b, ah)?;
+        handles::need(out)?;
+        let v = value(&mut t, icv.source, subject)?;
+        let mut s = Buf::<1024>::new();
+        let is_bind = matches!(icv.source, Source::BindList);
+        show(&mut s, &v, is_bind).map_err(|_| Rc::ERROR)?;
+        let text = handles::c_string(&t.tool, s.bytes().ok_or(Rc::ERROR)?)?;
+        handles::put(out, text)
+    })())
+}
+
+/// Writes a value as text.
+fn show(s: &mut Buf<1024>, v: &Value, bind_names: bool) -> std::fmt::Result {
+    match v {
+        Value::Int(x) => write!(s, "{x}"),
+        Value::List(l, n) => {
+            for (k, x) in l.iter().take(*n).enumerate() {
+                let sep = if k == 0 { "" } else { "," };
+                match (bind_names, bind_name(*x)) {
+                    (true, Some(name)) => write!(s, "{sep}{name}")?,
+                    _ => write!(s, "{sep}{x}")?,
+                }
+            }
+            Ok(())
+        }
+        Value::Schedule(kind, chunk) => show_schedule(s, *kind, *chunk),
+        Value::Text(t) => {
+            s.push(t.bytes().unwrap_or_default());
+            Ok(())
+        }
+    }
+}
+
+/// `omp_proc_bind_t` spellings.
+fn bind_name(v: i64) -> Option<&'static str> {
+    ["false", "true", "primary", "close", "spread"]
+        .get(usize::try_from(v).ok()?)
+        .copied()
+}
+
+/// A `kmp_sched_t` with its modifier bits, in `OMP_SCHEDULE` syntax.
+fn show_schedule(s: &mut Buf<1024>, sched: i64, chunk: i64) -> std::fmt::Result {
+    const MONOTONIC: i64 = 1 << 29;
+    const NONMONOTONIC: i64 = 1 << 30;
+    if sched & MONOTONIC != 0 {
+        write!(s, "monotonic:")?;
+    } else if sched & NONMONOTONIC != 0 {
+        write!(s, "nonmonotonic:")?;
+    }
+    let (kind, chunk) = match sched & !(MONOTONIC | NONMONOTONIC) {
+        33 => ("static", chunk),
+        34 | 40 | 41 => ("static", 0),
+        35 => ("dynamic", chunk),
+        36 | 42 | 43 => ("guided", chunk),
+        38 => ("auto", chunk),
+        39 => ("trapezoidal", chunk),
+        44 => ("static_steal", chunk),
+        _ => return Err(std::fmt::Error),
+    };
+    write!(s, "{kind},{chunk}")
+}
+
+/// The task of a task-scope subject.
+fn task_of(subject: Subject) -> Result<(u64, u64), Rc> {
+    match subject {
+        Subject::Task(td, lwt) => Ok((td, lwt)),
+        _ => Err(Rc::INCOMPATIBLE),
+    }
+}
+
+/// The value of an ICV kept at `source` for `subject`.
+fn value(t: &mut Target, source: Source, subject: Subject) -> Result<Value, Rc> {
+    Ok(match source {
+        Source::TaskField(f) => {
+            let (td, _) = task_of(subject)?;
+            let icvs = t.at(td, Field::TdIcvs)?;
+            Value::Int(t.field(icvs, f, true)?)
+        }
+        Source::NthreadsList => list(
+            t,
+            subject,
+            Field::IcvNproc,
+            b"__kmp_nested_nth\0",
+            Field::NthUsed,
+            Field::NthList,
+        )?,
+        Source::BindList => list(
+            t,
+            subject,
+            Field::IcvProcBind,
+            b"__kmp_nested_proc_bind\0",
+            Field::BindUsed,
+            Field::BindList,
+        )?,
+        Source::Schedule => {
+            let (td, _) = task_of(subject)?;
+            let icvs = t.at(td, Field::TdIcvs)?;
+            let sched = t.at(icvs, Field::IcvSched)?;
+            let kind = t.field(sched, Field::SchedType, true)?;
+            let chunk = t.field(sched, Field::SchedChunk, true)?;
+            Value::Schedule(kind, chunk)
+        }
+        Source::Global(name, size) => {
+            Value::Int(t.global_sized(name, size, size != Size::Stksize)?)
+        }
+        Source::Text(name, unset) => text(t, name, unset)?,
+        Source::Debug => Value::Int(i64::from(ompd_state(t)? != 0)),
+        Source::NotDescribed => return Err(Rc::UNAVAILABLE),
+        _ => scoped(t, source, subject)?,
+    })
+}
+
+/// The ICVs of a thread, region or task's own state.
+fn scoped(t: &mut Target, source: Source, subject: Subject) -> Result<Value, Rc> {
+    let v = match (source, subject) {
+        (Source::ThreadNum, Subject::Thread(th)) => kmp::ds_tid(t, th)?,
+        (Source::Level, Subject::Region(team, lwt)) => kmp::level(t, team, lwt)?,
+        (Source::ActiveLevel, Subject::Region(team, _)) => {
+            t.field(team, Field::TActiveLevel, false)?
+        }
+        (Source::TeamSize, Subject::Region(team, lwt)) => kmp::team_size(t, team, lwt)?,
+        (Source::Final, Subject::Task(td, _)) => i64::from(kmp::flag(t, td, Mask::Final)?),
+        (Source::Implicit(explicit), Subject::Task(td, _)) => {
+            i64::from(kmp::flag(t, td, Mask::TaskType)? == explicit)
+        }
+        _ => return Err(Rc::INCOMPATIBLE),
+    };
+    Ok(Value::Int(v))
+}
+
+/// A list ICV: the task's own value, then the start list's entries past the task's level.
+fn list(
+    t: &mut Target,
+    subject: Subject,
+    own: Field,
+    global: &[u8],
+    used: Field,
+    items: Field,
+) -> Result<Value, Rc> {
+    let (td, lwt) = task_of(subject)?;
+    let icvs = t.at(td, Field::TdIcvs)?;
+    let mut l = [0i64; MAX_LIST];
+    l[0] = t.field(icvs, own, true)?;
+    let team = kmp::task_team(t, td)?;
+    let level = u64::try_from(kmp::level(t, team, lwt)?).map_err(|_| Rc::ERROR)?;
+    let g = t.global(global)?.address;
+    let n_used = u64::try_from(t.field(g, used, true)?).unwrap_or(0);
+    let base = t.field_ptr(g, items)?;
+    let int = t.size(Size::Int)?;
+    let mut n = 1;
+    for k in level.saturating_add(1)..n_used {
+        let slot = l.get_mut(n).ok_or(Rc::INCOMPLETE)?;
+        let a = t.add(base, k.checked_mul(int).ok_or(Rc::ERROR)?)?;
+        *slot = t.word(a, int, true)?;
+        n += 1;
+    }
+    Ok(Value::List(l, n))
+}
+
+/// A string global; an unset one reads as its specified initial value.
+fn text(t: &mut Target, name: &[u8], unset: Option<&'static [u8]>) -> Result<Value, Rc> {
+    let p = t.global_ptr(name)?;
+    let mut s = Buf::<513>::new();
+    if p == 0 {
+        s.push(unset.ok_or(Rc::UNAVAILABLE)?);
+        return Ok(Value::Text(s));
+    }
+    let mut buf = [0u8; 513];
+    let n = t.string(p, &mut buf)?;
+    s.push(buf.get(..n).ok_or(Rc::ERROR)?);
+    Ok(Value::Text(s))
+}

@@ -1,0 +1,197 @@
+//! The one table of the ICVs the library enumerates: id (its position + 1), name, scope, where
+//! the runtime keeps the value, and the first generation that names it.
+
+use crate::layout::{Field, Size};
+use ompd_abi::{Generation, Scope};
+
+/// Where an ICV's value lives in the runtime.
+#[derive(Clone, Copy, Debug)]
+pub enum Source {
+    /// The task's data environment (`td_icvs`): a scalar field, signed.
+    TaskField(Field),
+    /// nthreads-var: `td_icvs.nproc`, then `__kmp_nested_nth` past the task's level.
+    NthreadsList,
+    /// bind-var: `td_icvs.proc_bind`, then `__kmp_nested_proc_bind` past the task's level.
+    BindList,
+    /// run-sched-var: `td_icvs.sched`.
+    Schedule,
+    /// A global scalar of the width of a layout size.
+    Global(&'static [u8], Size),
+    /// A global `char *`; the text an unset (NULL) one stands for, when the specification
+    /// gives an initial value.
+    Text(&'static [u8], Option<&'static [u8]>),
+    /// debug-var: whether `ompd_state` is non-zero.
+    Debug,
+    /// The thread's number in its team (`ds_tid`).
+    ThreadNum,
+    /// The region's nesting level.
+    Level,
+    /// The region's active nesting level.
+    ActiveLevel,
+    /// The region's number of threads.
+    TeamSize,
+    /// The task's `final` flag.
+    Final,
+    /// Whether the task is implicit (`tasktype` clear); `true`: explicit-task-var, the negation.
+    Implicit(bool),
+    /// Kept by the runtime where its OMPD layout does not describe it (`llvm-kmp-model.md`
+    /// lists every symbol the runtime exports for OMPD): the value is unavailable.
+    NotDescribed,
+}
+
+/// One ICV the library enumerates.
+#[derive(Clone, Copy, Debug)]
+pub struct Icv {
+    /// Its name, NUL-terminated.
+    pub name: &'static [u8],
+    /// The scope the library serves it at.
+    pub scope: Scope,
+    /// Where its value lives.
+    pub source: Source,
+    /// The first generation that names it.
+    pub since: Generation,
+}
+
+const fn icv(name: &'static [u8], scope: Scope, source: Source, since: Generation) -> Icv {
+    Icv {
+        name,
+        scope,
+        source,
+        since,
+    }
+}
+
+use Generation::{V5_0, V5_1, V5_2};
+use Source::*;
+
+/// Every ICV, in enumeration order.
+pub const ICVS: &[Icv] = &[
+    icv(
+        b"dyn-var\0",
+        Scope::TASK,
+        TaskField(Field::IcvDynamic),
+        V5_0,
+    ),
+    icv(b"nthreads-var\0", Scope::TASK, NthreadsList, V5_0),
+    icv(b"run-sched-var\0", Scope::TASK, Schedule, V5_0),
+    icv(b"def-sched-var\0", Scope::ADDRESS_SPACE, NotDescribed, V5_0),
+    icv(b"bind-var\0", Scope::TASK, BindList, V5_0),
+    icv(
+        b"stacksize-var\0",
+        Scope::ADDRESS_SPACE,
+        Global(b"__kmp_stksize\0", Size::Stksize),
+        V5_0,
+    ),
+    icv(
+        b"wait-policy-var\0",
+        Scope::ADDRESS_SPACE,
+        NotDescribed,
+        V5_0,
+    ),
+    icv(
+        b"thread-limit-var\0",
+        Scope::TASK,
+        TaskField(Field::IcvThreadLimit),
+        V5_0,
+    ),
+    icv(
+        b"max-active-levels-var\0",
+        Scope::TASK,
+        TaskField(Field::IcvMaxActiveLevels),
+        V5_0,
+    ),
+    icv(b"active-levels-var\0", Scope::PARALLEL, ActiveLevel, V5_0),
+    icv(b"levels-var\0", Scope::PARALLEL, Level, V5_0),
+    icv(b"place-partition-var\0", Scope::TASK, NotDescribed, V5_0),
+    icv(
+        b"cancel-var\0",
+        Scope::ADDRESS_SPACE,
+        Global(b"__kmp_omp_cancellation\0", Size::Cancellation),
+        V5_0,
+    ),
+    icv(
+        b"display-affinity-var\0",
+        Scope::ADDRESS_SPACE,
+        Global(b"__kmp_display_affinity\0", Size::DisplayAffinity),
+        V5_0,
+    ),
+    icv(
+        b"affinity-format-var\0",
+        Scope::ADDRESS_SPACE,
+        Text(b"__kmp_affinity_format\0", None),
+        V5_0,
+    ),
+    icv(
+        b"default-device-var\0",
+        Scope::TASK,
+        TaskField(Field::IcvDefaultDevice),
+        V5_0,
+    ),
+    icv(
+        b"target-offload-var\0",
+        Scope::ADDRESS_SPACE,
+        NotDescribed,
+        V5_0,
+    ),
+    icv(
+        b"max-task-priority-var\0",
+        Scope::ADDRESS_SPACE,
+        Global(b"__kmp_max_task_priority\0", Size::MaxTaskPriority),
+        V5_0,
+    ),
+    icv(
+        b"tool-var\0",
+        Scope::ADDRESS_SPACE,
+        Global(b"__kmp_tool\0", Size::Tool),
+        V5_0,
+    ),
+    icv(
+        b"tool-libraries-var\0",
+        Scope::ADDRESS_SPACE,
+        Text(b"__kmp_tool_libraries\0", Some(b"")),
+        V5_0,
+    ),
+    icv(
+        b"tool-verbose-init-var\0",
+        Scope::ADDRESS_SPACE,
+        Text(b"__kmp_tool_verbose_init\0", Some(b"disabled")),
+        V5_1,
+    ),
+    icv(b"debug-var\0", Scope::ADDRESS_SPACE, Debug, V5_0),
+    icv(b"def-allocator-var\0", Scope::TASK, NotDescribed, V5_0),
+    icv(
+        b"num-procs-var\0",
+        Scope::ADDRESS_SPACE,
+        Global(b"__kmp_avail_proc\0", Size::AvailProc),
+        V5_1,
+    ),
+    icv(b"thread-num-var\0", Scope::THREAD, ThreadNum, V5_1),
+    icv(b"final-task-var\0", Scope::TASK, Final, V5_1),
+    icv(b"implicit-task-var\0", Scope::TASK, Implicit(false), V5_1),
+    icv(b"explicit-task-var\0", Scope::TASK, Implicit(true), V5_2),
+    icv(b"team-size-var\0", Scope::PARALLEL, TeamSize, V5_1),
+    icv(b"nteams-var\0", Scope::ADDRESS_SPACE, NotDescribed, V5_1),
+    icv(
+        b"teams-thread-limit-var\0",
+        Scope::ADDRESS_SPACE,
+        NotDescribed,
+        V5_1,
+    ),
+    icv(
+        b"ompd-num-procs-var\0",
+        Scope::ADDRESS_SPACE,
+        Global(b"__kmp_avail_proc\0", Size::AvailProc),
+        V5_0,
+    ),
+    icv(b"ompd-thread-num-var\0", Scope::THREAD, ThreadNum, V5_0),
+    icv(b"ompd-final-var\0", Scope::TASK, Final, V5_0),
+    icv(b"ompd-final-task-var\0", Scope::TASK, Final, V5_1),
+    icv(b"ompd-implicit-var\0", Scope::TASK, Implicit(false), V5_0),
+    icv(
+        b"ompd-implicit-task-var\0",
+        Scope::TASK,
+        Implicit(false),
+        V5_1,
+    ),
+    icv(b"ompd-team-size-var\0", Scope::PARALLEL, TeamSize, V5_0),
+];

@@ -1,0 +1,39 @@
+//! Library-wide routines: initialization, versions, finalization (OMPD-INIT-*).
+
+use super::rc;
+use crate::{cb, handles, Build};
+use ompd_abi::{Callbacks, Rc};
+use std::ffi::c_char;
+
+/// `ompd_initialize`: copies the tool's table; only the build's own API version is provided.
+pub fn initialize(b: &Build, version: i64, table: *const Callbacks) -> Rc {
+    if table.is_null() {
+        return Rc::BAD_INPUT;
+    }
+    if version != b.api_version() {
+        return Rc::UNSUPPORTED;
+    }
+    rc(handles::read_table(table).and_then(cb::install))
+}
+
+/// `ompd_get_api_version`: the build's API version; no callback.
+pub fn get_api_version(b: &Build, version: *mut i64) -> Rc {
+    rc(handles::put(version, b.api_version()))
+}
+
+/// `ompd_get_version_string`: a static string in the library's image; no callback.
+pub fn get_version_string(b: &Build, string: *mut *const c_char) -> Rc {
+    if b.version_string.last() != Some(&0) {
+        return Rc::ERROR;
+    }
+    rc(handles::put(string, b.version_string.as_ptr().cast()))
+}
+
+/// `ompd_finalize`: drops the table; `unsupported` when the library was not initialized.
+pub fn finalize(_: &Build) -> Rc {
+    if cb::clear() {
+        Rc::OK
+    } else {
+        Rc::UNSUPPORTED
+    }
+}

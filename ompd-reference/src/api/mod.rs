@@ -1,0 +1,70 @@
+//! The entry points, one module per family of the specification's chapter. Each takes the
+//! [`crate::Build`] first, then the C arguments, and returns the code; the work is done by a
+//! function returning `Result`, so every early exit is a precise code.
+
+pub mod aspace;
+pub mod dcv;
+pub mod icv;
+mod icv_table;
+pub mod library;
+pub mod parallel;
+pub mod states;
+pub mod task;
+pub mod thread;
+pub mod tool_data;
+
+use crate::cb::{self, Tool};
+use crate::handles::{self, Aspace, Kind};
+use crate::layout::Size;
+use crate::target::Target;
+use crate::Build;
+use ompd_abi::Rc;
+
+/// The code of a routine's result.
+fn rc(r: Result<(), Rc>) -> Rc {
+    match r {
+        Ok(()) => Rc::OK,
+        Err(e) => e,
+    }
+}
+
+/// The handle `p` of kind `T` (`stale_handle` when NULL or released, the build's wrong-kind code
+/// for another live handle).
+fn handle<'a, T: Kind>(b: &Build, p: *mut T) -> Result<&'a mut T, Rc> {
+    handles::get(p, b.wrong_handle())
+}
+
+/// The tool and the target of the address space `ah` a handle belongs to.
+fn target<'a>(b: &Build, ah: *mut Aspace) -> Result<Target<'a>, Rc> {
+    let tool = cb::tool()?;
+    let a = handle(b, ah)?;
+    Ok(Target::new(tool, a))
+}
+
+/// The tool, or `callback_error` before `ompd_initialize`.
+fn tool() -> Result<Tool, Rc> {
+    cb::tool()
+}
+
+/// -1, 0 or 1 for the order of two keys.
+fn order<T: Ord>(a: T, b: T) -> std::ffi::c_int {
+    match a.cmp(&b) {
+        std::cmp::Ordering::Less => -1,
+        std::cmp::Ordering::Equal => 0,
+        std::cmp::Ordering::Greater => 1,
+    }
+}
+
+/// The `ompd_state` word: non-zero when the runtime tracks state for tools (debug-var).
+fn ompd_state(t: &mut Target) -> Result<u64, Rc> {
+    Ok(t.global_sized(b"ompd_state\0", Size::OmpdState, false)? as u64)
+}
+
+/// `needs_state_tracking` unless the runtime tracks state (OMPD-RC-008).
+fn tracking(t: &mut Target) -> Result<(), Rc> {
+    if ompd_state(t)? == 0 {
+        Err(Rc::NEEDS_STATE_TRACKING)
+    } else {
+        Ok(())
+    }
+}
