@@ -82,7 +82,8 @@ fn every_library_against_every_fixture_live_and_core_matches_its_expectations() 
         return;
     }
     cache();
-    let names: Vec<&str> = vendors::known().iter().map(|v| v.name).collect();
+    let mut names: Vec<&str> = vendors::known().iter().map(|v| v.name).collect();
+    names.extend(common::build_references());
     let mut args = names.clone();
     args.push("--live");
     let (code, report) = conform(&args);

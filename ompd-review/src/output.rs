@@ -17,7 +17,9 @@ pub fn replay_command(report: &Report, r: &ResultRecord) -> String {
         let cmd = &r.detail[i + "replay: ".len()..];
         return cmd.trim_end_matches(')').to_string();
     }
-    let lib = if ompd_vendors::known().iter().any(|v| v.name == r.library) {
+    let named = ompd_vendors::known().iter().any(|v| v.name == r.library)
+        || ompd_vendors::reference(&r.library).is_some();
+    let lib = if named {
         r.library.clone()
     } else {
         report

@@ -15,9 +15,11 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
 mod fetch;
+mod reference;
 
 pub use fetch::fetch;
 use fetch::{create_dir_all, file_name};
+pub use reference::{reference, reference_dir, Reference, REFERENCES, REFERENCE_DIR_ENV};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -198,9 +200,14 @@ pub fn spec(name: &str) -> Option<&'static VendorSpec> {
     KNOWN.iter().find(|s| s.name == name)
 }
 
-/// The names of all known vendors, comma-separated (for error messages).
+/// The names of all known vendors and reference builds, comma-separated (for error messages).
 pub fn known_names() -> String {
-    KNOWN.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+    KNOWN
+        .iter()
+        .map(|s| s.name)
+        .chain(REFERENCES.iter().map(|r| r.name))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Everything that can go wrong while fetching, recording or resolving vendor libraries.
@@ -221,6 +228,14 @@ pub enum VendorError {
         arg: String,
         /// The known names, comma-separated.
         known: String,
+    },
+    /// A reference build is not built.
+    #[error("reference library {name} is not built; run `cargo build -p {package}` (or `cargo xtask conform`, which builds it)")]
+    NotBuilt {
+        /// The reference's name.
+        name: String,
+        /// The cargo package that builds it.
+        package: String,
     },
     /// A known vendor has no manifest entry.
     #[error("vendor library {name} is not fetched; run `cargo xtask vendors fetch {name}`")]
@@ -521,9 +536,12 @@ pub struct Resolved {
     pub version: Option<String>,
 }
 
-/// Resolves a command-line argument to a library: a known vendor name is looked up in the
-/// manifest in `cache`; otherwise an existing file is taken as is.
+/// Resolves a command-line argument to a library: a reference build's name to its built file, a
+/// known vendor name through the manifest in `cache`; otherwise an existing file is taken as is.
 pub fn resolve(arg: &str, cache: &Path) -> Result<Resolved, VendorError> {
+    if let Some(r) = reference(arg) {
+        return r.resolve();
+    }
     if let Some(s) = spec(arg) {
         let manifest = Manifest::load(cache)?;
         let entry = manifest

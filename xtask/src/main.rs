@@ -70,7 +70,11 @@ fn run(mut c: Command) -> i32 {
     }
 }
 
-/// Builds the runner and returns its path.
+/// The packages of the reference library builds (`ompd_vendors::REFERENCES`; a test keeps the
+/// two equal), built beside the runner so that a run with no library named runs them too.
+const REFERENCE_PACKAGES: [&str; 2] = ["ompd-reference-52", "ompd-reference-60"];
+
+/// Builds the runner and the reference libraries, and returns the runner's path.
 fn runner() -> Result<PathBuf, i32> {
     let mut c = cargo();
     c.args([
@@ -81,9 +85,14 @@ fn runner() -> Result<PathBuf, i32> {
         "--bin",
         "ompd-conform",
     ]);
-    match run(c) {
-        0 => Ok(target_dir().join("debug/ompd-conform")),
-        code => Err(code),
+    let mut refs = cargo();
+    refs.args(["build", "--quiet"]);
+    for p in REFERENCE_PACKAGES {
+        refs.args(["-p", p]);
+    }
+    match (run(c), run(refs)) {
+        (0, 0) => Ok(target_dir().join("debug/ompd-conform")),
+        (0, code) | (code, _) => Err(code),
     }
 }
 
@@ -465,6 +474,15 @@ mod lengths;
 #[cfg(test)]
 mod modgraph;
 
+#[cfg(test)]
+mod references {
+    #[test]
+    fn the_reference_packages_are_the_vendor_tables() {
+        let table: Vec<&str> = ompd_vendors::REFERENCES.iter().map(|r| r.package).collect();
+        assert_eq!(table, super::REFERENCE_PACKAGES);
+    }
+}
+
 /// Repository conventions, checked as tests (`cargo test -p xtask`).
 #[cfg(test)]
 mod tidy {
@@ -499,6 +517,7 @@ mod tidy {
             "c-fixtures",
             "suite-data",
             "live-target",
+            "ompd-reference",
             "xtask",
         ] {
             walk(&root().join(krate), wanted, &mut out);
@@ -521,7 +540,8 @@ mod tidy {
         // sets the fixture's parent-death signal between fork and exec), and the worker's
         // watchdog (its fatal-signal handler and the `_exit` that ends a hung worker), and the
         // zygote (its fork, the descriptors it receives, and the pre_exec that sets its
-        // parent-death signal).
+        // parent-death signal), and the reference library's two FFI modules (its calls of the
+        // tool's callbacks, and its handle and out-parameter memory).
         let allowed = [
             "ompd-loader/src/library/mod.rs",
             "ompd-loader/src/library/handles.rs",
@@ -537,6 +557,8 @@ mod tidy {
             "live-target/src/spawn.rs",
             "ompd-engine/src/watchdog.rs",
             "ompd-engine/src/zygote.rs",
+            "ompd-reference/src/cb.rs",
+            "ompd-reference/src/handles.rs",
         ];
         let mut found = Vec::new();
         let mut in_spawn = Vec::new();

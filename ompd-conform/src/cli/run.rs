@@ -253,7 +253,8 @@ fn discovered(
 }
 
 /// The names of the libraries to run: the named ones and the discovered ones (a known vendor's
-/// library named as the vendor), or, when there are none, every known vendor (fetched on demand).
+/// library named as the vendor), or, when there are none, every known vendor (fetched on demand)
+/// and every built reference library.
 fn library_names(
     args: &RunArgs,
     discovered: Vec<(String, PathBuf)>,
@@ -290,6 +291,17 @@ fn library_names(
             .iter()
             .map(|v| v.name.to_string())
             .collect();
+        // The reference builds run beside the vendors (`cargo xtask conform` builds them).
+        for r in &ompd_vendors::REFERENCES {
+            if r.path().is_some() {
+                names.push(r.name.to_string());
+            } else if !args.quiet {
+                eprintln!(
+                    "{}: not built (cargo build -p {}), so not run",
+                    r.name, r.package
+                );
+            }
+        }
     }
     Ok(names)
 }

@@ -21,3 +21,18 @@ pub fn conform(args: &[&str]) -> (i32, Report) {
         .expect("report parses");
     (status.code().unwrap_or(-1), report)
 }
+
+/// Builds the reference library builds (`ompd_vendors::REFERENCES`) beside the runner, where
+/// it resolves them, and returns their names.
+#[allow(dead_code)] // Not every test binary runs the references.
+pub fn build_references() -> Vec<&'static str> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut c = Command::new(cargo);
+    c.args(["build", "--quiet"]);
+    for r in &ompd_vendors::REFERENCES {
+        c.args(["-p", r.package]);
+    }
+    let status = c.status().expect("cargo starts");
+    assert!(status.success(), "the reference builds failed: {status}");
+    ompd_vendors::REFERENCES.iter().map(|r| r.name).collect()
+}

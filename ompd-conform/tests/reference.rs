@@ -1,0 +1,83 @@
+//! The positive control: the reference library builds pass every check of the default run
+//! (every scenario × arch × layout, and the property phase's 1 024 generated cases) with no
+//! finding at all; and the only expectations they have are findings of the fixtures' runtimes.
+
+mod common;
+
+use common::{build_references, conform};
+use ompd_report::Outcome;
+use ompd_review::expectations;
+use std::path::Path;
+
+#[test]
+fn the_reference_builds_pass_every_check_of_the_default_run() {
+    let names = build_references();
+    let (code, report) = conform(&names);
+    let findings: Vec<String> = report
+        .results
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.outcome,
+                Outcome::Fail | Outcome::Warn | Outcome::Crash | Outcome::Timeout
+            )
+        })
+        .take(10)
+        .map(|r| {
+            format!(
+                "{} {} {} {:?}: {}",
+                r.library,
+                r.check,
+                r.place(),
+                r.outcome,
+                r.actual
+            )
+        })
+        .collect();
+    assert!(findings.is_empty(), "findings:\n{}", findings.join("\n"));
+    assert_eq!(code, 0);
+    for name in &names {
+        let lib = report
+            .libraries
+            .iter()
+            .find(|l| l.name == *name)
+            .expect("in report");
+        assert!(lib.version_string.is_some(), "{name}");
+        let passed = report
+            .results
+            .iter()
+            .filter(|r| r.library == *name && r.outcome == Outcome::Pass)
+            .count();
+        assert!(passed > 10_000, "{name}: only {passed} passes");
+    }
+    let api: Vec<Option<i64>> = names
+        .iter()
+        .map(|n| {
+            report
+                .libraries
+                .iter()
+                .find(|l| l.name == *n)
+                .and_then(|l| l.api_version)
+        })
+        .collect();
+    assert_eq!(api, [Some(202111), Some(202411)]);
+}
+
+#[test]
+fn every_reference_expectation_is_a_finding_of_a_fixture_runtime() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../suite-data/expectations");
+    let files = expectations::load_dir(&dir).expect("expectations load");
+    let file = files
+        .iter()
+        .find(|f| f.path.file_name().is_some_and(|n| n == "reference.toml"))
+        .expect("reference.toml");
+    assert!(!file.expect.is_empty());
+    for e in &file.expect {
+        assert!(
+            e.reason.starts_with("runtime finding:"),
+            "{:?}: a reference finding must be fixed, not recorded: {}",
+            e.check,
+            e.reason
+        );
+    }
+}
