@@ -113,6 +113,11 @@ impl Setup {
     }
 }
 
+/// True for the thread-id kinds the suite can name an id of ([`native_id_bytes`]).
+pub fn knows_kind(kind: u64) -> bool {
+    kind == abi::thread_id_kind::PTHREAD || kind == abi::thread_id_kind::LWP
+}
+
 /// The id bytes (target byte order) of a native thread for `kind` (0 pthread: pointer-sized, 1
 /// lwp: 4 bytes), as a debugger passes them to `ompd_get_thread_handle`.
 pub fn native_id_bytes(arch: Arch, native: &sim_target::model::NativeId, kind: u64) -> Vec<u8> {

@@ -41,7 +41,8 @@ mod verdict;
 pub use check::{Check, Input, Property, Run, Stage};
 pub use checks::runtime::dll_locations_of;
 pub use ctx::{
-    canonical, innermost_region, is_implicit, native_id_bytes, Ctx, IcvEntry, Setup, ICV_SPELLINGS,
+    canonical, innermost_region, is_implicit, knows_kind, native_id_bytes, Ctx, IcvEntry, Setup,
+    ICV_SPELLINGS,
 };
 pub use handles::{TaskSubject, ThreadHandles};
 pub use judge::{describe, expect_rc, refused, Judge};

@@ -18,6 +18,7 @@ pub fn registry() -> &'static [&'static Check] {
         let families: &[&'static [Check]] = &[
             aspace::CHECKS,
             thread::CHECKS,
+            device::CHECKS,
             parallel::CHECKS,
             task::CHECKS,
             state::CHECKS,

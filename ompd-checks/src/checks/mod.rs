@@ -6,6 +6,7 @@ pub(crate) mod callbacks;
 pub(crate) mod compare;
 pub(crate) mod corrupt;
 pub(crate) mod dcv;
+pub(crate) mod device;
 pub(crate) mod fault;
 pub(crate) mod icv;
 pub(crate) mod lib;

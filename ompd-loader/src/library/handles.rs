@@ -46,6 +46,12 @@ kind!(ParallelHandle, "parallel handle", rel_parallel_handle);
 kind!(TaskHandle, "task handle", rel_task_handle);
 
 impl<K: Kind> Handle<'_, K> {
+    /// The handle's address (what the library returned), to compare with an address the
+    /// library answers, as `ompd_get_device_from_thread` does.
+    pub fn addr(&self) -> usize {
+        self.ptr as usize
+    }
+
     /// Releases the handle now and returns the library's code.
     pub fn release(self) -> Rc {
         // SAFETY: a Handle holds a live handle from its library; consuming it releases it once.

@@ -15,6 +15,7 @@ use ompd_serve::callbacks;
 use std::ffi::{c_char, c_int};
 use std::path::{Path, PathBuf};
 
+mod device;
 mod handles;
 mod memory;
 mod nulls;

@@ -80,4 +80,6 @@ raw! {
     get_icv_from_scope = GetIcvFromScope(handle: *mut c_void, scope: Scope, icv_id: OmpdIcvId, icv_value: *mut OmpdWord);
     get_icv_string_from_scope = GetIcvStringFromScope(handle: *mut c_void, scope: Scope, icv_id: OmpdIcvId, icv_string: *mut *const c_char);
     get_tool_data = GetToolData(handle: *mut c_void, scope: Scope, value: *mut OmpdWord, ptr: *mut Address);
+    get_device_thread_id_kinds = GetDeviceThreadIdKinds(device_handle: *mut AddressSpaceHandle, kinds: *mut *mut OmpdThreadIdKind, thread_id_sizes: *mut *mut OmpdSize, count: *mut c_int);
+    get_device_from_thread = GetDeviceFromThread(th: *mut ThreadHandle, device: *mut *mut AddressSpaceHandle);
 }

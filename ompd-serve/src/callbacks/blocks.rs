@@ -42,6 +42,11 @@ pub fn tool_free(ptr: *const c_void) -> Result<(), Rc> {
     release(ptr as *mut c_void, "tool").map(|_| ())
 }
 
+/// The size of the live block that starts at `ptr`, if `ptr` starts one.
+pub fn block_size(ptr: *const c_void) -> Option<u64> {
+    ledger().live_block(ptr as usize).map(|a| a.size)
+}
+
 /// Reads a NUL-terminated string from a live block, bounded by the block's size. `Err` names what
 /// is wrong: not a live block, or no terminator inside it.
 pub fn read_block_cstr(ptr: *const c_char) -> Result<Vec<u8>, String> {

@@ -30,7 +30,7 @@ use access::{
     read_string, sizeof_type, symbol_addr_lookup, write_memory,
 };
 use blocks::{alloc_memory, free_memory};
-pub use blocks::{read_block_cstr, read_inside_block, tool_free};
+pub use blocks::{block_size, read_block_cstr, read_inside_block, tool_free};
 
 /// The largest single transfer a callback accepts (1 GiB); larger requests are bad input.
 const MAX_TRANSFER: u64 = 1 << 30;
