@@ -2,7 +2,7 @@
 //! the ids no check covers yet (requirements binding the tool are listed apart: a library cannot
 //! violate them).
 
-use ompd_checks::Check;
+use ompd_checks::{Check, Profile};
 use serde::Serialize;
 
 /// One requirement of the checklist.
@@ -67,11 +67,14 @@ pub struct Coverage {
     pub rows: Vec<Row>,
     /// Requirement ids cited by a check but absent from the checklist (check, id).
     pub unknown: Vec<(&'static str, &'static str)>,
+    /// Per profile: the checks that run and the MUST requirements they cover.
+    pub profiles: Vec<ProfileRow>,
 }
 
 impl Coverage {
     /// Builds the table for `checks` over `reqs`.
     pub fn new(checks: &[&'static Check], reqs: Vec<Requirement>) -> Coverage {
+        let profiles = per_profile(checks, &reqs);
         let rows: Vec<Row> = reqs
             .into_iter()
             .map(|r| Row {
@@ -88,7 +91,11 @@ impl Coverage {
             .flat_map(|c| c.requirements.iter().map(move |r| (c.id, *r)))
             .filter(|(_, r)| !rows.iter().any(|row| row.requirement.id == *r))
             .collect();
-        Coverage { rows, unknown }
+        Coverage {
+            rows,
+            unknown,
+            profiles,
+        }
     }
 
     /// Library requirements with no check.
@@ -124,10 +131,100 @@ impl Coverage {
         let covered = library - self.uncovered().count();
         let _ = writeln!(
             s,
-            "\n{covered} of {library} library requirements covered by at least one check."
+            "\n{covered} of {library} library requirements covered by at least one check.\n"
         );
+        s.push_str(&profiles_markdown(&self.profiles));
         s
     }
+}
+
+/// Whether a requirement graded `level` (with id `id`) is a MUST for a library of profile `p`.
+/// A plain `MUST`/`MUST*` binds every 5.x profile, and TR 2.001 only for the TR's own
+/// (`OMPD-LEG-*`) ids; a qualified one binds the profiles it names (`(P60…)`: 6.0,
+/// `(P51+…)`: 5.1 on, `(TR16)`: TR 2.001).
+pub fn must_for(id: &str, level: &str, p: Profile) -> bool {
+    let tr = p == Profile::Tr2;
+    level.split([',', '/']).map(str::trim).any(|seg| {
+        let Some(rest) = seg.strip_prefix("MUST") else {
+            return false;
+        };
+        let q = rest.trim_start_matches('*').trim();
+        if q.starts_with("(P60") {
+            p >= Profile::V6_0
+        } else if q.starts_with("(P51+") {
+            p >= Profile::V5_1
+        } else if q.starts_with("(TR16") {
+            tr
+        } else if q.starts_with("(test rule)") {
+            false
+        } else {
+            !tr || id.starts_with("OMPD-LEG-")
+        }
+    })
+}
+
+/// True when `c` runs for a library of profile `p`: its requirement is not newer, and the
+/// profile declares every routine it calls.
+pub fn runs_for(c: &Check, p: Profile) -> bool {
+    c.since <= p && c.entry_points.iter().all(|e| e.declared_in(p))
+}
+
+/// One profile's line of the coverage table.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProfileRow {
+    /// The profile.
+    pub profile: Profile,
+    /// Checks that run for a library of the profile.
+    pub checks: usize,
+    /// MUST requirements that bind it.
+    pub musts: usize,
+    /// Those cited by a check that runs for it.
+    pub covered: usize,
+}
+
+/// Per profile: the checks that run and the MUST requirements they cover.
+pub fn per_profile(checks: &[&'static Check], reqs: &[Requirement]) -> Vec<ProfileRow> {
+    Profile::ALL
+        .iter()
+        .map(|&p| {
+            let running: Vec<&&Check> = checks.iter().filter(|c| runs_for(c, p)).collect();
+            let musts: Vec<&Requirement> = reqs
+                .iter()
+                .filter(|r| must_for(&r.id, &r.level, p))
+                .collect();
+            let covered = musts
+                .iter()
+                .filter(|r| {
+                    running
+                        .iter()
+                        .any(|c| c.requirements.contains(&r.id.as_str()))
+                })
+                .count();
+            ProfileRow {
+                profile: p,
+                checks: running.len(),
+                musts: musts.len(),
+                covered,
+            }
+        })
+        .collect()
+}
+
+/// The per-profile table as Markdown.
+pub fn profiles_markdown(rows: &[ProfileRow]) -> String {
+    use std::fmt::Write;
+    let mut s = String::from(
+        "| profile | checks that run | MUST requirements | covered by a check that runs |\n|---|---|---|---|\n",
+    );
+    for r in rows {
+        let pct = (100 * r.covered).checked_div(r.musts).unwrap_or(100);
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} ({pct} %) |",
+            r.profile, r.checks, r.musts, r.covered
+        );
+    }
+    s
 }
 
 #[cfg(test)]
@@ -187,6 +284,52 @@ mod tests {
             let c = ompd_checks::find(id).expect("an indicator is a check");
             assert_eq!(c.severity, Severity::Should, "{id}");
         }
+    }
+
+    #[test]
+    fn a_requirement_binds_the_profiles_its_level_names() {
+        assert!(must_for("OMPD-GEN-001", "MUST", Profile::V5_0));
+        assert!(!must_for("OMPD-GEN-001", "MUST", Profile::Tr2));
+        assert!(must_for("OMPD-LEG-001", "MUST", Profile::Tr2));
+        assert!(must_for("OMPD-X", "MUST (P60), AMBIG (P5x)", Profile::V6_0));
+        assert!(!must_for(
+            "OMPD-X",
+            "MUST (P60), AMBIG (P5x)",
+            Profile::V5_2
+        ));
+        assert!(must_for(
+            "OMPD-X",
+            "MUST (P51+), AMBIG (P50)",
+            Profile::V5_1
+        ));
+        assert!(!must_for(
+            "OMPD-X",
+            "MUST (P51+), AMBIG (P50)",
+            Profile::V5_0
+        ));
+        assert!(must_for(
+            "OMPD-X",
+            "SHOULD (P5x), MUST (P60)",
+            Profile::V6_0
+        ));
+        assert!(!must_for(
+            "OMPD-X",
+            "SHOULD (P5x), MUST (P60)",
+            Profile::V5_0
+        ));
+        assert!(must_for("OMPD-X", "MUST (TR16)", Profile::Tr2));
+        assert!(!must_for("OMPD-X", "MUST (test rule)", Profile::V5_0));
+        assert!(!must_for("OMPD-X", "SHOULD", Profile::V5_0));
+    }
+
+    #[test]
+    fn the_5_2_device_checks_run_from_5_2_on() {
+        let reqs = checklist();
+        let rows = per_profile(registry(), &reqs);
+        let at = |p: Profile| rows.iter().find(|r| r.profile == p).unwrap().checks;
+        assert!(at(Profile::V5_2) >= at(Profile::V5_0) + 3);
+        assert!(at(Profile::V6_0) >= at(Profile::V5_2));
+        assert!(at(Profile::Tr2) < at(Profile::V5_0));
     }
 
     #[test]
