@@ -61,6 +61,15 @@ pub enum Outcomes {
 }
 
 impl Outcomes {
+    /// True when the entry accepts every verdict a check reaches without crashing: a pass, a
+    /// skip, a warning and a failure. Such an entry judges nothing and can never go stale, so
+    /// it is refused at load.
+    pub fn accepts_everything(&self) -> bool {
+        [Outcome::Pass, Outcome::Skip, Outcome::Warn, Outcome::Fail]
+            .iter()
+            .all(|o| self.allows(*o))
+    }
+
     /// Whether `o` is accepted.
     pub fn allows(&self, o: Outcome) -> bool {
         match self {
@@ -300,6 +309,12 @@ impl File {
             if e.reason.trim().is_empty() {
                 return Err(invalid(format!("entry for {} has no reason", e.check)));
             }
+            if e.outcome.accepts_everything() {
+                return Err(invalid(format!(
+                    "entry for {} accepts every outcome ({}): it judges nothing and can never go stale; name the outcomes the library has",
+                    e.check, e.outcome
+                )));
+            }
             for g in e.check.patterns() {
                 if !ids.iter().any(|id| glob(g, id)) {
                     return Err(invalid(format!("entry {g} matches no known check")));
@@ -344,7 +359,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn entries_need_a_reason_and_a_known_check() {
+    fn entries_need_a_reason_a_known_check_and_an_outcome_they_refuse() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("v.toml");
         std::fs::write(&p, "vendor='x'\nlibraries=['x']\n[[expect]]\ncheck='no.such.check'\noutcome='fail'\nreason='r'\n").unwrap();
@@ -361,6 +376,15 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("no reason"));
+        std::fs::write(
+            &p,
+            "vendor='x'\nlibraries=['x']\n[[expect]]\ncheck='lib.*'\noutcome=['pass','skip','warn','fail']\nreason='r'\n",
+        )
+        .unwrap();
+        assert!(File::load(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("accepts every outcome"));
         std::fs::write(&p, "vendor='x'\nlibraries=['x']\nsurprise=1\n").unwrap();
         assert!(File::load(&p)
             .unwrap_err()

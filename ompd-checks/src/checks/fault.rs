@@ -5,13 +5,14 @@
 //! Method, per check `fault.<routine>.<kind>`: the routine is called fault-free twice (the first
 //! call fills whatever the library caches), and the second call's answer and census (how many
 //! reads, allocations, conversions, thread-context lookups and target accesses it made, and which
-//! symbols it looked up) are the reference. Then, for each position of that kind of callback
-//! (every one up to [`CAP`], spread evenly beyond it; every symbol name for missing symbols), the
-//! plan breaks that one callback, the routine is called again, and the plan is cleared. Each call
-//! whose fault fired is judged:
-//! - `ok` holds only with the fault-free answer (handles compare equal to the reference with the
-//!   library's compare routine; values are equal); `ok` with another answer, or with an invalid
-//!   output, fails (CB-030);
+//! symbols it looked up) are the reference; two fault-free calls that answer differently on the
+//! same stopped target are a finding, not a reason to skip. Then, for each position of that kind
+//! of callback (every one up to [`CAP`], spread evenly beyond it; every symbol name for missing
+//! symbols), a fault-free call is made (it must answer as the reference did), the plan breaks
+//! that one callback, the routine is called again, and the plan is cleared. Each call whose fault
+//! fired is judged against the fault-free answer it is paired with:
+//! - `ok` holds only with that answer (handles compare equal with the library's compare routine;
+//!   values are equal); `ok` with another answer, or with an invalid output, fails (CB-030);
 //! - a non-ok code passes when it is one the kind accepts and warns otherwise: for reads, lookups,
 //!   conversions and thread contexts the callback's own code, `callback_error`, `error`, plus
 //!   `device_read_error` for reads and `unavailable` for a missing symbol (CB-031, AMBIG-3); for
@@ -452,27 +453,32 @@ fn planned<'l>(
 }
 
 fn judge(ctx: &Ctx, ah: &AspaceH, s: &Subjects, entry: EntryPoint, kind: Kind) -> Verdict {
-    let r = match reference(ctx, ah, s, entry) {
-        Ok(r) => r,
+    let mut j = Judge::new(ctx, kind.expected());
+    let r = match reference(ctx, ah, s, entry, &mut j) {
+        Ok(Some(r)) => r,
+        Ok(None) => return j.verdict(),
         Err(skip) => return skip,
     };
     let n = kind.count(&r.census);
     if n == 0 {
-        return Verdict::skip(format!(
-            "{entry} made no {} call when fault-free: nothing to inject",
-            kind.callbacks()
-        ));
+        return j.verdict_or_skip(|| {
+            format!(
+                "{entry} made no {} call when fault-free: nothing to inject",
+                kind.callbacks()
+            )
+        });
     }
-    let mut j = Judge::new(ctx, kind.expected());
     let (planned, fired) = match inject(ctx, ah, s, entry, kind, &r, &mut j) {
         Ok(counts) => counts,
         Err(skip) => return skip,
     };
     if fired == 0 {
-        return Verdict::skip(format!(
-            "none of the {planned} planned {} failures fired ({n} such calls when fault-free)",
-            kind.callbacks()
-        ));
+        return j.verdict_or_skip(|| {
+            format!(
+                "none of the {planned} planned {} failures fired ({n} such calls when fault-free)",
+                kind.callbacks()
+            )
+        });
     }
     recovered(ctx, ah, s, entry, &r.want, &mut j);
     let mut v = j.verdict();
@@ -495,13 +501,17 @@ struct Reference<'l> {
 }
 
 /// The fault-free answer to protect (the second of two fault-free calls: the first fills any
-/// cache) with the callbacks it made, or the skip verdict saying why there is none.
+/// cache) with the callbacks it made, or the skip verdict saying why there is none. Two
+/// fault-free calls that answer differently on the same stopped target are a finding (in `j`),
+/// and the second answer is the reference; `None` when only one of them answered (a finding,
+/// with nothing to protect).
 fn reference<'l>(
     ctx: &Ctx<'l>,
     ah: &AspaceH<'l>,
     s: &Subjects<'_, 'l>,
     entry: EntryPoint,
-) -> Result<Reference<'l>, Verdict> {
+    j: &mut Judge,
+) -> Result<Option<Reference<'l>>, Verdict> {
     let reference = planned(ctx, ah, s, entry, None).and_then(|(first, _)| {
         let (second, census) = planned(ctx, ah, s, entry, None)?;
         Ok((first, second, census))
@@ -511,13 +521,21 @@ fn reference<'l>(
         Err(why) => return Err(Verdict::skip(format!("{entry} is not called: {why}"))),
     };
     match (first, want) {
-        (Ok(a), Ok(b)) => match differs(ctx, &a, &b) {
-            None => Ok(Reference { want: b, census }),
-            Some(d) => Err(Verdict::skip(format!(
-                "two fault-free calls of {entry} disagree (the second gives {d}): no reference answer"
-            ))),
-        },
-        (_, Err(e)) | (Err(e), _) => Err(Verdict::skip(format!(
+        (Ok(a), Ok(b)) => {
+            if let Some(d) = differs(ctx, &a, &b) {
+                j.fail(format!(
+                    "two fault-free calls of {entry} on the same stopped target disagree (the second gives {d})"
+                ));
+            }
+            Ok(Some(Reference { want: b, census }))
+        }
+        (Ok(_), Err(e)) | (Err(e), Ok(_)) => {
+            j.fail(format!(
+                "of two fault-free calls of {entry} on the same stopped target one answers and one fails ({e})"
+            ));
+            Ok(None)
+        }
+        (Err(e), Err(_)) => Err(Verdict::skip(format!(
             "the fault-free call of {entry} fails ({e}): no answer to protect"
         ))),
     }
@@ -538,6 +556,7 @@ fn inject<'l>(
     let planned_at = positions(kind.count(&r.census));
     let mut fired = 0usize;
     for &k in &planned_at {
+        let want = paired(ctx, ah, s, entry, r, k, j)?;
         let (fault, what) = kind.fault(&r.census, k);
         let mark = callbacks::ledger().mark();
         let (got, c) = match planned(ctx, ah, s, entry, Some(fault)) {
@@ -554,9 +573,42 @@ fn inject<'l>(
             mark,
             declines: entry == EntryPoint::ProcessInitialize && kind == Kind::Symbol,
         };
-        judge_one(ctx, j, kind, &r.want, got, &at);
+        judge_one(ctx, j, kind, want.as_ref().unwrap_or(&r.want), got, &at);
     }
     Ok((planned_at.len(), fired))
+}
+
+/// The fault-free answer paired with injection `k`: a fault-free call made just before it. It
+/// must equal the reference (a library that answers differently on the same stopped target is a
+/// finding, in `j`); the faulted call is judged against it. `None` when it failed (also a
+/// finding): the reference is used instead.
+fn paired<'l>(
+    ctx: &Ctx<'l>,
+    ah: &AspaceH<'l>,
+    s: &Subjects<'_, 'l>,
+    entry: EntryPoint,
+    r: &Reference<'l>,
+    k: u64,
+    j: &mut Judge,
+) -> Result<Option<Answer<'l>>, Verdict> {
+    let (base, _) = planned(ctx, ah, s, entry, None)
+        .map_err(|why| Verdict::skip(format!("{entry} is not called: {why}")))?;
+    match base {
+        Ok(b) => {
+            if let Some(d) = differs(ctx, &r.want, &b) {
+                j.fail(format!(
+                    "the fault-free call paired with injection {k} answers {d}, unlike the first fault-free answers"
+                ));
+            }
+            Ok(Some(b))
+        }
+        Err(e) => {
+            j.fail(format!(
+                "the fault-free call paired with injection {k} fails ({e}), though earlier ones answered"
+            ));
+            Ok(None)
+        }
+    }
 }
 
 /// After the injected failures, a fault-free call must give the fault-free answer again.
