@@ -7,6 +7,28 @@
 //!
 //! The builder ([`ModelBuilder`]), the default [`Scenario`]s, [`Model::validate`] and
 //! [`Model::canonical`] live in submodules of their own.
+//!
+//! # What a kmp runtime's memory can show
+//!
+//! The checks judge a library against the specification, limited only by what the runtime keeps
+//! where its OMPD self-description (the `ompd_sizeof__`/`ompd_access__` words,
+//! `llvm-kmp-model.md` §2.2) lets a library look. Each limit, once, with its evidence:
+//! - The outer levels of a run of nested serialized regions keep only their OMPT data (an
+//!   `ompt_lw_taskteam_t` record each); their ICVs, flags and function are the innermost level's
+//!   ([`Model::normalized`]).
+//! - The initial task runs no outlined code: the runtime stores the all-ones word in its team's
+//!   `t_pkfn` (live Intel and LLVM runtimes, §5), so it has no entry point and
+//!   `ompd_get_task_function` answers `unavailable`.
+//! - def-sched-var, wait-policy-var, place-partition-var, target-offload-var,
+//!   def-allocator-var, nteams-var and teams-thread-limit-var live in runtime globals no layout
+//!   word describes, so the model holds no value for them (`ompd_checks`' `icv::UNMODELLED`).
+//! - Frame flags: the runtime's `ompt_frame_t` flag words have no layout word in the 5.x
+//!   self-description (only Intel's runtimes up to 2023.2 published them), so a flag is judged
+//!   only for being a valid combination, never against a value.
+//! - Native ids: a thread's `ds_thread` holds its pthread id; no lwp is kept.
+//! - An unset tool-libraries-var is a NULL pointer in the runtime, which is the specification's
+//!   initial value, the empty string (Table 2.1 of 5.0 and 5.1); an unset affinity-format-var or
+//!   tool-verbose-init-var has no value the model asserts.
 
 use serde::{Deserialize, Serialize};
 

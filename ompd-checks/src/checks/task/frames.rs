@@ -44,7 +44,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         id: "task.function.matches_model",
         requirements: &["OMPD-FRAME-001", "OMPD-HANDLE-TASK-001", "OMPD-HANDLE-TASK-004", "OMPD-RC-008"],
-        summary: "the entry point of every reachable task is the model's (region function or task routine) with segment none",
+        summary: "the entry point of every reachable task is the model's (region function or task routine) with segment none; a task without outlined code (the initial task) answers unavailable",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetSchedulingTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetTaskFunction],
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::Functions]),
@@ -190,7 +190,7 @@ fn in_serialized_region(m: &Model, s: &TaskSubject) -> bool {
 }
 
 /// True when the model's function is the all-ones marker of a task without outlined code (the
-/// initial task), for which `ompd_rc_unavailable` is an answer too.
+/// initial task), for which `ompd_rc_unavailable` is the answer.
 fn no_outlined_code(ctx: &Ctx, function: u64) -> bool {
     function == u64::MAX >> (64 - 8 * ctx.arch.pointer as u32)
 }
@@ -209,9 +209,16 @@ fn judge_entry(j: &mut Judge, s: &TaskSubject, a: Address, want: u64) {
 /// of the target's width, outer serialized levels running the innermost level's function).
 fn judge_function(j: &mut Judge, ctx: &Ctx, truth: &Model, s: &TaskSubject) {
     let want = truth.tasks[s.task.0].function;
+    let none = no_outlined_code(ctx, want);
     match ctx.lib.get_task_function(&s.handle) {
+        // The all-ones word is the runtime's marker of a task without outlined code (the
+        // initial task), not an entry point: the task has none to give (OMPD-FRAME-001).
+        Ok(a) if none => j.fail(format!(
+            "{}: ok with {:#x}, but the task runs no outlined code (the runtime's marker); unavailable expected",
+            s.label, a.address
+        )),
         Ok(a) => judge_entry(j, s, a, want),
-        Err(Fail::Rc(rc)) if rc == Rc::UNAVAILABLE && no_outlined_code(ctx, want) => j.holds(),
+        Err(Fail::Rc(rc)) if rc == Rc::UNAVAILABLE && none => j.holds(),
         Err(e) => crate::refused(j, ctx, &s.label, &e),
     }
 }
