@@ -12,6 +12,7 @@ use std::fmt;
 
 mod entry_point;
 mod generation;
+pub mod tr;
 
 pub use entry_point::{Arg, EntryPoint, HandleKind, Role};
 pub use generation::Generation;

@@ -619,9 +619,10 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
         icv_table: Default::default(),
         known: prepared.known.clone(),
     };
-    // A TR-era library has another ompd_initialize signature: the 5.x target setup must not
-    // call it (its checks skip by profile).
-    if unit.stage == Stage::Target && profile >= Profile::V5_0 {
+    // A TR-era library has another ompd_initialize signature: the target is set up through its
+    // TR form when it exports one, never through the 5.x form.
+    let initializable = profile >= Profile::V5_0 || lib.tr.initialize.is_some();
+    if unit.stage == Stage::Target && initializable {
         set_up_target(&mut ctx, &prepared, image)?;
     }
     // A quarantined call refused while loading or setting up leaves nothing to judge.

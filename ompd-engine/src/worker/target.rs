@@ -136,7 +136,12 @@ pub(super) fn set_up_target(
         .clone()
         .and_then(|r| r.ok())
         .unwrap_or(ompd_abi::api_version::V5_0);
-    ctx.setup.initialize = Some(lib.initialize(version));
+    // A TR-era library takes the TR's `ompd_initialize(callbacks)` and the TR callback table.
+    ctx.setup.initialize = Some(if lib.tr.initialize.is_some() {
+        lib.tr_initialize()
+    } else {
+        lib.initialize(version)
+    });
     if matches!(ctx.setup.initialize, Some(Ok(()))) {
         let seen = callbacks::ledger().events().len();
         match lib.process_initialize(target) {

@@ -13,7 +13,7 @@ const POISON_COUNT: c_int = 0x5A5A_5A5A;
 
 /// `count` words of the tool-owned block `p` the library returned as `what`; `Err` when `p` is
 /// not the start of a live block holding them. The block is freed.
-fn words(p: *mut u64, count: usize, what: &str) -> Call<Vec<u64>> {
+pub(super) fn tool_words(p: *mut u64, count: usize, what: &str) -> Call<Vec<u64>> {
     if p as usize == POISON_PTR {
         return Err(Fail::Invalid(format!("{what} was not written")));
     }
@@ -68,8 +68,8 @@ impl Library {
                     "kinds and thread_id_sizes are one block".into(),
                 ));
             }
-            let k = words(kinds, n, "kinds")?;
-            let s = words(sizes, n, "thread_id_sizes")?;
+            let k = tool_words(kinds, n, "kinds")?;
+            let s = tool_words(sizes, n, "thread_id_sizes")?;
             Ok(k.into_iter().zip(s).collect())
         })
     }

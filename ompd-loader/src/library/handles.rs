@@ -23,14 +23,19 @@ pub trait Kind: Sized {
 }
 
 macro_rules! kind {
-    ($t:ty, $name:literal, $rel:ident) => {
+    ($t:ty, $name:literal, $rel:ident, $tr_rel:ident) => {
         impl Kind for $t {
             const NAME: &'static str = $name;
             unsafe fn release(lib: &Library, ptr: *mut Self) -> Rc {
                 // SAFETY: the caller guarantees `ptr` is live and released once.
                 match unsafe { lib.raw().$rel(ptr) } {
                     Ok((rc, _g)) => rc,
-                    Err(_) => Rc::UNSUPPORTED,
+                    // A TR-era library releases through the TR's `ompd_release_*`.
+                    Err(_) => match lib.tr.$tr_rel {
+                        // SAFETY: as above; the TR routine takes the same handle.
+                        Some(f) => unsafe { f(ptr) },
+                        None => Rc::UNSUPPORTED,
+                    },
                 }
             }
         }
@@ -39,11 +44,22 @@ macro_rules! kind {
 kind!(
     AddressSpaceHandle,
     "address space handle",
-    rel_address_space_handle
+    rel_address_space_handle,
+    release_address_space
 );
-kind!(ThreadHandle, "thread handle", rel_thread_handle);
-kind!(ParallelHandle, "parallel handle", rel_parallel_handle);
-kind!(TaskHandle, "task handle", rel_task_handle);
+kind!(
+    ThreadHandle,
+    "thread handle",
+    rel_thread_handle,
+    release_thread
+);
+kind!(
+    ParallelHandle,
+    "parallel handle",
+    rel_parallel_handle,
+    release_parallel
+);
+kind!(TaskHandle, "task handle", rel_task_handle, release_task);
 
 impl<K: Kind> Handle<'_, K> {
     /// The handle's address (what the library returned), to compare with an address the

@@ -22,6 +22,7 @@ mod nulls;
 mod objects;
 mod raw;
 mod runtimes;
+mod tr;
 pub mod watch;
 pub use runtimes::{init_cxx_streams, keep_loaded};
 
@@ -33,6 +34,7 @@ use memory::{kept_string, read_mapped_cstr, read_returned, until_nul};
 pub use memory::{Residence, StaticString, ToolString};
 pub use nulls::NullArgs;
 use raw::Raw;
+pub use tr::{TrApi, TrWordOf};
 
 /// Why a library could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -88,6 +90,9 @@ macro_rules! api {
                 #[doc = concat!("[`EntryPoint::", stringify!($ep), "`].")]
                 pub $field: Option<entry::$ty>,
             )*
+            /// The TR-only routines (no 5.x signature) the library exports, one bit per
+            /// [`EntryPoint`] (their calls are `tr.rs`'s).
+            pub tr_only: u128,
         }
 
         impl Api {
@@ -103,15 +108,15 @@ macro_rules! api {
                         .ok()
                         .map(|s| *s),
                     )*
+                    tr_only: tr::present(lib),
                 }
             }
 
-            /// True when the library exports `e` (always false for a routine the suite never
-            /// calls: only the routines with a signature in the table are resolved).
+            /// True when the library exports `e`.
             pub fn has(&self, e: EntryPoint) -> bool {
                 match e {
                     $(EntryPoint::$ep => self.$field.is_some(),)*
-                    _ => false,
+                    _ => self.tr_only & (1u128 << e as usize) != 0,
                 }
             }
 
@@ -172,6 +177,8 @@ pub struct Library {
     pub path: PathBuf,
     /// Resolved entry points.
     pub api: Api,
+    /// The TR 2.001 forms of the routines, resolved when the library is TR-era.
+    pub tr: tr::TrApi,
     /// What the loader needed to be told, in one line each (quirks worked around).
     pub diagnostics: Vec<String>,
 }
@@ -229,11 +236,13 @@ impl Library {
             Err(e) => return Err(fail(diagnose_load_failure(&e))),
         };
         let api = Api::resolve(&lib);
+        let tr = tr::TrApi::resolve(&lib, &api);
         Ok(Library {
             _lib: lib,
             _preloaded: preloaded,
             path: path.to_path_buf(),
             api,
+            tr,
             diagnostics,
         })
     }

@@ -24,6 +24,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 
 mod access;
 mod blocks;
+mod tr;
 
 use access::{
     device_to_host, get_thread_context_for_thread_id, host_to_device, print_string, read_memory,
@@ -31,6 +32,7 @@ use access::{
 };
 use blocks::{alloc_memory, free_memory};
 pub use blocks::{block_size, read_block_cstr, read_inside_block, tool_free};
+pub use tr::tr_table;
 
 /// The largest single transfer a callback accepts (1 GiB); larger requests are bad input.
 const MAX_TRANSFER: u64 = 1 << 30;
