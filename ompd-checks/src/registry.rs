@@ -19,6 +19,7 @@ pub fn registry() -> &'static [&'static Check] {
             aspace::CHECKS,
             thread::CHECKS,
             device::CHECKS,
+            tr::CHECKS,
             parallel::CHECKS,
             task::CHECKS,
             state::CHECKS,

@@ -325,3 +325,40 @@ pub fn vector_block(v: *const *const std::ffi::c_char) -> *mut u8 {
         v.add(i + 1).read().cast_mut().cast()
     }
 }
+
+/// A copy of the tool's TR 2.001 callback table.
+pub fn read_tr_table(p: *const ompd_abi::tr::Callbacks) -> Result<ompd_abi::tr::Callbacks, Rc> {
+    if p.is_null() {
+        return Err(Rc::BAD_INPUT);
+    }
+    // SAFETY: a non-NULL table the tool passed to the TR's `ompd_initialize`.
+    Ok(unsafe { p.read_unaligned() })
+}
+
+/// A tool-owned vector of `n` handle pointers, each made by `make(i, &mut slot)`; on a failure
+/// the handles made so far are released with `release` and the vector is freed.
+pub fn handle_vector<T>(
+    tool: &Tool,
+    n: usize,
+    mut make: impl FnMut(usize, *mut *mut T) -> Rc,
+    release: impl Fn(*mut T),
+) -> Result<*mut *mut T, Rc> {
+    let v = tool
+        .alloc((n.max(1) * std::mem::size_of::<usize>()) as u64)?
+        .cast::<*mut T>();
+    for i in 0..n {
+        let mut h: *mut T = std::ptr::null_mut();
+        let rc = make(i, &mut h);
+        if !rc.is_ok() {
+            for k in 0..i {
+                // SAFETY: slots 0..i were written below.
+                release(unsafe { v.add(k).read() });
+            }
+            tool.free(v.cast());
+            return Err(rc);
+        }
+        // SAFETY: `v` holds `n` pointers; `i < n`.
+        unsafe { v.add(i).write(h) };
+    }
+    Ok(v)
+}

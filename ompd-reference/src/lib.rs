@@ -13,7 +13,8 @@
 //! - No entry point panics: every index is checked and every address sum is checked arithmetic.
 //!
 //! The crate is the library's code; a build is a `cdylib` crate that calls [`export!`] with its
-//! [`Build`] (`v5.2/`: API version 202111, `v6.0/`: 202411).
+//! [`Build`] (`v5.2/`: API version 202111, `v6.0/`: 202411), or [`export_tr!`] for the TR 2.001
+//! build (`v2.001/`: the TR's routines, types and callback table, string ids included).
 
 pub mod api;
 mod cb;
@@ -22,6 +23,7 @@ mod kmp;
 mod layout;
 mod target;
 mod text;
+pub mod tr;
 
 pub use ompd_abi as abi;
 use ompd_abi::{Generation, Rc};
@@ -64,57 +66,58 @@ macro_rules! export {
     ($build:expr) => {
         const BUILD: &$crate::Build = &$build;
         $crate::export_routines!(
-            ompd_initialize = library::initialize: Initialize (v: i64, cb: *const $crate::abi::Callbacks),
-            ompd_get_api_version = library::get_api_version: GetApiVersion (v: *mut i64),
-            ompd_get_version_string = library::get_version_string: GetVersionString (s: *mut *const std::ffi::c_char),
-            ompd_finalize = library::finalize: Finalize (),
-            ompd_process_initialize = aspace::process_initialize: ProcessInitialize (c: *mut $crate::abi::AddressSpaceContext, h: *mut *mut $crate::abi::AddressSpaceHandle),
-            ompd_device_initialize = aspace::device_initialize: DeviceInitialize (h: *mut $crate::abi::AddressSpaceHandle, c: *mut $crate::abi::AddressSpaceContext, k: u64, n: u64, id: *mut std::ffi::c_void, out: *mut *mut $crate::abi::AddressSpaceHandle),
-            ompd_rel_address_space_handle = aspace::rel_address_space_handle: RelAddressSpaceHandle (h: *mut $crate::abi::AddressSpaceHandle),
-            ompd_get_omp_version = aspace::get_omp_version: GetOmpVersion (h: *mut $crate::abi::AddressSpaceHandle, v: *mut i64),
-            ompd_get_omp_version_string = aspace::get_omp_version_string: GetOmpVersionString (h: *mut $crate::abi::AddressSpaceHandle, s: *mut *const std::ffi::c_char),
-            ompd_get_device_thread_id_kinds = aspace::get_device_thread_id_kinds: GetDeviceThreadIdKinds (h: *mut $crate::abi::AddressSpaceHandle, k: *mut *mut u64, s: *mut *mut u64, n: *mut std::ffi::c_int),
-            ompd_get_device_from_thread = aspace::get_device_from_thread: GetDeviceFromThread (t: *mut $crate::abi::ThreadHandle, h: *mut *mut $crate::abi::AddressSpaceHandle),
-            ompd_get_thread_handle = thread::get_thread_handle: GetThreadHandle (h: *mut $crate::abi::AddressSpaceHandle, k: u64, n: u64, id: *const std::ffi::c_void, t: *mut *mut $crate::abi::ThreadHandle),
-            ompd_get_thread_id = thread::get_thread_id: GetThreadId (t: *mut $crate::abi::ThreadHandle, k: u64, n: u64, id: *mut std::ffi::c_void),
-            ompd_rel_thread_handle = thread::rel_thread_handle: RelThreadHandle (t: *mut $crate::abi::ThreadHandle),
-            ompd_thread_handle_compare = thread::thread_handle_compare: ThreadHandleCompare (a: *mut $crate::abi::ThreadHandle, b: *mut $crate::abi::ThreadHandle, c: *mut std::ffi::c_int),
-            ompd_get_thread_in_parallel = thread::get_thread_in_parallel: GetThreadInParallel (p: *mut $crate::abi::ParallelHandle, i: std::ffi::c_int, t: *mut *mut $crate::abi::ThreadHandle),
-            ompd_get_state = thread::get_state: GetState (t: *mut $crate::abi::ThreadHandle, s: *mut i64, w: *mut u64),
-            ompd_get_curr_parallel_handle = parallel::get_curr_parallel_handle: GetCurrParallelHandle (t: *mut $crate::abi::ThreadHandle, p: *mut *mut $crate::abi::ParallelHandle),
-            ompd_get_enclosing_parallel_handle = parallel::get_enclosing_parallel_handle: GetEnclosingParallelHandle (p: *mut $crate::abi::ParallelHandle, o: *mut *mut $crate::abi::ParallelHandle),
-            ompd_get_task_parallel_handle = parallel::get_task_parallel_handle: GetTaskParallelHandle (k: *mut $crate::abi::TaskHandle, o: *mut *mut $crate::abi::ParallelHandle),
-            ompd_rel_parallel_handle = parallel::rel_parallel_handle: RelParallelHandle (p: *mut $crate::abi::ParallelHandle),
-            ompd_parallel_handle_compare = parallel::parallel_handle_compare: ParallelHandleCompare (a: *mut $crate::abi::ParallelHandle, b: *mut $crate::abi::ParallelHandle, c: *mut std::ffi::c_int),
-            ompd_get_curr_task_handle = task::get_curr_task_handle: GetCurrTaskHandle (t: *mut $crate::abi::ThreadHandle, k: *mut *mut $crate::abi::TaskHandle),
-            ompd_get_generating_task_handle = task::get_generating_task_handle: GetGeneratingTaskHandle (k: *mut $crate::abi::TaskHandle, o: *mut *mut $crate::abi::TaskHandle),
-            ompd_get_scheduling_task_handle = task::get_scheduling_task_handle: GetSchedulingTaskHandle (k: *mut $crate::abi::TaskHandle, o: *mut *mut $crate::abi::TaskHandle),
-            ompd_get_task_in_parallel = task::get_task_in_parallel: GetTaskInParallel (p: *mut $crate::abi::ParallelHandle, i: std::ffi::c_int, k: *mut *mut $crate::abi::TaskHandle),
-            ompd_rel_task_handle = task::rel_task_handle: RelTaskHandle (k: *mut $crate::abi::TaskHandle),
-            ompd_task_handle_compare = task::task_handle_compare: TaskHandleCompare (a: *mut $crate::abi::TaskHandle, b: *mut $crate::abi::TaskHandle, c: *mut std::ffi::c_int),
-            ompd_get_task_function = task::get_task_function: GetTaskFunction (k: *mut $crate::abi::TaskHandle, a: *mut $crate::abi::Address),
-            ompd_get_task_frame = task::get_task_frame: GetTaskFrame (k: *mut $crate::abi::TaskHandle, x: *mut $crate::abi::FrameInfo, e: *mut $crate::abi::FrameInfo),
-            ompd_enumerate_states = states::enumerate_states: EnumerateStates (h: *mut $crate::abi::AddressSpaceHandle, c: i64, n: *mut i64, s: *mut *const std::ffi::c_char, m: *mut i64),
-            ompd_get_display_control_vars = dcv::get_display_control_vars: GetDisplayControlVars (h: *mut $crate::abi::AddressSpaceHandle, v: *mut *const *const std::ffi::c_char),
-            ompd_rel_display_control_vars = dcv::rel_display_control_vars: RelDisplayControlVars (v: *mut *const *const std::ffi::c_char),
-            ompd_enumerate_icvs = icv::enumerate_icvs: EnumerateIcvs (h: *mut $crate::abi::AddressSpaceHandle, c: u64, n: *mut u64, s: *mut *const std::ffi::c_char, p: *mut $crate::abi::Scope, m: *mut std::ffi::c_int),
-            ompd_get_icv_from_scope = icv::get_icv_from_scope: GetIcvFromScope (h: *mut std::ffi::c_void, p: $crate::abi::Scope, i: u64, v: *mut i64),
-            ompd_get_icv_string_from_scope = icv::get_icv_string_from_scope: GetIcvStringFromScope (h: *mut std::ffi::c_void, p: $crate::abi::Scope, i: u64, s: *mut *const std::ffi::c_char),
-            ompd_get_tool_data = tool_data::get_tool_data: GetToolData (h: *mut std::ffi::c_void, p: $crate::abi::Scope, v: *mut i64, a: *mut $crate::abi::Address),
+            ompd_initialize = api::library::initialize: entry::Initialize (v: i64, cb: *const $crate::abi::Callbacks),
+            ompd_get_api_version = api::library::get_api_version: entry::GetApiVersion (v: *mut i64),
+            ompd_get_version_string = api::library::get_version_string: entry::GetVersionString (s: *mut *const std::ffi::c_char),
+            ompd_finalize = api::library::finalize: entry::Finalize (),
+            ompd_process_initialize = api::aspace::process_initialize: entry::ProcessInitialize (c: *mut $crate::abi::AddressSpaceContext, h: *mut *mut $crate::abi::AddressSpaceHandle),
+            ompd_device_initialize = api::aspace::device_initialize: entry::DeviceInitialize (h: *mut $crate::abi::AddressSpaceHandle, c: *mut $crate::abi::AddressSpaceContext, k: u64, n: u64, id: *mut std::ffi::c_void, out: *mut *mut $crate::abi::AddressSpaceHandle),
+            ompd_rel_address_space_handle = api::aspace::rel_address_space_handle: entry::RelAddressSpaceHandle (h: *mut $crate::abi::AddressSpaceHandle),
+            ompd_get_omp_version = api::aspace::get_omp_version: entry::GetOmpVersion (h: *mut $crate::abi::AddressSpaceHandle, v: *mut i64),
+            ompd_get_omp_version_string = api::aspace::get_omp_version_string: entry::GetOmpVersionString (h: *mut $crate::abi::AddressSpaceHandle, s: *mut *const std::ffi::c_char),
+            ompd_get_device_thread_id_kinds = api::aspace::get_device_thread_id_kinds: entry::GetDeviceThreadIdKinds (h: *mut $crate::abi::AddressSpaceHandle, k: *mut *mut u64, s: *mut *mut u64, n: *mut std::ffi::c_int),
+            ompd_get_device_from_thread = api::aspace::get_device_from_thread: entry::GetDeviceFromThread (t: *mut $crate::abi::ThreadHandle, h: *mut *mut $crate::abi::AddressSpaceHandle),
+            ompd_get_thread_handle = api::thread::get_thread_handle: entry::GetThreadHandle (h: *mut $crate::abi::AddressSpaceHandle, k: u64, n: u64, id: *const std::ffi::c_void, t: *mut *mut $crate::abi::ThreadHandle),
+            ompd_get_thread_id = api::thread::get_thread_id: entry::GetThreadId (t: *mut $crate::abi::ThreadHandle, k: u64, n: u64, id: *mut std::ffi::c_void),
+            ompd_rel_thread_handle = api::thread::rel_thread_handle: entry::RelThreadHandle (t: *mut $crate::abi::ThreadHandle),
+            ompd_thread_handle_compare = api::thread::thread_handle_compare: entry::ThreadHandleCompare (a: *mut $crate::abi::ThreadHandle, b: *mut $crate::abi::ThreadHandle, c: *mut std::ffi::c_int),
+            ompd_get_thread_in_parallel = api::thread::get_thread_in_parallel: entry::GetThreadInParallel (p: *mut $crate::abi::ParallelHandle, i: std::ffi::c_int, t: *mut *mut $crate::abi::ThreadHandle),
+            ompd_get_state = api::thread::get_state: entry::GetState (t: *mut $crate::abi::ThreadHandle, s: *mut i64, w: *mut u64),
+            ompd_get_curr_parallel_handle = api::parallel::get_curr_parallel_handle: entry::GetCurrParallelHandle (t: *mut $crate::abi::ThreadHandle, p: *mut *mut $crate::abi::ParallelHandle),
+            ompd_get_enclosing_parallel_handle = api::parallel::get_enclosing_parallel_handle: entry::GetEnclosingParallelHandle (p: *mut $crate::abi::ParallelHandle, o: *mut *mut $crate::abi::ParallelHandle),
+            ompd_get_task_parallel_handle = api::parallel::get_task_parallel_handle: entry::GetTaskParallelHandle (k: *mut $crate::abi::TaskHandle, o: *mut *mut $crate::abi::ParallelHandle),
+            ompd_rel_parallel_handle = api::parallel::rel_parallel_handle: entry::RelParallelHandle (p: *mut $crate::abi::ParallelHandle),
+            ompd_parallel_handle_compare = api::parallel::parallel_handle_compare: entry::ParallelHandleCompare (a: *mut $crate::abi::ParallelHandle, b: *mut $crate::abi::ParallelHandle, c: *mut std::ffi::c_int),
+            ompd_get_curr_task_handle = api::task::get_curr_task_handle: entry::GetCurrTaskHandle (t: *mut $crate::abi::ThreadHandle, k: *mut *mut $crate::abi::TaskHandle),
+            ompd_get_generating_task_handle = api::task::get_generating_task_handle: entry::GetGeneratingTaskHandle (k: *mut $crate::abi::TaskHandle, o: *mut *mut $crate::abi::TaskHandle),
+            ompd_get_scheduling_task_handle = api::task::get_scheduling_task_handle: entry::GetSchedulingTaskHandle (k: *mut $crate::abi::TaskHandle, o: *mut *mut $crate::abi::TaskHandle),
+            ompd_get_task_in_parallel = api::task::get_task_in_parallel: entry::GetTaskInParallel (p: *mut $crate::abi::ParallelHandle, i: std::ffi::c_int, k: *mut *mut $crate::abi::TaskHandle),
+            ompd_rel_task_handle = api::task::rel_task_handle: entry::RelTaskHandle (k: *mut $crate::abi::TaskHandle),
+            ompd_task_handle_compare = api::task::task_handle_compare: entry::TaskHandleCompare (a: *mut $crate::abi::TaskHandle, b: *mut $crate::abi::TaskHandle, c: *mut std::ffi::c_int),
+            ompd_get_task_function = api::task::get_task_function: entry::GetTaskFunction (k: *mut $crate::abi::TaskHandle, a: *mut $crate::abi::Address),
+            ompd_get_task_frame = api::task::get_task_frame: entry::GetTaskFrame (k: *mut $crate::abi::TaskHandle, x: *mut $crate::abi::FrameInfo, e: *mut $crate::abi::FrameInfo),
+            ompd_enumerate_states = api::states::enumerate_states: entry::EnumerateStates (h: *mut $crate::abi::AddressSpaceHandle, c: i64, n: *mut i64, s: *mut *const std::ffi::c_char, m: *mut i64),
+            ompd_get_display_control_vars = api::dcv::get_display_control_vars: entry::GetDisplayControlVars (h: *mut $crate::abi::AddressSpaceHandle, v: *mut *const *const std::ffi::c_char),
+            ompd_rel_display_control_vars = api::dcv::rel_display_control_vars: entry::RelDisplayControlVars (v: *mut *const *const std::ffi::c_char),
+            ompd_enumerate_icvs = api::icv::enumerate_icvs: entry::EnumerateIcvs (h: *mut $crate::abi::AddressSpaceHandle, c: u64, n: *mut u64, s: *mut *const std::ffi::c_char, p: *mut $crate::abi::Scope, m: *mut std::ffi::c_int),
+            ompd_get_icv_from_scope = api::icv::get_icv_from_scope: entry::GetIcvFromScope (h: *mut std::ffi::c_void, p: $crate::abi::Scope, i: u64, v: *mut i64),
+            ompd_get_icv_string_from_scope = api::icv::get_icv_string_from_scope: entry::GetIcvStringFromScope (h: *mut std::ffi::c_void, p: $crate::abi::Scope, i: u64, s: *mut *const std::ffi::c_char),
+            ompd_get_tool_data = api::tool_data::get_tool_data: entry::GetToolData (h: *mut std::ffi::c_void, p: $crate::abi::Scope, v: *mut i64, a: *mut $crate::abi::Address),
         );
     };
 }
 
-/// One exported routine per row (see [`export!`]).
+/// One exported routine per row: the symbol, the function of this crate it forwards to (with
+/// the build first), and its type in `ompd_abi` (see [`export!`], [`export_tr!`]).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! export_routines {
-    ($($sym:ident = $module:ident :: $f:ident : $ty:ident ($($a:ident : $t:ty),*),)*) => {$(
+    ($($sym:ident = $($f:ident)::+ : $($ty:ident)::+ ($($a:ident : $t:ty),*),)*) => {$(
         #[doc = concat!("`", stringify!($sym), "`.")]
         #[no_mangle]
         pub extern "C" fn $sym($($a: $t),*) -> $crate::abi::Rc {
-            $crate::api::$module::$f(BUILD, $($a),*)
+            $crate::$($f)::+(BUILD, $($a),*)
         }
-        const _: $crate::abi::entry::$ty = $sym;
+        const _: $crate::abi::$($ty)::+ = $sym;
     )*};
 }

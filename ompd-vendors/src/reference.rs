@@ -21,7 +21,7 @@ pub struct Reference {
 }
 
 /// Every reference build.
-pub const REFERENCES: [Reference; 2] = [
+pub const REFERENCES: [Reference; 3] = [
     Reference {
         name: "reference-5.2",
         package: "ompd-reference-52",
@@ -31,6 +31,11 @@ pub const REFERENCES: [Reference; 2] = [
         name: "reference-6.0",
         package: "ompd-reference-60",
         file: "libompd_reference_60.so",
+    },
+    Reference {
+        name: "reference-tr2.001",
+        package: "ompd-reference-tr2",
+        file: "libompd_reference_tr2.so",
     },
 ];
 

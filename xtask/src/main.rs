@@ -72,7 +72,11 @@ fn run(mut c: Command) -> i32 {
 
 /// The packages of the reference library builds (`ompd_vendors::REFERENCES`; a test keeps the
 /// two equal), built beside the runner so that a run with no library named runs them too.
-const REFERENCE_PACKAGES: [&str; 2] = ["ompd-reference-52", "ompd-reference-60"];
+const REFERENCE_PACKAGES: [&str; 3] = [
+    "ompd-reference-52",
+    "ompd-reference-60",
+    "ompd-reference-tr2",
+];
 
 /// Builds the runner and the reference libraries, and returns the runner's path.
 fn runner() -> Result<PathBuf, i32> {
@@ -545,6 +549,7 @@ mod tidy {
         let allowed = [
             "ompd-loader/src/library/mod.rs",
             "ompd-loader/src/library/device.rs",
+            "ompd-loader/src/library/tr.rs",
             "ompd-loader/src/library/handles.rs",
             "ompd-loader/src/library/memory.rs",
             "ompd-loader/src/library/nulls.rs",
@@ -554,12 +559,14 @@ mod tidy {
             "ompd-serve/src/callbacks/mod.rs",
             "ompd-serve/src/callbacks/blocks.rs",
             "ompd-serve/src/callbacks/access.rs",
+            "ompd-serve/src/callbacks/tr.rs",
             "sim-target/tests/callbacks.rs",
             "live-target/src/spawn.rs",
             "ompd-engine/src/watchdog.rs",
             "ompd-engine/src/zygote.rs",
             "ompd-reference/src/cb.rs",
             "ompd-reference/src/handles.rs",
+            "ompd-reference/src/tr/cb.rs",
         ];
         let mut found = Vec::new();
         let mut in_spawn = Vec::new();

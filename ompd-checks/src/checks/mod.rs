@@ -19,3 +19,4 @@ pub(crate) mod r#static;
 pub(crate) mod task;
 pub(crate) mod thread;
 pub(crate) mod tool_data;
+pub(crate) mod tr;

@@ -9,18 +9,19 @@ use crate::layout::{Field, Mask, Size};
 use crate::target::Target;
 use crate::text::Buf;
 use crate::Build;
-use ompd_abi::{AddressSpaceHandle, Rc, Scope, ICV_UNDEFINED};
+use ompd_abi::{AddressSpaceHandle, Generation, Rc, Scope, ICV_UNDEFINED};
 use std::ffi::{c_char, c_int, c_void};
 use std::fmt::Write as _;
 
 /// The most list elements reported.
 const MAX_LIST: usize = 64;
 
-/// The ICVs of the build's generation, with their ids (position in the table + 1).
+/// The ICVs of the build's generation, with their ids (position in the table + 1). The TR
+/// build, which has no ICV enumeration, serves its per-ICV getters from all of them.
 fn enumerated(b: &Build) -> impl Iterator<Item = (u64, &'static Icv)> + '_ {
     ICVS.iter()
         .enumerate()
-        .filter(move |(_, i)| i.since <= b.generation)
+        .filter(move |(_, i)| i.since <= b.generation || b.generation == Generation::Tr2)
         .map(|(k, i)| (k as u64 + 1, i))
 }
 
@@ -56,6 +57,22 @@ pub fn enumerate_icvs(
         handles::put(scope, icv.scope)?;
         handles::put(more, c_int::from(!last))
     })())
+}
+
+/// The id this build gives the ICV called `name` (without its NUL).
+pub(crate) fn id_of(b: &Build, name: &[u8]) -> Option<u64> {
+    enumerated(b)
+        .find(|(_, i)| i.name.strip_suffix(b"\0") == Some(name))
+        .map(|(id, _)| id)
+}
+
+/// A task's run-sched-var: the runtime's `kmp_sched_t` (with its modifier bits) and chunk.
+pub(crate) fn schedule_of(t: &mut Target, td: u64) -> Result<(i64, i64), Rc> {
+    let icvs = t.at(td, Field::TdIcvs)?;
+    let sched = t.at(icvs, Field::IcvSched)?;
+    let kind = t.field(sched, Field::SchedType, true)?;
+    let chunk = t.field(sched, Field::SchedChunk, true)?;
+    Ok((kind, chunk))
 }
 
 /// What an ICV's value is.
@@ -243,11 +260,7 @@ fn value(t: &mut Target, source: Source, subject: Subject) -> Result<Value, Rc> 
             Field::BindList,
         )?,
         Source::Schedule => {
-            let (td, _) = task_of(subject)?;
-            let icvs = t.at(td, Field::TdIcvs)?;
-            let sched = t.at(icvs, Field::IcvSched)?;
-            let kind = t.field(sched, Field::SchedType, true)?;
-            let chunk = t.field(sched, Field::SchedChunk, true)?;
+            let (kind, chunk) = schedule_of(t, task_of(subject)?.0)?;
             Value::Schedule(kind, chunk)
         }
         Source::Global(name, size) => {

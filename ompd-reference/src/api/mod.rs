@@ -5,7 +5,7 @@
 pub mod aspace;
 pub mod dcv;
 pub mod icv;
-mod icv_table;
+pub(crate) mod icv_table;
 pub mod library;
 pub mod parallel;
 pub mod states;
@@ -21,7 +21,7 @@ use crate::Build;
 use ompd_abi::Rc;
 
 /// The code of a routine's result.
-fn rc(r: Result<(), Rc>) -> Rc {
+pub(crate) fn rc(r: Result<(), Rc>) -> Rc {
     match r {
         Ok(()) => Rc::OK,
         Err(e) => e,
@@ -30,12 +30,12 @@ fn rc(r: Result<(), Rc>) -> Rc {
 
 /// The handle `p` of kind `T` (`stale_handle` when NULL or released, the build's wrong-kind code
 /// for another live handle).
-fn handle<'a, T: Kind>(b: &Build, p: *mut T) -> Result<&'a mut T, Rc> {
+pub(crate) fn handle<'a, T: Kind>(b: &Build, p: *mut T) -> Result<&'a mut T, Rc> {
     handles::get(p, b.wrong_handle())
 }
 
 /// The tool and the target of the address space `ah` a handle belongs to.
-fn target<'a>(b: &Build, ah: *mut Aspace) -> Result<Target<'a>, Rc> {
+pub(crate) fn target<'a>(b: &Build, ah: *mut Aspace) -> Result<Target<'a>, Rc> {
     let tool = cb::tool()?;
     let a = handle(b, ah)?;
     Ok(Target::new(tool, a))

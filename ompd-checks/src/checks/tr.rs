@@ -1,0 +1,346 @@
+//! The TR 2.001 routines that 5.0 dropped, on TR-era libraries: string ids (TR §7.2–7.4), the
+//! thread vector (§7.2) and the per-ICV getters (§8–11), judged against the model. The TR's
+//! other routines keep a 5.x name and form, and the 5.x families judge those.
+
+use crate::known::Fact;
+use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
+use ompd_abi::{EntryPoint, Generation};
+use ompd_loader::library::{AspaceH, Call, ToolString, TrWordOf};
+use ompd_serve::source::TargetKind;
+use sim_target::model::{TaskKind, ThreadId};
+
+/// Checks of this family.
+pub static CHECKS: &[Check] = &[
+    Check {
+        id: "tr.string_id.thread",
+        requirements: &["OMPD-LEG-001", "OMPD-LEG-003", "OMPD-LEG-004"],
+        summary: "every OpenMP thread's string id is a tool-owned string, the same for two handles of the thread, and another thread's differs",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadHandleStringId],
+        since: Generation::Tr2,
+        real: Some(&[Fact::Threads]),
+        run: Run::Worker(thread_ids),
+        ..Check::TARGET
+    },
+    Check {
+        id: "tr.string_id.parallel",
+        requirements: &["OMPD-LEG-001", "OMPD-LEG-003", "OMPD-LEG-004"],
+        summary: "the string ids of the threads' top regions are equal exactly when the region handles compare equal",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetTopParallelRegion, EntryPoint::GetParallelHandleStringId, EntryPoint::ParallelHandleCompare],
+        since: Generation::Tr2,
+        real: Some(&[Fact::Threads, Fact::Regions]),
+        run: Run::Worker(parallel_ids),
+        ..Check::TARGET
+    },
+    Check {
+        id: "tr.string_id.task",
+        requirements: &["OMPD-LEG-001", "OMPD-LEG-003", "OMPD-LEG-004"],
+        summary: "the string ids of the threads' top tasks are equal exactly when the task handles compare equal",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetTopTaskRegion, EntryPoint::GetTaskHandleStringId, EntryPoint::TaskHandleCompare],
+        since: Generation::Tr2,
+        real: Some(&[Fact::Threads, Fact::Tasks]),
+        run: Run::Worker(task_ids),
+        ..Check::TARGET
+    },
+    Check {
+        id: "tr.string_id.charset",
+        requirements: &["OMPD-LEG-002"],
+        summary: "a thread's string id is one run of letters, digits and underscores",
+        severity: Severity::Should,
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadHandleStringId],
+        since: Generation::Tr2,
+        real: Some(&[Fact::Threads]),
+        run: Run::Worker(charset),
+        ..Check::TARGET
+    },
+    Check {
+        id: "tr.threads.matches_model",
+        requirements: &["OMPD-LEG-005"],
+        summary: "ompd_get_threads gives one handle per OpenMP thread (on a real target at least the recorded ones), each model thread's comparing equal to its handle by id",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetThreads, EntryPoint::GetThreadHandle, EntryPoint::ThreadHandleCompare],
+        since: Generation::Tr2,
+        real: Some(&[Fact::Threads]),
+        run: Run::Worker(threads),
+        ..Check::TARGET
+    },
+    Check {
+        id: "tr.icv.matches_model",
+        requirements: &["OMPD-ICV-015"],
+        summary: "the TR's per-ICV getters (num_procs, thread_num, num_threads, max_threads, dynamic, in_final, is_implicit) answer the model's values",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetNumProcs, EntryPoint::GetThreadNum, EntryPoint::GetNumThreads, EntryPoint::GetMaxThreads, EntryPoint::GetDynamic, EntryPoint::InFinal, EntryPoint::IsImplicit, EntryPoint::GetTopParallelRegion, EntryPoint::GetTopTaskRegion],
+        since: Generation::Tr2,
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        run: Run::Worker(icvs),
+        ..Check::TARGET
+    },
+];
+
+/// A string id's text, or the failure as a finding.
+fn text(j: &mut Judge, what: &str, got: Call<ToolString>) -> Option<String> {
+    match got {
+        Ok(s) => Some(s.text.clone()),
+        Err(e) => {
+            j.fail(format!("{what}: {e}"));
+            None
+        }
+    }
+}
+
+/// The string id of each OpenMP thread's handle by id, twice (two handles each).
+fn thread_strings(ctx: &Ctx, ah: &AspaceH, j: &mut Judge) -> Vec<(ThreadId, String)> {
+    let mut out = Vec::new();
+    for t in ctx.threads() {
+        let what = format!("gtid {}", t.0);
+        let (a, b) = match (ctx.thread_handle(ah, t), ctx.thread_handle(ah, t)) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(e), _) | (_, Err(e)) => {
+                j.fail(format!("{what}: no handle: {e}"));
+                continue;
+            }
+        };
+        let sa = text(j, &what, ctx.lib.tr_thread_string_id(&a));
+        let sb = text(j, &what, ctx.lib.tr_thread_string_id(&b));
+        if let (Some(sa), Some(sb)) = (sa, sb) {
+            j.expect(sa == sb, || {
+                format!("{what}: two handles give {sa:?} and {sb:?}")
+            });
+            out.push((t, sa));
+        }
+    }
+    out
+}
+
+fn thread_ids(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, "equal strings for one thread, distinct for two");
+    let ids = thread_strings(ctx, ah, &mut j);
+    for (i, (t, a)) in ids.iter().enumerate() {
+        for (u, b) in &ids[i + 1..] {
+            j.expect(a != b, || {
+                format!("gtid {} and gtid {} share {a:?}", t.0, u.0)
+            });
+        }
+    }
+    j.verdict()
+}
+
+fn charset(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, "[A-Za-z0-9_]+");
+    for (t, s) in thread_strings(ctx, ah, &mut j) {
+        let ok = !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        j.expect(ok, || format!("gtid {}: {s:?}", t.0));
+    }
+    j.verdict()
+}
+
+/// Judges string ids against the library's compare: equal exactly when the handles compare 0.
+fn judge_pairs<H>(
+    j: &mut Judge,
+    items: &[(String, H, String)],
+    compare: impl Fn(&H, &H) -> Call<i32>,
+) {
+    for (i, (wa, ha, sa)) in items.iter().enumerate() {
+        for (wb, hb, sb) in &items[i + 1..] {
+            match compare(ha, hb) {
+                Ok(c) => j.expect((c == 0) == (sa == sb), || {
+                    format!("{wa} and {wb} compare {c}, string ids {sa:?} and {sb:?}")
+                }),
+                Err(e) => j.fail(format!("{wa} vs {wb}: compare: {e}")),
+            }
+        }
+    }
+}
+
+fn parallel_ids(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let mut j = Judge::new(
+        ctx,
+        "string ids equal exactly when the region handles compare equal",
+    );
+    let mut items = Vec::new();
+    for t in ctx.threads() {
+        let what = format!("top region of gtid {}", t.0);
+        let ph = match ctx
+            .thread_handle(ah, t)
+            .and_then(|th| ctx.lib.tr_top_parallel(&th))
+        {
+            Ok(p) => p,
+            Err(e) => {
+                j.fail(format!("{what}: {e}"));
+                continue;
+            }
+        };
+        let again = ctx
+            .thread_handle(ah, t)
+            .and_then(|th| ctx.lib.tr_top_parallel(&th));
+        let s = text(&mut j, &what, ctx.lib.tr_parallel_string_id(&ph));
+        if let (Some(s), Ok(again)) = (&s, again) {
+            if let Some(s2) = text(&mut j, &what, ctx.lib.tr_parallel_string_id(&again)) {
+                j.expect(*s == s2, || {
+                    format!("{what}: two handles give {s:?} and {s2:?}")
+                });
+            }
+        }
+        if let Some(s) = s {
+            items.push((what, ph, s));
+        }
+    }
+    judge_pairs(&mut j, &items, |a, b| ctx.lib.parallel_compare(a, b));
+    j.verdict()
+}
+
+fn task_ids(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let mut j = Judge::new(
+        ctx,
+        "string ids equal exactly when the task handles compare equal",
+    );
+    let mut items = Vec::new();
+    for t in ctx.threads() {
+        let what = format!("top task of gtid {}", t.0);
+        let k = match ctx
+            .thread_handle(ah, t)
+            .and_then(|th| ctx.lib.tr_top_task(&th))
+        {
+            Ok(k) => k,
+            Err(e) => {
+                j.fail(format!("{what}: {e}"));
+                continue;
+            }
+        };
+        let again = ctx
+            .thread_handle(ah, t)
+            .and_then(|th| ctx.lib.tr_top_task(&th));
+        let s = text(&mut j, &what, ctx.lib.tr_task_string_id(&k));
+        if let (Some(s), Ok(again)) = (&s, again) {
+            if let Some(s2) = text(&mut j, &what, ctx.lib.tr_task_string_id(&again)) {
+                j.expect(*s == s2, || {
+                    format!("{what}: two handles give {s:?} and {s2:?}")
+                });
+            }
+        }
+        if let Some(s) = s {
+            items.push((what, k, s));
+        }
+    }
+    judge_pairs(&mut j, &items, |a, b| ctx.lib.task_compare(a, b));
+    j.verdict()
+}
+
+fn threads(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let mut j = Judge::new(
+        ctx,
+        "one handle per model thread, each equal to that thread's",
+    );
+    let got = match ctx.lib.tr_get_threads(ah) {
+        Ok(v) => v,
+        Err(e) => {
+            j.fail(e.to_string());
+            return j.verdict();
+        }
+    };
+    // A simulated model holds every thread of the runtime; a fixture records the threads of the
+    // program's regions, and the runtime may keep idle pool threads besides them.
+    let n = ctx.model.threads.len();
+    let complete = ctx.target().kind() == TargetKind::Sim;
+    j.expect(got.len() == n || (!complete && got.len() > n), || {
+        format!("{} handles for {n} threads", got.len())
+    });
+    for t in ctx.threads() {
+        let Ok(by_id) = ctx.thread_handle(ah, t) else {
+            j.fail(format!("gtid {}: no handle by id", t.0));
+            continue;
+        };
+        let hits = got
+            .iter()
+            .filter(|h| ctx.lib.thread_compare(h, &by_id) == Ok(0))
+            .count();
+        j.expect(hits == 1, || {
+            format!(
+                "gtid {}: {hits} handles of the vector compare equal to it",
+                t.0
+            )
+        });
+    }
+    j.verdict()
+}
+
+fn icvs(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let m = ctx.model;
+    let mut j = Judge::new(ctx, "the model's value from each getter");
+    let word = |j: &mut Judge, what: String, got: Call<i64>, want: i64| match got {
+        Ok(v) => j.expect(v == want, || format!("{what}: {v}, model {want}")),
+        Err(e) => j.fail(format!("{what}: {e}")),
+    };
+    let procs = ctx.lib.tr_word(TrWordOf::NumProcs(ah));
+    word(
+        &mut j,
+        "num_procs".into(),
+        procs,
+        i64::from(m.globals.avail_proc),
+    );
+    for t in ctx.threads() {
+        let th = match ctx.thread_handle(ah, t) {
+            Ok(h) => h,
+            Err(e) => {
+                j.fail(format!("gtid {}: no handle: {e}", t.0));
+                continue;
+            }
+        };
+        let thread = &m.threads[t.0];
+        let num = m.thread_num(thread.region, t).unwrap_or(0) as i64;
+        word(
+            &mut j,
+            format!("gtid {} thread_num", t.0),
+            ctx.lib.tr_word(TrWordOf::ThreadNum(&th)),
+            num,
+        );
+        if let Ok(ph) = ctx.lib.tr_top_parallel(&th) {
+            let size = m.regions[thread.region.0].members.len() as i64;
+            word(
+                &mut j,
+                format!("gtid {} num_threads", t.0),
+                ctx.lib.tr_word(TrWordOf::NumThreads(&ph)),
+                size,
+            );
+        }
+        let Ok(k) = ctx.lib.tr_top_task(&th) else {
+            j.fail(format!("gtid {}: no top task", t.0));
+            continue;
+        };
+        let task = &m.tasks[thread.current_task.0];
+        let first = m
+            .nthreads_var(thread.current_task)
+            .first()
+            .copied()
+            .unwrap_or(0);
+        let implicit = i64::from(matches!(task.kind, TaskKind::Implicit { .. }));
+        for (name, of, want) in [
+            ("max_threads", TrWordOf::MaxThreads(&k), first),
+            (
+                "dynamic",
+                TrWordOf::Dynamic(&k),
+                i64::from(task.icvs.dynamic),
+            ),
+            ("in_final", TrWordOf::InFinal(&k), i64::from(task.is_final)),
+            ("is_implicit", TrWordOf::IsImplicit(&k), implicit),
+        ] {
+            let got = ctx.lib.tr_word(of).map(|v| {
+                if name == "max_threads" {
+                    v
+                } else {
+                    i64::from(v != 0)
+                }
+            });
+            word(&mut j, format!("gtid {} {name}", t.0), got, want);
+        }
+    }
+    j.verdict()
+}
