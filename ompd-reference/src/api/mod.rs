@@ -14,11 +14,13 @@ pub mod thread;
 pub mod tool_data;
 
 use crate::cb::{self, Tool};
-use crate::handles::{self, Aspace, Kind};
+use crate::handles::{self, Aspace, Kind, Parallel, Task, Thread};
+use crate::kmp;
 use crate::layout::Size;
 use crate::target::Target;
 use crate::Build;
-use ompd_abi::Rc;
+use ompd_abi::{ParallelHandle, Rc, TaskHandle, ThreadHandle};
+use std::ffi::c_int;
 
 /// The code of a routine's result.
 pub(crate) fn rc(r: Result<(), Rc>) -> Rc {
@@ -67,4 +69,43 @@ fn tracking(t: &mut Target) -> Result<(), Rc> {
     } else {
         Ok(())
     }
+}
+
+/// A thread handle and the target of its address space.
+pub(crate) fn thread_target<'a>(
+    b: &Build,
+    th: *mut ThreadHandle,
+) -> Result<(Thread, Target<'a>), Rc> {
+    let h = *handle(b, th.cast::<Thread>())?;
+    Ok((h, target(b, h.ah)?))
+}
+
+/// A parallel handle and the target of its address space.
+pub(crate) fn parallel_target<'a>(
+    b: &Build,
+    ph: *mut ParallelHandle,
+) -> Result<(Parallel, Target<'a>), Rc> {
+    let p = *handle(b, ph.cast::<Parallel>())?;
+    Ok((p, target(b, p.ah)?))
+}
+
+/// A task handle and the target of its address space.
+pub(crate) fn task_target<'a>(b: &Build, task: *mut TaskHandle) -> Result<(Task, Target<'a>), Rc> {
+    let k = *handle(b, task.cast::<Task>())?;
+    Ok((k, target(b, k.ah)?))
+}
+
+/// The region `ph` names, its target and member `i` of its team (`bad_input` outside it).
+pub(crate) fn member<'a>(
+    b: &Build,
+    ph: *mut ParallelHandle,
+    i: c_int,
+) -> Result<(Parallel, Target<'a>, u64), Rc> {
+    let (p, mut t) = parallel_target(b, ph)?;
+    let n = kmp::team_size(&mut t, p.t, p.lwt)?;
+    let i = u64::try_from(i).map_err(|_| Rc::BAD_INPUT)?;
+    if i as i64 >= n {
+        return Err(Rc::BAD_INPUT);
+    }
+    Ok((p, t, i))
 }

@@ -2,8 +2,8 @@
 //! their order (OMPD-HANDLE-PAR-*).
 
 use super::thread::{compare_keys, space_key};
-use super::{handle, rc, target};
-use crate::handles::{self, Parallel, Task, Thread};
+use super::{handle, rc};
+use crate::handles::{self, Parallel};
 use crate::kmp;
 use crate::layout::Field;
 use crate::Build;
@@ -17,8 +17,7 @@ pub fn get_curr_parallel_handle(
     out: *mut *mut ParallelHandle,
 ) -> Rc {
     rc((|| {
-        let thread = *handle(b, th.cast::<Thread>())?;
-        let mut t = target(b, thread.ah)?;
+        let (thread, mut t) = super::thread_target(b, th)?;
         handles::need(out)?;
         let team_p = t.field_ptr(thread.th, Field::ThTeam)?;
         let team = kmp::team(&mut t, team_p)?;
@@ -35,8 +34,7 @@ pub fn get_enclosing_parallel_handle(
     out: *mut *mut ParallelHandle,
 ) -> Rc {
     rc((|| {
-        let p = *handle(b, ph.cast::<Parallel>())?;
-        let mut t = target(b, p.ah)?;
+        let (p, mut t) = super::parallel_target(b, ph)?;
         handles::need(out)?;
         let next = if p.lwt == 0 {
             kmp::first_lwt(&mut t, p.t)?
@@ -61,8 +59,7 @@ pub fn get_task_parallel_handle(
     out: *mut *mut ParallelHandle,
 ) -> Rc {
     rc((|| {
-        let k = *handle(b, task.cast::<Task>())?;
-        let mut t = target(b, k.ah)?;
+        let (k, mut t) = super::task_target(b, task)?;
         handles::need(out)?;
         let team = kmp::task_team(&mut t, k.td)?;
         let made = handles::make(&t.tool, Parallel::new(k.ah, team, k.lwt))?;

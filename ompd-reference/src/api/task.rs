@@ -2,8 +2,8 @@
 //! implicit tasks, their order, entry point and frames (OMPD-HANDLE-TASK-*, OMPD-FRAME-*).
 
 use super::thread::{compare_keys, space_key};
-use super::{handle, rc, target, tracking};
-use crate::handles::{self, Parallel, Task, Thread};
+use super::{handle, rc, tracking};
+use crate::handles::{self, Task};
 use crate::kmp;
 use crate::layout::{Field, Mask, Size};
 use crate::target::{at, Target};
@@ -20,8 +20,7 @@ fn hand_out(t: &Target, k: Task, out: *mut *mut TaskHandle) -> Result<(), Rc> {
 /// `ompd_get_curr_task_handle`: the task the thread executes.
 pub fn get_curr_task_handle(b: &Build, th: *mut ThreadHandle, out: *mut *mut TaskHandle) -> Rc {
     rc((|| {
-        let thread = *handle(b, th.cast::<Thread>())?;
-        let mut t = target(b, thread.ah)?;
+        let (thread, mut t) = super::thread_target(b, th)?;
         handles::need(out)?;
         let td = t.field_ptr(thread.th, Field::ThCurrentTask)?;
         if td == 0 {
@@ -39,8 +38,7 @@ pub fn get_generating_task_handle(
     out: *mut *mut TaskHandle,
 ) -> Rc {
     rc((|| {
-        let k = *handle(b, task.cast::<Task>())?;
-        let mut t = target(b, k.ah)?;
+        let (k, mut t) = super::task_target(b, task)?;
         handles::need(out)?;
         let next = if k.lwt != 0 {
             kmp::lwt_parent(&mut t, k.lwt)?
@@ -68,8 +66,7 @@ pub fn get_scheduling_task_handle(
     out: *mut *mut TaskHandle,
 ) -> Rc {
     rc((|| {
-        let k = *handle(b, task.cast::<Task>())?;
-        let mut t = target(b, k.ah)?;
+        let (k, mut t) = super::task_target(b, task)?;
         handles::need(out)?;
         let info = kmp::task_info(&mut t, k.td, k.lwt)?;
         let s = t.field_ptr(info, Field::TaskInfoScheduling)?;
@@ -88,14 +85,8 @@ pub fn get_task_in_parallel(
     out: *mut *mut TaskHandle,
 ) -> Rc {
     rc((|| {
-        let p = *handle(b, ph.cast::<Parallel>())?;
-        let mut t = target(b, p.ah)?;
         handles::need(out)?;
-        let n = kmp::team_size(&mut t, p.t, p.lwt)?;
-        let i = u64::try_from(i).map_err(|_| Rc::BAD_INPUT)?;
-        if i as i64 >= n {
-            return Err(Rc::BAD_INPUT);
-        }
+        let (p, mut t, i) = super::member(b, ph, i)?;
         let base = t.field_ptr(p.t, Field::TImplicitTasks)?;
         if base == 0 {
             return Err(Rc::UNAVAILABLE);
@@ -137,8 +128,7 @@ fn all_ones(t: &Target) -> u64 {
 /// `unavailable` for a task without outlined code (the initial task).
 pub fn get_task_function(b: &Build, task: *mut TaskHandle, out: *mut Address) -> Rc {
     rc((|| {
-        let k = *handle(b, task.cast::<Task>())?;
-        let mut t = target(b, k.ah)?;
+        let (k, mut t) = super::task_target(b, task)?;
         handles::need(out)?;
         let f = if kmp::flag(&mut t, k.td, Mask::TaskType)? {
             let task = kmp::task_of(&mut t, k.td)?;
@@ -164,8 +154,7 @@ pub fn get_task_frame(
     enter: *mut FrameInfo,
 ) -> Rc {
     rc((|| {
-        let k = *handle(b, task.cast::<Task>())?;
-        let mut t = target(b, k.ah)?;
+        let (k, mut t) = super::task_target(b, task)?;
         handles::need(exit)?;
         handles::need(enter)?;
         tracking(&mut t)?;

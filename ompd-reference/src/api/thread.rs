@@ -2,7 +2,7 @@
 //! (OMPD-HANDLE-THREAD-*, OMPD-STATE-*).
 
 use super::{handle, order, rc, target, tracking};
-use crate::handles::{self, Aspace, Parallel, Thread};
+use crate::handles::{self, Aspace, Thread};
 use crate::kmp;
 use crate::layout::{Field, Size};
 use crate::target::Target;
@@ -96,8 +96,7 @@ pub fn get_thread_id(
     out: *mut c_void,
 ) -> Rc {
     rc((|| {
-        let thread = *handle(b, th.cast::<Thread>())?;
-        let mut t = target(b, thread.ah)?;
+        let (thread, mut t) = super::thread_target(b, th)?;
         if out.is_null() {
             return Err(Rc::BAD_INPUT);
         }
@@ -165,14 +164,8 @@ pub fn get_thread_in_parallel(
     out: *mut *mut ThreadHandle,
 ) -> Rc {
     rc((|| {
-        let p = *handle(b, ph.cast::<Parallel>())?;
-        let mut t = target(b, p.ah)?;
         handles::need(out)?;
-        let n = kmp::team_size(&mut t, p.t, p.lwt)?;
-        let i = u64::try_from(i).map_err(|_| Rc::BAD_INPUT)?;
-        if i as i64 >= n {
-            return Err(Rc::BAD_INPUT);
-        }
+        let (p, mut t, i) = super::member(b, ph, i)?;
         let threads = t.field_ptr(p.t, Field::TThreads)?;
         if threads == 0 {
             return Err(Rc::UNAVAILABLE);
@@ -188,8 +181,7 @@ pub fn get_thread_in_parallel(
 /// `ompd_get_state`: the thread's OMPT state and wait id (needs state tracking).
 pub fn get_state(b: &Build, th: *mut ThreadHandle, state: *mut i64, wait_id: *mut u64) -> Rc {
     rc((|| {
-        let thread = *handle(b, th.cast::<Thread>())?;
-        let mut t = target(b, thread.ah)?;
+        let (thread, mut t) = super::thread_target(b, th)?;
         handles::need(state)?;
         tracking(&mut t)?;
         let info = t.at(thread.th, Field::ThOmpt)?;

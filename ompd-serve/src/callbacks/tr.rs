@@ -79,9 +79,24 @@ unsafe extern "C" fn tr_write(
     unsafe { write_memory(ctx, tctx, addr, n, buffer) }
 }
 
-/// The TR's `int` unit and count as 5.0 sizes (negative ones are bad input).
-fn sizes(unit: c_int, count: c_int) -> Option<(u64, u64)> {
-    Some((u64::try_from(unit).ok()?, u64::try_from(count).ok()?))
+/// The 5.0 form of a conversion callback.
+type Convert =
+    unsafe extern "C" fn(*mut AddressSpaceContext, *const c_void, u64, u64, *mut c_void) -> Rc;
+
+/// A TR conversion through the 5.0 one: the TR's `int` unit and count as sizes (negative ones are
+/// bad input).
+fn convert_tr(
+    f: Convert,
+    ctx: *mut AddressSpaceContext,
+    input: *const c_void,
+    (unit, count): (c_int, c_int),
+    output: *mut c_void,
+) -> Rc {
+    let (Ok(u), Ok(c)) = (u64::try_from(unit), u64::try_from(count)) else {
+        return Rc::BAD_INPUT;
+    };
+    // SAFETY: forwarded; the 5.0 callback validates every pointer.
+    unsafe { f(ctx, input, u, c, output) }
 }
 
 unsafe extern "C" fn tr_to_host(
@@ -91,11 +106,7 @@ unsafe extern "C" fn tr_to_host(
     count: c_int,
     output: *mut c_void,
 ) -> Rc {
-    let Some((u, c)) = sizes(unit, count) else {
-        return Rc::BAD_INPUT;
-    };
-    // SAFETY: forwarded; the 5.0 callback validates every pointer.
-    unsafe { device_to_host(ctx, input, u, c, output) }
+    convert_tr(device_to_host, ctx, input, (unit, count), output)
 }
 
 unsafe extern "C" fn tr_to_target(
@@ -105,11 +116,7 @@ unsafe extern "C" fn tr_to_target(
     count: c_int,
     output: *mut c_void,
 ) -> Rc {
-    let Some((u, c)) = sizes(unit, count) else {
-        return Rc::BAD_INPUT;
-    };
-    // SAFETY: forwarded; the 5.0 callback validates every pointer.
-    unsafe { host_to_device(ctx, input, u, c, output) }
+    convert_tr(host_to_device, ctx, input, (unit, count), output)
 }
 
 unsafe extern "C" fn tr_thread_context(
