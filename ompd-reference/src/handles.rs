@@ -230,8 +230,9 @@ pub fn words<T: Copy>(tool: &Tool, words: &[T]) -> Result<*mut T, Rc> {
     Ok(p)
 }
 
-/// A copy of the tool's callback table.
-pub fn read_table(p: *const ompd_abi::Callbacks) -> Result<ompd_abi::Callbacks, Rc> {
+/// A copy of the callback table (5.x or TR 2.001) the tool passed to `ompd_initialize`;
+/// `bad_input` for NULL.
+pub fn read_table<T: Copy>(p: *const T) -> Result<T, Rc> {
     if p.is_null() {
         return Err(Rc::BAD_INPUT);
     }
@@ -324,15 +325,6 @@ pub fn vector_block(v: *const *const std::ffi::c_char) -> *mut u8 {
         }
         v.add(i + 1).read().cast_mut().cast()
     }
-}
-
-/// A copy of the tool's TR 2.001 callback table.
-pub fn read_tr_table(p: *const ompd_abi::tr::Callbacks) -> Result<ompd_abi::tr::Callbacks, Rc> {
-    if p.is_null() {
-        return Err(Rc::BAD_INPUT);
-    }
-    // SAFETY: a non-NULL table the tool passed to the TR's `ompd_initialize`.
-    Ok(unsafe { p.read_unaligned() })
 }
 
 /// A tool-owned vector of `n` handle pointers, each made by `make(i, &mut slot)`; on a failure

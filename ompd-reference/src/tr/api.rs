@@ -24,7 +24,7 @@ pub const TR_VERSION: c_int = 201607;
 /// `ompd_initialize` (TR §4.1): the TR table, copied; a 5.0 table of adapters is installed.
 pub fn initialize(_: &Build, table: *const TrCallbacks) -> Rc {
     api::rc(
-        handles::read_tr_table(table)
+        handles::read_table(table)
             .and_then(super::cb::adopt)
             .and_then(cb::install),
     )
