@@ -11,6 +11,8 @@
 //!    forwarding baseline and one build per violation, `-DVIOLATION_<NAME>`), and
 //!    `c/fixture_dep.c` into `libompd_fixture_dep.so`; writes `$OUT_DIR/broken_libraries.rs`,
 //!    the table `src/lib.rs` exposes.
+//! 5. Compiles `c/draft2014_ompd.c`, a library of the 2014 draft's routines and forms, into
+//!    `libompd_draft2014.so` (profile detection of TR-era libraries).
 //!
 //! The OpenMP fixture programs and the OMPT truth tool are not built here: the runner needs
 //! them too, and its build compiles no C; `fixture_protocol::compile` builds them at run time.
@@ -161,6 +163,9 @@ const BROKEN: &[(&str, &str, &str, &str)] = &[
 /// The file name of the undeclared dependency of the `undeclared_dep` build.
 const DEPENDENCY: &str = "libompd_fixture_dep.so";
 
+/// The file name of the 2014-draft library (`c/draft2014_ompd.c`).
+const DRAFT_2014: &str = "libompd_draft2014.so";
+
 /// Drift variants of `abi_check.c` (`ABI_CHECK_INJECT_DRIFT` value, label).
 const DRIFTS: &[(u32, &str)] = &[(1, "entry_point"), (2, "callback")];
 
@@ -193,10 +198,20 @@ fn main() {
         drifts.push(format!("{label}={}", u8::from(!output.status.success())));
     }
     let dependency = broken_libraries(&cc, &manifest_dir, &out_dir);
+    let draft = out_dir.join(DRAFT_2014);
+    cc.shared(
+        &manifest_dir.join("c").join("draft2014_ompd.c"),
+        &draft,
+        &[],
+    );
 
     println!(
         "cargo:rustc-env=OMPD_FIXTURE_DEPENDENCY={}",
         dependency.display()
+    );
+    println!(
+        "cargo:rustc-env=OMPD_DRAFT_2014_LIBRARY={}",
+        draft.display()
     );
     println!("cargo:rustc-env=OMPD_ABI_CHECK_EXE={}", exe.display());
     println!("cargo:rustc-env=OMP_TOOLS_H_USED={}", header.display());

@@ -124,6 +124,12 @@ pub fn undeclared_dependency() -> &'static str {
     env!("OMPD_FIXTURE_DEPENDENCY")
 }
 
+/// Path of `libompd_draft2014.so`: the 34 routines of the March 2014 OMPD draft under their
+/// draft forms, answering the version queries and `ompd_rc_unsupported` to every inquiry.
+pub fn draft_2014_library() -> &'static str {
+    env!("OMPD_DRAFT_2014_LIBRARY")
+}
+
 /// The OpenMP fixture builds, compiled on first use into `<workspace>/target/ompd-fixtures`
 /// (`fixture_protocol::compile::build`, the header also looked for in the vendor cache).
 ///

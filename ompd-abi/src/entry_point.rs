@@ -102,8 +102,8 @@ const fn handle_type(kind: HandleKind) -> &'static str {
 use HandleKind::{AddressSpace as AS, Any, Parallel as P, Task as K, Thread as T};
 
 /// The declared rows: (generation introducing the name, generation dropping it, arguments of
-/// the 5.0+ signature or `None` for a TR-only routine, whose TR signature the suite does not
-/// mirror because it never calls it).
+/// the 5.0+ signature or `None` for a routine of TR 2.001 or the 2014 draft only, whose 5.x
+/// form the suite never calls).
 struct Row {
     since: Generation,
     until: Option<Generation>,
@@ -150,12 +150,12 @@ const WORD_OUT: &str = "ompd_word_t *";
 const STRING_OUT: &str = "const char **";
 
 table! {
-    Initialize = "ompd_initialize", Tr2, None, Some(&[
+    Initialize = "ompd_initialize", Draft2014, None, Some(&[
         val("api_version", "ompd_word_t"),
         input("callbacks", "const ompd_callbacks_t *"),
     ]);
     GetApiVersion = "ompd_get_api_version", V5_0, None, Some(&[out("version", WORD_OUT)]);
-    GetVersionString = "ompd_get_version_string", Tr2, None, Some(&[out("string", STRING_OUT)]);
+    GetVersionString = "ompd_get_version_string", Draft2014, None, Some(&[out("string", STRING_OUT)]);
     Finalize = "ompd_finalize", Tr2, None, Some(&[]);
     ProcessInitialize = "ompd_process_initialize", Tr2, None, Some(&[
         arg("context", "ompd_address_space_context_t *", Role::Context),
@@ -179,12 +179,12 @@ table! {
         handle("address_space", AS),
         out("string", STRING_OUT),
     ]);
-    GetThreadInParallel = "ompd_get_thread_in_parallel", Tr2, None, Some(&[
+    GetThreadInParallel = "ompd_get_thread_in_parallel", Draft2014, None, Some(&[
         handle("parallel_handle", P),
         val("thread_num", "int"),
         new_handle("thread_handle", T),
     ]);
-    GetThreadHandle = "ompd_get_thread_handle", Tr2, None, Some(&[
+    GetThreadHandle = "ompd_get_thread_handle", Draft2014, None, Some(&[
         handle("handle", AS),
         val("kind", "ompd_thread_id_t"),
         val("sizeof_thread_id", "ompd_size_t"),
@@ -207,7 +207,7 @@ table! {
         handle("thread_handle", T),
         new_handle("parallel_handle", P),
     ]);
-    GetEnclosingParallelHandle = "ompd_get_enclosing_parallel_handle", Tr2, None, Some(&[
+    GetEnclosingParallelHandle = "ompd_get_enclosing_parallel_handle", Draft2014, None, Some(&[
         handle("parallel_handle", P),
         new_handle("enclosing_parallel_handle", P),
     ]);
@@ -249,7 +249,7 @@ table! {
         handle("task_handle", K),
         out("entry_point", "ompd_address_t *"),
     ]);
-    GetTaskFrame = "ompd_get_task_frame", Tr2, None, Some(&[
+    GetTaskFrame = "ompd_get_task_frame", Draft2014, None, Some(&[
         handle("task_handle", K),
         out("exit_frame", "ompd_frame_info_t *"),
         out("enter_frame", "ompd_frame_info_t *"),
@@ -261,7 +261,7 @@ table! {
         out("next_state_name", STRING_OUT),
         out("more_enums", WORD_OUT),
     ]);
-    GetState = "ompd_get_state", Tr2, None, Some(&[
+    GetState = "ompd_get_state", Draft2014, None, Some(&[
         handle("thread_handle", T),
         out("state", WORD_OUT),
         out("wait_id", "ompd_wait_id_t *"),
@@ -310,42 +310,57 @@ table! {
     ]);
     GetVersion = "ompd_get_version", Tr2, TR_ONLY, None;
     ReleaseAddressSpaceHandle = "ompd_release_address_space_handle", Tr2, TR_ONLY, None;
-    GetThreads = "ompd_get_threads", Tr2, TR_ONLY, None;
+    GetThreads = "ompd_get_threads", Draft2014, TR_ONLY, None;
     GetMasterThreadInParallel = "ompd_get_master_thread_in_parallel", Tr2, TR_ONLY, None;
     ReleaseThreadHandle = "ompd_release_thread_handle", Tr2, TR_ONLY, None;
     GetThreadHandleStringId = "ompd_get_thread_handle_string_id", Tr2, TR_ONLY, None;
     GetTopParallelRegion = "ompd_get_top_parallel_region", Tr2, TR_ONLY, None;
     ReleaseParallelHandle = "ompd_release_parallel_handle", Tr2, TR_ONLY, None;
     GetParallelHandleStringId = "ompd_get_parallel_handle_string_id", Tr2, TR_ONLY, None;
-    GetTopTaskRegion = "ompd_get_top_task_region", Tr2, TR_ONLY, None;
+    GetTopTaskRegion = "ompd_get_top_task_region", Draft2014, TR_ONLY, None;
     GetGeneratingAncestorTaskRegion = "ompd_get_generating_ancestor_task_region", Tr2, TR_ONLY,
         None;
     GetSchedulingAncestorTaskRegion = "ompd_get_scheduling_ancestor_task_region", Tr2, TR_ONLY,
         None;
-    GetImplicitTaskInParallel = "ompd_get_implicit_task_in_parallel", Tr2, TR_ONLY, None;
+    GetImplicitTaskInParallel = "ompd_get_implicit_task_in_parallel", Draft2014, TR_ONLY, None;
     ReleaseTaskHandle = "ompd_release_task_handle", Tr2, TR_ONLY, None;
     GetTaskHandleStringId = "ompd_get_task_handle_string_id", Tr2, TR_ONLY, None;
-    GetNumProcs = "ompd_get_num_procs", Tr2, TR_ONLY, None;
-    GetThreadLimit = "ompd_get_thread_limit", Tr2, TR_ONLY, None;
-    GetNumThreads = "ompd_get_num_threads", Tr2, TR_ONLY, None;
-    GetActiveLevel = "ompd_get_active_level", Tr2, TR_ONLY, None;
+    GetNumProcs = "ompd_get_num_procs", Draft2014, TR_ONLY, None;
+    GetThreadLimit = "ompd_get_thread_limit", Draft2014, TR_ONLY, None;
+    GetNumThreads = "ompd_get_num_threads", Draft2014, TR_ONLY, None;
+    GetActiveLevel = "ompd_get_active_level", Draft2014, TR_ONLY, None;
     GetParallelFunction = "ompd_get_parallel_function", Tr2, TR_ONLY, None;
-    GetOsthread = "ompd_get_osthread", Tr2, TR_ONLY, None;
-    GetMaxThreads = "ompd_get_max_threads", Tr2, TR_ONLY, None;
-    GetThreadNum = "ompd_get_thread_num", Tr2, TR_ONLY, None;
-    InParallel = "ompd_in_parallel", Tr2, TR_ONLY, None;
-    InFinal = "ompd_in_final", Tr2, TR_ONLY, None;
-    GetDynamic = "ompd_get_dynamic", Tr2, TR_ONLY, None;
-    GetNested = "ompd_get_nested", Tr2, TR_ONLY, None;
-    GetMaxActiveLevels = "ompd_get_max_active_levels", Tr2, TR_ONLY, None;
-    GetSchedule = "ompd_get_schedule", Tr2, TR_ONLY, None;
-    GetProcBind = "ompd_get_proc_bind", Tr2, TR_ONLY, None;
+    GetOsthread = "ompd_get_osthread", Draft2014, TR_ONLY, None;
+    GetMaxThreads = "ompd_get_max_threads", Draft2014, TR_ONLY, None;
+    GetThreadNum = "ompd_get_thread_num", Draft2014, TR_ONLY, None;
+    InParallel = "ompd_in_parallel", Draft2014, TR_ONLY, None;
+    InFinal = "ompd_in_final", Draft2014, TR_ONLY, None;
+    GetDynamic = "ompd_get_dynamic", Draft2014, TR_ONLY, None;
+    GetNested = "ompd_get_nested", Draft2014, TR_ONLY, None;
+    GetMaxActiveLevels = "ompd_get_max_active_levels", Draft2014, TR_ONLY, None;
+    GetSchedule = "ompd_get_schedule", Draft2014, TR_ONLY, None;
+    GetProcBind = "ompd_get_proc_bind", Draft2014, TR_ONLY, None;
     IsImplicit = "ompd_is_implicit", Tr2, TR_ONLY, None;
     ReleaseDisplayControlVars = "ompd_release_display_control_vars", Tr2, TR_ONLY, None;
+    // The 2014 draft's own routines, which TR 2.001 renamed or dropped.
+    DisplayControlVars = "ompd_display_control_vars", Draft2014, DRAFT_ONLY, None;
+    Enable = "ompd_enable", Draft2014, DRAFT_ONLY, None;
+    GetAncestorTaskHandle = "ompd_get_ancestor_task_handle", Draft2014, DRAFT_ONLY, None;
+    GetBreakpoints = "ompd_get_breakpoints", Draft2014, DRAFT_ONLY, None;
+    GetErrorString = "ompd_get_error_string", Draft2014, DRAFT_ONLY, None;
+    GetInnermostParallelRegion = "ompd_get_innermost_parallel_region", Draft2014, DRAFT_ONLY,
+        None;
+    GetLevel = "ompd_get_level", Draft2014, DRAFT_ONLY, None;
+    GetParallelId = "ompd_get_parallel_id", Draft2014, DRAFT_ONLY, None;
+    GetTaskId = "ompd_get_task_id", Draft2014, DRAFT_ONLY, None;
+    GetVersionCompatibility = "ompd_get_version_compatibility", Draft2014, DRAFT_ONLY, None;
 }
 
 /// Dropped (or renamed) by 5.0.
 const TR_ONLY: Option<Generation> = Some(Generation::V5_0);
+
+/// Dropped (or renamed) by TR 2.001.
+const DRAFT_ONLY: Option<Generation> = Some(Generation::Tr2);
 
 impl EntryPoint {
     /// The entry point exported under `name`, if the table knows it.

@@ -7,6 +7,10 @@ use serde::{Deserialize, Serialize};
 /// An OMPD API generation, oldest first (the order is the order of the specifications).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Generation {
+    /// The OMPD draft of March 2014 (seed `001_…`): a debugger context on every call, the
+    /// `ompd_get_version_compatibility` query, library-reported breakpoint addresses.
+    #[serde(rename = "2014-draft")]
+    Draft2014,
     /// OMPD Technical Report 2.001 (July 2016): `ompd_get_version`, string ids, no API version
     /// argument to `ompd_initialize`.
     #[serde(rename = "TR2.001")]
@@ -27,7 +31,8 @@ pub enum Generation {
 
 impl Generation {
     /// Every generation, oldest first.
-    pub const ALL: [Generation; 5] = [
+    pub const ALL: [Generation; 6] = [
+        Generation::Draft2014,
         Generation::Tr2,
         Generation::V5_0,
         Generation::V5_1,
@@ -42,10 +47,10 @@ impl Generation {
             .find(|g| g.api_version() == Some(v))
     }
 
-    /// The `ompd_get_api_version` value of the generation (none for the TR).
+    /// The `ompd_get_api_version` value of the generation (none before 5.0).
     pub fn api_version(self) -> Option<i64> {
         match self {
-            Generation::Tr2 => None,
+            Generation::Draft2014 | Generation::Tr2 => None,
             Generation::V5_0 => Some(api_version::V5_0),
             Generation::V5_1 => Some(api_version::V5_1),
             Generation::V5_2 => Some(api_version::V5_2),
@@ -56,6 +61,7 @@ impl Generation {
     /// The name used in reports and skip reasons.
     pub fn name(self) -> &'static str {
         match self {
+            Generation::Draft2014 => "the OMPD 2014 draft",
             Generation::Tr2 => "TR 2.001",
             Generation::V5_0 => "OpenMP 5.0",
             Generation::V5_1 => "OpenMP 5.1",

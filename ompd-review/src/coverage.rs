@@ -141,8 +141,12 @@ impl Coverage {
 /// Whether a requirement graded `level` (with id `id`) is a MUST for a library of profile `p`.
 /// A plain `MUST`/`MUST*` binds every 5.x profile, and TR 2.001 only for the TR's own
 /// (`OMPD-LEG-*`) ids; a qualified one binds the profiles it names (`(P60…)`: 6.0,
-/// `(P51+…)`: 5.1 on, `(TR16)`: TR 2.001).
+/// `(P51+…)`: 5.1 on, `(TR16)`: TR 2.001). The checklist grades nothing for the 2014 draft
+/// (its text states no requirement in the specification's terms), so no id binds it.
 pub fn must_for(id: &str, level: &str, p: Profile) -> bool {
+    if p == Profile::Draft2014 {
+        return false;
+    }
     let tr = p == Profile::Tr2;
     level.split([',', '/']).map(str::trim).any(|seg| {
         let Some(rest) = seg.strip_prefix("MUST") else {
@@ -291,6 +295,7 @@ mod tests {
         assert!(must_for("OMPD-GEN-001", "MUST", Profile::V5_0));
         assert!(!must_for("OMPD-GEN-001", "MUST", Profile::Tr2));
         assert!(must_for("OMPD-LEG-001", "MUST", Profile::Tr2));
+        assert!(!must_for("OMPD-GEN-001", "MUST", Profile::Draft2014));
         assert!(must_for("OMPD-X", "MUST (P60), AMBIG (P5x)", Profile::V6_0));
         assert!(!must_for(
             "OMPD-X",

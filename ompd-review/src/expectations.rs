@@ -15,7 +15,7 @@
 //! # stack protector)
 //! # optional conditions on the library and target (globs, default "*"):
 //! #   version: the package version or the version string (either may match)
-//! #   profile: the API profile detected ("TR2.001", "5.0", "5.1", "5.2", "6.0")
+//! #   profile: the API profile detected ("2014-draft", "TR2.001", "5.0", "5.1", "5.2", "6.0")
 //! #   target:  the target kind ("sim", "live" or "core")
 //! # optional conditions on a real target (globs, default "*"), from the result's `real` object:
 //! #   runtime: the OpenMP runtime a fixture ran on ("intel-2026.2", "system-llvm-19")

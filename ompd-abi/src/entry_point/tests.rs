@@ -232,6 +232,55 @@ fn the_tr_list_has_the_same_names() {
     assert_eq!(got, want);
 }
 
+/// The routines the 2014 draft declares (`EXTERN ompd_rc_t ompd_…(` and `EXTERN int
+/// ompd_enable(` in seed `001_…`), 34 of them.
+const DRAFT_2014: &[&str] = &[
+    "ompd_initialize",
+    "ompd_get_threads",
+    "ompd_get_thread_in_parallel",
+    "ompd_get_innermost_parallel_region",
+    "ompd_get_enclosing_parallel_handle",
+    "ompd_get_top_task_region",
+    "ompd_get_ancestor_task_handle",
+    "ompd_get_implicit_task_in_parallel",
+    "ompd_get_num_procs",
+    "ompd_get_thread_limit",
+    "ompd_get_num_threads",
+    "ompd_get_level",
+    "ompd_get_active_level",
+    "ompd_get_parallel_id",
+    "ompd_get_thread_handle",
+    "ompd_get_osthread",
+    "ompd_get_state",
+    "ompd_get_max_threads",
+    "ompd_get_thread_num",
+    "ompd_in_parallel",
+    "ompd_in_final",
+    "ompd_get_dynamic",
+    "ompd_get_nested",
+    "ompd_get_max_active_levels",
+    "ompd_get_schedule",
+    "ompd_get_proc_bind",
+    "ompd_get_task_frame",
+    "ompd_get_task_id",
+    "ompd_get_version_string",
+    "ompd_get_version_compatibility",
+    "ompd_get_error_string",
+    "ompd_get_breakpoints",
+    "ompd_display_control_vars",
+    "ompd_enable",
+];
+
+#[test]
+fn the_2014_draft_list_has_its_34_names() {
+    let mut got = names(Generation::Draft2014);
+    let mut want = DRAFT_2014.to_vec();
+    got.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(want.len(), 34);
+    assert_eq!(got, want);
+}
+
 #[test]
 fn pointer_arguments_are_the_ones_the_null_matrix_knew() {
     assert_eq!(POINTER_ARGS.len(), V5_0.len());

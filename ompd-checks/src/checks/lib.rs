@@ -18,7 +18,7 @@ pub static QUERIES: &[Check] = &[
         // The inventory reads the file's exports; it calls no routine.
         entry_points: &[],
         stage: Stage::Library,
-        since: Profile::Tr2,
+        since: Profile::Draft2014,
         real: None,
         run: Run::Worker(inventory_complete),
         ..Check::TARGET
@@ -31,7 +31,7 @@ pub static QUERIES: &[Check] = &[
         // The inventory reads the file's exports; it calls no routine.
         entry_points: &[],
         stage: Stage::Library,
-        since: Profile::Tr2,
+        since: Profile::Draft2014,
         real: None,
         run: Run::Worker(inventory_no_unknown),
         ..Check::TARGET

@@ -19,7 +19,7 @@ pub static CHECKS: &[Check] = &[Check {
     severity: Severity::Should,
     entry_points: &[],
     stage: Stage::Static,
-    since: Profile::Tr2,
+    since: Profile::Draft2014,
     real: None,
     run: Run::File(no_openmp_runtime),
     ..Check::TARGET

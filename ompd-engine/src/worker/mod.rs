@@ -476,12 +476,14 @@ fn load(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Option<(Library, P
 
 /// True when the library exports a routine the check calls that is newer than the library's
 /// profile: a requirement of that newer generation then applies to it (Intel's libraries report
-/// 201811 and export the 5.2 device routines).
+/// 201811 and export the 5.2 device routines). Never for a pre-5.0 library: its routines share
+/// names with the 5.x ones, not their forms.
 fn exports_newer(check: &checks::Check, ctx: &Ctx) -> bool {
-    check
-        .entry_points
-        .iter()
-        .any(|e| e.introduced() > ctx.profile && ctx.lib.api.has(*e))
+    ctx.profile >= Profile::V5_0
+        && check
+            .entry_points
+            .iter()
+            .any(|e| e.introduced() > ctx.profile && ctx.lib.api.has(*e))
 }
 
 /// Runs one check and gathers what its calls printed (from offset `printed` of the capture
