@@ -46,9 +46,12 @@ fn read_mapped(addr: usize, max: usize) -> Result<(Vec<u8>, String), String> {
     }
     let (extent, path) = mapped_extent(addr)?;
     let len = extent.min(max);
-    // SAFETY: `[addr, addr+len)` lies inside a readable mapping of this process.
-    let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, len) };
-    Ok((bytes.to_vec(), path))
+    let mut bytes = vec![0u8; len];
+    // SAFETY: `[addr, addr+len)` lies inside a readable mapping of this process. A memmove, not
+    // a slice copy: in the C heap the range read may hold the fresh buffer itself (past the end
+    // of the library's string), which a non-overlapping copy must never see.
+    unsafe { std::ptr::copy(addr as *const u8, bytes.as_mut_ptr(), len) };
+    Ok((bytes, path))
 }
 
 /// The bytes before the first NUL, or why there is none.
