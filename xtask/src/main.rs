@@ -14,9 +14,11 @@
 //!   `.github/workflows/*.yml`.
 //! - `cargo xtask html REPORT.json.. -o FILE`: the HTML matrix of saved JSON reports.
 //! - `cargo xtask bench`: timing figures for the README.
+//! - `cargo xtask mutants`: the mutation kit's kill matrix and score ([`mutants`]).
 
 mod bare;
 mod deps;
+mod mutants;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -33,7 +35,7 @@ tasks:
   vendors list            list vendor libraries: name, version, path
   coverage [--format json]  requirement id -> covering checks (Markdown table)
   ci [STEP..]             every step in order, or only the named ones:
-                          fmt, clippy, vendors, test, workflows, bare
+                          fmt, clippy, vendors, test, mutants, workflows, bare
   lint-workflows          actionlint on .github/workflows/*.yml (fetched into target/actionlint)
   html REPORTS.. -o FILE  HTML conformance matrix of saved JSON reports, side by side
   merge SHARDS.. [ARGS]   join the reports of `conform --shard K/N` runs and gate the whole
@@ -41,6 +43,10 @@ tasks:
                           each check's outcome over a vendor line's releases: when each
                           finding appeared and was fixed, with the first bad replay command
   bench                   time the default suite on every fetched vendor library
+  mutants [--base SO] [--quick] [--only NAME]..
+                          the mutation kit: one forwarding build per deviation around
+                          SO (default: the reference library), the suite run on each,
+                          the kill matrix and score (exit 1 when a mutant survives)
   checks-index            rewrite ompd-checks/CHECKS.tsv (check id -> defining row, stage,
                           severity, requirements, entry points; a test keeps it current)
 ";
@@ -125,12 +131,13 @@ fn ompd_conform(args: &[String]) -> i32 {
 }
 
 /// The steps of `cargo xtask ci`, in order.
-const CI_STEPS: [&str; 7] = [
+const CI_STEPS: [&str; 8] = [
     "deps",
     "fmt",
     "clippy",
     "vendors",
     "test",
+    "mutants",
     "workflows",
     "bare",
 ];
@@ -165,6 +172,7 @@ fn ci(only: &[String]) -> i32 {
             "workflows" => lint_workflows(),
             "bare" => step_code(name, bare::run_bare()),
             "deps" => step_code(name, deps::install()),
+            "mutants" => mutants::mutants(&[]),
             _ => {
                 let args: &[&str] = match name {
                     "fmt" => &["fmt", "--all", "--check"],
@@ -455,6 +463,7 @@ fn main() -> ExitCode {
         Some("ci") => ci(&args[1..]),
         Some("lint-workflows") => lint_workflows(),
         Some("bench") => bench(),
+        Some("mutants") => mutants::mutants(&args[1..]),
         Some("checks-index") => {
             let mut c = cargo();
             c.args(["test", "-p", "ompd-checks", "--test", "index", "--quiet"]);
@@ -567,6 +576,15 @@ mod tidy {
             "ompd-reference/src/cb.rs",
             "ompd-reference/src/handles.rs",
             "ompd-reference/src/tr/cb.rs",
+            // The mutation kit's forwarder: its business is calling a library and injecting
+            // memory and code deviations around it.
+            "ompd-mutants/src/exports.rs",
+            "ompd-mutants/src/inner.rs",
+            "ompd-mutants/src/wrap.rs",
+            "ompd-mutants/src/hooks/mod.rs",
+            "ompd-mutants/src/hooks/answers.rs",
+            "ompd-mutants/src/hooks/generic.rs",
+            "ompd-mutants/src/hooks/values.rs",
         ];
         let mut found = Vec::new();
         let mut in_spawn = Vec::new();

@@ -1,0 +1,137 @@
+//! Judging the kill: a mutant's results against the clean baseline's, the kill matrix and the
+//! score.
+
+use crate::{stage, Args};
+use ompd_mutants::table::{targets, Mutant};
+use ompd_report::{Outcome, Report};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+/// True for an outcome that reports a finding.
+fn finding(o: Outcome) -> bool {
+    matches!(
+        o,
+        Outcome::Warn | Outcome::Fail | Outcome::Crash | Outcome::Timeout
+    )
+}
+
+/// Every result's outcome by (check, place).
+fn outcomes(r: &Report) -> BTreeMap<(String, String), Outcome> {
+    r.results
+        .iter()
+        .map(|x| ((x.check.clone(), x.place()), x.outcome))
+        .collect()
+}
+
+/// The checks with a finding in `mutant` where the baseline had none.
+fn killers(base: &BTreeMap<(String, String), Outcome>, mutant: &Report) -> BTreeSet<String> {
+    outcomes(mutant)
+        .into_iter()
+        .filter(|(k, o)| finding(*o) && !base.get(k).is_some_and(|b| finding(*b)))
+        .map(|((check, _), _)| check)
+        .collect()
+}
+
+/// One row of the matrix.
+struct Row {
+    mutant: &'static Mutant,
+    killers: BTreeSet<String>,
+}
+
+impl Row {
+    fn target_hit(&self) -> bool {
+        self.killers.iter().any(|c| targets(self.mutant, c))
+    }
+}
+
+/// Runs the baseline and every chosen mutant, prints and writes the matrix; true when every
+/// mutant was killed by one of its targets.
+pub fn run(args: &Args, chosen: &[&'static Mutant]) -> Result<bool, String> {
+    let base = stage::run_one(args, None)?;
+    let dirty: Vec<String> = base
+        .results
+        .iter()
+        .filter(|r| finding(r.outcome))
+        .map(|r| format!("{} {}", r.check, r.place()))
+        .collect();
+    if !dirty.is_empty() {
+        eprintln!(
+            "ompd-mutants: note: the clean baseline has {} finding(s), e.g. {}: those results cannot kill",
+            dirty.len(),
+            dirty[0]
+        );
+    }
+    let base_map = outcomes(&base);
+    let mut rows = Vec::new();
+    for m in chosen {
+        let report = stage::run_one(args, Some(m.name))?;
+        let row = Row {
+            mutant: m,
+            killers: killers(&base_map, &report),
+        };
+        eprintln!("{}", line(&row));
+        rows.push(row);
+    }
+    let all: BTreeSet<String> = base.results.iter().map(|r| r.check.clone()).collect();
+    let text = matrix(&rows, &all);
+    let path = args.out.join("kill-matrix.md");
+    std::fs::write(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    print!("{}", summary(&rows, &all));
+    println!("kill matrix: {}", path.display());
+    Ok(rows.iter().all(Row::target_hit))
+}
+
+/// The one-line verdict on a mutant.
+fn line(r: &Row) -> String {
+    let verdict = match (r.killers.is_empty(), r.target_hit()) {
+        (true, _) => "SURVIVED",
+        (false, false) => "killed, but by none of its targets",
+        (false, true) => "killed",
+    };
+    let first: Vec<&str> = r.killers.iter().take(4).map(String::as_str).collect();
+    format!(
+        "{:<34} {verdict} ({} checks{}{})",
+        r.mutant.name,
+        r.killers.len(),
+        if first.is_empty() { "" } else { ": " },
+        first.join(", ")
+    )
+}
+
+/// The score lines.
+fn summary(rows: &[Row], all: &BTreeSet<String>) -> String {
+    let killed = rows.iter().filter(|r| r.target_hit()).count();
+    let killing: BTreeSet<&String> = rows.iter().flat_map(|r| r.killers.iter()).collect();
+    format!(
+        "score: {killed} of {} mutants killed by a targeted check ({:.0} %); {} of {} checks kill at least one mutant\n",
+        rows.len(),
+        100.0 * killed as f64 / rows.len().max(1) as f64,
+        killing.len(),
+        all.len()
+    )
+}
+
+/// The Markdown kill matrix: mutant → killing checks, then the checks no mutant killed.
+fn matrix(rows: &[Row], all: &BTreeSet<String>) -> String {
+    let mut s = String::from("# Kill matrix\n\n| mutant | entry point | killed by a target | killing checks |\n|---|---|---|---|\n");
+    for r in rows {
+        let ep = r
+            .mutant
+            .entry_point
+            .map_or("every one".into(), |e| e.to_string());
+        let list: Vec<&str> = r.killers.iter().map(String::as_str).collect();
+        let _ = writeln!(
+            s,
+            "| {} | {ep} | {} | {} |",
+            r.mutant.name,
+            if r.target_hit() { "yes" } else { "**no**" },
+            list.join(", ")
+        );
+    }
+    let killing: BTreeSet<&String> = rows.iter().flat_map(|r| r.killers.iter()).collect();
+    let _ = writeln!(s, "\n{}\n## Checks no mutant killed\n", summary(rows, all));
+    for c in all.iter().filter(|c| !killing.contains(c)) {
+        let _ = writeln!(s, "- {c}");
+    }
+    s
+}

@@ -1,0 +1,81 @@
+//! Staging: one directory per mutant, holding the forwarder, a link to the inner library and
+//! the file naming the mutant; and running the suite on one staged build.
+
+use crate::Args;
+use ompd_mutants::table::{Mutant, MUTANTS, QUICK};
+use ompd_mutants::{INNER_FILE, MUTANT_FILE};
+use ompd_report::Report;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The suite's plan for each mutant: every scenario, two arch variants that differ in both
+/// pointer width and byte order, the natural layout, no generated cases.
+const PLAN: &[&str] = &[
+    "--arch",
+    "lp64-le",
+    "--arch",
+    "ilp32-be",
+    "--layout",
+    "natural",
+    "--cases",
+    "0",
+    "--call-timeout",
+    "2",
+    "--no-expectations",
+    "--quiet",
+    "--format",
+    "json",
+];
+
+/// The mutants of this run: the quick subset, the ones named, or all.
+pub fn chosen(quick: bool, only: &[String]) -> Vec<&'static Mutant> {
+    MUTANTS
+        .iter()
+        .filter(|m| {
+            if !only.is_empty() {
+                only.iter().any(|n| n == m.name)
+            } else {
+                !quick || QUICK.contains(&m.name)
+            }
+        })
+        .collect()
+}
+
+/// Stages the build `name` (`None`: the clean baseline) and returns its library's path.
+fn stage(args: &Args, name: Option<&str>) -> Result<PathBuf, String> {
+    let dir = args.out.join(name.unwrap_or("clean"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let lib = dir.join("libompd.so");
+    std::fs::copy(&args.forwarder, &lib)
+        .map_err(|e| format!("cannot copy {}: {e}", args.forwarder.display()))?;
+    let inner = std::fs::canonicalize(&args.inner)
+        .map_err(|e| format!("no inner library {}: {e}", args.inner.display()))?;
+    std::os::unix::fs::symlink(inner, dir.join(INNER_FILE))
+        .map_err(|e| format!("cannot link the inner library: {e}"))?;
+    if let Some(n) = name {
+        std::fs::write(dir.join(MUTANT_FILE), n).map_err(|e| format!("cannot name {n}: {e}"))?;
+    }
+    Ok(lib)
+}
+
+/// Stages the build and runs the suite on it; returns its report.
+pub fn run_one(args: &Args, name: Option<&str>) -> Result<Report, String> {
+    let lib = stage(args, name)?;
+    let dir = lib.parent().unwrap_or(Path::new("."));
+    let report = dir.join("report.json");
+    let status = Command::new(&args.runner)
+        .arg("run")
+        .arg(&lib)
+        .args(PLAN)
+        .arg("--output")
+        .arg(&report)
+        .arg("--results-dir")
+        .arg(dir)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", args.runner.display()))?;
+    let text = std::fs::read(&report)
+        .map_err(|e| format!("{}: no report ({status}): {e}", name.unwrap_or("clean")))?;
+    serde_json::from_slice(&text).map_err(|e| format!("{}: bad report: {e}", report.display()))
+}

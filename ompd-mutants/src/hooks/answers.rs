@@ -1,0 +1,115 @@
+//! Deviations that answer in the routine's place, or change its arguments, before the call.
+
+use super::{alloc, free, generic::crash, Deviation as D, INITIALIZED};
+use crate::inner::routine;
+use ompd_abi::{entry, EntryPoint, Rc};
+use std::ffi::c_int;
+use std::sync::atomic::Ordering;
+
+/// A byte of this library's static data: what a foreign free frees.
+static FOREIGN: u8 = 0;
+
+/// The specific deviations' part before the call.
+pub(super) fn before(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
+    match d {
+        D::InitializeNullOk if w[1] == 0 => Some(Rc::OK),
+        D::InitializeAcceptsAny => {
+            w[0] = inner_api_version()? as u64;
+            None
+        }
+        D::FinalizeBeforeInitializeOk if !INITIALIZED.load(Ordering::Acquire) => Some(Rc::OK),
+        D::OmpVersionPrints => {
+            println!("mutant: ompd_get_omp_version called");
+            None
+        }
+        D::ProcessInitializeDeclines => Some(Rc::INCOMPATIBLE),
+        D::ThreadHandleIgnoresSize => Some(thread_handle_any_size(w)),
+        D::ThreadHandleIgnoresKind if w[1] > 3 => {
+            w[1] = 0;
+            None
+        }
+        D::ThreadHandleReadsFreshMemory => reads_fresh_memory(),
+        D::ThreadInParallelIgnoresIndex | D::TaskInParallelIgnoresIndex => {
+            w[1] = 0;
+            None
+        }
+        D::ThreadInParallelNoRangeCheck | D::TaskInParallelNoRangeCheck
+            if (w[1] as c_int) < 0 || (w[1] as c_int) >= 4 =>
+        {
+            w[1] = 0;
+            None
+        }
+        D::StateRefusesNullWaitId if w[2] == 0 => Some(Rc::BAD_INPUT),
+        D::StateCrashes => {
+            crash();
+            Some(Rc::ERROR)
+        }
+        D::ThreadHandleUnavailable
+        | D::CurrParallelUnavailable
+        | D::EnclosingParallelUnavailable
+        | D::TaskParallelUnavailable
+        | D::CurrTaskUnavailable
+        | D::GeneratingTaskUnavailable
+        | D::SchedulingTaskUnavailable
+        | D::DcvUnavailable
+        | D::DeviceFromThreadUnavailable => Some(Rc::UNAVAILABLE),
+        D::RelTaskLeaks | D::DcvRelLeaks => Some(Rc::OK),
+        D::RelParallelFreesForeign => {
+            free(std::ptr::addr_of!(FOREIGN) as *mut std::ffi::c_void);
+            None
+        }
+        D::TaskFrameHangs => loop {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+        },
+        _ => {
+            let _ = ep;
+            None
+        }
+    }
+}
+
+/// The inner library's API version.
+fn inner_api_version() -> Option<i64> {
+    let f = routine::<entry::GetApiVersion>(EntryPoint::GetApiVersion)?;
+    let mut v = 0i64;
+    // SAFETY: the inner routine, with a valid out-parameter.
+    (unsafe { f(&mut v) } == Rc::OK).then_some(v)
+}
+
+/// `ompd_get_thread_handle` trying every common id size until one is taken.
+fn thread_handle_any_size(w: &[u64]) -> Rc {
+    let Some(f) = routine::<entry::GetThreadHandle>(EntryPoint::GetThreadHandle) else {
+        return Rc::UNSUPPORTED;
+    };
+    let mut rc = Rc::BAD_INPUT;
+    for size in [w[2], 8, 4] {
+        // SAFETY: the tool's arguments, with another id size (the id buffer holds at least
+        // the size the tool gave; a larger read is the deviation being injected).
+        rc = unsafe {
+            f(
+                w[0] as usize as _,
+                w[1],
+                size,
+                w[3] as usize as _,
+                w[4] as usize as _,
+            )
+        };
+        if rc != Rc::BAD_INPUT {
+            break;
+        }
+    }
+    rc
+}
+
+/// Reads a byte of a fresh `alloc_memory` block and fails when it is not zero.
+fn reads_fresh_memory() -> Option<Rc> {
+    let p = alloc(8);
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: an 8-byte block the tool just allocated; reading it before writing is the
+    // deviation being injected.
+    let first = unsafe { std::ptr::read_volatile(p as *const u8) };
+    free(p);
+    (first != 0).then_some(Rc::ERROR)
+}

@@ -1,0 +1,103 @@
+//! What each deviation does to a call: [`before`] may answer in the routine's place or change
+//! its arguments; [`after`] may change what the inner routine answered. Only the mutant this
+//! build was staged as acts, and only on its entry point (or on every one, for the generic
+//! deviations).
+
+mod answers;
+mod generic;
+mod values;
+
+use crate::inner;
+use crate::table::Deviation;
+use ompd_abi::{Callbacks, EntryPoint, Rc};
+use std::ffi::c_char;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::sync::OnceLock;
+
+/// The callback table the tool gave `ompd_initialize` (null before).
+static TOOL: AtomicPtr<Callbacks> = AtomicPtr::new(std::ptr::null_mut());
+/// True between a successful `ompd_initialize` and `ompd_finalize`.
+static INITIALIZED: AtomicBool = AtomicBool::new(false);
+
+/// The tool's callback table, once `ompd_initialize` received one.
+fn tool() -> Option<&'static Callbacks> {
+    // SAFETY: the tool's table outlives the library's use of it (OMPD-CB-001: it stays valid
+    // until ompd_finalize); the pointer was non-null when stored.
+    unsafe { TOOL.load(Ordering::Acquire).as_ref() }
+}
+
+/// The deviation of this build when it applies to a call of `ep`.
+fn active(ep: EntryPoint) -> Option<Deviation> {
+    let m = inner::mutant()?;
+    match m.entry_point {
+        Some(e) if e != ep => None,
+        _ => Some(m.deviation),
+    }
+}
+
+/// Runs before the inner routine: `Some(rc)` answers in its place.
+pub(crate) fn before(ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
+    if ep == EntryPoint::Initialize && w.get(1).is_some_and(|p| *p != 0) {
+        TOOL.store(w[1] as usize as *mut Callbacks, Ordering::Release);
+    }
+    let d = active(ep)?;
+    generic::before(d, ep, w).or_else(|| answers::before(d, ep, w))
+}
+
+/// Runs after the inner routine answered `rc`; returns the answer the tool sees.
+pub(crate) fn after(ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
+    match ep {
+        EntryPoint::Initialize if rc == Rc::OK => INITIALIZED.store(true, Ordering::Release),
+        EntryPoint::Finalize if rc == Rc::OK => INITIALIZED.store(false, Ordering::Release),
+        _ => {}
+    }
+    if ep == EntryPoint::GetVersionString && rc == Rc::OK {
+        own_version_string(w[0]);
+    }
+    match active(ep) {
+        Some(d) => values::after(d, ep, w, rc),
+        None => rc,
+    }
+}
+
+/// Copies the inner library's version string into this library's static data, where a tool
+/// expects a library's version string (the inner one lives in the inner library's file).
+fn own_version_string(out: u64) {
+    static TEXT: OnceLock<[u8; 512]> = OnceLock::new();
+    // SAFETY: the tool's out-parameter, written by the inner routine on ok.
+    let Some(s) = (unsafe { (out as usize as *mut *const c_char).as_mut() }) else {
+        return;
+    };
+    if s.is_null() {
+        return;
+    }
+    let text = TEXT.get_or_init(|| {
+        let mut buf = [0u8; 512];
+        // SAFETY: the inner library's NUL-terminated static version string.
+        let src = unsafe { std::ffi::CStr::from_ptr(*s) }.to_bytes();
+        let n = src.len().min(buf.len() - 1);
+        buf[..n].copy_from_slice(&src[..n]);
+        buf
+    });
+    *s = text.as_ptr().cast();
+}
+
+/// Allocates `n` bytes through the tool's `alloc_memory` (null when it cannot).
+fn alloc(n: u64) -> *mut std::ffi::c_void {
+    let mut p = std::ptr::null_mut();
+    if let Some(f) = tool().and_then(|t| t.alloc_memory) {
+        // SAFETY: the tool's callback, called as OMPD specifies.
+        if unsafe { f(n, &mut p) } != Rc::OK {
+            return std::ptr::null_mut();
+        }
+    }
+    p
+}
+
+/// Frees `p` through the tool's `free_memory`.
+fn free(p: *mut std::ffi::c_void) {
+    if let Some(f) = tool().and_then(|t| t.free_memory) {
+        // SAFETY: the tool's callback; a wrong pointer is the deviation being injected.
+        unsafe { f(p) };
+    }
+}

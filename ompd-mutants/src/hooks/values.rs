@@ -1,0 +1,141 @@
+//! Deviations that change what the inner routine answered.
+
+use super::{alloc, free, Deviation as D};
+use crate::inner::routine;
+use ompd_abi::{entry, Address, EntryPoint, FrameInfo, Rc, Scope};
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A static string, where the specification wants an `alloc_memory` block.
+static STATIC_TEXT: &[u8] = b"mutant\0";
+/// The first `ompd_get_omp_version_string` block, handed out again on later calls.
+static SHARED: AtomicU64 = AtomicU64::new(0);
+/// Calls of `ompd_get_api_version` so far.
+static CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// The out-parameter at word `i`, typed.
+fn out<T>(w: &[u64], i: usize) -> Option<&'static mut T> {
+    // SAFETY: word `i` is an out-parameter of type `*mut T` the tool passed and the inner
+    // routine wrote on ok (callers act on ok answers only); null gives None.
+    unsafe { (w.get(i).copied().unwrap_or(0) as usize as *mut T).as_mut() }
+}
+
+/// The specific deviations' part after the call.
+pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
+    if rc != Rc::OK {
+        if d == D::TaskFunctionLeaksOnFailure {
+            alloc(32);
+        }
+        return retried(d, ep, w).unwrap_or(rc);
+    }
+    match d {
+        D::ApiVersionUnknown => set(out::<i64>(w, 0), |v| *v = 201800),
+        D::ApiVersionFlips if CALLS.fetch_add(1, Ordering::Relaxed) % 2 == 1 => {
+            set(out::<i64>(w, 0), |v| *v = 201811)
+        }
+        D::VersionStringHeap => {
+            let heap = Box::leak(Box::new(*b"mutant version\0"));
+            set(out::<*const c_char>(w, 0), |s| *s = heap.as_ptr().cast())
+        }
+        D::OmpVersionOff => set(out::<i64>(w, 1), |v| *v += 1),
+        D::IcvValueOff => set(out::<i64>(w, 3), |v| *v += 1),
+        D::OmpVersionStringStatic | D::IcvStringStatic => {
+            let i = if ep == EntryPoint::GetOmpVersionString {
+                1
+            } else {
+                3
+            };
+            set(out::<*const c_char>(w, i), |s| {
+                free(*s as *mut c_void);
+                *s = STATIC_TEXT.as_ptr().cast();
+            })
+        }
+        D::OmpVersionStringShared => set(out::<*const c_char>(w, 1), |s| {
+            match SHARED.compare_exchange(0, *s as u64, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => {}
+                Err(first) => {
+                    free(*s as *mut c_void);
+                    *s = first as usize as *const c_char;
+                }
+            }
+        }),
+        D::RelAddressSpaceNotOk | D::RelThreadNotOk => Rc::ERROR,
+        D::ThreadHandleLeaks => {
+            alloc(16);
+            rc
+        }
+        D::ThreadIdOff if w[2] > 0 => set(out::<u8>(w, 3), |b| *b = b.wrapping_add(1)),
+        D::ThreadCompareZero | D::ParallelCompareZero | D::TaskCompareZero => {
+            set(out::<c_int>(w, 2), |c| *c = 0)
+        }
+        D::ThreadCompareAsymmetric | D::ParallelCompareAsymmetric | D::TaskCompareAsymmetric => {
+            set(out::<c_int>(w, 2), |c| *c = c_int::from(*c != 0))
+        }
+        D::StateOff => set(out::<i64>(w, 1), |s| *s += 1),
+        D::TaskFunctionOff => set(out::<Address>(w, 1), |a| a.address += 1),
+        D::TaskFrameSwapped => match (out::<FrameInfo>(w, 1), out::<FrameInfo>(w, 2)) {
+            (Some(x), Some(e)) => {
+                std::mem::swap(x, e);
+                rc
+            }
+            _ => rc,
+        },
+        D::TaskFrameFlagsCleared => {
+            set(out::<FrameInfo>(w, 1), |f| f.frame_flag = 0);
+            set(out::<FrameInfo>(w, 2), |f| f.frame_flag = 0)
+        }
+        D::StatesSkipOne => skip_a_state(w),
+        D::IcvScopeOff => set(out::<Scope>(w, 4), |s| s.0 += 1),
+        D::ToolDataValueOff => set(out::<i64>(w, 2), |v| *v += 1),
+        D::ToolDataPtrOff => set(out::<Address>(w, 3), |a| a.address += 8),
+        D::DeviceKindsEmpty => set(out::<c_int>(w, 3), |n| *n = 0),
+        _ => rc,
+    }
+}
+
+/// Applies `f` to the out-parameter when there is one; the answer stays ok.
+fn set<T>(p: Option<&mut T>, f: impl FnOnce(&mut T)) -> Rc {
+    if let Some(p) = p {
+        f(p);
+    }
+    Rc::OK
+}
+
+/// The deviations that turn a refusal into an answer: the first state or ICV for an unknown
+/// current one.
+fn retried(d: D, ep: EntryPoint, w: &[u64]) -> Option<Rc> {
+    match d {
+        D::StatesAcceptUnknown if ep == EntryPoint::EnumerateStates => {
+            let f = routine::<entry::EnumerateStates>(ep)?;
+            // SAFETY: the tool's arguments with the first state (ompt_state_undefined).
+            Some(unsafe { f(p(w[0]), 0x102, p(w[2]), p(w[3]), p(w[4])) })
+        }
+        D::IcvsAcceptUnknown if ep == EntryPoint::EnumerateIcvs => {
+            let f = routine::<entry::EnumerateIcvs>(ep)?;
+            // SAFETY: the tool's arguments with the first ICV (ompd_icv_undefined).
+            Some(unsafe { f(p(w[0]), 0, p(w[2]), p(w[3]), p(w[4]), p(w[5])) })
+        }
+        _ => None,
+    }
+}
+
+/// Enumerates one state further than asked: the state after the next one is reported.
+fn skip_a_state(w: &[u64]) -> Rc {
+    let Some(f) = routine::<entry::EnumerateStates>(EntryPoint::EnumerateStates) else {
+        return Rc::OK;
+    };
+    let (Some(next), Some(name)) = (out::<i64>(w, 2), out::<*const c_char>(w, 3)) else {
+        return Rc::OK;
+    };
+    if out::<i64>(w, 4).is_some_and(|more| *more == 0) {
+        return Rc::OK;
+    }
+    free(*name as *mut c_void);
+    // SAFETY: the tool's arguments, with the next state as the current one.
+    unsafe { f(p(w[0]), *next, p(w[2]), p(w[3]), p(w[4])) }
+}
+
+/// A word back as a pointer.
+fn p<T>(w: u64) -> *mut T {
+    w as usize as *mut T
+}

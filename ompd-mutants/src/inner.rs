@@ -1,0 +1,66 @@
+//! The inner library (the correct one the forwarder wraps) and this build's mutant, both found
+//! in the forwarder's own directory: `libompd_inner.so` and a file `mutant` holding the name
+//! (no environment variable: workers may run with a scrubbed environment).
+
+use crate::table::{self, Mutant};
+use ompd_abi::EntryPoint;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// The inner library's file name, beside the forwarder.
+pub const INNER_FILE: &str = "libompd_inner.so";
+/// The file naming the mutant, beside the forwarder.
+pub const MUTANT_FILE: &str = "mutant";
+
+/// The forwarder's own directory, by `dladdr` on one of its functions.
+fn own_directory() -> Option<PathBuf> {
+    let mut info = std::mem::MaybeUninit::<nix::libc::Dl_info>::zeroed();
+    let addr = own_directory as *const () as *const nix::libc::c_void;
+    // SAFETY: dladdr writes `info` and reads nothing else; the address is this function's.
+    let found = unsafe { nix::libc::dladdr(addr, info.as_mut_ptr()) };
+    if found == 0 {
+        return None;
+    }
+    // SAFETY: dladdr succeeded, so `info` is written.
+    let info = unsafe { info.assume_init() };
+    if info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: dli_fname is a NUL-terminated path owned by the dynamic loader.
+    let name = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
+    let path = PathBuf::from(std::ffi::OsStr::new(
+        std::str::from_utf8(name.to_bytes()).ok()?,
+    ));
+    path.parent().map(PathBuf::from)
+}
+
+/// This build's mutant (`None`: the clean forwarding baseline, or no readable name).
+pub(crate) fn mutant() -> Option<&'static Mutant> {
+    static M: OnceLock<Option<&'static Mutant>> = OnceLock::new();
+    *M.get_or_init(|| {
+        let text = std::fs::read_to_string(own_directory()?.join(MUTANT_FILE)).ok()?;
+        table::find(text.trim())
+    })
+}
+
+/// The inner library, loaded once (`None` when it cannot be).
+fn library() -> Option<&'static libloading::Library> {
+    static L: OnceLock<Option<libloading::Library>> = OnceLock::new();
+    L.get_or_init(|| {
+        let path = own_directory()?.join(INNER_FILE);
+        // SAFETY: the inner library is an OMPD library the kit staged; loading runs its
+        // initializers, as loading it directly would.
+        unsafe { libloading::Library::new(path) }.ok()
+    })
+    .as_ref()
+}
+
+/// The inner library's routine `e`, as the function-pointer type `F` of `ompd_abi::entry`.
+pub(crate) fn routine<F: Copy>(e: EntryPoint) -> Option<F> {
+    let lib = library()?;
+    // SAFETY: `F` is the entry's type in `ompd_abi::entry` (the export macro pairs them); the
+    // library stays loaded for the process's life.
+    unsafe { lib.get::<F>(e.name().as_bytes()) }
+        .ok()
+        .map(|s| *s)
+}

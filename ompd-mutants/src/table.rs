@@ -1,0 +1,278 @@
+//! The mutants: one row per deliberately broken build, naming the deviation it injects, the
+//! entry point that carries it and the checks that must catch it. The forwarder reads its row
+//! by name; the kit stages one copy of the forwarder per row and judges the kill.
+
+use ompd_abi::EntryPoint as E;
+
+/// One deviation from the specification, injected around a correct inner library.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Deviation {
+    /// `ompd_get_api_version` reports 201800, no OpenMP API version.
+    ApiVersionUnknown,
+    /// `ompd_get_api_version` alternates between two values.
+    ApiVersionFlips,
+    /// `ompd_get_version_string` returns a string in the C heap, not in static memory.
+    VersionStringHeap,
+    /// `ompd_initialize` accepts any API version (it passes the inner library its own).
+    InitializeAcceptsAny,
+    /// `ompd_initialize` answers ok to a NULL callback table.
+    InitializeNullOk,
+    /// `ompd_finalize` answers ok before any `ompd_initialize`.
+    FinalizeBeforeInitializeOk,
+    /// `ompd_get_omp_version` answers one more than the runtime's version.
+    OmpVersionOff,
+    /// `ompd_get_omp_version` prints a line on stdout.
+    OmpVersionPrints,
+    /// `ompd_get_omp_version_string` returns a static string, not an `alloc_memory` block.
+    OmpVersionStringStatic,
+    /// `ompd_get_omp_version_string` returns the same block on every call.
+    OmpVersionStringShared,
+    /// `ompd_process_initialize` declines every target.
+    ProcessInitializeDeclines,
+    /// `ompd_rel_address_space_handle` answers an error code.
+    RelAddressSpaceNotOk,
+    /// `ompd_get_thread_handle` answers unavailable for every thread.
+    ThreadHandleUnavailable,
+    /// `ompd_get_thread_handle` ignores the id size it is given.
+    ThreadHandleIgnoresSize,
+    /// `ompd_get_thread_handle` takes an unknown id kind for a pthread id.
+    ThreadHandleIgnoresKind,
+    /// `ompd_get_thread_handle` allocates a block it never frees.
+    ThreadHandleLeaks,
+    /// `ompd_get_thread_handle` answers depending on the contents of fresh `alloc_memory`.
+    ThreadHandleReadsFreshMemory,
+    /// `ompd_get_thread_id` writes an id one off.
+    ThreadIdOff,
+    /// `ompd_thread_handle_compare` answers 0 for every pair.
+    ThreadCompareZero,
+    /// `ompd_thread_handle_compare` answers 1 for every pair of distinct handles, both ways.
+    ThreadCompareAsymmetric,
+    /// `ompd_rel_thread_handle` answers an error code (after releasing).
+    RelThreadNotOk,
+    /// `ompd_get_thread_in_parallel` ignores `thread_num` (takes 0).
+    ThreadInParallelIgnoresIndex,
+    /// `ompd_get_thread_in_parallel` takes an out-of-range index for 0.
+    ThreadInParallelNoRangeCheck,
+    /// `ompd_get_state` answers the next state.
+    StateOff,
+    /// `ompd_get_state` refuses a NULL `wait_id`.
+    StateRefusesNullWaitId,
+    /// `ompd_get_state` crashes (SIGSEGV).
+    StateCrashes,
+    /// `ompd_get_curr_parallel_handle` answers unavailable.
+    CurrParallelUnavailable,
+    /// `ompd_get_enclosing_parallel_handle` answers unavailable.
+    EnclosingParallelUnavailable,
+    /// `ompd_get_task_parallel_handle` answers unavailable.
+    TaskParallelUnavailable,
+    /// `ompd_parallel_handle_compare` answers 0 for every pair.
+    ParallelCompareZero,
+    /// `ompd_parallel_handle_compare` answers 1 for every pair of distinct handles.
+    ParallelCompareAsymmetric,
+    /// `ompd_rel_parallel_handle` frees a block the tool never allocated.
+    RelParallelFreesForeign,
+    /// `ompd_get_curr_task_handle` answers unavailable.
+    CurrTaskUnavailable,
+    /// `ompd_get_generating_task_handle` answers unavailable.
+    GeneratingTaskUnavailable,
+    /// `ompd_get_scheduling_task_handle` answers unavailable.
+    SchedulingTaskUnavailable,
+    /// `ompd_get_task_in_parallel` ignores `thread_num` (takes 0).
+    TaskInParallelIgnoresIndex,
+    /// `ompd_get_task_in_parallel` takes an out-of-range index for 0.
+    TaskInParallelNoRangeCheck,
+    /// `ompd_task_handle_compare` answers 0 for every pair.
+    TaskCompareZero,
+    /// `ompd_task_handle_compare` answers 1 for every pair of distinct handles.
+    TaskCompareAsymmetric,
+    /// `ompd_rel_task_handle` answers ok without releasing.
+    RelTaskLeaks,
+    /// `ompd_get_task_function` answers an address one off.
+    TaskFunctionOff,
+    /// `ompd_get_task_function` leaks a block when it fails.
+    TaskFunctionLeaksOnFailure,
+    /// `ompd_get_task_frame` swaps the exit and enter frames.
+    TaskFrameSwapped,
+    /// `ompd_get_task_frame` clears the frame flags.
+    TaskFrameFlagsCleared,
+    /// `ompd_get_task_frame` never returns.
+    TaskFrameHangs,
+    /// `ompd_enumerate_states` skips a state.
+    StatesSkipOne,
+    /// `ompd_enumerate_states` answers ok for an unknown current state.
+    StatesAcceptUnknown,
+    /// `ompd_get_display_control_vars` answers unavailable.
+    DcvUnavailable,
+    /// `ompd_rel_display_control_vars` answers ok without releasing.
+    DcvRelLeaks,
+    /// `ompd_enumerate_icvs` reports the next scope for every ICV.
+    IcvScopeOff,
+    /// `ompd_enumerate_icvs` answers ok for an unknown current ICV.
+    IcvsAcceptUnknown,
+    /// `ompd_get_icv_from_scope` answers one more than the value.
+    IcvValueOff,
+    /// `ompd_get_icv_string_from_scope` returns a static string.
+    IcvStringStatic,
+    /// `ompd_get_tool_data` answers a value one off.
+    ToolDataValueOff,
+    /// `ompd_get_tool_data` answers a pointer 8 bytes off.
+    ToolDataPtrOff,
+    /// `ompd_get_device_thread_id_kinds` answers an empty list.
+    DeviceKindsEmpty,
+    /// `ompd_get_device_from_thread` answers unavailable.
+    DeviceFromThreadUnavailable,
+    /// Every routine answers ok, writing nothing, when an out-parameter is NULL.
+    NullOutputOk,
+    /// Every routine dereferences a NULL handle argument.
+    NullHandleCrashes,
+    /// A failed `read_memory`/`read_string` is taken for a zero-filled success.
+    ReadFaultIgnored,
+    /// A failed `symbol_addr_lookup` is taken for address 0.
+    SymbolFaultIgnored,
+    /// A failed `device_to_host` is taken for a plain copy.
+    ConversionFaultIgnored,
+    /// A failed `alloc_memory` is replaced by the C heap.
+    AllocFaultIgnored,
+}
+
+/// One mutant: a staged build of the forwarder with one deviation.
+#[derive(Clone, Copy, Debug)]
+pub struct Mutant {
+    /// Its name (the staged directory, and what the forwarder reads to know itself).
+    pub name: &'static str,
+    /// The entry point carrying the deviation (`None`: every one of them, or the callbacks).
+    pub entry_point: Option<E>,
+    /// The deviation.
+    pub deviation: Deviation,
+    /// The checks that must catch it: ids, or a prefix ending in `*`; at least one must kill.
+    pub targets: &'static [&'static str],
+}
+
+macro_rules! mutants {
+    ($($name:literal $ep:expr, $dev:ident => [$($t:literal),+ $(,)?];)*) => {
+        /// Every mutant, in kill-matrix order.
+        pub static MUTANTS: &[Mutant] = &[$(Mutant {
+            name: $name,
+            entry_point: $ep,
+            deviation: Deviation::$dev,
+            targets: &[$($t),+],
+        },)*];
+    };
+}
+
+mutants! {
+    "api_version_unknown" Some(E::GetApiVersion), ApiVersionUnknown => ["lib.api_version.known_value"];
+    "api_version_flips" Some(E::GetApiVersion), ApiVersionFlips => ["lib.api_version.stable"];
+    "version_string_heap" Some(E::GetVersionString), VersionStringHeap => ["lib.version_string.static_library_memory"];
+    "initialize_accepts_any" Some(E::Initialize), InitializeAcceptsAny => ["lib.initialize.unsupported_version"];
+    "initialize_null_ok" Some(E::Initialize), InitializeNullOk => ["lib.initialize.null_callbacks"];
+    "finalize_before_initialize_ok" Some(E::Finalize), FinalizeBeforeInitializeOk => ["lib.finalize.before_initialize"];
+    "omp_version_off" Some(E::GetOmpVersion), OmpVersionOff => ["aspace.omp_version.matches_model"];
+    "omp_version_prints" Some(E::GetOmpVersion), OmpVersionPrints => ["callbacks.contract.no_direct_output"];
+    "omp_version_string_static" Some(E::GetOmpVersionString), OmpVersionStringStatic => ["aspace.omp_version_string.tool_owned"];
+    "omp_version_string_shared" Some(E::GetOmpVersionString), OmpVersionStringShared => ["own.strings.fresh_block_per_call"];
+    "process_initialize_declines" Some(E::ProcessInitialize), ProcessInitializeDeclines => ["aspace.process_initialize.compatible_target"];
+    "rel_address_space_not_ok" Some(E::RelAddressSpaceHandle), RelAddressSpaceNotOk => ["aspace.release.ok"];
+    "thread_handle_unavailable" Some(E::GetThreadHandle), ThreadHandleUnavailable => ["thread.handle.by_pthread_id"];
+    "thread_handle_ignores_size" Some(E::GetThreadHandle), ThreadHandleIgnoresSize => ["thread.handle.wrong_id_size"];
+    "thread_handle_ignores_kind" Some(E::GetThreadHandle), ThreadHandleIgnoresKind => ["thread.handle.unknown_kind"];
+    "thread_handle_leaks" Some(E::GetThreadHandle), ThreadHandleLeaks => ["own.handles.released_without_leak", "callbacks.contract.no_violations"];
+    "thread_handle_reads_fresh_memory" Some(E::GetThreadHandle), ThreadHandleReadsFreshMemory => ["own.allocator.answers_independent_of_fill"];
+    "thread_id_off" Some(E::GetThreadId), ThreadIdOff => ["thread.id.round_trip"];
+    "thread_compare_zero" Some(E::ThreadHandleCompare), ThreadCompareZero => ["compare.thread.entity_identity"];
+    "thread_compare_asymmetric" Some(E::ThreadHandleCompare), ThreadCompareAsymmetric => ["compare.thread.antisymmetric"];
+    "rel_thread_not_ok" Some(E::RelThreadHandle), RelThreadNotOk => ["own.handles.release_ok"];
+    "thread_in_parallel_ignores_index" Some(E::GetThreadInParallel), ThreadInParallelIgnoresIndex => ["parallel.thread_in_parallel.every_index"];
+    "thread_in_parallel_no_range_check" Some(E::GetThreadInParallel), ThreadInParallelNoRangeCheck => ["parallel.thread_in_parallel.out_of_range"];
+    "state_off" Some(E::GetState), StateOff => ["state.get.matches_model"];
+    "state_refuses_null_wait_id" Some(E::GetState), StateRefusesNullWaitId => ["state.get.null_wait_id"];
+    "state_crashes" Some(E::GetState), StateCrashes => ["state.get.matches_model"];
+    "curr_parallel_unavailable" Some(E::GetCurrParallelHandle), CurrParallelUnavailable => ["parallel.curr.team_size_matches_model"];
+    "enclosing_parallel_unavailable" Some(E::GetEnclosingParallelHandle), EnclosingParallelUnavailable => ["parallel.enclosing.levels_match_model"];
+    "task_parallel_unavailable" Some(E::GetTaskParallelHandle), TaskParallelUnavailable => ["task.parallel.of_implicit_task"];
+    "parallel_compare_zero" Some(E::ParallelHandleCompare), ParallelCompareZero => ["compare.parallel.entity_identity"];
+    "parallel_compare_asymmetric" Some(E::ParallelHandleCompare), ParallelCompareAsymmetric => ["compare.parallel.antisymmetric"];
+    "rel_parallel_frees_foreign" Some(E::RelParallelHandle), RelParallelFreesForeign => ["callbacks.contract.no_violations"];
+    "curr_task_unavailable" Some(E::GetCurrTaskHandle), CurrTaskUnavailable => ["task.curr.kind_matches_model"];
+    "generating_task_unavailable" Some(E::GetGeneratingTaskHandle), GeneratingTaskUnavailable => ["task.generating.chain_matches_model"];
+    "scheduling_task_unavailable" Some(E::GetSchedulingTaskHandle), SchedulingTaskUnavailable => ["task.scheduling.chain_matches_model"];
+    "task_in_parallel_ignores_index" Some(E::GetTaskInParallel), TaskInParallelIgnoresIndex => ["task.in_parallel.every_index"];
+    "task_in_parallel_no_range_check" Some(E::GetTaskInParallel), TaskInParallelNoRangeCheck => ["task.in_parallel.out_of_range"];
+    "task_compare_zero" Some(E::TaskHandleCompare), TaskCompareZero => ["compare.task.entity_identity"];
+    "task_compare_asymmetric" Some(E::TaskHandleCompare), TaskCompareAsymmetric => ["compare.task.antisymmetric"];
+    "rel_task_leaks" Some(E::RelTaskHandle), RelTaskLeaks => ["own.handles.released_without_leak"];
+    "task_function_off" Some(E::GetTaskFunction), TaskFunctionOff => ["task.function.matches_model"];
+    "task_function_leaks_on_failure" Some(E::GetTaskFunction), TaskFunctionLeaksOnFailure => ["own.failed_calls.no_leak", "corrupt.*"];
+    "task_frame_swapped" Some(E::GetTaskFrame), TaskFrameSwapped => ["task.frame.matches_model"];
+    "task_frame_flags_cleared" Some(E::GetTaskFrame), TaskFrameFlagsCleared => ["task.frame.flags_valid"];
+    "task_frame_hangs" Some(E::GetTaskFrame), TaskFrameHangs => ["task.frame.matches_model"];
+    "states_skip_one" Some(E::EnumerateStates), StatesSkipOne => ["state.enumerate.well_formed", "state.enumerate.standard_names"];
+    "states_accept_unknown" Some(E::EnumerateStates), StatesAcceptUnknown => ["state.enumerate.unknown_current"];
+    "dcv_unavailable" Some(E::GetDisplayControlVars), DcvUnavailable => ["dcv.get.well_formed"];
+    "dcv_rel_leaks" Some(E::RelDisplayControlVars), DcvRelLeaks => ["dcv.rel.releases_everything"];
+    "icv_scope_off" Some(E::EnumerateIcvs), IcvScopeOff => ["icv.enumerate.well_formed", "icv.scope.every_pair_answerable"];
+    "icvs_accept_unknown" Some(E::EnumerateIcvs), IcvsAcceptUnknown => ["icv.enumerate.unknown_current"];
+    "icv_value_off" Some(E::GetIcvFromScope), IcvValueOff => ["icv.value.*"];
+    "icv_string_static" Some(E::GetIcvStringFromScope), IcvStringStatic => ["icv.string.*", "callbacks.contract.no_violations"];
+    "tool_data_value_off" Some(E::GetToolData), ToolDataValueOff => ["tool_data.*"];
+    "tool_data_ptr_off" Some(E::GetToolData), ToolDataPtrOff => ["tool_data.*"];
+    "device_kinds_empty" Some(E::GetDeviceThreadIdKinds), DeviceKindsEmpty => ["device.thread_id_kinds.well_formed"];
+    "device_from_thread_unavailable" Some(E::GetDeviceFromThread), DeviceFromThreadUnavailable => ["device.from_thread.identity"];
+    "null_output_ok" None, NullOutputOk => ["null.*"];
+    "null_handle_crashes" None, NullHandleCrashes => ["null.*"];
+    "read_fault_ignored" None, ReadFaultIgnored => ["fault.*"];
+    "symbol_fault_ignored" None, SymbolFaultIgnored => ["fault.*"];
+    "conversion_fault_ignored" None, ConversionFaultIgnored => ["fault.*"];
+    "alloc_fault_ignored" None, AllocFaultIgnored => ["fault.*"];
+}
+
+/// The fast subset CI runs (`cargo xtask mutants --quick`): one mutant of each kind of
+/// deviation (a wrong value, code, order, ownership, output, hang, crash, and a generic one).
+pub const QUICK: &[&str] = &[
+    "api_version_unknown",
+    "omp_version_off",
+    "omp_version_prints",
+    "omp_version_string_static",
+    "thread_compare_asymmetric",
+    "rel_thread_not_ok",
+    "curr_task_unavailable",
+    "task_frame_swapped",
+    "task_frame_hangs",
+    "state_crashes",
+    "null_output_ok",
+    "read_fault_ignored",
+];
+
+/// The mutant called `name`.
+pub fn find(name: &str) -> Option<&'static Mutant> {
+    MUTANTS.iter().find(|m| m.name == name)
+}
+
+/// True when `check` is one of `m`'s targets (an id, or a prefix ending in `*`).
+pub fn targets(m: &Mutant, check: &str) -> bool {
+    m.targets.iter().any(|t| match t.strip_suffix('*') {
+        Some(prefix) => check.starts_with(prefix),
+        None => check == *t,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_deviations_used_once() {
+        for (i, m) in MUTANTS.iter().enumerate() {
+            for n in &MUTANTS[i + 1..] {
+                assert_ne!(m.name, n.name);
+                assert_ne!(m.deviation, n.deviation, "{}", m.name);
+            }
+        }
+        assert!(find("thread_id_off").is_some());
+        assert!(QUICK.iter().all(|n| find(n).is_some()));
+        assert!(targets(
+            find("null_output_ok").unwrap(),
+            "null.get_state.state"
+        ));
+    }
+}

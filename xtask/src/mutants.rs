@@ -1,0 +1,56 @@
+//! `cargo xtask mutants`: the mutation kit. Builds the runner, the reference library (the
+//! default inner library: it passes every check, so every check can show a kill) and the
+//! forwarder, then runs the kit's driver (`ompd-mutants`), which stages one forwarder per
+//! mutant, runs the suite on each and prints the kill matrix and the score.
+
+use super::{cargo, run, target_dir};
+use std::process::Command;
+
+/// `cargo xtask mutants [--base SO] [--quick] [--only NAME]..`; the exit code is the driver's
+/// (0 only when every mutant run is killed by a check it targets).
+pub fn mutants(args: &[String]) -> i32 {
+    // Two builds: a `--bin` filter would apply to every package named with it.
+    let mut runner = cargo();
+    runner.args([
+        "build",
+        "--quiet",
+        "-p",
+        "ompd-conform",
+        "--bin",
+        "ompd-conform",
+    ]);
+    let mut kit = cargo();
+    kit.args(["build", "--quiet"]);
+    for p in ["ompd-reference-52", "ompd-mutants", "ompd-mutants-kit"] {
+        kit.args(["-p", p]);
+    }
+    for code in [run(runner), run(kit)] {
+        if code != 0 {
+            return code;
+        }
+    }
+    let debug = target_dir().join("debug");
+    let mut base = debug.join("libompd_reference_52.so");
+    let mut rest = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match (a.as_str(), it.clone().next()) {
+            ("--base", Some(path)) => {
+                base = path.into();
+                it.next();
+            }
+            _ => rest.push(a.clone()),
+        }
+    }
+    let mut kit = Command::new(debug.join("ompd-mutants"));
+    kit.arg("--runner")
+        .arg(debug.join("ompd-conform"))
+        .arg("--forwarder")
+        .arg(debug.join("libompd_mutants.so"))
+        .arg("--inner")
+        .arg(base)
+        .arg("--out")
+        .arg(target_dir().join("ompd-mutants"))
+        .args(rest);
+    run(kit)
+}
