@@ -71,17 +71,6 @@ pub static QUERIES: &[Check] = &[
         ..Check::TARGET
     },
     Check {
-        id: "lib.version_queries.no_callbacks",
-        requirements: &["OMPD-CB-002", "OMPD-INIT-001", "OMPD-INIT-010"],
-        summary: "the version queries invoke no callback (no table exists yet)",
-        severity: Severity::Must,
-        entry_points: &[EntryPoint::GetApiVersion, EntryPoint::GetVersionString],
-        stage: Stage::Library,
-        real: None,
-        run: Run::Worker(version_queries_no_callbacks),
-        ..Check::TARGET
-    },
-    Check {
         id: "lib.finalize.before_initialize",
         requirements: &["OMPD-INIT-031"],
         summary: "ompd_finalize before any ompd_initialize returns ompd_rc_unsupported (6.0 states it; earlier text is silent)",
@@ -127,6 +116,17 @@ pub static INITIALIZE: &[Check] = &[
         stage: Stage::Library,
         real: None,
         run: Run::Worker(initialize_supported),
+        ..Check::TARGET
+    },
+    Check {
+        id: "lib.version_queries.no_callbacks",
+        requirements: &["OMPD-CB-002", "OMPD-INIT-001", "OMPD-INIT-010"],
+        summary: "the version queries invoke no callback, also once the library holds a callback table (after a successful ompd_initialize)",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetApiVersion, EntryPoint::GetVersionString],
+        stage: Stage::Library,
+        real: None,
+        run: Run::Worker(version_queries_no_callbacks),
         ..Check::TARGET
     },
     Check {
@@ -256,6 +256,7 @@ fn version_string_static(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
+/// Runs after `lib.initialize.supported_version`: a library that holds a table could call it.
 fn version_queries_no_callbacks(ctx: &mut Ctx, _: &str) -> Verdict {
     let mut j = Judge::new(ctx, "no callback invoked");
     let mark = callbacks::ledger().mark();
