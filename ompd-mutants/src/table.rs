@@ -133,6 +133,44 @@ pub enum Deviation {
     ConversionFaultIgnored,
     /// A failed `alloc_memory` is replaced by the C heap.
     AllocFaultIgnored,
+    /// Every inquiry first looks up a symbol and answers bad_input when that fails.
+    SymbolFailureMiscoded,
+    /// Every inquiry first reads the target and answers bad_input when that fails.
+    ReadFailureMiscoded,
+    /// Every inquiry first converts a word and answers bad_input when that fails.
+    ConversionFailureMiscoded,
+    /// Every inquiry first allocates a block and answers bad_input when that fails.
+    AllocFailureMiscoded,
+    /// Every inquiry first looks up a thread context and answers bad_input when that fails.
+    ThreadContextFailureMiscoded,
+    /// Every routine answers ok, doing nothing, when an input pointer is NULL.
+    NullInputOk,
+    /// `ompd_device_initialize` answers an error code for a device the target lacks.
+    DeviceInitializeMiscoded,
+    /// `ompd_process_initialize` looks up a symbol the runtime lacks and declines with error.
+    ProcessInitializeDeclinesMiscoded,
+    /// `ompd_get_display_control_vars` changes a value.
+    DcvValueChanged,
+    /// `ompd_get_display_control_vars` changes a name.
+    DcvNameChanged,
+    /// `ompd_get_display_control_vars` puts a static string in the vector.
+    DcvStaticEntry,
+    /// `ompd_enumerate_icvs` misspells an ICV name.
+    IcvNameChanged,
+    /// `ompd_enumerate_states` misspells a state name.
+    StateNameChanged,
+    /// `ompd_get_icv_from_scope` answers 0 for a string ICV.
+    IcvStringAsInteger,
+    /// `ompd_rel_task_handle` frees the last ICV string handed out.
+    RelTaskFreesIcvString,
+    /// `ompd_get_tool_data` answers ok for the address-space and global scopes.
+    ToolDataAddressSpaceOk,
+    /// `ompd_get_api_version` calls a callback once a table exists.
+    VersionQueryCallsBack,
+    /// The staged copy does not export `ompd_get_task_function` (its name is patched).
+    MissingExport,
+    /// The staged copy lists an OpenMP runtime in DT_NEEDED (a name is patched).
+    NeedsOpenmpRuntime,
 }
 
 /// One mutant: a staged build of the forwarder with one deviation.
@@ -224,6 +262,25 @@ mutants! {
     "symbol_fault_ignored" None, SymbolFaultIgnored => ["fault.*"];
     "conversion_fault_ignored" None, ConversionFaultIgnored => ["fault.*"];
     "alloc_fault_ignored" None, AllocFaultIgnored => ["fault.*"];
+    "symbol_failure_miscoded" None, SymbolFailureMiscoded => ["fault.*"];
+    "read_failure_miscoded" None, ReadFailureMiscoded => ["fault.*"];
+    "conversion_failure_miscoded" None, ConversionFailureMiscoded => ["fault.*"];
+    "alloc_failure_miscoded" None, AllocFailureMiscoded => ["fault.*"];
+    "thread_context_failure_miscoded" None, ThreadContextFailureMiscoded => ["fault.*"];
+    "null_input_ok" None, NullInputOk => ["null.*"];
+    "device_initialize_miscoded" Some(E::DeviceInitialize), DeviceInitializeMiscoded => ["aspace.device_initialize.unsupported_device"];
+    "process_initialize_declines_miscoded" Some(E::ProcessInitialize), ProcessInitializeDeclinesMiscoded => ["aspace.process_initialize.foreign_runtime"];
+    "dcv_value_changed" Some(E::GetDisplayControlVars), DcvValueChanged => ["dcv.get.values_match_model"];
+    "dcv_name_changed" Some(E::GetDisplayControlVars), DcvNameChanged => ["dcv.get.names_match_model"];
+    "dcv_static_entry" Some(E::GetDisplayControlVars), DcvStaticEntry => ["dcv.get.memory_owned"];
+    "icv_name_changed" Some(E::EnumerateIcvs), IcvNameChanged => ["icv.enumerate.standard_names"];
+    "state_name_changed" Some(E::EnumerateStates), StateNameChanged => ["state.enumerate.standard_names"];
+    "icv_string_as_integer" Some(E::GetIcvFromScope), IcvStringAsInteger => ["icv.value.*"];
+    "rel_task_frees_icv_string" Some(E::RelTaskHandle), RelTaskFreesIcvString => ["own.strings.valid_after_handle_release"];
+    "tool_data_address_space_ok" Some(E::GetToolData), ToolDataAddressSpaceOk => ["tool_data.scope.no_data_scopes"];
+    "version_query_calls_back" Some(E::GetApiVersion), VersionQueryCallsBack => ["lib.version_queries.no_callbacks"];
+    "missing_export" Some(E::GetTaskFunction), MissingExport => ["lib.inventory.profile_entry_points_exported"];
+    "needs_openmp_runtime" None, NeedsOpenmpRuntime => ["static.needed.no_openmp_runtime"];
 }
 
 /// The fast subset CI runs (`cargo xtask mutants --quick`): one mutant of each kind of
@@ -242,6 +299,19 @@ pub const QUICK: &[&str] = &[
     "null_output_ok",
     "read_fault_ignored",
 ];
+
+/// The bytes a deviation of the file itself replaces in the staged copy (same length): the
+/// exported name of `ompd_get_task_function`, or the DT_NEEDED entry `libgcc_s.so.1` turned into
+/// an OpenMP runtime's name. `None` for a deviation of the code.
+pub fn file_patch(d: Deviation) -> Option<(&'static [u8], &'static [u8])> {
+    match d {
+        Deviation::MissingExport => {
+            Some((b"\0ompd_get_task_function\0", b"\0xmpd_get_task_function\0"))
+        }
+        Deviation::NeedsOpenmpRuntime => Some((b"\0libgcc_s.so.1\0", b"\0libomp.so.555\0")),
+        _ => None,
+    }
+}
 
 /// The mutant called `name`.
 pub fn find(name: &str) -> Option<&'static Mutant> {

@@ -2,7 +2,7 @@
 //! the file naming the mutant; and running the suite on one staged build.
 
 use crate::Args;
-use ompd_mutants::table::{Mutant, MUTANTS, QUICK};
+use ompd_mutants::table::{self, Mutant, MUTANTS, QUICK};
 use ompd_mutants::{INNER_FILE, MUTANT_FILE};
 use ompd_report::Report;
 use std::path::{Path, PathBuf};
@@ -55,8 +55,32 @@ fn stage(args: &Args, name: Option<&str>) -> Result<PathBuf, String> {
         .map_err(|e| format!("cannot link the inner library: {e}"))?;
     if let Some(n) = name {
         std::fs::write(dir.join(MUTANT_FILE), n).map_err(|e| format!("cannot name {n}: {e}"))?;
+        patch(&lib, n)?;
     }
     Ok(lib)
+}
+
+/// Applies the mutant's patch of the file itself, if it has one (every occurrence).
+fn patch(lib: &Path, name: &str) -> Result<(), String> {
+    let Some((from, to)) = table::find(name).and_then(|m| table::file_patch(m.deviation)) else {
+        return Ok(());
+    };
+    let mut bytes =
+        std::fs::read(lib).map_err(|e| format!("cannot read {}: {e}", lib.display()))?;
+    let mut hits = 0;
+    let mut i = 0;
+    while let Some(at) = bytes[i..].windows(from.len()).position(|w| w == from) {
+        bytes[i + at..i + at + to.len()].copy_from_slice(to);
+        i += at + to.len();
+        hits += 1;
+    }
+    if hits == 0 {
+        return Err(format!(
+            "{name}: the forwarder holds no {:?} to patch",
+            String::from_utf8_lossy(from)
+        ));
+    }
+    std::fs::write(lib, bytes).map_err(|e| format!("cannot write {}: {e}", lib.display()))
 }
 
 /// Stages the build and runs the suite on it; returns its report.

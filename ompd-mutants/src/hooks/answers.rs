@@ -1,6 +1,6 @@
 //! Deviations that answer in the routine's place, or change its arguments, before the call.
 
-use super::{alloc, free, generic::crash, Deviation as D, INITIALIZED};
+use super::{alloc, free, generic::crash, tool, Deviation as D, ICV_STRING, INITIALIZED};
 use crate::inner::routine;
 use ompd_abi::{entry, EntryPoint, Rc};
 use std::ffi::c_int;
@@ -58,6 +58,34 @@ pub(super) fn before(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
             free(std::ptr::addr_of!(FOREIGN) as *mut std::ffi::c_void);
             None
         }
+        D::DeviceInitializeMiscoded => Some(Rc::ERROR),
+        D::ProcessInitializeDeclinesMiscoded => {
+            look_up_absent_symbol(w[0]);
+            Some(Rc::ERROR)
+        }
+        D::ToolDataAddressSpaceOk if matches!(w[1], 1 | 2) => {
+            // SAFETY: the tool's out-parameters (NULL ones are skipped).
+            unsafe {
+                if let Some(v) = (w[2] as usize as *mut i64).as_mut() {
+                    *v = 0;
+                }
+                if let Some(a) = (w[3] as usize as *mut ompd_abi::Address).as_mut() {
+                    *a = ompd_abi::Address::default();
+                }
+            }
+            Some(Rc::OK)
+        }
+        D::VersionQueryCallsBack if tool().is_some() => {
+            free(alloc(8));
+            None
+        }
+        D::RelTaskFreesIcvString => {
+            let s = ICV_STRING.swap(0, Ordering::AcqRel);
+            if s != 0 {
+                free(s as usize as *mut std::ffi::c_void);
+            }
+            None
+        }
         D::TaskFrameHangs => loop {
             std::thread::sleep(std::time::Duration::from_secs(1));
         },
@@ -66,6 +94,24 @@ pub(super) fn before(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
             None
         }
     }
+}
+
+/// Looks up a symbol no runtime defines, through the tool's table, for the context `ctx`.
+fn look_up_absent_symbol(ctx: u64) {
+    let Some(f) = tool().and_then(|t| t.symbol_addr_lookup) else {
+        return;
+    };
+    let mut addr = ompd_abi::Address::default();
+    // SAFETY: the tool's callback with the context it passed and valid out-parameters.
+    unsafe {
+        f(
+            ctx as usize as _,
+            std::ptr::null_mut(),
+            c"ompd_mutant_absent_symbol".as_ptr(),
+            &mut addr,
+            std::ptr::null(),
+        )
+    };
 }
 
 /// The inner library's API version.

@@ -21,6 +21,7 @@ pub(super) fn before(d: Deviation, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> 
         {
             Some(Rc::OK)
         }
+        Deviation::NullInputOk if null(&|r| matches!(r, Role::In | Role::Context)) => Some(Rc::OK),
         Deviation::NullHandleCrashes if null(&|r| matches!(r, Role::InHandle(_))) => {
             crash();
             Some(Rc::ERROR)

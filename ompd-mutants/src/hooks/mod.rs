@@ -4,6 +4,7 @@
 //! deviations).
 
 mod answers;
+mod extra;
 mod generic;
 mod values;
 
@@ -11,13 +12,19 @@ use crate::inner;
 use crate::table::Deviation;
 use ompd_abi::{Callbacks, EntryPoint, Rc};
 use std::ffi::c_char;
-use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 /// The callback table the tool gave `ompd_initialize` (null before).
 static TOOL: AtomicPtr<Callbacks> = AtomicPtr::new(std::ptr::null_mut());
 /// True between a successful `ompd_initialize` and `ompd_finalize`.
 static INITIALIZED: AtomicBool = AtomicBool::new(false);
+/// The address-space context of the last `ompd_process_initialize`.
+static CONTEXT: AtomicU64 = AtomicU64::new(0);
+/// The last thread id the tool asked a handle for: kind, size, the id's first 8 bytes.
+static THREAD_ID: Mutex<Option<(u64, u64, u64)>> = Mutex::new(None);
+/// The last string `ompd_get_icv_string_from_scope` handed out.
+static ICV_STRING: AtomicU64 = AtomicU64::new(0);
 
 /// The tool's callback table, once `ompd_initialize` received one.
 fn tool() -> Option<&'static Callbacks> {
@@ -37,11 +44,36 @@ fn active(ep: EntryPoint) -> Option<Deviation> {
 
 /// Runs before the inner routine: `Some(rc)` answers in its place.
 pub(crate) fn before(ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
-    if ep == EntryPoint::Initialize && w.get(1).is_some_and(|p| *p != 0) {
-        TOOL.store(w[1] as usize as *mut Callbacks, Ordering::Release);
-    }
+    record(ep, w);
     let d = active(ep)?;
-    generic::before(d, ep, w).or_else(|| answers::before(d, ep, w))
+    generic::before(d, ep, w)
+        .or_else(|| extra::before(d, ep, w))
+        .or_else(|| answers::before(d, ep, w))
+}
+
+/// Keeps what the deviations need of earlier calls: the tool's table, the address-space
+/// context, the last thread id asked for.
+fn record(ep: EntryPoint, w: &[u64]) {
+    match ep {
+        EntryPoint::Initialize if w[1] != 0 => {
+            TOOL.store(w[1] as usize as *mut Callbacks, Ordering::Release)
+        }
+        EntryPoint::ProcessInitialize => CONTEXT.store(w[0], Ordering::Release),
+        EntryPoint::GetThreadHandle if (1..=8).contains(&w[2]) && w[3] != 0 => {
+            let mut id = [0u8; 8];
+            // SAFETY: the tool's id buffer of `w[2]` bytes (at most 8 are read).
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    w[3] as usize as *const u8,
+                    id.as_mut_ptr(),
+                    w[2] as usize,
+                )
+            };
+            *THREAD_ID.lock().unwrap_or_else(|p| p.into_inner()) =
+                Some((w[1], w[2], u64::from_ne_bytes(id)));
+        }
+        _ => {}
+    }
 }
 
 /// Runs after the inner routine answered `rc`; returns the answer the tool sees.
@@ -53,6 +85,12 @@ pub(crate) fn after(ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
     }
     if ep == EntryPoint::GetVersionString && rc == Rc::OK {
         own_version_string(w[0]);
+    }
+    if ep == EntryPoint::GetIcvStringFromScope && rc == Rc::OK {
+        // SAFETY: the tool's out-parameter, written by the inner routine on ok.
+        if let Some(s) = unsafe { (w[3] as usize as *const u64).as_ref() } {
+            ICV_STRING.store(*s, Ordering::Release);
+        }
     }
     match active(ep) {
         Some(d) => values::after(d, ep, w, rc),

@@ -8,6 +8,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A static string, where the specification wants an `alloc_memory` block.
 static STATIC_TEXT: &[u8] = b"mutant\0";
+/// A name no specification defines, for a renamed ICV.
+static RENAMED: &[u8] = b"mutant-renamed\0";
+/// A display-control-variable entry in static memory.
+static STATIC_ENTRY: &[u8] = b"OMP_MUTANT=1\0";
+
 /// The first `ompd_get_omp_version_string` block, handed out again on later calls.
 static SHARED: AtomicU64 = AtomicU64::new(0);
 /// Calls of `ompd_get_api_version` so far.
@@ -89,6 +94,17 @@ pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
         D::ToolDataValueOff => set(out::<i64>(w, 2), |v| *v += 1),
         D::ToolDataPtrOff => set(out::<Address>(w, 3), |a| a.address += 8),
         D::DeviceKindsEmpty => set(out::<c_int>(w, 3), |n| *n = 0),
+        D::DcvValueChanged | D::DcvNameChanged | D::DcvStaticEntry => dcv(d, w),
+        D::IcvNameChanged if w[1] == 0 => {
+            set(out::<*const c_char>(w, 3), |s| *s = RENAMED.as_ptr().cast())
+        }
+        // A state's name is a tool block the library filled: misspelled in place.
+        D::StateNameChanged if w[1] == 0x102 => set(out::<*const c_char>(w, 3), |s| {
+            if !s.is_null() {
+                // SAFETY: the first byte of a non-empty NUL-terminated block (or its NUL).
+                unsafe { *(*s as *mut u8) ^= 0x20 };
+            }
+        }),
         _ => rc,
     }
 }
@@ -115,8 +131,49 @@ fn retried(d: D, ep: EntryPoint, w: &[u64]) -> Option<Rc> {
             // SAFETY: the tool's arguments with the first ICV (ompd_icv_undefined).
             Some(unsafe { f(p(w[0]), 0, p(w[2]), p(w[3]), p(w[4]), p(w[5])) })
         }
+        D::IcvStringAsInteger if ep == EntryPoint::GetIcvFromScope => {
+            let v = out::<i64>(w, 3)?;
+            *v = 0;
+            Some(Rc::OK)
+        }
         _ => None,
     }
+}
+
+/// Changes the first entry of a display-control-variable vector: a value, a name, or the
+/// entry itself for a static string.
+fn dcv(d: D, w: &[u64]) -> Rc {
+    let Some(vector) = out::<*const *const c_char>(w, 1) else {
+        return Rc::OK;
+    };
+    // SAFETY: the vector the inner library allocated (NULL-terminated, entries in tool blocks).
+    let first = unsafe { (*vector as *mut *const c_char).as_mut() };
+    let Some(first) = first.filter(|e| !e.is_null()) else {
+        return Rc::OK;
+    };
+    if d == D::DcvStaticEntry {
+        free(*first as *mut c_void);
+        *first = STATIC_ENTRY.as_ptr().cast();
+        return Rc::OK;
+    }
+    // SAFETY: a NUL-terminated entry in a tool block the library owns until it returns.
+    let text = unsafe { std::ffi::CStr::from_ptr(*first) }.to_bytes();
+    let at = match d {
+        D::DcvNameChanged => Some(0),
+        _ => text
+            .iter()
+            .position(|b| *b == b'=')
+            .map(|e| e + 1)
+            .filter(|i| *i < text.len()),
+    };
+    if let Some(i) = at {
+        // SAFETY: byte `i` lies inside the entry (before its NUL).
+        unsafe {
+            let b = (*first as *mut u8).add(i);
+            *b = if *b == b'Z' { b'Y' } else { b'Z' };
+        }
+    }
+    Rc::OK
 }
 
 /// Enumerates one state further than asked: the state after the next one is reported.
