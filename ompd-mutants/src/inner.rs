@@ -56,7 +56,7 @@ fn library() -> Option<&'static libloading::Library> {
 }
 
 /// The inner library's routine `e`, as the function-pointer type `F` of `ompd_abi::entry`.
-pub(crate) fn routine<F: Copy>(e: EntryPoint) -> Option<F> {
+pub fn routine<F: Copy>(e: EntryPoint) -> Option<F> {
     let lib = library()?;
     // SAFETY: `F` is the entry's type in `ompd_abi::entry` (the export macro pairs them); the
     // library stays loaded for the process's life.

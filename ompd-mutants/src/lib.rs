@@ -1,6 +1,6 @@
 //! The mutation kit's forwarding OMPD library.
 //!
-//! Built once as a cdylib, it is staged by `cargo xtask mutants` into one directory per mutant
+//! Built once per API generation as a cdylib (`v5.2/`, `tr2.001/`), it is staged by `cargo xtask mutants` into one directory per mutant
 //! beside a correct inner library (`libompd_inner.so`) and a file naming the mutant. Every OMPD
 //! 5.2 routine forwards to the inner library; the one deviation of the mutant named (see
 //! [`table::MUTANTS`]) acts on its entry point. Without a name it is the clean forwarding
@@ -8,10 +8,19 @@
 
 pub mod table;
 
-mod exports;
+mod forward;
 mod hooks;
 mod inner;
 mod word;
 mod wrap;
 
 pub use inner::{INNER_FILE, MUTANT_FILE};
+pub use ompd_abi as abi;
+
+/// What [`forward!`]'s expansion calls; not an interface.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::hooks::{after, before};
+    pub use crate::inner::routine;
+    pub use crate::word::Word;
+}

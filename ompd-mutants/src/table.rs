@@ -171,6 +171,18 @@ pub enum Deviation {
     MissingExport,
     /// The staged copy lists an OpenMP runtime in DT_NEEDED (a name is patched).
     NeedsOpenmpRuntime,
+    /// TR: `ompd_get_thread_handle_string_id` gives one thread two ids on alternate calls.
+    TrThreadStringIdUnstable,
+    /// TR: `ompd_get_parallel_handle_string_id` gives every region the same id.
+    TrParallelStringIdShared,
+    /// TR: `ompd_get_task_handle_string_id` gives every task the same id.
+    TrTaskStringIdShared,
+    /// TR: `ompd_get_thread_handle_string_id` puts a '-' in the id.
+    TrStringIdCharset,
+    /// TR: `ompd_get_threads` leaves one thread out.
+    TrThreadsMissingOne,
+    /// TR: `ompd_get_max_threads` answers one more.
+    TrIcvOff,
 }
 
 /// One mutant: a staged build of the forwarder with one deviation.
@@ -281,6 +293,12 @@ mutants! {
     "version_query_calls_back" Some(E::GetApiVersion), VersionQueryCallsBack => ["lib.version_queries.no_callbacks"];
     "missing_export" Some(E::GetTaskFunction), MissingExport => ["lib.inventory.profile_entry_points_exported"];
     "needs_openmp_runtime" None, NeedsOpenmpRuntime => ["static.needed.no_openmp_runtime"];
+    "tr_thread_string_id_unstable" Some(E::GetThreadHandleStringId), TrThreadStringIdUnstable => ["tr.string_id.thread"];
+    "tr_parallel_string_id_shared" Some(E::GetParallelHandleStringId), TrParallelStringIdShared => ["tr.string_id.parallel"];
+    "tr_task_string_id_shared" Some(E::GetTaskHandleStringId), TrTaskStringIdShared => ["tr.string_id.task"];
+    "tr_string_id_charset" Some(E::GetThreadHandleStringId), TrStringIdCharset => ["tr.string_id.charset"];
+    "tr_threads_missing_one" Some(E::GetThreads), TrThreadsMissingOne => ["tr.threads.matches_model"];
+    "tr_icv_off" Some(E::GetMaxThreads), TrIcvOff => ["tr.icv.matches_model"];
 }
 
 /// The fast subset CI runs (`cargo xtask mutants --quick`): one mutant of each kind of
@@ -311,6 +329,12 @@ pub fn file_patch(d: Deviation) -> Option<(&'static [u8], &'static [u8])> {
         Deviation::NeedsOpenmpRuntime => Some((b"\0libgcc_s.so.1\0", b"\0libomp.so.555\0")),
         _ => None,
     }
+}
+
+/// True for a mutant of a TR 2.001 routine: staged with the TR forwarder around a TR library.
+pub fn is_tr(m: &Mutant) -> bool {
+    m.entry_point
+        .is_some_and(|e| e.removed() == Some(ompd_abi::Generation::V5_0))
 }
 
 /// The mutant called `name`.

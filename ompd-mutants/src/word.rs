@@ -5,7 +5,7 @@ use ompd_abi::Scope;
 use std::ffi::c_int;
 
 /// An argument type that travels as a word.
-pub(crate) trait Word: Copy {
+pub trait Word: Copy {
     /// The argument as a word (a pointer's address, an integer's value).
     fn word(self) -> u64;
     /// The argument back from its word.

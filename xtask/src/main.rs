@@ -503,6 +503,28 @@ mod tidy {
     use std::path::{Path, PathBuf};
 
     /// Every file of the workspace's crates whose name satisfies `wanted`.
+    /// The top-level directories of the workspace's members (the `members` list of the root
+    /// `Cargo.toml`, the one place that names them).
+    fn workspace_dirs() -> Vec<String> {
+        let text = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+        let list = text
+            .split("members = [")
+            .nth(1)
+            .unwrap()
+            .split(']')
+            .next()
+            .unwrap();
+        let mut dirs: Vec<String> = list
+            .split(',')
+            .map(|m| m.trim().trim_matches('"'))
+            .filter(|m| !m.is_empty())
+            .map(|m| m.split('/').next().unwrap_or(m).to_string())
+            .collect();
+        dirs.dedup();
+        assert!(dirs.len() > 10, "members: {dirs:?}");
+        dirs
+    }
+
     fn crate_files(wanted: fn(&str) -> bool) -> Vec<PathBuf> {
         fn walk(dir: &Path, wanted: fn(&str) -> bool, out: &mut Vec<PathBuf>) {
             for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
@@ -515,24 +537,7 @@ mod tidy {
             }
         }
         let mut out = Vec::new();
-        for krate in [
-            "ompd-abi",
-            "ompd-serve",
-            "sim-target",
-            "ompd-vendors",
-            "ompd-report",
-            "ompd-loader",
-            "ompd-checks",
-            "ompd-engine",
-            "ompd-review",
-            "ompd-conform",
-            "fixture-protocol",
-            "c-fixtures",
-            "suite-data",
-            "live-target",
-            "ompd-reference",
-            "xtask",
-        ] {
+        for krate in workspace_dirs() {
             walk(&root().join(krate), wanted, &mut out);
         }
         out
@@ -578,13 +583,14 @@ mod tidy {
             "ompd-reference/src/tr/cb.rs",
             // The mutation kit's forwarder: its business is calling a library and injecting
             // memory and code deviations around it.
-            "ompd-mutants/src/exports.rs",
+            "ompd-mutants/src/forward.rs",
             "ompd-mutants/src/inner.rs",
             "ompd-mutants/src/wrap.rs",
             "ompd-mutants/src/hooks/mod.rs",
             "ompd-mutants/src/hooks/answers.rs",
             "ompd-mutants/src/hooks/generic.rs",
             "ompd-mutants/src/hooks/values.rs",
+            "ompd-mutants/src/hooks/extra.rs",
         ];
         let mut found = Vec::new();
         let mut in_spawn = Vec::new();

@@ -6,7 +6,8 @@
 use super::{cargo, run, target_dir};
 use std::process::Command;
 
-/// `cargo xtask mutants [--base SO] [--quick] [--only NAME]..`; the exit code is the driver's
+/// `cargo xtask mutants [--base SO] [--quick] [--only NAME]..` (`--base`: the inner library of
+/// the 5.2 mutants; the TR mutants wrap the reference's TR build); the exit code is the driver's
 /// (0 only when every mutant run is killed by a check it targets).
 pub fn mutants(args: &[String]) -> i32 {
     // Two builds: a `--bin` filter would apply to every package named with it.
@@ -21,7 +22,13 @@ pub fn mutants(args: &[String]) -> i32 {
     ]);
     let mut kit = cargo();
     kit.args(["build", "--quiet"]);
-    for p in ["ompd-reference-52", "ompd-mutants", "ompd-mutants-kit"] {
+    for p in [
+        "ompd-reference-52",
+        "ompd-reference-tr2",
+        "ompd-mutants-52",
+        "ompd-mutants-tr2",
+        "ompd-mutants-kit",
+    ] {
         kit.args(["-p", p]);
     }
     for code in [run(runner), run(kit)] {
@@ -46,9 +53,13 @@ pub fn mutants(args: &[String]) -> i32 {
     kit.arg("--runner")
         .arg(debug.join("ompd-conform"))
         .arg("--forwarder")
-        .arg(debug.join("libompd_mutants.so"))
+        .arg(debug.join("libompd_mutants_52.so"))
         .arg("--inner")
         .arg(base)
+        .arg("--forwarder-tr")
+        .arg(debug.join("libompd_mutants_tr2.so"))
+        .arg("--inner-tr")
+        .arg(debug.join("libompd_reference_tr2.so"))
         .arg("--out")
         .arg(target_dir().join("ompd-mutants"))
         .args(rest);

@@ -2,7 +2,7 @@
 //! score.
 
 use crate::{stage, Args};
-use ompd_mutants::table::{targets, Mutant};
+use ompd_mutants::table::{is_tr, targets, Mutant};
 use ompd_report::{Outcome, Report};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -16,7 +16,10 @@ fn finding(o: Outcome) -> bool {
 }
 
 /// Every result's outcome by (check, place).
-fn outcomes(r: &Report) -> BTreeMap<(String, String), Outcome> {
+type Outcomes = BTreeMap<(String, String), Outcome>;
+
+/// Every result's outcome by (check, place).
+fn outcomes(r: &Report) -> Outcomes {
     r.results
         .iter()
         .map(|x| ((x.check.clone(), x.place()), x.outcome))
@@ -24,7 +27,7 @@ fn outcomes(r: &Report) -> BTreeMap<(String, String), Outcome> {
 }
 
 /// The checks with a finding in `mutant` where the baseline had none.
-fn killers(base: &BTreeMap<(String, String), Outcome>, mutant: &Report) -> BTreeSet<String> {
+fn killers(base: &Outcomes, mutant: &Report) -> BTreeSet<String> {
     outcomes(mutant)
         .into_iter()
         .filter(|(k, o)| finding(*o) && !base.get(k).is_some_and(|b| finding(*b)))
@@ -44,35 +47,50 @@ impl Row {
     }
 }
 
-/// Runs the baseline and every chosen mutant, prints and writes the matrix; true when every
-/// mutant was killed by one of its targets.
-pub fn run(args: &Args, chosen: &[&'static Mutant]) -> Result<bool, String> {
-    let base = stage::run_one(args, None)?;
+/// Runs the clean baseline of a forwarder and says what findings it has (those results
+/// cannot kill); returns its outcomes and its check ids.
+fn baseline(args: &Args, tr: bool) -> Result<(Outcomes, BTreeSet<String>), String> {
+    let base = stage::run_one(args, None, tr)?;
     let dirty: Vec<String> = base
         .results
         .iter()
         .filter(|r| finding(r.outcome))
         .map(|r| format!("{} {}", r.check, r.place()))
         .collect();
-    if !dirty.is_empty() {
+    if let Some(first) = dirty.first() {
         eprintln!(
-            "ompd-mutants: note: the clean baseline has {} finding(s), e.g. {}: those results cannot kill",
+            "ompd-mutants: note: the clean {} baseline has {} finding(s), e.g. {first}: those results cannot kill",
+            if tr { "TR" } else { "5.2" },
             dirty.len(),
-            dirty[0]
         );
     }
-    let base_map = outcomes(&base);
+    let checks = base.results.iter().map(|r| r.check.clone()).collect();
+    Ok((outcomes(&base), checks))
+}
+
+/// Runs the baselines and every chosen mutant, prints and writes the matrix; true when every
+/// mutant was killed by one of its targets.
+pub fn run(args: &Args, chosen: &[&'static Mutant]) -> Result<bool, String> {
+    let (base, mut all) = baseline(args, false)?;
+    let base_tr = if chosen.iter().any(|m| is_tr(m)) {
+        let (b, checks) = baseline(args, true)?;
+        all.extend(checks);
+        Some(b)
+    } else {
+        None
+    };
     let mut rows = Vec::new();
     for m in chosen {
-        let report = stage::run_one(args, Some(m.name))?;
+        let tr = is_tr(m);
+        let report = stage::run_one(args, Some(m.name), tr)?;
+        let against = if tr { base_tr.as_ref() } else { Some(&base) };
         let row = Row {
             mutant: m,
-            killers: killers(&base_map, &report),
+            killers: against.map(|b| killers(b, &report)).unwrap_or_default(),
         };
         eprintln!("{}", line(&row));
         rows.push(row);
     }
-    let all: BTreeSet<String> = base.results.iter().map(|r| r.check.clone()).collect();
     let text = matrix(&rows, &all);
     let path = args.out.join("kill-matrix.md");
     std::fs::write(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;

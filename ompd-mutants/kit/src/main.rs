@@ -13,13 +13,17 @@ mod stage;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: ompd-mutants --runner EXE --forwarder SO --inner SO --out DIR [--quick] [--only NAME]..";
+const USAGE: &str = "usage: ompd-mutants --runner EXE --forwarder SO --inner SO --forwarder-tr SO --inner-tr SO --out DIR [--quick] [--only NAME]..";
 
 /// The command line.
 struct Args {
     runner: PathBuf,
+    /// The 5.2 forwarder and its inner library.
     forwarder: PathBuf,
     inner: PathBuf,
+    /// The TR 2.001 forwarder and its inner library (for the TR mutants).
+    forwarder_tr: PathBuf,
+    inner_tr: PathBuf,
     out: PathBuf,
     quick: bool,
     only: Vec<String>,
@@ -28,6 +32,7 @@ struct Args {
 fn parse() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     let (mut runner, mut forwarder, mut inner, mut out) = (None, None, None, None);
+    let (mut forwarder_tr, mut inner_tr) = (None, None);
     let (mut quick, mut only) = (false, Vec::new());
     while let Some(a) = it.next() {
         let mut value = || it.next().ok_or(format!("{a} needs a value"));
@@ -35,6 +40,8 @@ fn parse() -> Result<Args, String> {
             "--runner" => runner = Some(PathBuf::from(value()?)),
             "--forwarder" => forwarder = Some(PathBuf::from(value()?)),
             "--inner" => inner = Some(PathBuf::from(value()?)),
+            "--forwarder-tr" => forwarder_tr = Some(PathBuf::from(value()?)),
+            "--inner-tr" => inner_tr = Some(PathBuf::from(value()?)),
             "--out" => out = Some(PathBuf::from(value()?)),
             "--only" => only.push(value()?),
             "--quick" => quick = true,
@@ -46,6 +53,8 @@ fn parse() -> Result<Args, String> {
         runner: need(runner, "--runner")?,
         forwarder: need(forwarder, "--forwarder")?,
         inner: need(inner, "--inner")?,
+        forwarder_tr: need(forwarder_tr, "--forwarder-tr")?,
+        inner_tr: need(inner_tr, "--inner-tr")?,
         out: need(out, "--out")?,
         quick,
         only,

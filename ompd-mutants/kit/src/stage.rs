@@ -41,16 +41,23 @@ pub fn chosen(quick: bool, only: &[String]) -> Vec<&'static Mutant> {
         .collect()
 }
 
-/// Stages the build `name` (`None`: the clean baseline) and returns its library's path.
-fn stage(args: &Args, name: Option<&str>) -> Result<PathBuf, String> {
-    let dir = args.out.join(name.unwrap_or("clean"));
+/// Stages the build `name` (`None`: the clean baseline) of the 5.2 or the TR forwarder and
+/// returns its library's path.
+fn stage(args: &Args, name: Option<&str>, tr: bool) -> Result<PathBuf, String> {
+    let (forwarder, inner) = if tr {
+        (&args.forwarder_tr, &args.inner_tr)
+    } else {
+        (&args.forwarder, &args.inner)
+    };
+    let clean = if tr { "clean-tr" } else { "clean" };
+    let dir = args.out.join(name.unwrap_or(clean));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let lib = dir.join("libompd.so");
-    std::fs::copy(&args.forwarder, &lib)
-        .map_err(|e| format!("cannot copy {}: {e}", args.forwarder.display()))?;
-    let inner = std::fs::canonicalize(&args.inner)
-        .map_err(|e| format!("no inner library {}: {e}", args.inner.display()))?;
+    std::fs::copy(forwarder, &lib)
+        .map_err(|e| format!("cannot copy {}: {e}", forwarder.display()))?;
+    let inner = std::fs::canonicalize(inner)
+        .map_err(|e| format!("no inner library {}: {e}", inner.display()))?;
     std::os::unix::fs::symlink(inner, dir.join(INNER_FILE))
         .map_err(|e| format!("cannot link the inner library: {e}"))?;
     if let Some(n) = name {
@@ -83,9 +90,10 @@ fn patch(lib: &Path, name: &str) -> Result<(), String> {
     std::fs::write(lib, bytes).map_err(|e| format!("cannot write {}: {e}", lib.display()))
 }
 
-/// Stages the build and runs the suite on it; returns its report.
-pub fn run_one(args: &Args, name: Option<&str>) -> Result<Report, String> {
-    let lib = stage(args, name)?;
+/// Stages the build (of the TR forwarder when `tr`) and runs the suite on it; returns its
+/// report.
+pub fn run_one(args: &Args, name: Option<&str>, tr: bool) -> Result<Report, String> {
+    let lib = stage(args, name, tr)?;
     let dir = lib.parent().unwrap_or(Path::new("."));
     let report = dir.join("report.json");
     let status = Command::new(&args.runner)

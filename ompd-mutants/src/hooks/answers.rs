@@ -11,6 +11,37 @@ static FOREIGN: u8 = 0;
 
 /// The specific deviations' part before the call.
 pub(super) fn before(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
+    code_in_place(d).or_else(|| changed(d, ep, w))
+}
+
+/// The deviations that answer a fixed code in the routine's place.
+fn code_in_place(d: D) -> Option<Rc> {
+    match d {
+        D::ProcessInitializeDeclines => Some(Rc::INCOMPATIBLE),
+        D::DeviceInitializeMiscoded => Some(Rc::ERROR),
+        D::ThreadHandleUnavailable
+        | D::CurrParallelUnavailable
+        | D::EnclosingParallelUnavailable
+        | D::TaskParallelUnavailable
+        | D::CurrTaskUnavailable
+        | D::GeneratingTaskUnavailable
+        | D::SchedulingTaskUnavailable
+        | D::DcvUnavailable
+        | D::DeviceFromThreadUnavailable => Some(Rc::UNAVAILABLE),
+        D::RelTaskLeaks | D::DcvRelLeaks => Some(Rc::OK),
+        D::StateCrashes => {
+            crash();
+            Some(Rc::ERROR)
+        }
+        D::TaskFrameHangs => loop {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+        },
+        _ => None,
+    }
+}
+
+/// The deviations that depend on the arguments, change them, or act before forwarding.
+fn changed(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
     match d {
         D::InitializeNullOk if w[1] == 0 => Some(Rc::OK),
         D::InitializeAcceptsAny => {
@@ -22,7 +53,6 @@ pub(super) fn before(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
             println!("mutant: ompd_get_omp_version called");
             None
         }
-        D::ProcessInitializeDeclines => Some(Rc::INCOMPATIBLE),
         D::ThreadHandleIgnoresSize => Some(thread_handle_any_size(w)),
         D::ThreadHandleIgnoresKind if w[1] > 3 => {
             w[1] = 0;
@@ -40,25 +70,10 @@ pub(super) fn before(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
             None
         }
         D::StateRefusesNullWaitId if w[2] == 0 => Some(Rc::BAD_INPUT),
-        D::StateCrashes => {
-            crash();
-            Some(Rc::ERROR)
-        }
-        D::ThreadHandleUnavailable
-        | D::CurrParallelUnavailable
-        | D::EnclosingParallelUnavailable
-        | D::TaskParallelUnavailable
-        | D::CurrTaskUnavailable
-        | D::GeneratingTaskUnavailable
-        | D::SchedulingTaskUnavailable
-        | D::DcvUnavailable
-        | D::DeviceFromThreadUnavailable => Some(Rc::UNAVAILABLE),
-        D::RelTaskLeaks | D::DcvRelLeaks => Some(Rc::OK),
         D::RelParallelFreesForeign => {
             free(std::ptr::addr_of!(FOREIGN) as *mut std::ffi::c_void);
             None
         }
-        D::DeviceInitializeMiscoded => Some(Rc::ERROR),
         D::ProcessInitializeDeclinesMiscoded => {
             look_up_absent_symbol(w[0]);
             Some(Rc::ERROR)
@@ -86,9 +101,6 @@ pub(super) fn before(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
             }
             None
         }
-        D::TaskFrameHangs => loop {
-            std::thread::sleep(std::time::Duration::from_secs(1));
-        },
         _ => {
             let _ = ep;
             None

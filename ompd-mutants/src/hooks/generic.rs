@@ -30,7 +30,7 @@ pub(super) fn before(d: Deviation, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> 
         | Deviation::SymbolFaultIgnored
         | Deviation::ConversionFaultIgnored
         | Deviation::AllocFaultIgnored
-            if ep == EntryPoint::Initialize && w[1] != 0 =>
+            if ep == EntryPoint::Initialize && w.get(1).is_some_and(|p| *p != 0) =>
         {
             let tool = TOOL.load(Ordering::Acquire);
             w[1] = wrap::table(d, tool) as usize as u64;

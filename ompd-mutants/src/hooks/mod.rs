@@ -43,7 +43,7 @@ fn active(ep: EntryPoint) -> Option<Deviation> {
 }
 
 /// Runs before the inner routine: `Some(rc)` answers in its place.
-pub(crate) fn before(ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
+pub fn before(ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
     record(ep, w);
     let d = active(ep)?;
     generic::before(d, ep, w)
@@ -55,7 +55,7 @@ pub(crate) fn before(ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
 /// context, the last thread id asked for.
 fn record(ep: EntryPoint, w: &[u64]) {
     match ep {
-        EntryPoint::Initialize if w[1] != 0 => {
+        EntryPoint::Initialize if w.len() == 2 && w[1] != 0 => {
             TOOL.store(w[1] as usize as *mut Callbacks, Ordering::Release)
         }
         EntryPoint::ProcessInitialize => CONTEXT.store(w[0], Ordering::Release),
@@ -77,7 +77,7 @@ fn record(ep: EntryPoint, w: &[u64]) {
 }
 
 /// Runs after the inner routine answered `rc`; returns the answer the tool sees.
-pub(crate) fn after(ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
+pub fn after(ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
     match ep {
         EntryPoint::Initialize if rc == Rc::OK => INITIALIZED.store(true, Ordering::Release),
         EntryPoint::Finalize if rc == Rc::OK => INITIALIZED.store(false, Ordering::Release),

@@ -94,7 +94,20 @@ pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
         D::ToolDataValueOff => set(out::<i64>(w, 2), |v| *v += 1),
         D::ToolDataPtrOff => set(out::<Address>(w, 3), |a| a.address += 8),
         D::DeviceKindsEmpty => set(out::<c_int>(w, 3), |n| *n = 0),
+        _ => after_more(d, w, rc),
+    }
+}
+
+/// The deviations of names, DCV entries and TR answers (after an ok call).
+fn after_more(d: D, w: &[u64], rc: Rc) -> Rc {
+    match d {
         D::DcvValueChanged | D::DcvNameChanged | D::DcvStaticEntry => dcv(d, w),
+        D::TrThreadStringIdUnstable
+        | D::TrParallelStringIdShared
+        | D::TrTaskStringIdShared
+        | D::TrStringIdCharset => string_id(d, w),
+        D::TrThreadsMissingOne => set(out::<c_int>(w, 2), |n| *n = (*n - 1).max(0)),
+        D::TrIcvOff => set(out::<i64>(w, 1), |v| *v += 1),
         D::IcvNameChanged if w[1] == 0 => {
             set(out::<*const c_char>(w, 3), |s| *s = RENAMED.as_ptr().cast())
         }
@@ -171,6 +184,33 @@ fn dcv(d: D, w: &[u64]) -> Rc {
         unsafe {
             let b = (*first as *mut u8).add(i);
             *b = if *b == b'Z' { b'Y' } else { b'Z' };
+        }
+    }
+    Rc::OK
+}
+
+/// Changes a TR string id in place (a tool block of at least two bytes: one character and NUL).
+fn string_id(d: D, w: &[u64]) -> Rc {
+    let Some(id) = out::<*mut u8>(w, 1).filter(|p| !p.is_null()) else {
+        return Rc::OK;
+    };
+    let id = *id;
+    // SAFETY: a NUL-terminated id the inner library wrote into a tool block; only bytes up to
+    // its NUL are written.
+    unsafe {
+        if *id == 0 {
+            return Rc::OK;
+        }
+        match d {
+            D::TrThreadStringIdUnstable if CALLS.fetch_add(1, Ordering::Relaxed) % 2 == 1 => {
+                *id = if *id == b'Z' { b'Y' } else { b'Z' };
+            }
+            D::TrParallelStringIdShared | D::TrTaskStringIdShared => {
+                *id = b'S';
+                *id.add(1) = 0;
+            }
+            D::TrStringIdCharset => *id = b'-',
+            _ => {}
         }
     }
     Rc::OK
