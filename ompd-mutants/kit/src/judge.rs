@@ -116,16 +116,40 @@ fn line(r: &Row) -> String {
     )
 }
 
+/// The MUST requirements of OpenMP 5.2 and TR 2.001 a killing check cites (shown violated by a
+/// mutant), and those none does.
+fn musts_shown(rows: &[Row]) -> (BTreeSet<String>, BTreeSet<String>) {
+    use ompd_checks::Profile;
+    let cited: BTreeSet<&str> = rows
+        .iter()
+        .flat_map(|r| r.killers.iter())
+        .filter_map(|c| ompd_checks::find(c))
+        .flat_map(|c| c.requirements.iter().copied())
+        .collect();
+    ompd_review::coverage::checklist()
+        .into_iter()
+        .filter(|r| {
+            [Profile::V5_2, Profile::Tr2]
+                .iter()
+                .any(|p| ompd_review::coverage::must_for(&r.id, &r.level, *p))
+        })
+        .map(|r| r.id)
+        .partition(|id| cited.contains(id.as_str()))
+}
+
 /// The score lines.
 fn summary(rows: &[Row], all: &BTreeSet<String>) -> String {
     let killed = rows.iter().filter(|r| r.target_hit()).count();
     let killing: BTreeSet<&String> = rows.iter().flat_map(|r| r.killers.iter()).collect();
+    let (shown, not_shown) = musts_shown(rows);
     format!(
-        "score: {killed} of {} mutants killed by a targeted check ({:.0} %); {} of {} checks kill at least one mutant\n",
+        "score: {killed} of {} mutants killed by a targeted check ({:.0} %); {} of {} checks kill at least one mutant; {} of {} MUST requirements (5.2, TR 2.001) shown violated by a killed mutant\n",
         rows.len(),
         100.0 * killed as f64 / rows.len().max(1) as f64,
         killing.len(),
-        all.len()
+        all.len(),
+        shown.len(),
+        shown.len() + not_shown.len()
     )
 }
 
@@ -150,6 +174,10 @@ fn matrix(rows: &[Row], all: &BTreeSet<String>) -> String {
     let _ = writeln!(s, "\n{}\n## Checks no mutant killed\n", summary(rows, all));
     for c in all.iter().filter(|c| !killing.contains(c)) {
         let _ = writeln!(s, "- {c}");
+    }
+    let _ = writeln!(s, "\n## MUST requirements no killed mutant shows violated\n");
+    for id in musts_shown(rows).1 {
+        let _ = writeln!(s, "- {id}");
     }
     s
 }
