@@ -179,6 +179,22 @@ pub enum Deviation {
     TrTaskStringIdShared,
     /// TR: `ompd_get_thread_handle_string_id` puts a '-' in the id.
     TrStringIdCharset,
+    /// `ompd_get_omp_version` blocks SIGUSR2 in the calling thread's mask.
+    BlocksASignal,
+    /// `ompd_initialize` sets SIGUSR2 to be ignored.
+    IgnoresASignal,
+    /// `ompd_get_omp_version` starts a thread.
+    StartsAThread,
+    /// A second `ompd_finalize` calls `alloc_memory` and `free_memory`.
+    CallsBackAfterFinalize,
+    /// `ompd_get_api_version` fails until a callback table was given.
+    VersionNeedsTool,
+    /// `ompd_get_state` answers needs_state_tracking though the runtime tracks state.
+    StateNeedsTracking,
+    /// `ompd_process_initialize` frees the tool's address-space context.
+    FreesContext,
+    /// `device_to_host` is replaced by a plain copy (no byte swap).
+    ConversionSkipped,
     /// TR: `ompd_get_threads` leaves one thread out.
     TrThreadsMissingOne,
     /// TR: `ompd_get_max_threads` answers one more.
@@ -293,6 +309,14 @@ mutants! {
     "version_query_calls_back" Some(E::GetApiVersion), VersionQueryCallsBack => ["lib.version_queries.no_callbacks"];
     "missing_export" Some(E::GetTaskFunction), MissingExport => ["lib.inventory.profile_entry_points_exported"];
     "needs_openmp_runtime" None, NeedsOpenmpRuntime => ["static.needed.no_openmp_runtime"];
+    "blocks_a_signal" Some(E::GetOmpVersion), BlocksASignal => ["callbacks.contract.signals_untouched"];
+    "ignores_a_signal" Some(E::Initialize), IgnoresASignal => ["callbacks.contract.signals_untouched"];
+    "starts_a_thread" Some(E::GetOmpVersion), StartsAThread => ["callbacks.contract.no_threads"];
+    "calls_back_after_finalize" Some(E::Finalize), CallsBackAfterFinalize => ["lib.finalize.no_callbacks_after"];
+    "version_needs_tool" Some(E::GetApiVersion), VersionNeedsTool => ["lib.api_version.known_value"];
+    "state_needs_tracking" Some(E::GetState), StateNeedsTracking => ["state.get.matches_model"];
+    "frees_context" Some(E::ProcessInitialize), FreesContext => ["callbacks.contract.no_violations"];
+    "conversion_skipped" None, ConversionSkipped => ["aspace.omp_version.matches_model"];
     "tr_thread_string_id_unstable" Some(E::GetThreadHandleStringId), TrThreadStringIdUnstable => ["tr.string_id.thread"];
     "tr_parallel_string_id_shared" Some(E::GetParallelHandleStringId), TrParallelStringIdShared => ["tr.string_id.parallel"];
     "tr_task_string_id_shared" Some(E::GetTaskHandleStringId), TrTaskStringIdShared => ["tr.string_id.task"];

@@ -31,6 +31,7 @@ pub(crate) fn table(d: Deviation, t: *mut Callbacks) -> *const Callbacks {
             Deviation::SymbolFaultIgnored => c.symbol_addr_lookup = Some(symbol_addr_lookup),
             Deviation::ConversionFaultIgnored => c.device_to_host = Some(device_to_host),
             Deviation::AllocFaultIgnored => c.alloc_memory = Some(alloc_memory),
+            Deviation::ConversionSkipped => c.device_to_host = Some(plain_copy),
             _ => {}
         }
         c
@@ -107,6 +108,22 @@ extern "C" fn device_to_host(
         // SAFETY: both buffers hold `u * n` bytes, as the library passed them.
         unsafe { std::ptr::copy(i.cast::<u8>(), o.cast::<u8>(), (u * n) as usize) };
     }
+    Rc::OK
+}
+
+extern "C" fn plain_copy(
+    _: *mut Ctx,
+    i: *const c_void,
+    u: OmpdSize,
+    n: OmpdSize,
+    o: *mut c_void,
+) -> Rc {
+    if i.is_null() || o.is_null() {
+        return Rc::ERROR;
+    }
+    // SAFETY: both buffers hold `u * n` bytes, as the library passed them; copying without the
+    // byte swap the target needs is the deviation being injected.
+    unsafe { std::ptr::copy(i.cast::<u8>(), o.cast::<u8>(), (u * n) as usize) };
     Rc::OK
 }
 

@@ -42,7 +42,7 @@ pub struct Allocation {
     pub seq: u64,
 }
 
-/// A contract violation observed by a callback.
+/// A contract violation observed by a callback, or by the worker around a check.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Violation {
@@ -89,6 +89,30 @@ pub enum Violation {
         len: u64,
         /// Entry point in flight.
         site: &'static str,
+    },
+    /// A callback ran after `ompd_finalize` returned ok (and before a new `ompd_initialize`).
+    AfterFinalize {
+        /// Callback name.
+        callback: &'static str,
+        /// Entry point in flight, or "(none)".
+        site: &'static str,
+    },
+    /// The process's signal dispositions or the thread's signal mask changed while the
+    /// library ran (seen by the worker around each check).
+    SignalsChanged {
+        /// What changed.
+        what: String,
+        /// The check (or setup step) during which it changed.
+        during: String,
+    },
+    /// The process gained threads while the library ran.
+    ThreadsStarted {
+        /// Threads before.
+        before: usize,
+        /// Threads after.
+        after: usize,
+        /// The check (or setup step) during which they appeared.
+        during: String,
     },
     /// The harness panicked inside a callback; the panic was caught.
     HarnessPanic {
@@ -269,6 +293,8 @@ pub struct Ledger {
     /// The counters when each call in flight began (innermost last), and each finished call's
     /// traffic.
     traffic: (Vec<Counters>, Vec<(&'static str, Counters)>),
+    /// True after `ompd_finalize` returned ok, until the next successful `ompd_initialize`.
+    finalized: bool,
 }
 
 /// At most this many calls' traffic is kept.
@@ -287,6 +313,31 @@ impl Counters {
             conversions: self.conversions - start.conversions,
             thread_contexts: self.thread_contexts - start.thread_contexts,
         }
+    }
+}
+
+/// The violation kinds judged by a check of their own (their requirement is not the callback
+/// contract's), by the start of their `Debug` form; every other kind is judged by
+/// `callbacks.contract.no_violations`.
+const DEDICATED: [(&str, &str); 3] = [
+    ("SignalsChanged", "callbacks.contract.signals_untouched"),
+    ("ThreadsStarted", "callbacks.contract.no_threads"),
+    ("AfterFinalize", "lib.finalize.no_callbacks_after"),
+];
+
+impl Violation {
+    /// The check that judges a violation, from its `Debug` form (the form violations carried
+    /// between workers of a unit keep).
+    pub fn judged_by_debug(text: &str) -> &'static str {
+        DEDICATED
+            .iter()
+            .find(|(kind, _)| text.starts_with(kind))
+            .map_or("callbacks.contract.no_violations", |(_, check)| check)
+    }
+
+    /// The check that judges this violation.
+    pub fn judged_by(&self) -> &'static str {
+        Violation::judged_by_debug(&format!("{self:?}"))
     }
 }
 
@@ -369,8 +420,24 @@ impl Ledger {
         self.budget.peak
     }
 
-    /// The site to attribute a callback to; records a violation when nothing is in flight.
+    /// True after `ompd_finalize` answered ok, until the next successful `ompd_initialize`.
+    pub fn finalized(&self) -> bool {
+        self.finalized
+    }
+
+    /// Marks the library finalized (`ompd_finalize` returned ok) or initialized again.
+    pub fn set_finalized(&mut self, finalized: bool) {
+        self.finalized = finalized;
+    }
+
+    /// The site to attribute a callback to; records a violation when nothing is in flight, or
+    /// when the library was finalized (OMPD-INIT-033).
     pub fn attribute(&mut self, callback: &'static str) -> &'static str {
+        if self.finalized {
+            let site = self.site.unwrap_or("(none)");
+            self.violations
+                .push(Violation::AfterFinalize { callback, site });
+        }
         match self.site {
             Some(s) => s,
             None => {

@@ -569,6 +569,7 @@ mod tidy {
             "ompd-loader/src/library/nulls.rs",
             "ompd-loader/src/library/objects.rs",
             "ompd-loader/src/library/raw.rs",
+            "ompd-loader/src/library/lifecycle.rs",
             "ompd-loader/src/library/runtimes.rs",
             "ompd-serve/src/callbacks/mod.rs",
             "ompd-serve/src/callbacks/blocks.rs",

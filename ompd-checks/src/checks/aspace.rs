@@ -32,8 +32,8 @@ pub static CHECKS: &[Check] = &[
     },
     Check {
         id: "aspace.omp_version.matches_model",
-        requirements: &["OMPD-ASP-001"],
-        summary: "ompd_get_omp_version reports the runtime's OpenMP version in yyyymm form",
+        requirements: &["OMPD-ASP-001", "OMPD-CB-008"],
+        summary: "ompd_get_omp_version reports the runtime's OpenMP version in yyyymm form (on a target of the other byte order only if converted with device_to_host)",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetOmpVersion],
         real: Some(&[Fact::OmpVersion]),

@@ -1,9 +1,11 @@
 //! The callback contract, judged after the checks of a unit ran: the library wrote nothing to
-//! stdout or stderr itself, and the ledger saw no callback contract violation.
+//! stdout or stderr itself, the ledger saw no callback contract violation, and the process kept
+//! its signal configuration and its threads.
 
 use crate::{Check, Ctx, Judge, Profile, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_serve::callbacks;
+use ompd_serve::ledger::Violation;
 
 /// Runs after every other check of a unit but the address-space release.
 pub static OUTPUT: &[Check] = &[Check {
@@ -19,16 +21,38 @@ pub static OUTPUT: &[Check] = &[Check {
 }];
 
 /// Runs last in every unit.
-pub static CONTRACT: &[Check] = &[Check {
-    id: "callbacks.contract.no_violations",
-    requirements: &["OMPD-CB-001", "OMPD-CB-005", "OMPD-MEM-004", "OMPD-PROC-004"],
-    summary: "the library calls back only inside entry points, with contexts the tool gave it, and frees only its own blocks once",
-    severity: Severity::Must,
-    entry_points: &[EntryPoint::ProcessInitialize],
-    real: Some(&[]),
-    run: Run::Worker(no_violations),
-    ..Check::TARGET
-}];
+pub static CONTRACT: &[Check] = &[
+    Check {
+        id: "callbacks.contract.no_violations",
+        requirements: &["OMPD-CB-001", "OMPD-CB-005", "OMPD-MEM-004", "OMPD-PROC-004", "OMPD-MEM-010"],
+        summary: "the library calls back only inside entry points, with contexts the tool gave it, and frees only its own blocks once",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::ProcessInitialize],
+        real: Some(&[]),
+        run: Run::Worker(no_violations),
+        ..Check::TARGET
+    },
+    Check {
+        id: "callbacks.contract.signals_untouched",
+        requirements: &["OMPD-THR-002"],
+        summary: "loading the library and every check of the unit leave the signal dispositions (ignored, caught) and the thread's signal mask as they were",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::ProcessInitialize],
+        real: Some(&[]),
+        run: Run::Worker(signals_untouched),
+        ..Check::TARGET
+    },
+    Check {
+        id: "callbacks.contract.no_threads",
+        requirements: &["OMPD-THR-004"],
+        summary: "loading the library and every check of the unit start no thread in the tool's process",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::ProcessInitialize],
+        real: Some(&[]),
+        run: Run::Worker(no_threads),
+        ..Check::TARGET
+    },
+];
 
 fn no_direct_output(ctx: &mut Ctx, _: &str) -> Verdict {
     let mut j = Judge::new(
@@ -45,14 +69,34 @@ fn no_direct_output(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 fn no_violations(ctx: &mut Ctx, _: &str) -> Verdict {
-    let mut j = Judge::new(ctx, "no callback contract violation");
+    let j = Judge::new(ctx, "no callback contract violation");
+    judge_violations(j, ctx, "callbacks.contract.no_violations")
+}
+
+fn signals_untouched(ctx: &mut Ctx, _: &str) -> Verdict {
+    let j = Judge::new(ctx, "the signal dispositions and mask unchanged");
+    judge_violations(j, ctx, "callbacks.contract.signals_untouched")
+}
+
+fn no_threads(ctx: &mut Ctx, _: &str) -> Verdict {
+    let j = Judge::new(ctx, "no thread started");
+    judge_violations(j, ctx, "callbacks.contract.no_threads")
+}
+
+/// Fails on every violation of the unit that check `id` judges ([`Violation::judged_by`]),
+/// those carried from earlier workers of the unit included.
+fn judge_violations(mut j: Judge, ctx: &Ctx, id: &str) -> Verdict {
     for (check, v) in &ctx.earlier_violations {
-        j.fail(format!(
-            "{v} (during {check}, in an earlier worker of the unit)"
-        ));
+        if Violation::judged_by_debug(v) == id {
+            j.fail(format!(
+                "{v} (during {check}, in an earlier worker of the unit)"
+            ));
+        }
     }
     for v in callbacks::ledger().violations() {
-        j.fail(format!("{v:?}"));
+        if v.judged_by() == id {
+            j.fail(format!("{v:?}"));
+        }
     }
     held_over_calls(j)
 }

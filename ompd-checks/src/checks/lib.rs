@@ -38,7 +38,7 @@ pub static QUERIES: &[Check] = &[
     },
     Check {
         id: "lib.api_version.known_value",
-        requirements: &["OMPD-INIT-001", "OMPD-INIT-002", "OMPD-INIT-004"],
+        requirements: &["OMPD-INIT-001", "OMPD-INIT-002", "OMPD-INIT-004", "OMPD-GEN-005"],
         summary: "ompd_get_api_version works before initialize and reports a known OMPD API version",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetApiVersion],
@@ -138,6 +138,17 @@ pub static INITIALIZE: &[Check] = &[
         stage: Stage::Library,
         real: None,
         run: Run::Worker(finalize_ok),
+        ..Check::TARGET
+    },
+    Check {
+        id: "lib.finalize.no_callbacks_after",
+        requirements: &["OMPD-INIT-033"],
+        summary: "after ompd_finalize answered ok, the library makes no callback (the version queries and a second ompd_finalize are called to give it the chance)",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::Finalize, EntryPoint::GetApiVersion],
+        stage: Stage::Library,
+        real: None,
+        run: Run::Worker(no_callbacks_after_finalize),
         ..Check::TARGET
     },
 ];
@@ -267,6 +278,25 @@ fn version_queries_no_callbacks(ctx: &mut Ctx, _: &str) -> Verdict {
     j.expect(d.events.is_empty(), || {
         format!("{} callbacks, first {:?}", d.events.len(), d.events.first())
     });
+    j.verdict()
+}
+
+/// Runs after `lib.finalize.after_initialize`: every callback since that finalize is a
+/// violation the ledger recorded ([`ompd_serve::ledger::Violation::AfterFinalize`]).
+fn no_callbacks_after_finalize(ctx: &mut Ctx, _: &str) -> Verdict {
+    if !callbacks::ledger().finalized() {
+        return Verdict::skip("ompd_finalize did not answer ok: the library was never finalized");
+    }
+    let mut j = Judge::new(ctx, "no callback after ompd_finalize");
+    let _ = ctx.lib.get_api_version();
+    let _ = ctx.lib.get_version_string();
+    let _ = ctx.lib.finalize();
+    j.holds();
+    for v in callbacks::ledger().violations() {
+        if v.judged_by() == "lib.finalize.no_callbacks_after" {
+            j.fail(format!("{v:?}"));
+        }
+    }
     j.verdict()
 }
 

@@ -41,7 +41,7 @@ pub static CHECKS: &[Check] = &[
     },
     Check {
         id: "state.get.matches_model",
-        requirements: &["OMPD-STATE-010", "OMPD-STATE-012", "OMPD-RC-008"],
+        requirements: &["OMPD-STATE-010", "OMPD-STATE-012", "OMPD-RC-008", "OMPD-RT-007"],
         summary: "every thread's state (and wait id in wait states) is the model's; without state tracking the answer is needs_state_tracking",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetState],

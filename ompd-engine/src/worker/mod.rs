@@ -19,6 +19,7 @@ use sim_target::layout::Policy;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
+mod probes;
 mod target;
 
 /// The hidden command a re-executed worker runs.
@@ -487,13 +488,14 @@ fn exports_newer(check: &checks::Check, ctx: &Ctx) -> bool {
 }
 
 /// Runs one check and gathers what its calls printed (from offset `printed` of the capture
-/// file, which it moves on) and the contract violations they committed.
+/// file, which it moves on), what they changed in the process (against `probe`, which it moves
+/// on) and the contract violations they committed.
 fn run_check(
     id: &str,
     check: &checks::Check,
     ctx: &mut Ctx,
     prepared: &Prepared,
-    printed: &mut u64,
+    (printed, probe): (&mut u64, &mut probes::Probe),
 ) -> (checks::Verdict, Contract) {
     ctx.severity = check.severity.at(ctx.profile);
     let violations_before = callbacks::ledger().violations().len();
@@ -532,6 +534,7 @@ fn run_check(
         }
         *printed = now;
     }
+    *probe = probes::compare(probe, id);
     // Checks take the violations they provoke on purpose; the rest are the unit's.
     let ledger = callbacks::ledger();
     let recorded = ledger.violations();
@@ -599,11 +602,15 @@ fn answers(unit: &Unit, ctx: &Ctx, emit: &mut dyn FnMut(&Event) -> bool) -> bool
 /// harness failure ends the unit early; the caller reports it (as [`Event::HarnessFailed`]).
 pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(), HarnessFailure> {
     watch::quarantine(quarantined_entry_points(unit)?);
+    let before_load = probes::take();
     let Some((lib, profile)) = load(unit, emit) else {
         return Ok(());
     };
-    // A real target is opened first: its truth is the model.
+    probes::compare(&before_load, "loading the library");
+    // A real target is opened first: its truth is the model (attaching starts the tracer's
+    // thread, so the probe is read again after it).
     let mut prepared = prepare(unit)?;
+    let mut probe = probes::take();
     let image = prepared.image.take();
     let mut ctx = Ctx {
         lib: &lib,
@@ -626,6 +633,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
     let initializable = profile >= Profile::V5_0 || lib.tr.initialize.is_some();
     if unit.stage == Stage::Target && initializable {
         set_up_target(&mut ctx, &prepared, image)?;
+        probe = probes::compare(&probe, "initializing the library and the address space");
     }
     // A quarantined call refused while loading or setting up leaves nothing to judge.
     let setup_blocked = watch::take_blocked();
@@ -644,7 +652,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
         let (v, contract) = match setup_blocked {
             Some(ep) => (quarantined_verdict(unit, ep), Contract::default()),
             None => {
-                let (v, c) = run_check(id, check, &mut ctx, &prepared, &mut printed);
+                let (v, c) = run_check(id, check, &mut ctx, &prepared, (&mut printed, &mut probe));
                 let refused = watch::take_blocked();
                 (refused.map_or(v, |ep| quarantined_verdict(unit, ep)), c)
             }

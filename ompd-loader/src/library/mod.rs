@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 mod device;
 mod handles;
+mod lifecycle;
 mod memory;
 mod nulls;
 mod objects;
@@ -355,34 +356,6 @@ impl Library {
                 is_tool_block,
             })
         })
-    }
-
-    /// `ompd_get_api_version(NULL)`: the library must refuse the NULL out-parameter.
-    pub fn get_api_version_null(&self) -> Call<()> {
-        // SAFETY: a NULL out-parameter is valid input that the library must check.
-        let (rc, _g) = unsafe { self.raw().get_api_version(std::ptr::null_mut()) }?;
-        rc_of(rc, || Ok(()))
-    }
-
-    /// `ompd_initialize(version, NULL)`: the library must refuse the NULL table.
-    pub fn initialize_null(&self, version: i64) -> Call<()> {
-        // SAFETY: a NULL table is valid input that the library must check.
-        let (rc, _g) = unsafe { self.raw().initialize(version, std::ptr::null()) }?;
-        rc_of(rc, || Ok(()))
-    }
-
-    /// `ompd_initialize` with our callback table.
-    pub fn initialize(&self, version: i64) -> Call<()> {
-        // SAFETY: the table is a `'static` that outlives the library.
-        let (rc, _g) = unsafe { self.raw().initialize(version, callbacks::table()) }?;
-        rc_of(rc, || Ok(()))
-    }
-
-    /// `ompd_finalize`.
-    pub fn finalize(&self) -> Call<()> {
-        // SAFETY: no arguments.
-        let (rc, _g) = unsafe { self.raw().finalize() }?;
-        rc_of(rc, || Ok(()))
     }
 
     /// `ompd_process_initialize` for a simulated target.

@@ -128,6 +128,9 @@ impl Library {
                 unsafe { f(table) }
             },
         )?;
+        if rc == Rc::OK {
+            callbacks::ledger().set_finalized(false);
+        }
         rc_of(rc, || Ok(()))
     }
 

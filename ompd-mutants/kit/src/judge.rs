@@ -175,7 +175,10 @@ fn matrix(rows: &[Row], all: &BTreeSet<String>) -> String {
     for c in all.iter().filter(|c| !killing.contains(c)) {
         let _ = writeln!(s, "- {c}");
     }
-    let _ = writeln!(s, "\n## MUST requirements no killed mutant shows violated\n");
+    let _ = writeln!(
+        s,
+        "\n## MUST requirements no killed mutant shows violated\n"
+    );
     for id in musts_shown(rows).1 {
         let _ = writeln!(s, "- {id}");
     }

@@ -33,6 +33,13 @@ fn code_in_place(d: D) -> Option<Rc> {
             crash();
             Some(Rc::ERROR)
         }
+        D::StateNeedsTracking => Some(Rc::NEEDS_STATE_TRACKING),
+        D::StartsAThread => {
+            std::thread::spawn(|| loop {
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            });
+            None
+        }
         D::TaskFrameHangs => loop {
             std::thread::sleep(std::time::Duration::from_secs(1));
         },
@@ -89,6 +96,20 @@ fn changed(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
                 }
             }
             Some(Rc::OK)
+        }
+        D::VersionNeedsTool if tool().is_none() => Some(Rc::ERROR),
+        D::CallsBackAfterFinalize if !INITIALIZED.load(Ordering::Acquire) => {
+            free(alloc(8));
+            None
+        }
+        D::BlocksASignal => {
+            let _ =
+                nix::sys::signal::SigSet::from(nix::sys::signal::Signal::SIGUSR2).thread_block();
+            None
+        }
+        D::FreesContext => {
+            free(w[0] as usize as *mut std::ffi::c_void);
+            None
         }
         D::VersionQueryCallsBack if tool().is_some() => {
             free(alloc(8));

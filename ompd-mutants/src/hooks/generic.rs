@@ -30,6 +30,7 @@ pub(super) fn before(d: Deviation, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> 
         | Deviation::SymbolFaultIgnored
         | Deviation::ConversionFaultIgnored
         | Deviation::AllocFaultIgnored
+        | Deviation::ConversionSkipped
             if ep == EntryPoint::Initialize && w.get(1).is_some_and(|p| *p != 0) =>
         {
             let tool = TOOL.load(Ordering::Acquire);

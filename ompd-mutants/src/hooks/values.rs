@@ -65,6 +65,10 @@ pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
             }
         }),
         D::RelAddressSpaceNotOk | D::RelThreadNotOk => Rc::ERROR,
+        D::IgnoresASignal => {
+            ignore_sigusr2();
+            rc
+        }
         D::ThreadHandleLeaks => {
             alloc(16);
             rc
@@ -120,6 +124,15 @@ fn after_more(d: D, w: &[u64], rc: Rc) -> Rc {
         }),
         _ => rc,
     }
+}
+
+/// Sets SIGUSR2 to be ignored.
+fn ignore_sigusr2() {
+    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+    let ignore = SigAction::new(SigHandler::SigIgn, SaFlags::empty(), SigSet::empty());
+    // SAFETY: installs SIG_IGN, no handler code; changing the tool's signal configuration is
+    // the deviation being injected.
+    let _ = unsafe { sigaction(Signal::SIGUSR2, &ignore) };
 }
 
 /// Applies `f` to the out-parameter when there is one; the answer stays ok.
