@@ -204,28 +204,26 @@ impl<'l> Ctx<'l> {
     /// why not.
     pub fn icvs(&self, ah: &AspaceH) -> Result<Vec<IcvEntry>, String> {
         self.icv_table
-            .get_or_init(|| {
-                let mut out = Vec::new();
-                let mut cur = ICV_UNDEFINED;
-                loop {
-                    match self.lib.enumerate_icvs(ah, cur) {
-                        Ok((id, name, scope, more)) => {
-                            out.push(IcvEntry { id, name, scope });
-                            if more == 0 || out.len() > 1024 {
-                                return Ok(out);
-                            }
-                            cur = id;
-                        }
-                        Err(e) => {
-                            return Err(format!(
-                                "ompd_enumerate_icvs after {} ICVs: {e}",
-                                out.len()
-                            ))
-                        }
-                    }
-                }
-            })
+            .get_or_init(|| self.enumerate_icvs(ah))
             .clone()
+    }
+
+    /// The library's ICV list, enumerated now (at most 1 025 entries), or why not.
+    pub fn enumerate_icvs(&self, ah: &AspaceH) -> Result<Vec<IcvEntry>, String> {
+        let mut out = Vec::new();
+        let mut cur = ICV_UNDEFINED;
+        loop {
+            match self.lib.enumerate_icvs(ah, cur) {
+                Ok((id, name, scope, more)) => {
+                    out.push(IcvEntry { id, name, scope });
+                    if more == 0 || out.len() > 1024 {
+                        return Ok(out);
+                    }
+                    cur = id;
+                }
+                Err(e) => return Err(format!("ompd_enumerate_icvs after {} ICVs: {e}", out.len())),
+            }
+        }
     }
 
     /// The id of ICV `name` under any of its spellings ([`canonical`]), or why there is none:

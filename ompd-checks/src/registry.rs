@@ -29,6 +29,7 @@ pub fn registry() -> &'static [&'static Check] {
             dcv::CHECKS,
             icv::strings::CHECKS,
             compare::CHECKS,
+            compare::ANSWERS,
             own::CHECKS,
             runtime::CHECKS,
         ];

@@ -195,6 +195,15 @@ pub enum Deviation {
     FreesContext,
     /// `device_to_host` is replaced by a plain copy (no byte swap).
     ConversionSkipped,
+    /// `ompd_get_thread_handle` hands out the handle it gave before for the same id (releasing
+    /// one releases both).
+    ThreadHandleCached,
+    /// `ompd_get_thread_handle` keeps the tool's id pointer; `ompd_get_thread_id` reads it.
+    ThreadIdNotCopied,
+    /// `ompd_get_thread_id` answers one off for handles from `ompd_get_thread_in_parallel`.
+    ThreadIdByRoute,
+    /// `ompd_enumerate_icvs` renames the first ICV from the second enumeration on.
+    IcvsUnstable,
     /// TR: `ompd_get_threads` leaves one thread out.
     TrThreadsMissingOne,
     /// TR: `ompd_get_max_threads` answers one more.
@@ -317,6 +326,10 @@ mutants! {
     "state_needs_tracking" Some(E::GetState), StateNeedsTracking => ["state.get.matches_model"];
     "frees_context" Some(E::ProcessInitialize), FreesContext => ["callbacks.contract.no_violations"];
     "conversion_skipped" None, ConversionSkipped => ["aspace.omp_version.matches_model"];
+    "thread_handle_cached" Some(E::GetThreadHandle), ThreadHandleCached => ["own.handles.release_independent"];
+    "thread_id_not_copied" Some(E::GetThreadId), ThreadIdNotCopied => ["thread.id.round_trip"];
+    "thread_id_by_route" Some(E::GetThreadId), ThreadIdByRoute => ["compare.thread.equal_handles_answer_alike"];
+    "icvs_unstable" Some(E::EnumerateIcvs), IcvsUnstable => ["icv.enumerate.stable"];
     "tr_thread_string_id_unstable" Some(E::GetThreadHandleStringId), TrThreadStringIdUnstable => ["tr.string_id.thread"];
     "tr_parallel_string_id_shared" Some(E::GetParallelHandleStringId), TrParallelStringIdShared => ["tr.string_id.parallel"];
     "tr_task_string_id_shared" Some(E::GetTaskHandleStringId), TrTaskStringIdShared => ["tr.string_id.task"];

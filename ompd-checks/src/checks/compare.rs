@@ -90,6 +90,65 @@ macro_rules! laws_for {
 /// Checks of this family.
 pub static CHECKS: &[Check] = laws_for!("thread", "parallel", "task");
 
+/// Consistency of the comparator with the other answers.
+pub static ANSWERS: &[Check] = &[Check {
+    id: "compare.thread.equal_handles_answer_alike",
+    requirements: &["OMPD-CMP-009"],
+    summary: "thread handles that compare 0, whatever route gave them, answer the same thread id and state",
+    severity: Severity::Must,
+    entry_points: &[EntryPoint::ThreadHandleCompare, EntryPoint::GetThreadId, EntryPoint::GetState],
+    real: Some(&[Fact::Threads, Fact::Regions]),
+    run: Run::Worker(answer_alike),
+    ..Check::TARGET
+}];
+
+/// What a thread handle answers: its pthread id and its state (`None` where the call failed).
+type ThreadAnswers = (Option<Vec<u8>>, Option<(i64, Option<u64>)>);
+
+fn answer_alike(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let mut j = Judge::new(
+        ctx,
+        "the same thread id and state from handles that compare 0",
+    );
+    let mut p = threads(ctx, ah, &mut j);
+    p.trim();
+    let Some(t0) = ctx.threads().next() else {
+        return Verdict::skip("the scenario has no thread");
+    };
+    let size = ctx.thread_id(t0, thread_id_kind::PTHREAD).len();
+    let answers: Vec<ThreadAnswers> = p
+        .items
+        .iter()
+        .map(|it| {
+            (
+                ctx.lib
+                    .get_thread_id(&it.h, thread_id_kind::PTHREAD, size)
+                    .ok(),
+                ctx.lib.get_state(&it.h, true).ok(),
+            )
+        })
+        .collect();
+    for a in 0..p.items.len() {
+        for b in a + 1..p.items.len() {
+            if matches!(p.cmp(a, b), Ok(0)) {
+                j.expect(answers[a] == answers[b], || {
+                    format!(
+                        "{} and {} compare 0 but answer {:02x?} and {:02x?}",
+                        p.name(a),
+                        p.name(b),
+                        answers[a],
+                        answers[b]
+                    )
+                });
+            }
+        }
+    }
+    j.verdict_or_skip(|| {
+        "no two thread handles compare 0 (compare.thread.entity_identity judges that)".into()
+    })
+}
+
 /// At most this many handles take part in the all-pairs and all-triples laws.
 const MAX_POOL: usize = 16;
 

@@ -24,6 +24,16 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        id: "own.handles.release_independent",
+        requirements: &["OMPD-REL-011"],
+        summary: "releasing one of two handles of the same thread, region or task leaves the other usable: it answers the thread's id as before, and compares equal to a fresh handle",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadId, EntryPoint::GetCurrParallelHandle, EntryPoint::GetCurrTaskHandle, EntryPoint::ParallelHandleCompare, EntryPoint::TaskHandleCompare],
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        run: Run::Worker(release_independent),
+        ..Check::TARGET
+    },
+    Check {
         id: "own.handles.released_without_leak",
         requirements: &["OMPD-MEM-009"],
         summary: "obtaining and releasing thread, parallel and task handles leaves no alloc_memory block behind (after a warm-up pass fills any per-address-space cache)",
@@ -110,6 +120,78 @@ fn release_ok(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict_or_skip(|| {
         "no handle could be obtained to release (the thread.* checks judge that)".into()
     })
+}
+
+fn release_independent(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let mut j = Judge::new(
+        ctx,
+        "the remaining handle answers as before after its twin is released",
+    );
+    let kind = ompd_abi::thread_id_kind::PTHREAD;
+    for t in ctx.threads() {
+        let (Ok(a), Ok(b)) = (ctx.thread_handle(ah, t), ctx.thread_handle(ah, t)) else {
+            continue;
+        };
+        // What the handle answered before its twin went is what it must answer after (whether
+        // that answer is right is thread.id.round_trip's business).
+        let size = ctx.thread_id(t, kind).len();
+        let before = ctx.lib.get_thread_id(&b, kind, size);
+        let _ = a.release();
+        if let Ok(want) = before {
+            match ctx.lib.get_thread_id(&b, kind, size) {
+                Ok(id) => j.expect(id == want, || {
+                    format!(
+                        "thread {}: id {id:02x?} after its twin's release, {want:02x?} before",
+                        t.0
+                    )
+                }),
+                Err(e) => j.fail(format!(
+                    "thread {}: ompd_get_thread_id after its twin's release: {e}",
+                    t.0
+                )),
+            }
+        }
+        let twins = (
+            ctx.lib.get_curr_parallel_handle(&b),
+            ctx.lib.get_curr_parallel_handle(&b),
+        );
+        if let (Ok(p1), Ok(p2)) = twins {
+            let _ = p1.release();
+            match ctx.lib.get_curr_parallel_handle(&b) {
+                Ok(p3) => judge_equal(&mut j, "parallel", t, ctx.lib.parallel_compare(&p2, &p3)),
+                Err(e) => j.fail(format!("thread {}: a fresh parallel handle: {e}", t.0)),
+            }
+        }
+        let twins = (
+            ctx.lib.get_curr_task_handle(&b),
+            ctx.lib.get_curr_task_handle(&b),
+        );
+        if let (Ok(k1), Ok(k2)) = twins {
+            let _ = k1.release();
+            match ctx.lib.get_curr_task_handle(&b) {
+                Ok(k3) => judge_equal(&mut j, "task", t, ctx.lib.task_compare(&k2, &k3)),
+                Err(e) => j.fail(format!("thread {}: a fresh task handle: {e}", t.0)),
+            }
+        }
+    }
+    j.verdict_or_skip(|| "no thread gave two handles (the thread.* checks judge that)".into())
+}
+
+/// The remaining handle of a released pair must compare equal to a fresh one.
+fn judge_equal(j: &mut Judge, what: &str, t: ThreadId, cmp: ompd_loader::library::Call<i32>) {
+    match cmp {
+        Ok(c) => j.expect(c == 0, || {
+            format!(
+                "thread {}: the remaining {what} handle compares {c} with a fresh one",
+                t.0
+            )
+        }),
+        Err(e) => j.fail(format!(
+            "thread {}: comparing the remaining {what} handle: {e}",
+            t.0
+        )),
+    }
 }
 
 fn released_without_leak(ctx: &mut Ctx, _: &str) -> Verdict {

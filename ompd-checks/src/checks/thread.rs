@@ -61,7 +61,7 @@ pub static CHECKS: &[Check] = &[
     },
     Check {
         id: "thread.id.round_trip",
-        requirements: &["OMPD-HANDLE-THREAD-020", "OMPD-HANDLE-THREAD-022", "OMPD-OWN-005", "OMPD-OWN-006"],
+        requirements: &["OMPD-HANDLE-THREAD-020", "OMPD-HANDLE-THREAD-022", "OMPD-OWN-005", "OMPD-OWN-006", "OMPD-HANDLE-THREAD-005"],
         summary: "ompd_get_thread_id gives back exactly the pthread id the handle was obtained with, writing no more than asked",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadId],

@@ -11,6 +11,7 @@ static FOREIGN: u8 = 0;
 
 /// The specific deviations' part before the call.
 pub(super) fn before(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
+    side_effect(d, w);
     code_in_place(d).or_else(|| changed(d, ep, w))
 }
 
@@ -47,7 +48,40 @@ fn code_in_place(d: D) -> Option<Rc> {
     }
 }
 
-/// The deviations that depend on the arguments, change them, or act before forwarding.
+/// The deviations that act before forwarding and change nothing of the call: output, a foreign
+/// or context free, a callback, a blocked signal.
+fn side_effect(d: D, w: &[u64]) {
+    match d {
+        D::OmpVersionPrints => {
+            println!("mutant: ompd_get_omp_version called");
+        }
+        D::RelParallelFreesForeign => {
+            free(std::ptr::addr_of!(FOREIGN) as *mut std::ffi::c_void);
+        }
+        D::CallsBackAfterFinalize if !INITIALIZED.load(Ordering::Acquire) => {
+            free(alloc(8));
+        }
+        D::BlocksASignal => {
+            let _ =
+                nix::sys::signal::SigSet::from(nix::sys::signal::Signal::SIGUSR2).thread_block();
+        }
+        D::FreesContext => {
+            free(w[0] as usize as *mut std::ffi::c_void);
+        }
+        D::VersionQueryCallsBack if tool().is_some() => {
+            free(alloc(8));
+        }
+        D::RelTaskFreesIcvString => {
+            let s = ICV_STRING.swap(0, Ordering::AcqRel);
+            if s != 0 {
+                free(s as usize as *mut std::ffi::c_void);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The deviations that depend on the arguments or change them.
 fn changed(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
     match d {
         D::InitializeNullOk if w[1] == 0 => Some(Rc::OK),
@@ -56,10 +90,6 @@ fn changed(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
             None
         }
         D::FinalizeBeforeInitializeOk if !INITIALIZED.load(Ordering::Acquire) => Some(Rc::OK),
-        D::OmpVersionPrints => {
-            println!("mutant: ompd_get_omp_version called");
-            None
-        }
         D::ThreadHandleIgnoresSize => Some(thread_handle_any_size(w)),
         D::ThreadHandleIgnoresKind if w[1] > 3 => {
             w[1] = 0;
@@ -77,10 +107,6 @@ fn changed(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
             None
         }
         D::StateRefusesNullWaitId if w[2] == 0 => Some(Rc::BAD_INPUT),
-        D::RelParallelFreesForeign => {
-            free(std::ptr::addr_of!(FOREIGN) as *mut std::ffi::c_void);
-            None
-        }
         D::ProcessInitializeDeclinesMiscoded => {
             look_up_absent_symbol(w[0]);
             Some(Rc::ERROR)
@@ -98,30 +124,7 @@ fn changed(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
             Some(Rc::OK)
         }
         D::VersionNeedsTool if tool().is_none() => Some(Rc::ERROR),
-        D::CallsBackAfterFinalize if !INITIALIZED.load(Ordering::Acquire) => {
-            free(alloc(8));
-            None
-        }
-        D::BlocksASignal => {
-            let _ =
-                nix::sys::signal::SigSet::from(nix::sys::signal::Signal::SIGUSR2).thread_block();
-            None
-        }
-        D::FreesContext => {
-            free(w[0] as usize as *mut std::ffi::c_void);
-            None
-        }
-        D::VersionQueryCallsBack if tool().is_some() => {
-            free(alloc(8));
-            None
-        }
-        D::RelTaskFreesIcvString => {
-            let s = ICV_STRING.swap(0, Ordering::AcqRel);
-            if s != 0 {
-                free(s as usize as *mut std::ffi::c_void);
-            }
-            None
-        }
+        D::ThreadHandleCached => cached_thread_handle(w),
         _ => {
             let _ = ep;
             None
@@ -145,6 +148,27 @@ fn look_up_absent_symbol(ctx: u64) {
             std::ptr::null(),
         )
     };
+}
+
+/// The handles `ompd_get_thread_handle` gave, by the id's first 8 bytes.
+pub(super) static HANDED_OUT: std::sync::Mutex<Vec<(u64, u64)>> = std::sync::Mutex::new(Vec::new());
+
+/// The handle handed out by the last call for the same thread id, written to the
+/// out-parameter (once).
+fn cached_thread_handle(w: &[u64]) -> Option<Rc> {
+    let id = super::THREAD_ID
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .map(|(_, _, id)| id)?;
+    let mut cache = HANDED_OUT.lock().unwrap_or_else(|p| p.into_inner());
+    let at = cache.iter().position(|(i, _)| *i == id)?;
+    // Handed out once more, then forgotten: the two handles are one, whoever releases first.
+    let (_, handle) = cache.remove(at);
+    // SAFETY: the tool's out-parameter for the handle (NULL is answered by the library).
+    unsafe { (w[4] as usize as *mut u64).as_mut() }.map(|out| {
+        *out = handle;
+        Rc::OK
+    })
 }
 
 /// The inner library's API version.

@@ -23,6 +23,11 @@ static INITIALIZED: AtomicBool = AtomicBool::new(false);
 static CONTEXT: AtomicU64 = AtomicU64::new(0);
 /// The last thread id the tool asked a handle for: kind, size, the id's first 8 bytes.
 static THREAD_ID: Mutex<Option<(u64, u64, u64)>> = Mutex::new(None);
+/// Thread handles with where they came from: the tool's id pointer and size for
+/// `ompd_get_thread_handle`, (0, 0) for `ompd_get_thread_in_parallel`.
+static ORIGINS: Mutex<Vec<(u64, u64, u64)>> = Mutex::new(Vec::new());
+/// Calls of `ompd_enumerate_icvs` that started an enumeration.
+static ENUMERATIONS: AtomicU64 = AtomicU64::new(0);
 /// The last string `ompd_get_icv_string_from_scope` handed out.
 static ICV_STRING: AtomicU64 = AtomicU64::new(0);
 
@@ -86,6 +91,9 @@ pub fn after(ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
     if ep == EntryPoint::GetVersionString && rc == Rc::OK {
         own_version_string(w[0]);
     }
+    if rc == Rc::OK {
+        note_origin(ep, w);
+    }
     if ep == EntryPoint::GetIcvStringFromScope && rc == Rc::OK {
         // SAFETY: the tool's out-parameter, written by the inner routine on ok.
         if let Some(s) = unsafe { (w[3] as usize as *const u64).as_ref() } {
@@ -96,6 +104,31 @@ pub fn after(ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
         Some(d) => values::after(d, ep, w, rc),
         None => rc,
     }
+}
+
+/// Notes where a new thread handle came from ([`ORIGINS`]), and counts ICV enumerations.
+fn note_origin(ep: EntryPoint, w: &[u64]) {
+    let (out, origin) = match ep {
+        EntryPoint::GetThreadHandle => (w[4], (w[3], w[2])),
+        EntryPoint::GetThreadInParallel => (w[2], (0, 0)),
+        EntryPoint::EnumerateIcvs if w[1] == 0 => {
+            ENUMERATIONS.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        _ => return,
+    };
+    // SAFETY: the tool's out-parameter for the handle, written by the inner routine on ok.
+    if let Some(h) = unsafe { (out as usize as *const u64).as_ref() } {
+        let mut o = ORIGINS.lock().unwrap_or_else(|p| p.into_inner());
+        o.retain(|(x, _, _)| x != h);
+        o.push((*h, origin.0, origin.1));
+    }
+}
+
+/// Where thread handle `h` came from (see [`ORIGINS`]).
+fn origin(h: u64) -> Option<(u64, u64)> {
+    let o = ORIGINS.lock().unwrap_or_else(|p| p.into_inner());
+    o.iter().find(|(x, _, _)| *x == h).map(|(_, p, n)| (*p, *n))
 }
 
 /// Copies the inner library's version string into this library's static data, where a tool

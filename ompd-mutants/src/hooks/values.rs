@@ -44,29 +44,16 @@ pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
         }
         D::OmpVersionOff => set(out::<i64>(w, 1), |v| *v += 1),
         D::IcvValueOff => set(out::<i64>(w, 3), |v| *v += 1),
-        D::OmpVersionStringStatic | D::IcvStringStatic => {
-            let i = if ep == EntryPoint::GetOmpVersionString {
-                1
-            } else {
-                3
-            };
-            set(out::<*const c_char>(w, i), |s| {
-                free(*s as *mut c_void);
-                *s = STATIC_TEXT.as_ptr().cast();
-            })
+        D::OmpVersionStringStatic | D::IcvStringStatic | D::OmpVersionStringShared => {
+            strings(d, ep, w)
         }
-        D::OmpVersionStringShared => set(out::<*const c_char>(w, 1), |s| {
-            match SHARED.compare_exchange(0, *s as u64, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => {}
-                Err(first) => {
-                    free(*s as *mut c_void);
-                    *s = first as usize as *const c_char;
-                }
-            }
-        }),
         D::RelAddressSpaceNotOk | D::RelThreadNotOk => Rc::ERROR,
         D::IgnoresASignal => {
             ignore_sigusr2();
+            rc
+        }
+        D::ThreadHandleCached => {
+            remember_handle(w);
             rc
         }
         D::ThreadHandleLeaks => {
@@ -102,10 +89,75 @@ pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
     }
 }
 
-/// The deviations of names, DCV entries and TR answers (after an ok call).
+/// The string deviations of `ompd_get_omp_version_string` and the ICV strings: a static
+/// string, or the first block handed out again.
+fn strings(d: D, ep: EntryPoint, w: &[u64]) -> Rc {
+    match d {
+        D::OmpVersionStringStatic | D::IcvStringStatic => {
+            let i = if ep == EntryPoint::GetOmpVersionString {
+                1
+            } else {
+                3
+            };
+            set(out::<*const c_char>(w, i), |s| {
+                free(*s as *mut c_void);
+                *s = STATIC_TEXT.as_ptr().cast();
+            })
+        }
+        D::OmpVersionStringShared => set(out::<*const c_char>(w, 1), |s| {
+            match SHARED.compare_exchange(0, *s as u64, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => {}
+                Err(first) => {
+                    free(*s as *mut c_void);
+                    *s = first as usize as *const c_char;
+                }
+            }
+        }),
+        _ => Rc::OK,
+    }
+}
+
+/// Remembers the handle `ompd_get_thread_handle` gave for the last id asked (see
+/// [`super::answers::HANDED_OUT`]).
+fn remember_handle(w: &[u64]) {
+    if let (Some(id), Some(h)) = (
+        *super::THREAD_ID.lock().unwrap_or_else(|p| p.into_inner()),
+        out::<u64>(w, 4),
+    ) {
+        let mut cache = super::answers::HANDED_OUT
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        cache.retain(|(i, _)| *i != id.2);
+        cache.push((id.2, *h));
+    }
+}
+
+/// The deviations of names, DCV entries, thread ids and TR answers (after an ok call).
 fn after_more(d: D, w: &[u64], rc: Rc) -> Rc {
     match d {
         D::DcvValueChanged | D::DcvNameChanged | D::DcvStaticEntry => dcv(d, w),
+        D::ThreadIdNotCopied => match super::origin(w[0]) {
+            Some((ptr, n)) if ptr != 0 && n > 0 && n <= w[2] => {
+                // SAFETY: none for the tool's id pointer, kept past the call that lent it:
+                // reading it now is the deviation being injected; the tool's buffer holds `w[2]`
+                // bytes.
+                unsafe {
+                    std::ptr::copy(
+                        ptr as usize as *const u8,
+                        w[3] as usize as *mut u8,
+                        n as usize,
+                    )
+                };
+                Rc::OK
+            }
+            _ => Rc::OK,
+        },
+        D::ThreadIdByRoute if super::origin(w[0]) == Some((0, 0)) && w[2] > 0 => {
+            set(out::<u8>(w, 3), |b| *b = b.wrapping_add(1))
+        }
+        D::IcvsUnstable if w[1] == 0 && super::ENUMERATIONS.load(Ordering::Relaxed) >= 2 => {
+            set(out::<*const c_char>(w, 3), |s| *s = RENAMED.as_ptr().cast())
+        }
         D::TrThreadStringIdUnstable
         | D::TrParallelStringIdShared
         | D::TrTaskStringIdShared

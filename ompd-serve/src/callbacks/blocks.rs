@@ -31,8 +31,13 @@ fn release(ptr: *mut c_void, site: &'static str) -> Result<u64, Rc> {
     let layout = AllocLayout::from_size_align(block.size.max(1) as usize, BLOCK_ALIGN)
         .expect("layout was valid at allocation");
     // SAFETY: the ledger confirmed `ptr` is a live block from `allocate` with this layout, and
-    // removed it, so it is freed exactly once.
-    unsafe { std::alloc::dealloc(ptr as *mut u8, layout) };
+    // removed it, so it is freed exactly once. It is poisoned first: a library that goes on
+    // using a block it freed (a handle released through a twin) reads garbage, not its old
+    // contents.
+    unsafe {
+        std::ptr::write_bytes(ptr as *mut u8, crate::ledger::POISON, block.size as usize);
+        std::alloc::dealloc(ptr as *mut u8, layout)
+    };
     Ok(block.size)
 }
 

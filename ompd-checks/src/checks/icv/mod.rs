@@ -105,6 +105,16 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        id: "icv.enumerate.stable",
+        requirements: &["OMPD-ICV-007"],
+        summary: "enumerating the ICVs again on the same address-space handle gives the same ids, names and scopes in the same order",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::EnumerateIcvs],
+        real: Some(&[]),
+        run: Run::Worker(stable),
+        ..Check::TARGET
+    },
+    Check {
         id: "icv.enumerate.unknown_current",
         requirements: &["OMPD-ICV-003"],
         summary: "enumerating from an id the library never returned gives ompd_rc_bad_input",
@@ -173,6 +183,29 @@ fn enumerate(ctx: &mut Ctx, _: &str) -> Verdict {
             }
         }
         Err(e) => j.fail(e),
+    }
+    j.verdict()
+}
+
+fn stable(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let (first, again) = (ctx.icvs(ah), ctx.enumerate_icvs(ah));
+    let mut j = Judge::new(ctx, "the first enumeration of the unit, entry for entry");
+    match (first, again) {
+        (Ok(a), Ok(b)) => {
+            j.expect(a.len() == b.len(), || {
+                format!("{} ICVs, then {}", a.len(), b.len())
+            });
+            for (x, y) in a.iter().zip(b.iter()) {
+                j.expect(x == y, || format!("{x:?}, then {y:?}"));
+            }
+        }
+        (Err(e), _) => {
+            return Verdict::skip(format!(
+                "the first enumeration failed ({e}): icv.enumerate.well_formed judges it"
+            ))
+        }
+        (_, Err(e)) => j.fail(format!("enumerating again: {e}")),
     }
     j.verdict()
 }
