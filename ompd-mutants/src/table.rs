@@ -204,6 +204,10 @@ pub enum Deviation {
     ThreadIdByRoute,
     /// `ompd_enumerate_icvs` renames the first ICV from the second enumeration on.
     IcvsUnstable,
+    /// `ompd_get_state` answers 42, a code no specification defines.
+    UndefinedReturnCode,
+    /// `ompd_get_omp_version` reports its success as ompd_rc_incomplete.
+    SuccessAsIncomplete,
     /// TR: `ompd_get_threads` leaves one thread out.
     TrThreadsMissingOne,
     /// TR: `ompd_get_max_threads` answers one more.
@@ -330,6 +334,8 @@ mutants! {
     "thread_id_not_copied" Some(E::GetThreadId), ThreadIdNotCopied => ["thread.id.round_trip"];
     "thread_id_by_route" Some(E::GetThreadId), ThreadIdByRoute => ["compare.thread.equal_handles_answer_alike"];
     "icvs_unstable" Some(E::EnumerateIcvs), IcvsUnstable => ["icv.enumerate.stable"];
+    "undefined_return_code" Some(E::GetState), UndefinedReturnCode => ["callbacks.contract.defined_return_codes"];
+    "success_as_incomplete" Some(E::GetOmpVersion), SuccessAsIncomplete => ["aspace.omp_version.matches_model"];
     "tr_thread_string_id_unstable" Some(E::GetThreadHandleStringId), TrThreadStringIdUnstable => ["tr.string_id.thread"];
     "tr_parallel_string_id_shared" Some(E::GetParallelHandleStringId), TrParallelStringIdShared => ["tr.string_id.parallel"];
     "tr_task_string_id_shared" Some(E::GetTaskHandleStringId), TrTaskStringIdShared => ["tr.string_id.task"];

@@ -295,6 +295,9 @@ pub struct Ledger {
     traffic: (Vec<Counters>, Vec<(&'static str, Counters)>),
     /// True after `ompd_finalize` returned ok, until the next successful `ompd_initialize`.
     finalized: bool,
+    /// Every return code an entry point answered: the first entry point to answer it, and how
+    /// many calls did.
+    codes: BTreeMap<i32, (&'static str, u64)>,
 }
 
 /// At most this many calls' traffic is kept.
@@ -418,6 +421,16 @@ impl Ledger {
     /// The most target-access callbacks one call made so far, with its entry point.
     pub fn peak_call(&self) -> (u64, &'static str) {
         self.budget.peak
+    }
+
+    /// Notes the code an entry-point call returned.
+    pub fn returned(&mut self, site: &'static str, rc: ompd_abi::Rc) {
+        self.codes.entry(rc.0).or_insert((site, 0)).1 += 1;
+    }
+
+    /// Every return code entry points answered, with the first to answer it and the count.
+    pub fn codes(&self) -> &BTreeMap<i32, (&'static str, u64)> {
+        &self.codes
     }
 
     /// True after `ompd_finalize` answered ok, until the next successful `ompd_initialize`.

@@ -32,7 +32,7 @@ pub static CHECKS: &[Check] = &[
     },
     Check {
         id: "aspace.omp_version.matches_model",
-        requirements: &["OMPD-ASP-001", "OMPD-CB-008"],
+        requirements: &["OMPD-ASP-001", "OMPD-CB-008", "OMPD-RC-001"],
         summary: "ompd_get_omp_version reports the runtime's OpenMP version in yyyymm form (on a target of the other byte order only if converted with device_to_host)",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetOmpVersion],

@@ -33,6 +33,16 @@ pub static CONTRACT: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        id: "callbacks.contract.defined_return_codes",
+        requirements: &["OMPD-GEN-003"],
+        summary: "every call of the unit answers a code ompd_rc_t defines for the library's profile (0 to 12; 6.0 adds 13, incompatible_handle)",
+        severity: Severity::MustFrom(Profile::V5_1),
+        entry_points: &[EntryPoint::ProcessInitialize],
+        real: Some(&[]),
+        run: Run::Worker(defined_return_codes),
+        ..Check::TARGET
+    },
+    Check {
         id: "callbacks.contract.signals_untouched",
         requirements: &["OMPD-THR-002"],
         summary: "loading the library and every check of the unit leave the signal dispositions (ignored, caught) and the thread's signal mask as they were",
@@ -81,6 +91,17 @@ fn signals_untouched(ctx: &mut Ctx, _: &str) -> Verdict {
 fn no_threads(ctx: &mut Ctx, _: &str) -> Verdict {
     let j = Judge::new(ctx, "no thread started");
     judge_violations(j, ctx, "callbacks.contract.no_threads")
+}
+
+fn defined_return_codes(ctx: &mut Ctx, _: &str) -> Verdict {
+    let last = if ctx.profile >= Profile::V6_0 { 13 } else { 12 };
+    let mut j = Judge::new(ctx, format!("codes 0 to {last}"));
+    for (rc, (site, calls)) in callbacks::ledger().codes() {
+        j.expect((0..=last).contains(rc), || {
+            format!("{site} answered {rc} ({calls} calls in all answered it)")
+        });
+    }
+    held_over_calls(j)
 }
 
 /// Fails on every violation of the unit that check `id` judges ([`Violation::judged_by`]),

@@ -38,6 +38,7 @@ macro_rules! raw {
                 // its `Api` is in use.
                 let rc = unsafe { f($($arg),*) };
                 drop(mark);
+                callbacks::ledger().returned(EntryPoint::$ep.name(), rc);
                 Ok((rc, guard))
             }
         )*}

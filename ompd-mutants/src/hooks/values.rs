@@ -48,6 +48,8 @@ pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
             strings(d, ep, w)
         }
         D::RelAddressSpaceNotOk | D::RelThreadNotOk => Rc::ERROR,
+        D::UndefinedReturnCode => Rc(42),
+        D::SuccessAsIncomplete => Rc::INCOMPLETE,
         D::IgnoresASignal => {
             ignore_sigusr2();
             rc
