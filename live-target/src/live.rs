@@ -453,6 +453,10 @@ impl Source for LiveTarget {
         t.modules.address(name, thread, &t.threads, &t.mem)
     }
 
+    fn is_thread_local(&self, name: &str) -> Option<bool> {
+        self.inner.modules.lookup(name).map(|(_, sym)| sym.tls)
+    }
+
     fn thread_count(&self) -> usize {
         self.inner.threads.len()
     }

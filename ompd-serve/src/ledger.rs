@@ -114,6 +114,13 @@ pub enum Violation {
         /// The check (or setup step) during which they appeared.
         during: String,
     },
+    /// `symbol_addr_lookup` was given a thread context for a symbol that is not thread-local.
+    ThreadContextForGlobal {
+        /// The symbol.
+        name: String,
+        /// Entry point in flight.
+        site: &'static str,
+    },
     /// The harness panicked inside a callback; the panic was caught.
     HarnessPanic {
         /// Callback name.

@@ -85,6 +85,12 @@ pub trait Source: Send + Sync + std::fmt::Debug {
     /// instance (a thread-local symbol without a thread is [`SymbolError::Unavailable`]).
     fn symbol(&self, name: &str, thread: Option<usize>) -> Result<u64, SymbolError>;
 
+    /// Whether symbol `name` is thread-local (`None`: unknown, or no such symbol). A thread
+    /// context passed for a symbol that is not is a contract violation (OMPD-CB-006).
+    fn is_thread_local(&self, _name: &str) -> Option<bool> {
+        None
+    }
+
     /// How many native threads the target has (thread contexts are indexed `0..count`).
     fn thread_count(&self) -> usize;
 

@@ -62,6 +62,9 @@ impl Source for OpenedTarget {
     fn symbol(&self, name: &str, thread: Option<usize>) -> Result<u64, SymbolError> {
         self.0.symbol(name, thread)
     }
+    fn is_thread_local(&self, name: &str) -> Option<bool> {
+        self.0.is_thread_local(name)
+    }
     fn thread_count(&self) -> usize {
         self.0.thread_count()
     }

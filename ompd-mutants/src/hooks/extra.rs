@@ -34,8 +34,13 @@ const INQUIRIES: &[E] = &[
     E::GetToolData,
 ];
 
-/// The miscoded deviations' extra callback; `Some(bad_input)` when it failed.
+/// The miscoded deviations' extra callback; `Some(bad_input)` when it failed. Also the lookup of
+/// a global symbol with a thread context.
 pub(super) fn before(d: D, ep: E, w: &[u64]) -> Option<Rc> {
+    if d == D::ThreadContextForGlobal {
+        global_with_thread_context();
+        return None;
+    }
     if !INQUIRIES.contains(&ep) {
         return None;
     }
@@ -105,6 +110,28 @@ fn alloc_and_free(t: &ompd_abi::Callbacks) -> Rc {
         unsafe { free(p) };
     }
     rc
+}
+
+/// Looks up the global `ompd_state` with the thread context of the last thread id asked for.
+fn global_with_thread_context() {
+    let Some(t) = tool() else { return };
+    let ctx = CONTEXT.load(Ordering::Acquire) as usize as *mut ompd_abi::AddressSpaceContext;
+    let (Some(get), Some(lookup)) = (t.get_thread_context_for_thread_id, t.symbol_addr_lookup)
+    else {
+        return;
+    };
+    let Some((kind, size, id)) = *THREAD_ID.lock().unwrap_or_else(|p| p.into_inner()) else {
+        return;
+    };
+    let mut tc = std::ptr::null_mut();
+    let mut addr = Address::default();
+    // SAFETY: the tool's callbacks with its own context, an id it gave the library, and valid
+    // out-parameters; the thread context for a global symbol is the deviation being injected.
+    unsafe {
+        if get(ctx, kind, size, (&id as *const u64).cast(), &mut tc) == Rc::OK {
+            lookup(ctx, tc, c"ompd_state".as_ptr(), &mut addr, std::ptr::null());
+        }
+    }
 }
 
 /// Looks up the thread context of the last thread id the tool asked a handle for.

@@ -129,6 +129,13 @@ pub(super) unsafe extern "C" fn symbol_addr_lookup(
                 }
             }
         };
+        if thread.is_some() && t.source.is_thread_local(&name) == Some(false) {
+            let site = ledger().site().unwrap_or("(none)");
+            ledger().violate(Violation::ThreadContextForGlobal {
+                name: name.clone(),
+                site,
+            });
+        }
         let found = t.source.symbol(&name, thread);
         ledger().record(Event::SymbolAddrLookup {
             name,

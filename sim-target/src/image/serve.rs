@@ -45,6 +45,10 @@ impl Source for Image {
         Image::symbol(self, name).ok_or(SymbolError::NotFound)
     }
 
+    fn is_thread_local(&self, name: &str) -> Option<bool> {
+        (name == GTID_SYMBOL || Image::symbol(self, name).is_some()).then_some(name == GTID_SYMBOL)
+    }
+
     fn thread_count(&self) -> usize {
         self.threads.len()
     }
