@@ -47,6 +47,19 @@ fn zero_on_failure(rc: Rc, buffer: *mut c_void, n: OmpdSize) -> Rc {
     Rc::OK
 }
 
+/// A tool read (`read_memory` or `read_string`) whose failure is turned into a zero-filled
+/// success.
+fn read_ignoring_failure(
+    f: Option<ompd_abi::ReadMemoryFn>,
+    (c, t, a, n, b): (*mut Ctx, *mut Tc, *const Address, OmpdSize, *mut c_void),
+) -> Rc {
+    let Some(f) = f else {
+        return Rc::ERROR;
+    };
+    // SAFETY: the tool's callback with the library's arguments.
+    zero_on_failure(unsafe { f(c, t, a, n, b) }, b, n)
+}
+
 extern "C" fn read_memory(
     c: *mut Ctx,
     t: *mut Tc,
@@ -54,11 +67,7 @@ extern "C" fn read_memory(
     n: OmpdSize,
     b: *mut c_void,
 ) -> Rc {
-    let Some(f) = tool().read_memory else {
-        return Rc::ERROR;
-    };
-    // SAFETY: the tool's callback with the library's arguments.
-    zero_on_failure(unsafe { f(c, t, a, n, b) }, b, n)
+    read_ignoring_failure(tool().read_memory, (c, t, a, n, b))
 }
 
 extern "C" fn read_string(
@@ -68,11 +77,7 @@ extern "C" fn read_string(
     n: OmpdSize,
     b: *mut c_void,
 ) -> Rc {
-    let Some(f) = tool().read_string else {
-        return Rc::ERROR;
-    };
-    // SAFETY: the tool's callback with the library's arguments.
-    zero_on_failure(unsafe { f(c, t, a, n, b) }, b, n)
+    read_ignoring_failure(tool().read_string, (c, t, a, n, b))
 }
 
 extern "C" fn symbol_addr_lookup(

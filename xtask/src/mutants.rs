@@ -10,31 +10,19 @@ use std::process::Command;
 /// the 5.2 mutants; the TR mutants wrap the reference's TR build); the exit code is the driver's
 /// (0 only when every mutant run is killed by a check it targets).
 pub fn mutants(args: &[String]) -> i32 {
-    // Two builds: a `--bin` filter would apply to every package named with it.
-    let mut runner = cargo();
-    runner.args([
-        "build",
-        "--quiet",
-        "-p",
-        "ompd-conform",
-        "--bin",
-        "ompd-conform",
-    ]);
+    // The runner and the reference builds (the inner libraries), then the kit.
+    let runner = match super::runner() {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     let mut kit = cargo();
     kit.args(["build", "--quiet"]);
-    for p in [
-        "ompd-reference-52",
-        "ompd-reference-tr2",
-        "ompd-mutants-52",
-        "ompd-mutants-tr2",
-        "ompd-mutants-kit",
-    ] {
+    for p in ["ompd-mutants-52", "ompd-mutants-tr2", "ompd-mutants-kit"] {
         kit.args(["-p", p]);
     }
-    for code in [run(runner), run(kit)] {
-        if code != 0 {
-            return code;
-        }
+    let code = run(kit);
+    if code != 0 {
+        return code;
     }
     let debug = target_dir().join("debug");
     let mut base = debug.join("libompd_reference_52.so");
@@ -49,9 +37,9 @@ pub fn mutants(args: &[String]) -> i32 {
             _ => rest.push(a.clone()),
         }
     }
-    let mut kit = Command::new(debug.join("ompd-mutants"));
-    kit.arg("--runner")
-        .arg(debug.join("ompd-conform"))
+    let mut driver = Command::new(debug.join("ompd-mutants"));
+    driver.arg("--runner")
+        .arg(runner)
         .arg("--forwarder")
         .arg(debug.join("libompd_mutants_52.so"))
         .arg("--inner")
@@ -63,5 +51,5 @@ pub fn mutants(args: &[String]) -> i32 {
         .arg("--out")
         .arg(target_dir().join("ompd-mutants"))
         .args(rest);
-    run(kit)
+    run(driver)
 }
