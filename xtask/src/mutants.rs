@@ -38,7 +38,8 @@ pub fn mutants(args: &[String]) -> i32 {
         }
     }
     let mut driver = Command::new(debug.join("ompd-mutants"));
-    driver.arg("--runner")
+    driver
+        .arg("--runner")
         .arg(runner)
         .arg("--forwarder")
         .arg(debug.join("libompd_mutants_52.so"))
