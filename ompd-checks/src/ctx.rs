@@ -43,6 +43,11 @@ pub struct Ctx<'l> {
     /// What the model's facts cover (everything for a simulated target; what the fixture
     /// recorded for a real one).
     pub known: Known,
+    /// The library's name in the run (`intel-2026.2`, or the file name of a path).
+    pub library: &'l str,
+    /// The OpenMP runtime a real target runs (`intel-2026.2`, `system-llvm-19`); `None` for a
+    /// simulated target or a process the harness did not start.
+    pub runtime: Option<&'l str>,
 }
 
 /// One enumerated ICV.

@@ -30,6 +30,7 @@ pub fn registry() -> &'static [&'static Check] {
             icv::strings::CHECKS,
             compare::CHECKS,
             compare::ANSWERS,
+            lib::RUNTIME_VERSION,
             own::CHECKS,
             runtime::CHECKS,
         ];

@@ -153,6 +153,52 @@ pub static INITIALIZE: &[Check] = &[
     },
 ];
 
+/// The target-stage check of the family: the API version against the runtime's own.
+pub static RUNTIME_VERSION: &[Check] = &[Check {
+    id: "lib.api_version.matches_runtime",
+    requirements: &["OMPD-INIT-003"],
+    summary: "on the runtime the library ships with, ompd_get_api_version equals the runtime's OpenMP version (__kmp_openmp_version, what its memory shows of _OPENMP); 6.0 states it, earlier texts leave it open (AMBIG-19)",
+    severity: Severity::MustFrom(Profile::V6_0),
+    entry_points: &[EntryPoint::GetApiVersion],
+    real: Some(&[]),
+    run: Run::Worker(matches_runtime),
+    ..Check::TARGET
+}];
+
+/// The runtime symbol holding the runtime's OpenMP version (`llvm-kmp-model.md`).
+const RUNTIME_VERSION_SYMBOL: &str = "__kmp_openmp_version";
+
+fn matches_runtime(ctx: &mut Ctx, _: &str) -> Verdict {
+    let Some(runtime) = ctx.runtime else {
+        return Verdict::skip(
+            "a simulated runtime (or one the harness did not start) ships with no library",
+        );
+    };
+    if runtime.trim_start_matches("system-") != ctx.library {
+        return Verdict::skip(format!(
+            "the target runs {runtime}, not the runtime {} ships with",
+            ctx.library
+        ));
+    }
+    let Some(Ok(api)) = ctx.setup.api_version.clone() else {
+        return Verdict::skip("no API version (lib.api_version.known_value judges that)");
+    };
+    let source = ctx.target().source();
+    let version = source
+        .symbol(RUNTIME_VERSION_SYMBOL, None)
+        .map_err(|e| format!("{e:?}"))
+        .and_then(|addr| source.read(addr, 4))
+        .map(|bytes| source.arch().decode_signed(&bytes));
+    let Ok(version) = version else {
+        return Verdict::skip(format!(
+            "the runtime's {RUNTIME_VERSION_SYMBOL} cannot be read"
+        ));
+    };
+    let mut j = Judge::new(ctx, format!("{version}, the runtime's OpenMP version"));
+    j.expect(api == version, || format!("API version {api}"));
+    j.verdict()
+}
+
 /// The exported `ompd_*` names of the library file and the profile's list.
 fn inventory(ctx: &Ctx) -> Result<(Vec<String>, Vec<&'static str>), Verdict> {
     let info = ompd_loader::inspect::inspect(&ctx.lib.path)

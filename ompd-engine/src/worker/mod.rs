@@ -598,6 +598,36 @@ fn answers(unit: &Unit, ctx: &Ctx, emit: &mut dyn FnMut(&Event) -> bool) -> bool
         .all(|(path, value)| emit(&Event::Answer { path, value }))
 }
 
+/// The checks' context for `unit`, before its target is set up.
+fn new_ctx<'l>(
+    unit: &'l Unit,
+    lib: &'l Library,
+    profile: Profile,
+    prepared: &'l Prepared,
+) -> Ctx<'l> {
+    Ctx {
+        lib,
+        scenario: unit.target.scenario_name(),
+        model: &prepared.model,
+        arch: prepared.arch,
+        policy: prepared.policy,
+        target: None,
+        aspace: None,
+        setup: Setup::default(),
+        severity: checks::Severity::Must,
+        profile,
+        printed: unit.carried.printed.clone(),
+        earlier_violations: unit.carried.violations.clone(),
+        icv_table: Default::default(),
+        known: prepared.known.clone(),
+        library: &unit.library,
+        runtime: match &unit.target {
+            Target::Real { info, .. } => info.runtime.as_deref(),
+            _ => None,
+        },
+    }
+}
+
 /// Runs `unit`, calling `emit` for each event (the worker streams them; tests collect them). A
 /// harness failure ends the unit early; the caller reports it (as [`Event::HarnessFailed`]).
 pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(), HarnessFailure> {
@@ -612,22 +642,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
     let mut prepared = prepare(unit)?;
     let mut probe = probes::take();
     let image = prepared.image.take();
-    let mut ctx = Ctx {
-        lib: &lib,
-        scenario: unit.target.scenario_name(),
-        model: &prepared.model,
-        arch: prepared.arch,
-        policy: prepared.policy,
-        target: None,
-        aspace: None,
-        setup: Setup::default(),
-        severity: checks::Severity::Must,
-        profile,
-        printed: unit.carried.printed.clone(),
-        earlier_violations: unit.carried.violations.clone(),
-        icv_table: Default::default(),
-        known: prepared.known.clone(),
-    };
+    let mut ctx = new_ctx(unit, &lib, profile, &prepared);
     // A TR-era library has another ompd_initialize signature: the target is set up through its
     // TR form when it exports one, never through the 5.x form.
     let initializable = profile >= Profile::V5_0 || lib.tr.initialize.is_some();
