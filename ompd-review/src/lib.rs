@@ -11,7 +11,8 @@
 //! - [`output`]: the gate-aware human tree and the JUnit XML rendering.
 //! - [`regression`]: the comparison of two JSON reports (regressions, fixes, changed answers).
 //! - [`html`]: the self-contained HTML conformance matrix of several libraries.
-//! - [`coverage`]: which requirements of the specification the checks cover.
+//! - [`coverage`]: which requirements of the specification the checks cover, and the gate that
+//!   every MUST of every profile is judged by a check or listed with a reason.
 //! - [`history`]: the timeline of every check over the releases of a vendor line (terminal and
 //!   HTML).
 

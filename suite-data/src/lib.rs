@@ -11,6 +11,11 @@ use std::path::PathBuf;
 /// (lines starting with `#` are comments). Checks cite these ids.
 pub const REQUIREMENTS_TSV: &str = include_str!("../requirements.tsv");
 
+/// The MUST requirements no check judges, one per line: `id<TAB>status<TAB>reason`, status
+/// `unjudgeable` (reviewed: it cannot be judged from outside the library) or `open` (judgeable,
+/// not yet judged). The coverage gate reads it (`ompd_review::coverage::gate`).
+pub const MUST_EXCEPTIONS_TSV: &str = include_str!("../must-exceptions.tsv");
+
 /// The per-vendor expectations files, embedded at compile time so that an installed runner has
 /// them: (file name, TOML text), sorted by name. A test keeps the list equal to the directory.
 pub const EXPECTATIONS: &[(&str, &str)] = &[

@@ -53,7 +53,9 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
-    /// The coverage table: for every requirement id of the checklist, the checks covering it.
+    /// The coverage table: for every requirement id of the checklist, the checks covering it,
+    /// and per profile the MUST coverage; exits 100 when a MUST is neither judged nor listed in
+    /// `suite-data/must-exceptions.tsv`, or an entry there is stale.
     Coverage {
         /// Output format (human is Markdown).
         #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -525,6 +527,7 @@ fn coverage(format: Format) -> i32 {
     let cov = ompd_review::coverage::Coverage::new(
         ompd_checks::registry(),
         ompd_review::coverage::checklist(),
+        ompd_review::coverage::gate::shipped(),
     );
     match format {
         Format::Json => match serde_json::to_string_pretty(&cov) {
@@ -533,7 +536,15 @@ fn coverage(format: Format) -> i32 {
         },
         Format::Human => print!("{}", cov.markdown()),
     }
-    EXIT_OK
+    let problems = cov.gate.problems();
+    for p in &problems {
+        eprintln!("coverage gate: {p}");
+    }
+    if problems.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_FINDINGS
+    }
 }
 
 fn vendors_cmd(cmd: VendorCmd) -> i32 {
