@@ -210,6 +210,8 @@ pub enum Deviation {
     SuccessAsIncomplete,
     /// `ompd_get_state` looks up a global symbol with a thread context.
     ThreadContextForGlobal,
+    /// `ompd_get_state` asks for a thread context with an id one byte longer than its kind's.
+    ThreadIdSizeWrong,
     /// TR: `ompd_get_threads` leaves one thread out.
     TrThreadsMissingOne,
     /// TR: `ompd_get_max_threads` answers one more.
@@ -339,6 +341,7 @@ mutants! {
     "undefined_return_code" Some(E::GetState), UndefinedReturnCode => ["callbacks.contract.defined_return_codes"];
     "success_as_incomplete" Some(E::GetOmpVersion), SuccessAsIncomplete => ["aspace.omp_version.matches_model"];
     "thread_context_for_global" Some(E::GetState), ThreadContextForGlobal => ["callbacks.contract.no_violations"];
+    "thread_id_size_wrong" Some(E::GetState), ThreadIdSizeWrong => ["callbacks.contract.no_violations"];
     "tr_thread_string_id_unstable" Some(E::GetThreadHandleStringId), TrThreadStringIdUnstable => ["tr.string_id.thread"];
     "tr_parallel_string_id_shared" Some(E::GetParallelHandleStringId), TrParallelStringIdShared => ["tr.string_id.parallel"];
     "tr_task_string_id_shared" Some(E::GetTaskHandleStringId), TrTaskStringIdShared => ["tr.string_id.task"];

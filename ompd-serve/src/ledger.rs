@@ -121,6 +121,18 @@ pub enum Violation {
         /// Entry point in flight.
         site: &'static str,
     },
+    /// `get_thread_context_for_thread_id` was given a thread id whose size is not the size of
+    /// that kind of id on the target (OMPD-CB-011).
+    ThreadIdSize {
+        /// The thread-id kind.
+        id_kind: u64,
+        /// The size the library passed.
+        size: u64,
+        /// The size of that kind of id on the target.
+        expected: u64,
+        /// Entry point in flight.
+        site: &'static str,
+    },
     /// The harness panicked inside a callback; the panic was caught.
     HarnessPanic {
         /// Callback name.

@@ -24,8 +24,8 @@ pub static OUTPUT: &[Check] = &[Check {
 pub static CONTRACT: &[Check] = &[
     Check {
         id: "callbacks.contract.no_violations",
-        requirements: &["OMPD-CB-001", "OMPD-CB-005", "OMPD-MEM-004", "OMPD-PROC-004", "OMPD-MEM-010", "OMPD-CB-006"],
-        summary: "the library calls back only inside entry points, with contexts the tool gave it (a thread context only for a thread-local symbol), and frees only its own blocks once",
+        requirements: &["OMPD-CB-001", "OMPD-CB-005", "OMPD-MEM-004", "OMPD-PROC-004", "OMPD-MEM-010", "OMPD-CB-006", "OMPD-CB-011"],
+        summary: "the library calls back only inside entry points, with contexts the tool gave it (a thread context only for a thread-local symbol, asked for with an id of the kind's size), and frees only its own blocks once",
         severity: Severity::Must,
         entry_points: &[EntryPoint::ProcessInitialize],
         real: Some(&[]),

@@ -35,10 +35,15 @@ const INQUIRIES: &[E] = &[
 ];
 
 /// The miscoded deviations' extra callback; `Some(bad_input)` when it failed. Also the lookup of
-/// a global symbol with a thread context.
+/// a global symbol with a thread context, and a thread context asked for with a wrong-sized id.
 pub(super) fn before(d: D, ep: E, w: &[u64]) -> Option<Rc> {
     if d == D::ThreadContextForGlobal {
         global_with_thread_context();
+        return None;
+    }
+    if d == D::ThreadIdSizeWrong {
+        let t = tool()?;
+        context_of_last_id(t, context(), 1);
         return None;
     }
     if !INQUIRIES.contains(&ep) {
@@ -46,10 +51,10 @@ pub(super) fn before(d: D, ep: E, w: &[u64]) -> Option<Rc> {
     }
     let t = tool()?;
     let ctx = if ep == E::ProcessInitialize {
-        w[0]
+        w[0] as usize as *mut ompd_abi::AddressSpaceContext
     } else {
-        CONTEXT.load(Ordering::Acquire)
-    } as usize as *mut ompd_abi::AddressSpaceContext;
+        context()
+    };
     let mut addr = Address::default();
     let mut lookup = || match t.symbol_addr_lookup {
         // SAFETY: the tool's callback with its own context and valid out-parameters.
@@ -112,37 +117,48 @@ fn alloc_and_free(t: &ompd_abi::Callbacks) -> Rc {
     rc
 }
 
+/// The address-space context the tool gave at process initialize.
+fn context() -> *mut ompd_abi::AddressSpaceContext {
+    CONTEXT.load(Ordering::Acquire) as usize as *mut ompd_abi::AddressSpaceContext
+}
+
+/// Asks the tool for the thread context of the last thread id it asked a handle for, with the
+/// id's size off by `skew` bytes: its answer and the context, `None` before any such id.
+fn context_of_last_id(
+    t: &ompd_abi::Callbacks,
+    ctx: *mut ompd_abi::AddressSpaceContext,
+    skew: u64,
+) -> Option<(Rc, *mut ompd_abi::ThreadContext)> {
+    let f = t.get_thread_context_for_thread_id?;
+    let (kind, size, id) = (*THREAD_ID.lock().unwrap_or_else(|p| p.into_inner()))?;
+    // Room for a skewed size: the id, then zeros.
+    let bytes = [id, 0];
+    let mut tc = std::ptr::null_mut();
+    // SAFETY: the tool's callback with its own context, an id it gave the library (16 readable
+    // bytes, more than any size asked for) and a valid out-parameter.
+    let rc = unsafe { f(ctx, kind, size + skew, bytes.as_ptr().cast(), &mut tc) };
+    Some((rc, tc))
+}
+
 /// Looks up the global `ompd_state` with the thread context of the last thread id asked for.
 fn global_with_thread_context() {
     let Some(t) = tool() else { return };
-    let ctx = CONTEXT.load(Ordering::Acquire) as usize as *mut ompd_abi::AddressSpaceContext;
-    let (Some(get), Some(lookup)) = (t.get_thread_context_for_thread_id, t.symbol_addr_lookup)
-    else {
+    let Some(lookup) = t.symbol_addr_lookup else {
         return;
     };
-    let Some((kind, size, id)) = *THREAD_ID.lock().unwrap_or_else(|p| p.into_inner()) else {
-        return;
-    };
-    let mut tc = std::ptr::null_mut();
-    let mut addr = Address::default();
-    // SAFETY: the tool's callbacks with its own context, an id it gave the library, and valid
-    // out-parameters; the thread context for a global symbol is the deviation being injected.
-    unsafe {
-        if get(ctx, kind, size, (&id as *const u64).cast(), &mut tc) == Rc::OK {
-            lookup(ctx, tc, c"ompd_state".as_ptr(), &mut addr, std::ptr::null());
-        }
+    let ctx = context();
+    if let Some((Rc::OK, tc)) = context_of_last_id(t, ctx, 0) {
+        let mut addr = Address::default();
+        // SAFETY: the tool's callback with its own context, a thread context it gave, and valid
+        // out-parameters; the thread context for a global symbol is the deviation injected.
+        unsafe { lookup(ctx, tc, c"ompd_state".as_ptr(), &mut addr, std::ptr::null()) };
     }
 }
 
-/// Looks up the thread context of the last thread id the tool asked a handle for.
+/// Looks up the thread context of the last thread id the tool asked a handle for (ok before any).
 fn thread_context(t: &ompd_abi::Callbacks, ctx: *mut ompd_abi::AddressSpaceContext) -> Rc {
-    let Some(f) = t.get_thread_context_for_thread_id else {
-        return Rc::ERROR;
-    };
-    let Some((kind, size, id)) = *THREAD_ID.lock().unwrap_or_else(|p| p.into_inner()) else {
-        return Rc::OK;
-    };
-    let mut tc = std::ptr::null_mut();
-    // SAFETY: the tool's callback with an id it gave the library itself.
-    unsafe { f(ctx, kind, size, (&id as *const u64).cast(), &mut tc) }
+    match t.get_thread_context_for_thread_id {
+        None => Rc::ERROR,
+        Some(_) => context_of_last_id(t, ctx, 0).map_or(Rc::OK, |(rc, _)| rc),
+    }
 }

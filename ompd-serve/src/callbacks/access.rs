@@ -441,10 +441,18 @@ pub(super) unsafe extern "C" fn get_thread_context_for_thread_id(
             }
         };
         if size != expected {
-            ledger().record(Event::ThreadContext {
+            let mut l = ledger();
+            l.record(Event::ThreadContext {
                 kind,
                 size,
                 found: false,
+            });
+            let site = l.site().unwrap_or("(none)");
+            l.violate(Violation::ThreadIdSize {
+                id_kind: kind,
+                size,
+                expected,
+                site,
             });
             return Rc::BAD_INPUT;
         }
