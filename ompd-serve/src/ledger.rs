@@ -317,6 +317,9 @@ pub struct Ledger {
     /// Every return code an entry point answered: the first entry point to answer it, and how
     /// many calls did.
     codes: BTreeMap<i32, (&'static str, u64)>,
+    /// The (kind, size) of the thread id the tool passes to the entry point in flight, if it
+    /// passes one: a library handing that id on is not to blame for its size.
+    given_thread_id: Option<(u64, u64)>,
 }
 
 /// At most this many calls' traffic is kept.
@@ -401,6 +404,18 @@ impl Ledger {
             }
             _ => true,
         }
+    }
+
+    /// Notes the (kind, size) of the thread id the tool passes to the next entry point
+    /// (`None` once it returned).
+    pub fn set_given_thread_id(&mut self, id: Option<(u64, u64)>) {
+        self.given_thread_id = id;
+    }
+
+    /// True when the tool passed a thread id of this kind and size to the entry point in
+    /// flight.
+    pub fn thread_id_given(&self, kind: u64, size: u64) -> bool {
+        self.given_thread_id == Some((kind, size))
     }
 
     /// Enters `site` (an entry point, or the harness judging a check): it is the site in flight

@@ -441,8 +441,9 @@ impl Library {
         let mut h = POISON_PTR as *mut ThreadHandle;
         // The id buffer is ours and only valid for the call (OMPD-OWN-005).
         let mut buf = id.to_vec();
+        callbacks::ledger().set_given_thread_id(Some((kind, buf.len() as u64)));
         // SAFETY: live handle; `buf` holds `buf.len()` bytes; valid out-parameter.
-        let (rc, _g) = unsafe {
+        let called = unsafe {
             self.raw().get_thread_handle(
                 ah.ptr,
                 kind,
@@ -450,7 +451,9 @@ impl Library {
                 buf.as_ptr().cast(),
                 &mut h,
             )
-        }?;
+        };
+        callbacks::ledger().set_given_thread_id(None);
+        let (rc, _g) = called?;
         // Scribble over the id once the call returned: a library that kept the pointer instead
         // of copying the id now sees garbage, which `ompd_get_thread_id` round trips reveal.
         buf.fill(0xFF);

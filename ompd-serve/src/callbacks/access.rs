@@ -447,13 +447,17 @@ pub(super) unsafe extern "C" fn get_thread_context_for_thread_id(
                 size,
                 found: false,
             });
-            let site = l.site().unwrap_or("(none)");
-            l.violate(Violation::ThreadIdSize {
-                id_kind: kind,
-                size,
-                expected,
-                site,
-            });
+            // An id the tool gave the entry point, handed on, is judged by that entry point's
+            // answer (OMPD-HANDLE-THREAD-003), not as the library's choice of size.
+            if !l.thread_id_given(kind, size) {
+                let site = l.site().unwrap_or("(none)");
+                l.violate(Violation::ThreadIdSize {
+                    id_kind: kind,
+                    size,
+                    expected,
+                    site,
+                });
+            }
             return Rc::BAD_INPUT;
         }
         // SAFETY: `id` is non-NULL and the library passes `size` bytes of id.
