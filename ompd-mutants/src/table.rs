@@ -216,6 +216,8 @@ pub enum Deviation {
     TrThreadsMissingOne,
     /// TR: `ompd_get_max_threads` answers one more.
     TrIcvOff,
+    /// TR: `ompd_get_thread_handle` answers 5.x's `unavailable` for a non-OpenMP thread.
+    TrForeignThreadUnavailable,
 }
 
 /// One mutant: a staged build of the forwarder with one deviation.
@@ -348,6 +350,7 @@ mutants! {
     "tr_string_id_charset" Some(E::GetThreadHandleStringId), TrStringIdCharset => ["tr.string_id.charset"];
     "tr_threads_missing_one" Some(E::GetThreads), TrThreadsMissingOne => ["tr.threads.matches_model"];
     "tr_icv_off" Some(E::GetMaxThreads), TrIcvOff => ["tr.icv.matches_model"];
+    "tr_foreign_thread_unavailable" Some(E::GetThreadHandle), TrForeignThreadUnavailable => ["tr.thread_handle.non_openmp_thread"];
 }
 
 /// The fast subset CI runs (`cargo xtask mutants --quick`): one mutant of each kind of
@@ -380,10 +383,10 @@ pub fn file_patch(d: Deviation) -> Option<(&'static [u8], &'static [u8])> {
     }
 }
 
-/// True for a mutant of a TR 2.001 routine: staged with the TR forwarder around a TR library.
+/// True for a TR 2.001 mutant (its name starts with `tr_`): staged with the TR forwarder around a
+/// TR library.
 pub fn is_tr(m: &Mutant) -> bool {
-    m.entry_point
-        .is_some_and(|e| e.removed() == Some(ompd_abi::Generation::V5_0))
+    m.name.starts_with("tr_")
 }
 
 /// The mutant called `name`.
@@ -402,6 +405,17 @@ pub fn targets(m: &Mutant, check: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mutant_of_a_routine_only_tr_declares_is_a_tr_mutant() {
+        for m in MUTANTS {
+            if m.entry_point
+                .is_some_and(|e| e.removed() == Some(ompd_abi::Generation::V5_0))
+            {
+                assert!(is_tr(m), "{} mutates a TR routine: name it tr_…", m.name);
+            }
+        }
+    }
 
     #[test]
     fn names_are_unique_and_deviations_used_once() {

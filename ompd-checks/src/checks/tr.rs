@@ -77,7 +77,44 @@ pub static CHECKS: &[Check] = &[
         run: Run::Worker(icvs),
         ..Check::TARGET
     },
+    Check {
+        id: "tr.thread_handle.non_openmp_thread",
+        requirements: &["OMPD-LEG-006"],
+        summary: "TR: ompd_get_thread_handle for a native thread that never entered OpenMP returns ompd_rc_bad_input and sets *thread_handle to NULL",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetThreadHandle],
+        since: Generation::Tr2,
+        real: Some(&[Fact::Threads]),
+        run: Run::Worker(tr_foreign),
+        ..Check::TARGET
+    },
 ];
+
+/// TR §10.1: a thread that is not an OpenMP thread gives `bad_input` and a NULL handle.
+fn tr_foreign(ctx: &mut Ctx, _: &str) -> Verdict {
+    if ctx.profile != Generation::Tr2 {
+        return Verdict::skip(
+            "TR 2.001's answer; 5.x answers unavailable (judged by thread.handle.non_openmp_thread)",
+        );
+    }
+    let ah = crate::aspace_or_skip!(ctx);
+    if ctx.model.foreign_threads.is_empty() {
+        return Verdict::skip("the scenario has no non-OpenMP thread");
+    }
+    let mut j = Judge::new(ctx, "bad_input, *thread_handle NULL");
+    let kind = ompd_abi::thread_id_kind::PTHREAD;
+    for native in &ctx.model.foreign_threads {
+        let id = crate::native_id_bytes(ctx.arch, native, kind);
+        match ctx.lib.get_thread_handle_out(ah, kind, &id) {
+            Ok((ompd_abi::Rc::BAD_INPUT, 0)) => j.holds(),
+            Ok((rc, out)) => j.fail(format!(
+                "non-OpenMP thread: {rc:?} with *thread_handle {out:#x}"
+            )),
+            Err(e) => j.fail(format!("non-OpenMP thread: {e}")),
+        }
+    }
+    j.verdict()
+}
 
 /// A string id's text, or the failure as a finding.
 fn text(j: &mut Judge, what: &str, got: Call<ToolString>) -> Option<String> {

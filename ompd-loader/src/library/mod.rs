@@ -11,7 +11,7 @@ use ompd_abi::{
     entry, Address, AddressSpaceHandle, EntryPoint, FrameInfo, ParallelHandle, Rc, Scope,
     TaskHandle, ThreadHandle,
 };
-use ompd_serve::callbacks;
+use ompd_serve::callbacks::{self, SiteGuard};
 use std::ffi::{c_char, c_int};
 use std::path::{Path, PathBuf};
 
@@ -438,6 +438,28 @@ impl Library {
 
     /// `ompd_get_thread_handle` for a native id given in target byte order.
     pub fn get_thread_handle(&self, ah: &AspaceH, kind: u64, id: &[u8]) -> Call<ThreadH<'_>> {
+        let (rc, h, _g) = self.thread_handle_call(ah, kind, id)?;
+        rc_of(rc, || self.handle(h, "thread handle"))
+    }
+
+    /// `ompd_get_thread_handle` for an id the library should refuse: its code and what it left
+    /// in the out-parameter (pre-filled with a poison pointer, `POISON_PTR`); a handle it gave
+    /// anyway is released.
+    pub fn get_thread_handle_out(&self, ah: &AspaceH, kind: u64, id: &[u8]) -> Call<(Rc, usize)> {
+        let (rc, h, _g) = self.thread_handle_call(ah, kind, id)?;
+        if rc.is_ok() {
+            drop(self.handle::<ThreadHandle>(h, "thread handle"));
+        }
+        Ok((rc, h as usize))
+    }
+
+    /// The raw call of `ompd_get_thread_handle`: its code, the out-parameter and the site.
+    fn thread_handle_call(
+        &self,
+        ah: &AspaceH,
+        kind: u64,
+        id: &[u8],
+    ) -> Call<(Rc, *mut ThreadHandle, SiteGuard)> {
         let mut h = POISON_PTR as *mut ThreadHandle;
         // The id buffer is ours and only valid for the call (OMPD-OWN-005).
         let mut buf = id.to_vec();
@@ -453,12 +475,12 @@ impl Library {
             )
         };
         callbacks::ledger().set_given_thread_id(None);
-        let (rc, _g) = called?;
+        let (rc, g) = called?;
         // Scribble over the id once the call returned: a library that kept the pointer instead
         // of copying the id now sees garbage, which `ompd_get_thread_id` round trips reveal.
         buf.fill(0xFF);
         std::hint::black_box(&buf);
-        rc_of(rc, || self.handle(h, "thread handle"))
+        Ok((rc, h, g))
     }
 
     /// `ompd_get_thread_id` into a guarded buffer of `size` bytes. Returns the bytes written.

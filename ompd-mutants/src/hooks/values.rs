@@ -31,6 +31,9 @@ pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
         if d == D::TaskFunctionLeaksOnFailure {
             alloc(32);
         }
+        if d == D::TrForeignThreadUnavailable && rc == Rc::BAD_INPUT {
+            return Rc::UNAVAILABLE;
+        }
         return retried(d, ep, w).unwrap_or(rc);
     }
     match d {

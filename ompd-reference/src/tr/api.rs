@@ -393,7 +393,9 @@ pub fn get_task_frame(
     })())
 }
 
-/// `ompd_get_thread_handle` (TR §10.1): the kind is a C enum.
+/// `ompd_get_thread_handle` (TR §10.1): the kind is a C enum, and an id that is no OpenMP
+/// thread's gives `bad_input` with `*thread_handle` set to NULL (OMPD-LEG-006), where 5.x
+/// answers `unavailable`.
 pub fn get_thread_handle(
     b: &Build,
     h: *mut AddressSpaceHandle,
@@ -403,7 +405,14 @@ pub fn get_thread_handle(
     out: *mut *mut ThreadHandle,
 ) -> Rc {
     let kind = u64::try_from(kind).unwrap_or(u64::MAX);
-    api::thread::get_thread_handle(b, h, kind, size, id, out)
+    match api::thread::get_thread_handle(b, h, kind, size, id, out) {
+        Rc::UNAVAILABLE => {
+            // `out` was checked non-NULL before the thread was looked for.
+            let _ = handles::put(out, std::ptr::null_mut());
+            Rc::BAD_INPUT
+        }
+        rc => rc,
+    }
 }
 
 /// `ompd_get_osthread` (TR §10.1): the native id of the thread.
