@@ -51,6 +51,15 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        id: "parallel.curr.idle_thread_unavailable",
+        requirements: &["OMPD-HANDLE-PAR-002"],
+        summary: "an OpenMP thread of the pool that is in no team (idle between regions) has a thread handle, and its current parallel handle gives ompd_rc_unavailable",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetCurrParallelHandle],
+        run: Run::Worker(idle_thread),
+        ..Check::TARGET
+    },
+    Check {
         id: "parallel.thread_in_parallel.every_index",
         requirements: &["OMPD-HANDLE-THREAD-010", "OMPD-HANDLE-THREAD-007", "OMPD-CMP-004"],
         summary: "thread n of each region is the model's member n: it compares equal to the handle by native id and has that thread's thread-num-var",
@@ -177,6 +186,34 @@ fn enclosing_levels(ctx: &mut Ctx, _: &str) -> Verdict {
                 t.0
             )
         });
+    }
+    j.verdict()
+}
+
+/// OMPD 5.x §5.5.1: a thread not currently part of a team has no current region.
+fn idle_thread(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    if ctx.model.idle_threads.is_empty() {
+        return Verdict::skip("the scenario has no idle pool thread");
+    }
+    let mut j = Judge::new(ctx, "unavailable for a thread in no team");
+    let kind = ompd_abi::thread_id_kind::PTHREAD;
+    for (k, native) in ctx.model.idle_threads.iter().enumerate() {
+        let what = format!("idle thread {k} (gtid {})", ctx.model.threads.len() + k);
+        let id = crate::native_id_bytes(ctx.arch, native, kind);
+        // An idle pool thread is an OpenMP thread: no handle is a finding, never a skip.
+        match ctx.lib.get_thread_handle(ah, kind, &id) {
+            Ok(th) => expect_rc(
+                &mut j,
+                &what,
+                ctx.lib.get_curr_parallel_handle(&th),
+                Rc::UNAVAILABLE,
+                &[],
+            ),
+            Err(e) => j.fail(format!(
+                "{what}: no thread handle for an OpenMP thread of the pool (OMPD-HANDLE-THREAD-001): {e}"
+            )),
+        }
     }
     j.verdict()
 }

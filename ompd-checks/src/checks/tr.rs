@@ -282,16 +282,28 @@ fn threads(ctx: &mut Ctx, _: &str) -> Verdict {
             return j.verdict();
         }
     };
-    // A simulated model holds every thread of the runtime; a fixture records the threads of the
-    // program's regions, and the runtime may keep idle pool threads besides them.
-    let n = ctx.model.threads.len();
+    // A simulated model holds every thread of the runtime, idle pool threads included; a fixture
+    // records the threads of the program's regions, and the runtime may keep idle pool threads
+    // besides them.
+    let kind = ompd_abi::thread_id_kind::PTHREAD;
+    let ids: Vec<Vec<u8>> = ctx
+        .threads()
+        .map(|t| ctx.thread_id(t, kind))
+        .chain(
+            ctx.model
+                .idle_threads
+                .iter()
+                .map(|n| crate::native_id_bytes(ctx.arch, n, kind)),
+        )
+        .collect();
+    let n = ids.len();
     let complete = ctx.target().kind() == TargetKind::Sim;
     j.expect(got.len() == n || (!complete && got.len() > n), || {
-        format!("{} handles for {n} threads", got.len())
+        format!("{} handles for {n} OpenMP threads", got.len())
     });
-    for t in ctx.threads() {
-        let Ok(by_id) = ctx.thread_handle(ah, t) else {
-            j.fail(format!("gtid {}: no handle by id", t.0));
+    for (gtid, id) in ids.iter().enumerate() {
+        let Ok(by_id) = ctx.lib.get_thread_handle(ah, kind, id) else {
+            j.fail(format!("gtid {gtid}: no handle by id"));
             continue;
         };
         let hits = got
@@ -299,10 +311,7 @@ fn threads(ctx: &mut Ctx, _: &str) -> Verdict {
             .filter(|h| ctx.lib.thread_compare(h, &by_id) == Ok(0))
             .count();
         j.expect(hits == 1, || {
-            format!(
-                "gtid {}: {hits} handles of the vector compare equal to it",
-                t.0
-            )
+            format!("gtid {gtid}: {hits} handles of the vector compare equal to it")
         });
     }
     j.verdict()

@@ -293,7 +293,7 @@ impl Lowering {
     /// Places every thread, team, task and lwt object, in that order.
     fn place_objects(&mut self, model: &Model, teams: &Teams) -> Objects {
         let p = self.arch.pointer as u64;
-        let info: Vec<u64> = (0..model.threads.len())
+        let info: Vec<u64> = (0..model.threads.len() + model.idle_threads.len())
             .map(|g| {
                 let size = self.size_of("kmp_info_t");
                 self.alloc(size, 64, &format!("kmp_info_t gtid {g}"))
@@ -379,6 +379,22 @@ impl Lowering {
             self.put(th, bi, &["ompt_thread_info", "state"], t.state as u64);
             self.put(th, bi, &["ompt_thread_info", "wait_id"], t.wait_id);
             self.put_data_value(th, bi, &["ompt_thread_info", "thread_data"], t.tool_data);
+        }
+        let first = model.threads.len();
+        for (k, native) in model.idle_threads.iter().enumerate() {
+            let th = o.thread[first + k];
+            let bi = "kmp_base_info_t";
+            self.put(th, bi, &["th_info", "ds", "ds_thread"], native.pthread);
+            self.put(th, bi, &["th_info", "ds", "ds_tid"], 0);
+            self.put(th, bi, &["th_info", "ds", "ds_gtid"], (first + k) as u64);
+            self.put(th, bi, &["th_team"], 0);
+            self.put(th, bi, &["th_current_task"], 0);
+            self.put(
+                th,
+                bi,
+                &["ompt_thread_info", "state"],
+                ompd_abi::state::IDLE as u64,
+            );
         }
     }
 
@@ -510,14 +526,15 @@ impl Lowering {
         let a = self.alloc(lib_ver.len() as u64, 1, "__kmp_version_lib_ver");
         self.mem.write(a, lib_ver).expect("fits");
         self.symbols.insert("__kmp_version_lib_ver".into(), a);
-        let capacity = model.threads.len() as u64 + 2;
+        let all = (model.threads.len() + model.idle_threads.len()) as u64;
+        let capacity = all + 2;
         let arr = self.alloc(capacity * p, p, "__kmp_threads array");
         for (gtid, i) in info.iter().enumerate() {
             self.ptr(arr + p * gtid as u64, *i);
         }
         self.global("__kmp_threads", p, arr);
         self.global("__kmp_threads_capacity", 4, capacity);
-        self.global("__kmp_all_nth", 4, model.threads.len() as u64);
+        self.global("__kmp_all_nth", 4, all);
         self.global("__kmp_hidden_helper_threads_num", 4, 0);
         let gtid_mode = if model.gtid_mode == GtidMode::Tls {
             3
@@ -589,7 +606,7 @@ impl Lowering {
         }
     }
 
-    /// Thread-local gtid slots, for OpenMP threads then foreign ones.
+    /// Thread-local gtid slots, for OpenMP threads (in teams, then idle) then foreign ones.
     fn gtid_slots(&mut self, model: &Model) -> Vec<NativeThread> {
         let mut threads = Vec::new();
         for (gtid, t) in model.threads.iter().enumerate() {
@@ -597,6 +614,16 @@ impl Lowering {
             self.scalar(slot, 4, gtid as u64);
             threads.push(NativeThread {
                 native: t.native,
+                gtid_slot: slot,
+                gtid: gtid as i32,
+            });
+        }
+        for (k, native) in model.idle_threads.iter().enumerate() {
+            let gtid = model.threads.len() + k;
+            let slot = self.alloc(4, 4, &format!("__kmp_gtid tls {gtid}"));
+            self.scalar(slot, 4, gtid as u64);
+            threads.push(NativeThread {
+                native: *native,
                 gtid_slot: slot,
                 gtid: gtid as i32,
             });

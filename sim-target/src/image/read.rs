@@ -207,6 +207,7 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
         let info = r.ptr(arr + p * g as u64)?;
         thread_addr.push(info + o.th_off);
     }
+    let idle_addr = r.split_idle(&mut thread_addr)?;
     let by_thread_addr: BTreeMap<u64, usize> = thread_addr
         .iter()
         .enumerate()
@@ -231,6 +232,7 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
             ..t.native
         })
         .collect();
+    let idle_threads = r.read_idle(&o, thread_addr.len(), &idle_addr)?;
     let globals = r.read_globals(p)?;
     Ok(Model {
         omp_version: r.global("__kmp_openmp_version", 4)? as i32 as i64,
@@ -243,6 +245,7 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
         globals,
         threads,
         foreign_threads,
+        idle_threads,
         regions: g.regions,
         tasks: g.tasks,
     })
@@ -497,6 +500,50 @@ impl Reader<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Splits the idle threads (no team) off the end of `thread_addr`: the runtime numbers them
+    /// after every thread of a team.
+    fn split_idle(&mut self, thread_addr: &mut Vec<u64>) -> Result<Vec<u64>, ReadError> {
+        let mut teamless = Vec::new();
+        for th in thread_addr.iter() {
+            teamless.push(self.get(*th, BI, &["th_team"])? == 0);
+        }
+        let first = teamless.iter().position(|t| *t).unwrap_or(teamless.len());
+        if teamless[first..].iter().any(|t| !t) {
+            return Err(ReadError::Graph(
+                "a thread of a team has a gtid after an idle thread's".into(),
+            ));
+        }
+        Ok(thread_addr.split_off(first))
+    }
+
+    /// The idle threads' native ids, their gtids from `first` on, checked against the native
+    /// thread table.
+    fn read_idle(
+        &mut self,
+        o: &Offsets,
+        first: usize,
+        idle: &[u64],
+    ) -> Result<Vec<NativeId>, ReadError> {
+        let mut out = Vec::new();
+        for (k, th) in idle.iter().enumerate() {
+            let gtid = (first + k) as i32;
+            let pthread = self.get(*th, BI, &["th_info", "ds", "ds_thread"])?;
+            let native = self
+                .img
+                .threads
+                .iter()
+                .find(|t| {
+                    t.gtid == gtid && t.native.pthread & (u64::MAX >> (64 - 8 * o.p)) == pthread
+                })
+                .map(|t| t.native)
+                .ok_or_else(|| {
+                    ReadError::Graph(format!("no native thread for idle gtid {gtid}"))
+                })?;
+            out.push(NativeId { pthread, ..native });
+        }
+        Ok(out)
     }
 
     /// The OpenMP threads, by gtid, checked against the native thread table.

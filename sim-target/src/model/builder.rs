@@ -63,6 +63,7 @@ impl ModelBuilder {
                 tool_data: 0x2000,
             }],
             foreign_threads: Vec::new(),
+            idle_threads: Vec::new(),
             regions: vec![Region {
                 parent: None,
                 members: vec![ThreadId(0)],
@@ -226,6 +227,19 @@ impl ModelBuilder {
             lwp: 5000 + n as u32,
         };
         self.model.foreign_threads.push(id);
+        id
+    }
+
+    /// Adds an OpenMP thread of the pool that is in no team (its gtid follows every thread of
+    /// a team; add it after them).
+    pub fn idle_thread(&mut self) -> NativeId {
+        let n = self.next_native;
+        self.next_native += 1;
+        let id = NativeId {
+            pthread: 0x7d00_0000_1000 + n * 0x80_0000,
+            lwp: 6000 + n as u32,
+        };
+        self.model.idle_threads.push(id);
         id
     }
 

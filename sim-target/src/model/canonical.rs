@@ -122,7 +122,7 @@ impl Model {
         for t in &mut m.threads {
             t.native.pthread &= mask;
         }
-        for t in &mut m.foreign_threads {
+        for t in m.foreign_threads.iter_mut().chain(&mut m.idle_threads) {
             t.pthread &= mask;
         }
         for r in &mut m.regions {

@@ -278,6 +278,11 @@ pub struct Model {
     pub threads: Vec<Thread>,
     /// Native threads of the process that never entered OpenMP.
     pub foreign_threads: Vec<NativeId>,
+    /// OpenMP threads of the runtime's pool that are in no team (between parallel regions),
+    /// with the gtids after those of `threads`: the runtime keeps them in `__kmp_threads` with
+    /// no team and no current task, in the idle state.
+    #[serde(default)]
+    pub idle_threads: Vec<NativeId>,
     /// Parallel regions; region 0 is the implicit initial region.
     pub regions: Vec<Region>,
     /// Tasks.

@@ -27,7 +27,7 @@ type Entry = (&'static str, &'static str, fn() -> Model);
 const DEFAULT: [Entry; 4] = [
     (
         "serial",
-        "initial thread in serial code, one foreign native thread",
+        "initial thread in serial code after a region, one idle pool thread, one foreign native thread",
         serial,
     ),
     (
@@ -72,6 +72,7 @@ pub fn scenario(name: &str) -> Option<Scenario> {
 
 fn serial() -> Model {
     let mut b = ModelBuilder::new();
+    b.idle_thread();
     b.foreign_thread();
     let m = b.model_mut();
     m.globals.avail_proc = 2;
