@@ -212,6 +212,8 @@ pub enum Deviation {
     ThreadContextForGlobal,
     /// `ompd_get_state` asks for a thread context with an id one byte longer than its kind's.
     ThreadIdSizeWrong,
+    /// `ompd_get_curr_parallel_handle` answers `unsupported` for a thread in no team.
+    NoTeamUnsupported,
     /// TR: `ompd_get_threads` leaves one thread out.
     TrThreadsMissingOne,
     /// TR: `ompd_get_max_threads` answers one more.
@@ -344,6 +346,7 @@ mutants! {
     "success_as_incomplete" Some(E::GetOmpVersion), SuccessAsIncomplete => ["aspace.omp_version.matches_model"];
     "thread_context_for_global" Some(E::GetState), ThreadContextForGlobal => ["callbacks.contract.no_violations"];
     "thread_id_size_wrong" Some(E::GetState), ThreadIdSizeWrong => ["callbacks.contract.no_violations"];
+    "no_team_unsupported" Some(E::GetCurrParallelHandle), NoTeamUnsupported => ["parallel.curr.idle_thread_unavailable"];
     "tr_thread_string_id_unstable" Some(E::GetThreadHandleStringId), TrThreadStringIdUnstable => ["tr.string_id.thread"];
     "tr_parallel_string_id_shared" Some(E::GetParallelHandleStringId), TrParallelStringIdShared => ["tr.string_id.parallel"];
     "tr_task_string_id_shared" Some(E::GetTaskHandleStringId), TrTaskStringIdShared => ["tr.string_id.task"];

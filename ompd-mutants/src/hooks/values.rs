@@ -31,8 +31,10 @@ pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
         if d == D::TaskFunctionLeaksOnFailure {
             alloc(32);
         }
-        if d == D::TrForeignThreadUnavailable && rc == Rc::BAD_INPUT {
-            return Rc::UNAVAILABLE;
+        match (d, rc) {
+            (D::TrForeignThreadUnavailable, Rc::BAD_INPUT) => return Rc::UNAVAILABLE,
+            (D::NoTeamUnsupported, Rc::UNAVAILABLE) => return Rc::UNSUPPORTED,
+            _ => {}
         }
         return retried(d, ep, w).unwrap_or(rc);
     }
