@@ -214,6 +214,9 @@ pub enum Deviation {
     ThreadIdSizeWrong,
     /// `ompd_get_curr_parallel_handle` answers `unsupported` for a thread in no team.
     NoTeamUnsupported,
+    /// 6.0: `ompd_initialize` calls `print_string` without checking it for NULL (the crash such
+    /// a call is).
+    PrintsWithoutPrinter,
     /// TR: `ompd_get_threads` leaves one thread out.
     TrThreadsMissingOne,
     /// TR: `ompd_get_max_threads` answers one more.
@@ -347,6 +350,7 @@ mutants! {
     "thread_context_for_global" Some(E::GetState), ThreadContextForGlobal => ["callbacks.contract.no_violations"];
     "thread_id_size_wrong" Some(E::GetState), ThreadIdSizeWrong => ["callbacks.contract.no_violations"];
     "no_team_unsupported" Some(E::GetCurrParallelHandle), NoTeamUnsupported => ["parallel.curr.idle_thread_unavailable"];
+    "v60_print_without_printer" Some(E::Initialize), PrintsWithoutPrinter => ["lib.print_string.null_not_called"];
     "tr_thread_string_id_unstable" Some(E::GetThreadHandleStringId), TrThreadStringIdUnstable => ["tr.string_id.thread"];
     "tr_parallel_string_id_shared" Some(E::GetParallelHandleStringId), TrParallelStringIdShared => ["tr.string_id.parallel"];
     "tr_task_string_id_shared" Some(E::GetTaskHandleStringId), TrTaskStringIdShared => ["tr.string_id.task"];
@@ -386,10 +390,38 @@ pub fn file_patch(d: Deviation) -> Option<(&'static [u8], &'static [u8])> {
     }
 }
 
-/// True for a TR 2.001 mutant (its name starts with `tr_`): staged with the TR forwarder around a
-/// TR library.
-pub fn is_tr(m: &Mutant) -> bool {
-    m.name.starts_with("tr_")
+/// Which forwarder a mutant is built from and which inner library it wraps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Flavour {
+    /// The 5.2 forwarder around a 5.2 library.
+    V5_2,
+    /// The 5.2 forwarder around a 6.0 library: it then reports 6.0, for checks since 6.0.
+    V6_0,
+    /// The TR 2.001 forwarder around a TR library.
+    Tr2,
+}
+
+impl Flavour {
+    /// The name of its clean baseline's directory.
+    pub fn clean(self) -> &'static str {
+        match self {
+            Flavour::V5_2 => "clean",
+            Flavour::V6_0 => "clean-60",
+            Flavour::Tr2 => "clean-tr",
+        }
+    }
+}
+
+/// A mutant's flavour, from its name: `tr_…` is a TR 2.001 mutant, `v60_…` a 6.0 one, any other
+/// a 5.2 one.
+pub fn flavour(m: &Mutant) -> Flavour {
+    if m.name.starts_with("tr_") {
+        Flavour::Tr2
+    } else if m.name.starts_with("v60_") {
+        Flavour::V6_0
+    } else {
+        Flavour::V5_2
+    }
 }
 
 /// The mutant called `name`.
@@ -415,7 +447,12 @@ mod tests {
             if m.entry_point
                 .is_some_and(|e| e.removed() == Some(ompd_abi::Generation::V5_0))
             {
-                assert!(is_tr(m), "{} mutates a TR routine: name it tr_…", m.name);
+                assert_eq!(
+                    flavour(m),
+                    Flavour::Tr2,
+                    "{} mutates a TR routine: name it tr_…",
+                    m.name
+                );
             }
         }
     }

@@ -45,6 +45,8 @@ pub fn mutants(args: &[String]) -> i32 {
         .arg(debug.join("libompd_mutants_52.so"))
         .arg("--inner")
         .arg(base)
+        .arg("--inner-60")
+        .arg(debug.join("libompd_reference_60.so"))
         .arg("--forwarder-tr")
         .arg(debug.join("libompd_mutants_tr2.so"))
         .arg("--inner-tr")

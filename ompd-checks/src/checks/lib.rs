@@ -151,6 +151,18 @@ pub static INITIALIZE: &[Check] = &[
         run: Run::Worker(no_callbacks_after_finalize),
         ..Check::TARGET
     },
+    Check {
+        id: "lib.print_string.null_not_called",
+        requirements: &["OMPD-CB-012"],
+        summary: "6.0: initialized with a callback table whose print_string is NULL, the library never calls it (initialize, the version queries, finalize)",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::Initialize, EntryPoint::GetApiVersion, EntryPoint::Finalize],
+        stage: Stage::Library,
+        since: Profile::V6_0,
+        real: None,
+        run: Run::Worker(null_print_string),
+        ..Check::TARGET
+    },
 ];
 
 /// The target-stage check of the family: the API version against the runtime's own.
@@ -343,6 +355,31 @@ fn no_callbacks_after_finalize(ctx: &mut Ctx, _: &str) -> Verdict {
             j.fail(format!("{v:?}"));
         }
     }
+    j.verdict()
+}
+
+/// OpenMP 6.0 §40.5: a tool may pass no `print_string`. Runs last in the family, after
+/// `ompd_finalize`: the library is initialized again with such a table and given the calls it
+/// can make without a target. A call through the NULL pointer crashes the worker, which is the
+/// finding.
+fn null_print_string(ctx: &mut Ctx, _: &str) -> Verdict {
+    let version = match ctx.lib.get_api_version() {
+        Ok(v) => v,
+        Err(e) => return Verdict::skip(format!("no API version to initialize with: {e}")),
+    };
+    let mut j = Judge::new(ctx, "ok, and no call through the NULL print_string");
+    match ctx
+        .lib
+        .initialize_with(version, callbacks::table_without_print())
+    {
+        Ok(()) => j.holds(),
+        Err(e) => j.fail(format!(
+            "ompd_initialize({version}) with print_string NULL: {e}"
+        )),
+    }
+    let _ = ctx.lib.get_api_version();
+    let _ = ctx.lib.get_version_string();
+    let _ = ctx.lib.finalize();
     j.verdict()
 }
 

@@ -3,7 +3,7 @@
 //! when the library is finalized, to judge any callback after it (OMPD-INIT-033).
 
 use super::{rc_of, Call, Library};
-use ompd_abi::Rc;
+use ompd_abi::{Callbacks, Rc};
 use ompd_serve::callbacks;
 
 impl Library {
@@ -23,8 +23,13 @@ impl Library {
 
     /// `ompd_initialize` with our callback table.
     pub fn initialize(&self, version: i64) -> Call<()> {
+        self.initialize_with(version, callbacks::table())
+    }
+
+    /// `ompd_initialize` with the callback table `table` (one of `ompd_serve::callbacks`'s).
+    pub fn initialize_with(&self, version: i64, table: &'static Callbacks) -> Call<()> {
         // SAFETY: the table is a `'static` that outlives the library.
-        let (rc, _g) = unsafe { self.raw().initialize(version, callbacks::table()) }?;
+        let (rc, _g) = unsafe { self.raw().initialize(version, table) }?;
         if rc == Rc::OK {
             callbacks::ledger().set_finalized(false);
         }

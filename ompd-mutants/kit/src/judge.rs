@@ -2,7 +2,7 @@
 //! score.
 
 use crate::{stage, Args};
-use ompd_mutants::table::{is_tr, targets, Mutant};
+use ompd_mutants::table::{flavour, targets, Flavour, Mutant};
 use ompd_report::{Outcome, Report};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -49,8 +49,8 @@ impl Row {
 
 /// Runs the clean baseline of a forwarder and says what findings it has (those results
 /// cannot kill); returns its outcomes and its check ids.
-fn baseline(args: &Args, tr: bool) -> Result<(Outcomes, BTreeSet<String>), String> {
-    let base = stage::run_one(args, None, tr)?;
+fn baseline(args: &Args, f: Flavour) -> Result<(Outcomes, BTreeSet<String>), String> {
+    let base = stage::run_one(args, None, f)?;
     let dirty: Vec<String> = base
         .results
         .iter()
@@ -60,7 +60,7 @@ fn baseline(args: &Args, tr: bool) -> Result<(Outcomes, BTreeSet<String>), Strin
     if let Some(first) = dirty.first() {
         eprintln!(
             "ompd-mutants: note: the clean {} baseline has {} finding(s), e.g. {first}: those results cannot kill",
-            if tr { "TR" } else { "5.2" },
+            f.clean(),
             dirty.len(),
         );
     }
@@ -71,22 +71,26 @@ fn baseline(args: &Args, tr: bool) -> Result<(Outcomes, BTreeSet<String>), Strin
 /// Runs the baselines and every chosen mutant, prints and writes the matrix; true when every
 /// mutant was killed by one of its targets.
 pub fn run(args: &Args, chosen: &[&'static Mutant]) -> Result<bool, String> {
-    let (base, mut all) = baseline(args, false)?;
-    let base_tr = if chosen.iter().any(|m| is_tr(m)) {
-        let (b, checks) = baseline(args, true)?;
+    let mut bases: BTreeMap<Flavour, Outcomes> = BTreeMap::new();
+    let mut all = BTreeSet::new();
+    let flavours: BTreeSet<Flavour> = std::iter::once(Flavour::V5_2)
+        .chain(chosen.iter().map(|m| flavour(m)))
+        .collect();
+    for f in flavours {
+        let (b, checks) = baseline(args, f)?;
         all.extend(checks);
-        Some(b)
-    } else {
-        None
-    };
+        bases.insert(f, b);
+    }
     let mut rows = Vec::new();
     for m in chosen {
-        let tr = is_tr(m);
-        let report = stage::run_one(args, Some(m.name), tr)?;
-        let against = if tr { base_tr.as_ref() } else { Some(&base) };
+        let f = flavour(m);
+        let report = stage::run_one(args, Some(m.name), f)?;
         let row = Row {
             mutant: m,
-            killers: against.map(|b| killers(b, &report)).unwrap_or_default(),
+            killers: bases
+                .get(&f)
+                .map(|b| killers(b, &report))
+                .unwrap_or_default(),
         };
         eprintln!("{}", line(&row));
         rows.push(row);
@@ -116,7 +120,7 @@ fn line(r: &Row) -> String {
     )
 }
 
-/// The MUST requirements of OpenMP 5.2 and TR 2.001 a killing check cites (shown violated by a
+/// The MUST requirements of OpenMP 5.2, 6.0 and TR 2.001 a killing check cites (shown violated by a
 /// mutant), and those none does.
 fn musts_shown(rows: &[Row]) -> (BTreeSet<String>, BTreeSet<String>) {
     use ompd_checks::Profile;
@@ -129,7 +133,7 @@ fn musts_shown(rows: &[Row]) -> (BTreeSet<String>, BTreeSet<String>) {
     ompd_review::coverage::checklist()
         .into_iter()
         .filter(|r| {
-            [Profile::V5_2, Profile::Tr2]
+            [Profile::V5_2, Profile::V6_0, Profile::Tr2]
                 .iter()
                 .any(|p| ompd_review::coverage::must_for(&r.id, &r.level, *p))
         })
@@ -143,7 +147,7 @@ fn summary(rows: &[Row], all: &BTreeSet<String>) -> String {
     let killing: BTreeSet<&String> = rows.iter().flat_map(|r| r.killers.iter()).collect();
     let (shown, not_shown) = musts_shown(rows);
     format!(
-        "score: {killed} of {} mutants killed by a targeted check ({:.0} %); {} of {} checks kill at least one mutant; {} of {} MUST requirements (5.2, TR 2.001) shown violated by a killed mutant\n",
+        "score: {killed} of {} mutants killed by a targeted check ({:.0} %); {} of {} checks kill at least one mutant; {} of {} MUST requirements (5.2, 6.0, TR 2.001) shown violated by a killed mutant\n",
         rows.len(),
         100.0 * killed as f64 / rows.len().max(1) as f64,
         killing.len(),

@@ -13,7 +13,7 @@ mod stage;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: ompd-mutants --runner EXE --forwarder SO --inner SO --forwarder-tr SO --inner-tr SO --out DIR [--quick] [--only NAME]..";
+const USAGE: &str = "usage: ompd-mutants --runner EXE --forwarder SO --inner SO --inner-60 SO --forwarder-tr SO --inner-tr SO --out DIR [--quick] [--only NAME]..";
 
 /// The command line.
 struct Args {
@@ -21,6 +21,8 @@ struct Args {
     /// The 5.2 forwarder and its inner library.
     forwarder: PathBuf,
     inner: PathBuf,
+    /// The 6.0 library the 5.2 forwarder wraps for the 6.0 mutants.
+    inner_60: PathBuf,
     /// The TR 2.001 forwarder and its inner library (for the TR mutants).
     forwarder_tr: PathBuf,
     inner_tr: PathBuf,
@@ -32,7 +34,7 @@ struct Args {
 fn parse() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     let (mut runner, mut forwarder, mut inner, mut out) = (None, None, None, None);
-    let (mut forwarder_tr, mut inner_tr) = (None, None);
+    let (mut forwarder_tr, mut inner_tr, mut inner_60) = (None, None, None);
     let (mut quick, mut only) = (false, Vec::new());
     while let Some(a) = it.next() {
         let mut value = || it.next().ok_or(format!("{a} needs a value"));
@@ -42,6 +44,7 @@ fn parse() -> Result<Args, String> {
             "--inner" => inner = Some(PathBuf::from(value()?)),
             "--forwarder-tr" => forwarder_tr = Some(PathBuf::from(value()?)),
             "--inner-tr" => inner_tr = Some(PathBuf::from(value()?)),
+            "--inner-60" => inner_60 = Some(PathBuf::from(value()?)),
             "--out" => out = Some(PathBuf::from(value()?)),
             "--only" => only.push(value()?),
             "--quick" => quick = true,
@@ -53,6 +56,7 @@ fn parse() -> Result<Args, String> {
         runner: need(runner, "--runner")?,
         forwarder: need(forwarder, "--forwarder")?,
         inner: need(inner, "--inner")?,
+        inner_60: need(inner_60, "--inner-60")?,
         forwarder_tr: need(forwarder_tr, "--forwarder-tr")?,
         inner_tr: need(inner_tr, "--inner-tr")?,
         out: need(out, "--out")?,

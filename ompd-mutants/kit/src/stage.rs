@@ -2,7 +2,7 @@
 //! the file naming the mutant; and running the suite on one staged build.
 
 use crate::Args;
-use ompd_mutants::table::{self, Mutant, MUTANTS, QUICK};
+use ompd_mutants::table::{self, Flavour, Mutant, MUTANTS, QUICK};
 use ompd_mutants::{INNER_FILE, MUTANT_FILE};
 use ompd_report::Report;
 use std::path::{Path, PathBuf};
@@ -41,16 +41,15 @@ pub fn chosen(quick: bool, only: &[String]) -> Vec<&'static Mutant> {
         .collect()
 }
 
-/// Stages the build `name` (`None`: the clean baseline) of the 5.2 or the TR forwarder and
-/// returns its library's path.
-fn stage(args: &Args, name: Option<&str>, tr: bool) -> Result<PathBuf, String> {
-    let (forwarder, inner) = if tr {
-        (&args.forwarder_tr, &args.inner_tr)
-    } else {
-        (&args.forwarder, &args.inner)
+/// Stages the build `name` (`None`: the clean baseline) of the flavour's forwarder around its
+/// inner library and returns its library's path.
+fn stage(args: &Args, name: Option<&str>, flavour: Flavour) -> Result<PathBuf, String> {
+    let (forwarder, inner) = match flavour {
+        Flavour::V5_2 => (&args.forwarder, &args.inner),
+        Flavour::V6_0 => (&args.forwarder, &args.inner_60),
+        Flavour::Tr2 => (&args.forwarder_tr, &args.inner_tr),
     };
-    let clean = if tr { "clean-tr" } else { "clean" };
-    let dir = args.out.join(name.unwrap_or(clean));
+    let dir = args.out.join(name.unwrap_or(flavour.clean()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let lib = dir.join("libompd.so");
@@ -90,10 +89,9 @@ fn patch(lib: &Path, name: &str) -> Result<(), String> {
     std::fs::write(lib, bytes).map_err(|e| format!("cannot write {}: {e}", lib.display()))
 }
 
-/// Stages the build (of the TR forwarder when `tr`) and runs the suite on it; returns its
-/// report.
-pub fn run_one(args: &Args, name: Option<&str>, tr: bool) -> Result<Report, String> {
-    let lib = stage(args, name, tr)?;
+/// Stages the build of `flavour` and runs the suite on it; returns its report.
+pub fn run_one(args: &Args, name: Option<&str>, flavour: Flavour) -> Result<Report, String> {
+    let lib = stage(args, name, flavour)?;
     let dir = lib.parent().unwrap_or(Path::new("."));
     let report = dir.join("report.json");
     let status = Command::new(&args.runner)

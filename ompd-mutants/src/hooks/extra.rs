@@ -41,6 +41,13 @@ pub(super) fn before(d: D, ep: E, w: &[u64]) -> Option<Rc> {
         global_with_thread_context();
         return None;
     }
+    if d == D::PrintsWithoutPrinter && ep == E::Initialize {
+        // A call through the NULL pointer, as the crash it is.
+        if tool().is_some_and(|t| t.print_string.is_none()) {
+            std::process::abort();
+        }
+        return None;
+    }
     if d == D::ThreadIdSizeWrong {
         let t = tool()?;
         context_of_last_id(t, context(), 1);

@@ -223,21 +223,34 @@ fn target_of(ctx: *mut AddressSpaceContext) -> Option<&'static Target> {
 
 /// The callback table. It lives in a `static` because libraries keep the pointer.
 pub fn table() -> &'static Callbacks {
+    static TABLE: Callbacks = FULL;
+    &TABLE
+}
+
+/// The callback table without `print_string` (NULL), which OpenMP 6.0 lets a tool pass: the
+/// library must then not call it (OMPD-CB-012).
+pub fn table_without_print() -> &'static Callbacks {
     static TABLE: Callbacks = Callbacks {
-        alloc_memory: Some(alloc_memory),
-        free_memory: Some(free_memory),
-        print_string: Some(print_string),
-        sizeof_type: Some(sizeof_type),
-        symbol_addr_lookup: Some(symbol_addr_lookup),
-        read_memory: Some(read_memory),
-        write_memory: Some(write_memory),
-        read_string: Some(read_string),
-        device_to_host: Some(device_to_host),
-        host_to_device: Some(host_to_device),
-        get_thread_context_for_thread_id: Some(get_thread_context_for_thread_id),
+        print_string: None,
+        ..FULL
     };
     &TABLE
 }
+
+/// Every callback the tool implements.
+const FULL: Callbacks = Callbacks {
+    alloc_memory: Some(alloc_memory),
+    free_memory: Some(free_memory),
+    print_string: Some(print_string),
+    sizeof_type: Some(sizeof_type),
+    symbol_addr_lookup: Some(symbol_addr_lookup),
+    read_memory: Some(read_memory),
+    write_memory: Some(write_memory),
+    read_string: Some(read_string),
+    device_to_host: Some(device_to_host),
+    host_to_device: Some(host_to_device),
+    get_thread_context_for_thread_id: Some(get_thread_context_for_thread_id),
+};
 
 /// The target-access callbacks: each is charged to the call in flight, and refused with
 /// `ompd_rc_error` past the ledger's budget (allocation, release and printing are not metered).
