@@ -1,11 +1,13 @@
 //! The callback contract, judged after the checks of a unit ran: the library wrote nothing to
-//! stdout or stderr itself, the ledger saw no callback contract violation, and the process kept
-//! its signal configuration and its threads.
+//! stdout or stderr itself, the ledger saw no callback contract violation, the process kept its
+//! signal configuration and its threads, and the library's code called the process heap
+//! manager in no entry point (the worker's heap watch, `ompd_loader::library::heap_watch`).
 
 use crate::{Check, Ctx, Judge, Profile, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_serve::callbacks;
 use ompd_serve::ledger::Violation;
+use std::collections::BTreeMap;
 
 /// Runs after every other check of a unit but the address-space release.
 pub static OUTPUT: &[Check] = &[Check {
@@ -53,6 +55,17 @@ pub static CONTRACT: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        id: "callbacks.contract.no_direct_heap",
+        requirements: &["OMPD-MEM-001"],
+        summary: "inside no entry point does the library's own code call the process heap manager (malloc and its family, the strdup family, global operator new/delete): its dynamic memory comes from alloc_memory",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::ProcessInitialize],
+        since: Profile::Tr2,
+        real: Some(&[]),
+        run: Run::Worker(no_direct_heap),
+        ..Check::TARGET
+    },
+    Check {
         id: "callbacks.contract.no_threads",
         requirements: &["OMPD-THR-004"],
         summary: "loading the library and every check of the unit start no thread in the tool's process",
@@ -91,6 +104,66 @@ fn signals_untouched(ctx: &mut Ctx, _: &str) -> Verdict {
 fn no_threads(ctx: &mut Ctx, _: &str) -> Verdict {
     let j = Judge::new(ctx, "no thread started");
     judge_violations(j, ctx, "callbacks.contract.no_threads")
+}
+
+/// The heap watch's tally of this worker, and the `DirectHeap` violations carried from earlier
+/// workers of the unit; holds over the calls made while the watch was armed, and skips (saying
+/// why) when it never was.
+fn no_direct_heap(ctx: &mut Ctx, _: &str) -> Verdict {
+    let watch = match ompd_loader::library::heap_watch() {
+        Ok(w) => w,
+        Err(why) => return Verdict::skip(why),
+    };
+    let id = "callbacks.contract.no_direct_heap";
+    let mut j = Judge::new(
+        ctx,
+        "no call of the heap manager from the library's code during any entry point",
+    );
+    let mut earlier: BTreeMap<(&str, &str), (u64, usize)> = BTreeMap::new();
+    for (_, v) in &ctx.earlier_violations {
+        if Violation::judged_by_debug(v) != id {
+            continue;
+        }
+        match heap_fields(v) {
+            Some((site, allocator, calls)) => {
+                let e = earlier.entry((site, allocator)).or_default();
+                e.0 += calls;
+                e.1 += 1;
+            }
+            None => j.fail(format!("{v} (in an earlier worker of the unit)")),
+        }
+    }
+    for ((site, allocator), (calls, checks)) in earlier {
+        j.fail(format!(
+            "{site} called {allocator} {calls} time(s), during {checks} check(s) of an earlier worker of the unit"
+        ));
+    }
+    for ((site, allocator), (calls, in_calls)) in &watch.tally {
+        j.fail(format!(
+            "{site} called {allocator} {calls} time(s), in {in_calls} of its calls"
+        ));
+    }
+    if watch.judged > 0 {
+        j.holds();
+    }
+    j.verdict_or_skip(|| {
+        "no call into the library was made in this worker while the heap watch was armed: nothing to judge".into()
+    })
+}
+
+/// The entry point, allocator and count of a `DirectHeap` violation's `Debug` form (the form
+/// carried between workers of a unit).
+fn heap_fields(debug: &str) -> Option<(&str, &str, u64)> {
+    let field = |name: &str| {
+        let rest = debug.split(&format!("{name}: ")[..]).nth(1)?;
+        let rest = rest.strip_prefix('"').unwrap_or(rest);
+        rest.split(['"', ',']).next()
+    };
+    Some((
+        field("site")?,
+        field("allocator")?,
+        field("calls")?.parse().ok()?,
+    ))
 }
 
 fn defined_return_codes(ctx: &mut Ctx, _: &str) -> Verdict {
@@ -133,4 +206,29 @@ fn held_over_calls(mut j: Judge) -> Verdict {
     j.verdict_or_skip(|| {
         "no call into the library was made in this worker of the unit: nothing to judge".into()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_carried_heap_violation_reads_back() {
+        let v = Violation::DirectHeap {
+            site: "ompd_get_thread_handle",
+            allocator: "operator new",
+            calls: 6,
+            during: "thread.handle.by_pthread_id".into(),
+        };
+        let text = format!("{v:?}");
+        assert_eq!(
+            heap_fields(&text),
+            Some(("ompd_get_thread_handle", "operator new", 6))
+        );
+        assert_eq!(
+            Violation::judged_by_debug(&text),
+            "callbacks.contract.no_direct_heap"
+        );
+        assert_eq!(heap_fields("DirectHeap { garbled"), None);
+    }
 }
