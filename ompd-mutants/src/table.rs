@@ -210,6 +210,12 @@ pub enum Deviation {
     SuccessAsIncomplete,
     /// `ompd_get_state` looks up a global symbol with a thread context.
     ThreadContextForGlobal,
+    /// `ompd_get_curr_task_handle` takes scratch memory from the C heap (`malloc`/`free`)
+    /// instead of `alloc_memory`.
+    ScratchFromHeap,
+    /// The staged copy exports a global `operator new(size_t, const std::nothrow_t&)` (a name is
+    /// patched).
+    ExportsOperatorNew,
     /// TR: `ompd_get_threads` leaves one thread out.
     TrThreadsMissingOne,
     /// TR: `ompd_get_max_threads` answers one more.
@@ -339,6 +345,8 @@ mutants! {
     "undefined_return_code" Some(E::GetState), UndefinedReturnCode => ["callbacks.contract.defined_return_codes"];
     "success_as_incomplete" Some(E::GetOmpVersion), SuccessAsIncomplete => ["aspace.omp_version.matches_model"];
     "thread_context_for_global" Some(E::GetState), ThreadContextForGlobal => ["callbacks.contract.no_violations"];
+    "scratch_from_heap" Some(E::GetCurrTaskHandle), ScratchFromHeap => ["callbacks.contract.no_direct_heap"];
+    "exports_operator_new" None, ExportsOperatorNew => ["static.exports.no_global_new_delete"];
     "tr_thread_string_id_unstable" Some(E::GetThreadHandleStringId), TrThreadStringIdUnstable => ["tr.string_id.thread"];
     "tr_parallel_string_id_shared" Some(E::GetParallelHandleStringId), TrParallelStringIdShared => ["tr.string_id.parallel"];
     "tr_task_string_id_shared" Some(E::GetTaskHandleStringId), TrTaskStringIdShared => ["tr.string_id.task"];
@@ -365,14 +373,20 @@ pub const QUICK: &[&str] = &[
 ];
 
 /// The bytes a deviation of the file itself replaces in the staged copy (same length): the
-/// exported name of `ompd_get_task_function`, or the DT_NEEDED entry `libgcc_s.so.1` turned into
-/// an OpenMP runtime's name. `None` for a deviation of the code.
+/// exported name of `ompd_get_task_function`, the DT_NEEDED entry `libgcc_s.so.1` turned into
+/// an OpenMP runtime's name, or the forwarder's spare export `mutant_operator_new` (never
+/// called) turned into the mangled name of a global `operator new` (the symbol table then
+/// declares it; the hash table still knows the old name, so the dynamic linker would not bind
+/// to it, which the static check does not look at). `None` for a deviation of the code.
 pub fn file_patch(d: Deviation) -> Option<(&'static [u8], &'static [u8])> {
     match d {
         Deviation::MissingExport => {
             Some((b"\0ompd_get_task_function\0", b"\0xmpd_get_task_function\0"))
         }
         Deviation::NeedsOpenmpRuntime => Some((b"\0libgcc_s.so.1\0", b"\0libomp.so.555\0")),
+        Deviation::ExportsOperatorNew => {
+            Some((b"\0mutant_operator_new\0", b"\0_ZnwmRKSt9nothrow_t\0"))
+        }
         _ => None,
     }
 }

@@ -68,6 +68,7 @@ fn side_effect(d: D, w: &[u64]) {
         D::FreesContext => {
             free(w[0] as usize as *mut std::ffi::c_void);
         }
+        D::ScratchFromHeap => scratch_from_heap(),
         D::VersionQueryCallsBack if tool().is_some() => {
             free(alloc(8));
         }
@@ -78,6 +79,19 @@ fn side_effect(d: D, w: &[u64]) {
             }
         }
         _ => {}
+    }
+}
+
+/// Takes 256 bytes of scratch memory from the C heap and gives them back, as a library that
+/// ignores `alloc_memory` for its temporaries would.
+fn scratch_from_heap() {
+    // SAFETY: malloc and free of the process's C heap, the block used only here.
+    unsafe {
+        let p = nix::libc::malloc(256);
+        if !p.is_null() {
+            std::ptr::write_bytes(p.cast::<u8>(), 0, 256);
+            nix::libc::free(std::hint::black_box(p));
+        }
     }
 }
 
