@@ -3,7 +3,7 @@
 //! signal configuration and its threads, and the library's code called the process heap
 //! manager in no entry point (the worker's heap watch, `ompd_loader::library::heap_watch`).
 
-use crate::{Check, Ctx, Judge, Profile, Run, Severity, Verdict};
+use crate::{Check, Ctx, Judge, Profile, Property, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_serve::callbacks;
 use ompd_serve::ledger::Violation;
@@ -62,6 +62,9 @@ pub static CONTRACT: &[Check] = &[
         entry_points: &[EntryPoint::ProcessInitialize],
         since: Profile::Tr2,
         real: Some(&[]),
+        // It judges the calls of the unit's other checks: a generated case shrunk with this
+        // check alone would make none and read as a flake.
+        property: Property::ScenariosOnly,
         run: Run::Worker(no_direct_heap),
         ..Check::TARGET
     },
@@ -106,42 +109,36 @@ fn no_threads(ctx: &mut Ctx, _: &str) -> Verdict {
     judge_violations(j, ctx, "callbacks.contract.no_threads")
 }
 
-/// The heap watch's tally of this worker, and the `DirectHeap` violations carried from earlier
-/// workers of the unit; holds over the calls made while the watch was armed, and skips (saying
-/// why) when it never was.
+/// The heap watch's tally of this worker and the `DirectHeap` violations carried from earlier
+/// workers of the unit, as one fact naming every entry point with the allocators it called and
+/// how often; holds over the calls made while the watch was armed, and skips (saying why) when it
+/// never was.
 fn no_direct_heap(ctx: &mut Ctx, _: &str) -> Verdict {
     let watch = match ompd_loader::library::heap_watch() {
         Ok(w) => w,
         Err(why) => return Verdict::skip(why),
     };
-    let id = "callbacks.contract.no_direct_heap";
     let mut j = Judge::new(
         ctx,
         "no call of the heap manager from the library's code during any entry point",
     );
-    let mut earlier: BTreeMap<(&str, &str), (u64, usize)> = BTreeMap::new();
+    let mut seen: BTreeMap<&str, BTreeMap<&str, u64>> = BTreeMap::new();
     for (_, v) in &ctx.earlier_violations {
-        if Violation::judged_by_debug(v) != id {
+        if Violation::judged_by_debug(v) != "callbacks.contract.no_direct_heap" {
             continue;
         }
         match heap_fields(v) {
             Some((site, allocator, calls)) => {
-                let e = earlier.entry((site, allocator)).or_default();
-                e.0 += calls;
-                e.1 += 1;
+                *seen.entry(site).or_default().entry(allocator).or_default() += calls
             }
             None => j.fail(format!("{v} (in an earlier worker of the unit)")),
         }
     }
-    for ((site, allocator), (calls, checks)) in earlier {
-        j.fail(format!(
-            "{site} called {allocator} {calls} time(s), during {checks} check(s) of an earlier worker of the unit"
-        ));
+    for ((site, allocator), (calls, _)) in &watch.tally {
+        *seen.entry(site).or_default().entry(allocator).or_default() += calls;
     }
-    for ((site, allocator), (calls, in_calls)) in &watch.tally {
-        j.fail(format!(
-            "{site} called {allocator} {calls} time(s), in {in_calls} of its calls"
-        ));
+    if !seen.is_empty() {
+        j.fail(heap_summary(&seen));
     }
     if watch.judged > 0 {
         j.holds();
@@ -149,6 +146,23 @@ fn no_direct_heap(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict_or_skip(|| {
         "no call into the library was made in this worker while the heap watch was armed: nothing to judge".into()
     })
+}
+
+/// One line: the heap-manager calls of every entry point, by allocator.
+fn heap_summary(seen: &BTreeMap<&str, BTreeMap<&str, u64>>) -> String {
+    let total: u64 = seen.values().flat_map(|a| a.values()).sum();
+    let sites: Vec<String> = seen
+        .iter()
+        .map(|(site, by)| {
+            let calls: Vec<String> = by.iter().map(|(a, n)| format!("{a} {n}")).collect();
+            format!("{site} ({})", calls.join(", "))
+        })
+        .collect();
+    format!(
+        "the library's code called the heap manager {total} time(s) inside {} entry point(s): {}",
+        seen.len(),
+        sites.join("; ")
+    )
 }
 
 /// The entry point, allocator and count of a `DirectHeap` violation's `Debug` form (the form
@@ -230,5 +244,20 @@ mod tests {
             "callbacks.contract.no_direct_heap"
         );
         assert_eq!(heap_fields("DirectHeap { garbled"), None);
+    }
+
+    #[test]
+    fn the_summary_names_every_entry_point_and_allocator() {
+        let mut seen: BTreeMap<&str, BTreeMap<&str, u64>> = BTreeMap::new();
+        seen.entry("ompd_b").or_default().insert("malloc", 2);
+        seen.entry("ompd_a").or_default().insert("operator new", 3);
+        seen.entry("ompd_a")
+            .or_default()
+            .insert("operator delete", 3);
+        assert_eq!(
+            heap_summary(&seen),
+            "the library's code called the heap manager 8 time(s) inside 2 entry point(s): \
+             ompd_a (operator delete 3, operator new 3); ompd_b (malloc 2)"
+        );
     }
 }
