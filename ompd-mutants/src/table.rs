@@ -310,7 +310,7 @@ mutants! {
     "read_fault_ignored" None, ReadFaultIgnored => ["fault.*"];
     "symbol_fault_ignored" None, SymbolFaultIgnored => ["fault.*"];
     "conversion_fault_ignored" None, ConversionFaultIgnored => ["fault.*"];
-    "alloc_fault_ignored" None, AllocFaultIgnored => ["fault.*"];
+    "alloc_fault_ignored" None, AllocFaultIgnored => ["fault.*", "callbacks.contract.no_direct_heap"];
     "symbol_failure_miscoded" None, SymbolFailureMiscoded => ["fault.*"];
     "read_failure_miscoded" None, ReadFailureMiscoded => ["fault.*"];
     "conversion_failure_miscoded" None, ConversionFailureMiscoded => ["fault.*"];

@@ -106,14 +106,19 @@ pub fn after(ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
     }
 }
 
-/// At most this many thread handles' origins are kept (the oldest is forgotten first): the
-/// table never grows past the capacity reserved when the forwarder was loaded.
+/// At most this many thread handles' origins (and cached handles) are kept, the oldest
+/// forgotten first: the tables never grow past the capacity reserved when the forwarder was
+/// loaded.
 const ORIGINS_CAP: usize = 4096;
 
 /// Reserves the hooks' tables (the forwarder's constructor calls it).
 pub(crate) fn prepare() {
     let mut o = ORIGINS.lock().unwrap_or_else(|p| p.into_inner());
     o.reserve(ORIGINS_CAP);
+    let mut h = answers::HANDED_OUT
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    h.reserve(ORIGINS_CAP);
 }
 
 /// Notes where a new thread handle came from ([`ORIGINS`]), and counts ICV enumerations.
