@@ -12,6 +12,8 @@
 //! - [`timing`]: the scaling probes a bench worker times against targets of growing size.
 //! - [`watchdog`]: the worker's guards on calls into the library: a per-call deadline and a
 //!   fatal-signal handler, each naming the call on the result stream before the worker dies.
+//! - [`heapwatch`]: the heap watch's C shim, built on first need and preloaded into workers,
+//!   which counts the heap-manager calls the library's own code makes (OMPD-MEM-001).
 //! - [`worker`]: the units (each with its typed target and scenario), the events a worker
 //!   streams, and the worker itself: runs the checks of one unit in this fresh process.
 //! - [`zygote`]: the fork server: a zygote process that forks fresh workers, and the
@@ -33,6 +35,7 @@
 
 pub mod bench;
 pub mod collect;
+pub mod heapwatch;
 pub mod parallel;
 pub mod process;
 pub mod property;

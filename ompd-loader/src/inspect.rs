@@ -1,5 +1,6 @@
 //! Static facts about a library file, read before any of its code runs: ELF class and machine,
-//! SONAME, DT_NEEDED, the exported `ompd_*` symbols and the file's sha256.
+//! SONAME, DT_NEEDED, the exported `ompd_*` symbols, the global C++ `operator new`/`delete`
+//! forms it exports or imports, and the file's sha256.
 
 use object::read::elf::{Dyn, ElfFile64};
 use object::{Object, ObjectSymbol};
@@ -22,6 +23,13 @@ pub struct StaticInfo {
     pub exports: usize,
     /// The first few of them, sorted (what a file that is no OMPD library exports instead).
     pub exports_sample: Vec<String>,
+    /// The global C++ `operator new`/`delete` forms (mangled names starting `_Znw`, `_Zna`,
+    /// `_Zdl`, `_Zda`) the file exports: defined dynamic symbols of global or weak binding and
+    /// default or protected visibility, which the dynamic linker may bind other objects' calls
+    /// to; sorted.
+    pub exported_operators: Vec<String>,
+    /// The forms it imports (undefined dynamic symbols): it calls the process's global operators.
+    pub imported_operators: Vec<String>,
     /// sha256 of the file (hex).
     pub sha256: String,
 }
@@ -110,12 +118,32 @@ pub fn inspect(path: &Path) -> Result<StaticInfo, InspectError> {
         .filter(|n| n.starts_with("ompd_"))
         .cloned()
         .collect();
+    let (exported_operators, imported_operators) = operators(&file);
+    let (soname, needed) = soname_and_needed(&data);
+    // The bytes parsed above are the bytes hashed: no second read of the file.
+    let sha256 = ompd_vendors::sha256_bytes(&data);
+    Ok(StaticInfo {
+        class,
+        machine,
+        soname,
+        needed,
+        exported_ompd,
+        exports: exported.len(),
+        exports_sample: exported.into_iter().take(3).collect(),
+        exported_operators,
+        imported_operators,
+        sha256,
+    })
+}
+
+/// DT_SONAME and the DT_NEEDED entries (in order) of an ELF64 file's dynamic section.
+fn soname_and_needed(data: &[u8]) -> (Option<String>, Vec<String>) {
     let (mut soname, mut needed) = (None, Vec::new());
-    if let Ok(elf) = ElfFile64::<object::Endianness>::parse(&*data) {
+    if let Ok(elf) = ElfFile64::<object::Endianness>::parse(data) {
         let endian = elf.endian();
         let sections = elf.elf_section_table();
-        if let Ok(Some((dyns, link))) = sections.dynamic(endian, &*data) {
-            if let Ok(strings) = sections.strings(endian, &*data, link) {
+        if let Ok(Some((dyns, link))) = sections.dynamic(endian, data) {
+            if let Ok(strings) = sections.strings(endian, data, link) {
                 for d in dyns {
                     let tag = d.tag(endian);
                     let Ok(s) = d.string(endian, strings) else {
@@ -131,18 +159,46 @@ pub fn inspect(path: &Path) -> Result<StaticInfo, InspectError> {
             }
         }
     }
-    // The bytes parsed above are the bytes hashed: no second read of the file.
-    let sha256 = ompd_vendors::sha256_bytes(&data);
-    Ok(StaticInfo {
-        class,
-        machine,
-        soname,
-        needed,
-        exported_ompd,
-        exports: exported.len(),
-        exports_sample: exported.into_iter().take(3).collect(),
-        sha256,
-    })
+    (soname, needed)
+}
+
+/// True for the mangled name of a global `operator new`, `new[]`, `delete` or `delete[]`.
+pub fn is_global_operator(name: &str) -> bool {
+    ["_Znw", "_Zna", "_Zdl", "_Zda"]
+        .iter()
+        .any(|p| name.starts_with(p))
+}
+
+/// The global operator new/delete forms `file` exports and those it imports, each sorted.
+fn operators(file: &object::File) -> (Vec<String>, Vec<String>) {
+    let (mut exported, mut imported) = (Vec::new(), Vec::new());
+    for s in file.dynamic_symbols() {
+        let Ok(name) = s.name() else { continue };
+        if !is_global_operator(name) {
+            continue;
+        }
+        if s.is_undefined() {
+            imported.push(name.to_string());
+        } else if s.is_definition() && s.is_global() && exported_visibility(&s) {
+            exported.push(name.to_string());
+        }
+    }
+    for list in [&mut exported, &mut imported] {
+        list.sort();
+        list.dedup();
+    }
+    (exported, imported)
+}
+
+/// True when an ELF symbol's visibility lets other objects bind to it (default or protected).
+fn exported_visibility(s: &object::Symbol) -> bool {
+    match s.flags() {
+        object::SymbolFlags::Elf { st_other, .. } => {
+            let v = st_other.visibility();
+            v == object::elf::STV_DEFAULT || v == object::elf::STV_PROTECTED
+        }
+        _ => true,
+    }
 }
 
 /// Refuses a file that exports no `ompd_*` symbol, saying what it exports instead: nothing of it

@@ -58,9 +58,20 @@ fn library() -> Option<&'static libloading::Library> {
 /// The inner library's routine `e`, as the function-pointer type `F` of `ompd_abi::entry`.
 pub fn routine<F: Copy>(e: EntryPoint) -> Option<F> {
     let lib = library()?;
+    // The name NUL-terminated on the stack: libloading copies a name without one to the heap.
+    let mut name = [0u8; 64];
+    let bytes = e.name().as_bytes();
+    name.get_mut(..bytes.len())?.copy_from_slice(bytes);
     // SAFETY: `F` is the entry's type in `ompd_abi::entry` (the export macro pairs them); the
     // library stays loaded for the process's life.
-    unsafe { lib.get::<F>(e.name().as_bytes()) }
+    unsafe { lib.get::<F>(&name[..=bytes.len()]) }
         .ok()
         .map(|s| *s)
+}
+
+/// Reads the mutant's name and loads the inner library (the forwarder's constructor does,
+/// before any entry point runs).
+pub(crate) fn prepare() {
+    let _ = mutant();
+    let _ = library();
 }

@@ -21,6 +21,12 @@ pub use ompd_abi as abi;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::hooks::{after, before};
+
+    /// Everything the forwarding needs on the heap, set up before any entry point runs.
+    pub fn prepare() {
+        crate::inner::prepare();
+        crate::hooks::prepare();
+    }
     pub use crate::inner::routine;
     pub use crate::word::Word;
 }

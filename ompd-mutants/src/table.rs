@@ -217,6 +217,12 @@ pub enum Deviation {
     /// 6.0: `ompd_initialize` calls `print_string` without checking it for NULL (the crash such
     /// a call is).
     PrintsWithoutPrinter,
+    /// `ompd_get_curr_task_handle` takes scratch memory from the C heap (`malloc`/`free`)
+    /// instead of `alloc_memory`.
+    ScratchFromHeap,
+    /// The staged copy exports a global `operator new(size_t, const std::nothrow_t&)` (a name is
+    /// patched).
+    ExportsOperatorNew,
     /// TR: `ompd_get_threads` leaves one thread out.
     TrThreadsMissingOne,
     /// TR: `ompd_get_max_threads` answers one more.
@@ -313,7 +319,7 @@ mutants! {
     "read_fault_ignored" None, ReadFaultIgnored => ["fault.*"];
     "symbol_fault_ignored" None, SymbolFaultIgnored => ["fault.*"];
     "conversion_fault_ignored" None, ConversionFaultIgnored => ["fault.*"];
-    "alloc_fault_ignored" None, AllocFaultIgnored => ["fault.*"];
+    "alloc_fault_ignored" None, AllocFaultIgnored => ["fault.*", "callbacks.contract.no_direct_heap"];
     "symbol_failure_miscoded" None, SymbolFailureMiscoded => ["fault.*"];
     "read_failure_miscoded" None, ReadFailureMiscoded => ["fault.*"];
     "conversion_failure_miscoded" None, ConversionFailureMiscoded => ["fault.*"];
@@ -351,6 +357,8 @@ mutants! {
     "thread_id_size_wrong" Some(E::GetState), ThreadIdSizeWrong => ["callbacks.contract.no_violations"];
     "no_team_unsupported" Some(E::GetCurrParallelHandle), NoTeamUnsupported => ["parallel.curr.idle_thread_unavailable"];
     "v60_print_without_printer" Some(E::Initialize), PrintsWithoutPrinter => ["lib.print_string.null_not_called"];
+    "scratch_from_heap" Some(E::GetCurrTaskHandle), ScratchFromHeap => ["callbacks.contract.no_direct_heap"];
+    "exports_operator_new" None, ExportsOperatorNew => ["static.exports.no_global_new_delete"];
     "tr_thread_string_id_unstable" Some(E::GetThreadHandleStringId), TrThreadStringIdUnstable => ["tr.string_id.thread"];
     "tr_parallel_string_id_shared" Some(E::GetParallelHandleStringId), TrParallelStringIdShared => ["tr.string_id.parallel"];
     "tr_task_string_id_shared" Some(E::GetTaskHandleStringId), TrTaskStringIdShared => ["tr.string_id.task"];
@@ -378,14 +386,20 @@ pub const QUICK: &[&str] = &[
 ];
 
 /// The bytes a deviation of the file itself replaces in the staged copy (same length): the
-/// exported name of `ompd_get_task_function`, or the DT_NEEDED entry `libgcc_s.so.1` turned into
-/// an OpenMP runtime's name. `None` for a deviation of the code.
+/// exported name of `ompd_get_task_function`, the DT_NEEDED entry `libgcc_s.so.1` turned into
+/// an OpenMP runtime's name, or the forwarder's spare export `mutant_operator_new` (never
+/// called) turned into the mangled name of a global `operator new` (the symbol table then
+/// declares it; the hash table still knows the old name, so the dynamic linker would not bind
+/// to it, which the static check does not look at). `None` for a deviation of the code.
 pub fn file_patch(d: Deviation) -> Option<(&'static [u8], &'static [u8])> {
     match d {
         Deviation::MissingExport => {
             Some((b"\0ompd_get_task_function\0", b"\0xmpd_get_task_function\0"))
         }
         Deviation::NeedsOpenmpRuntime => Some((b"\0libgcc_s.so.1\0", b"\0libomp.so.555\0")),
+        Deviation::ExportsOperatorNew => {
+            Some((b"\0mutant_operator_new\0", b"\0_ZnwmRKSt9nothrow_t\0"))
+        }
         _ => None,
     }
 }

@@ -114,6 +114,18 @@ pub enum Violation {
         /// The check (or setup step) during which they appeared.
         during: String,
     },
+    /// The library's own code called the process heap manager inside an entry point (seen by
+    /// the worker's heap watch around each check; OMPD-MEM-001).
+    DirectHeap {
+        /// The entry point that called it.
+        site: &'static str,
+        /// The allocator function (`malloc`, `operator new`, ...).
+        allocator: &'static str,
+        /// How many times.
+        calls: u64,
+        /// The check (or setup step) during which it called.
+        during: String,
+    },
     /// `symbol_addr_lookup` was given a thread context for a symbol that is not thread-local.
     ThreadContextForGlobal {
         /// The symbol.
@@ -344,8 +356,9 @@ impl Counters {
 /// The violation kinds judged by a check of their own (their requirement is not the callback
 /// contract's), by the start of their `Debug` form; every other kind is judged by
 /// `callbacks.contract.no_violations`.
-const DEDICATED: [(&str, &str); 3] = [
+const DEDICATED: [(&str, &str); 4] = [
     ("SignalsChanged", "callbacks.contract.signals_untouched"),
+    ("DirectHeap", "callbacks.contract.no_direct_heap"),
     ("ThreadsStarted", "callbacks.contract.no_threads"),
     ("AfterFinalize", "lib.finalize.no_callbacks_after"),
 ];

@@ -565,6 +565,7 @@ mod tidy {
             "ompd-loader/src/library/device.rs",
             "ompd-loader/src/library/tr.rs",
             "ompd-loader/src/library/handles.rs",
+            "ompd-loader/src/library/heap.rs",
             "ompd-loader/src/library/memory.rs",
             "ompd-loader/src/library/nulls.rs",
             "ompd-loader/src/library/objects.rs",

@@ -1,11 +1,13 @@
 //! The callback contract, judged after the checks of a unit ran: the library wrote nothing to
-//! stdout or stderr itself, the ledger saw no callback contract violation, and the process kept
-//! its signal configuration and its threads.
+//! stdout or stderr itself, the ledger saw no callback contract violation, the process kept its
+//! signal configuration and its threads, and the library's code called the process heap
+//! manager in no entry point (the worker's heap watch, `ompd_loader::library::heap_watch`).
 
-use crate::{Check, Ctx, Judge, Profile, Run, Severity, Verdict};
+use crate::{Check, Ctx, Judge, Profile, Property, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_serve::callbacks;
 use ompd_serve::ledger::Violation;
+use std::collections::BTreeMap;
 
 /// Runs after every other check of a unit but the address-space release.
 pub static OUTPUT: &[Check] = &[Check {
@@ -53,6 +55,20 @@ pub static CONTRACT: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        id: "callbacks.contract.no_direct_heap",
+        requirements: &["OMPD-MEM-001"],
+        summary: "inside no entry point does the library's own code call the process heap manager (malloc and its family, the strdup family, global operator new/delete): its dynamic memory comes from alloc_memory",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::ProcessInitialize],
+        since: Profile::Tr2,
+        real: Some(&[]),
+        // It judges the calls of the unit's other checks: a generated case shrunk with this
+        // check alone would make none and read as a flake.
+        property: Property::ScenariosOnly,
+        run: Run::Worker(no_direct_heap),
+        ..Check::TARGET
+    },
+    Check {
         id: "callbacks.contract.no_threads",
         requirements: &["OMPD-THR-004"],
         summary: "loading the library and every check of the unit start no thread in the tool's process",
@@ -91,6 +107,77 @@ fn signals_untouched(ctx: &mut Ctx, _: &str) -> Verdict {
 fn no_threads(ctx: &mut Ctx, _: &str) -> Verdict {
     let j = Judge::new(ctx, "no thread started");
     judge_violations(j, ctx, "callbacks.contract.no_threads")
+}
+
+/// The heap watch's tally of this worker and the `DirectHeap` violations carried from earlier
+/// workers of the unit, as one fact naming every entry point with the allocators it called and
+/// how often; holds over the calls made while the watch was armed, and skips (saying why) when it
+/// never was.
+fn no_direct_heap(ctx: &mut Ctx, _: &str) -> Verdict {
+    let watch = match ompd_loader::library::heap_watch() {
+        Ok(w) => w,
+        Err(why) => return Verdict::skip(why),
+    };
+    let mut j = Judge::new(
+        ctx,
+        "no call of the heap manager from the library's code during any entry point",
+    );
+    let mut seen: BTreeMap<&str, BTreeMap<&str, u64>> = BTreeMap::new();
+    for (_, v) in &ctx.earlier_violations {
+        if Violation::judged_by_debug(v) != "callbacks.contract.no_direct_heap" {
+            continue;
+        }
+        match heap_fields(v) {
+            Some((site, allocator, calls)) => {
+                *seen.entry(site).or_default().entry(allocator).or_default() += calls
+            }
+            None => j.fail(format!("{v} (in an earlier worker of the unit)")),
+        }
+    }
+    for ((site, allocator), (calls, _)) in &watch.tally {
+        *seen.entry(site).or_default().entry(allocator).or_default() += calls;
+    }
+    if !seen.is_empty() {
+        j.fail(heap_summary(&seen));
+    }
+    if watch.judged > 0 {
+        j.holds();
+    }
+    j.verdict_or_skip(|| {
+        "no call into the library was made in this worker while the heap watch was armed: nothing to judge".into()
+    })
+}
+
+/// One line: the heap-manager calls of every entry point, by allocator.
+fn heap_summary(seen: &BTreeMap<&str, BTreeMap<&str, u64>>) -> String {
+    let total: u64 = seen.values().flat_map(|a| a.values()).sum();
+    let sites: Vec<String> = seen
+        .iter()
+        .map(|(site, by)| {
+            let calls: Vec<String> = by.iter().map(|(a, n)| format!("{a} {n}")).collect();
+            format!("{site} ({})", calls.join(", "))
+        })
+        .collect();
+    format!(
+        "the library's code called the heap manager {total} time(s) inside {} entry point(s): {}",
+        seen.len(),
+        sites.join("; ")
+    )
+}
+
+/// The entry point, allocator and count of a `DirectHeap` violation's `Debug` form (the form
+/// carried between workers of a unit).
+fn heap_fields(debug: &str) -> Option<(&str, &str, u64)> {
+    let field = |name: &str| {
+        let rest = debug.split(&format!("{name}: ")[..]).nth(1)?;
+        let rest = rest.strip_prefix('"').unwrap_or(rest);
+        rest.split(['"', ',']).next()
+    };
+    Some((
+        field("site")?,
+        field("allocator")?,
+        field("calls")?.parse().ok()?,
+    ))
 }
 
 fn defined_return_codes(ctx: &mut Ctx, _: &str) -> Verdict {
@@ -133,4 +220,44 @@ fn held_over_calls(mut j: Judge) -> Verdict {
     j.verdict_or_skip(|| {
         "no call into the library was made in this worker of the unit: nothing to judge".into()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_carried_heap_violation_reads_back() {
+        let v = Violation::DirectHeap {
+            site: "ompd_get_thread_handle",
+            allocator: "operator new",
+            calls: 6,
+            during: "thread.handle.by_pthread_id".into(),
+        };
+        let text = format!("{v:?}");
+        assert_eq!(
+            heap_fields(&text),
+            Some(("ompd_get_thread_handle", "operator new", 6))
+        );
+        assert_eq!(
+            Violation::judged_by_debug(&text),
+            "callbacks.contract.no_direct_heap"
+        );
+        assert_eq!(heap_fields("DirectHeap { garbled"), None);
+    }
+
+    #[test]
+    fn the_summary_names_every_entry_point_and_allocator() {
+        let mut seen: BTreeMap<&str, BTreeMap<&str, u64>> = BTreeMap::new();
+        seen.entry("ompd_b").or_default().insert("malloc", 2);
+        seen.entry("ompd_a").or_default().insert("operator new", 3);
+        seen.entry("ompd_a")
+            .or_default()
+            .insert("operator delete", 3);
+        assert_eq!(
+            heap_summary(&seen),
+            "the library's code called the heap manager 8 time(s) inside 2 entry point(s): \
+             ompd_a (operator delete 3, operator new 3); ompd_b (malloc 2)"
+        );
+    }
 }

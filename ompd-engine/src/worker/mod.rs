@@ -358,7 +358,7 @@ const WORKER_ENV: &[&str] = &["PATH", TRACE_ENV];
 
 /// Clears `cmd`'s environment but for [`WORKER_ENV`] and `keep_env`, and puts it in a process
 /// group of its own (a Ctrl-C at the terminal reaches the supervisor, which stops its workers
-/// itself).
+/// itself). Workers get the heap watch's shim preloaded ([`crate::heapwatch`]).
 pub(crate) fn scrub(cmd: &mut std::process::Command, keep_env: &[String]) {
     use std::os::unix::process::CommandExt;
     cmd.env_clear().process_group(0);
@@ -371,6 +371,12 @@ pub(crate) fn scrub(cmd: &mut std::process::Command, keep_env: &[String]) {
             cmd.env(name, v);
         }
     }
+    let kept = keep_env
+        .iter()
+        .any(|n| n == "LD_PRELOAD")
+        .then(|| std::env::var_os("LD_PRELOAD"))
+        .flatten();
+    crate::heapwatch::arrange(cmd, kept);
 }
 
 /// Runs the unit read from stdin. Returns the process exit code.
@@ -637,6 +643,8 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
         return Ok(());
     };
     probes::compare(&before_load, "loading the library");
+    // Why it cannot be armed is the no_direct_heap check's to say (it skips with the reason).
+    let _ = lib.watch_heap();
     // A real target is opened first: its truth is the model (attaching starts the tracer's
     // thread, so the probe is read again after it).
     let mut prepared = prepare(unit)?;

@@ -1,10 +1,16 @@
 //! What the library may not change in the process that loads it, probed around every check:
 //! the signal dispositions (ignored and caught signals), the calling thread's signal mask
 //! (OMPD-THR-002), and the number of threads (OMPD-THR-004). Read from `/proc`, so probing
-//! needs no call that could itself change them.
+//! needs no call that could itself change them. With them, the heap watch's tally
+//! (`ompd_loader::library::heap_watch`): the heap-manager calls the library's code made inside
+//! entry points (OMPD-MEM-001), each new one recorded as a violation of the check it ran in.
 
 use ompd_serve::callbacks;
 use ompd_serve::ledger::Violation;
+use std::collections::BTreeMap;
+
+/// The heap watch's tally: (entry point, allocator) → (calls, entry-point calls).
+type HeapTally = BTreeMap<(&'static str, &'static str), (u64, u64)>;
 
 /// One reading of the process.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -13,6 +19,8 @@ pub(super) struct Probe {
     signals: [(&'static str, u64); 3],
     /// `Threads` of the process.
     threads: usize,
+    /// The heap watch's tally (empty when it is not armed).
+    heap: HeapTally,
 }
 
 /// The field `name` of a `/proc` status file, as hexadecimal or decimal.
@@ -35,6 +43,9 @@ pub(super) fn take() -> Probe {
             ("caught", field(&process, "SigCgt:", 16)),
         ],
         threads: field(&process, "Threads:", 10) as usize,
+        heap: ompd_loader::library::heap_watch()
+            .map(|w| w.tally)
+            .unwrap_or_default(),
     }
 }
 
@@ -71,7 +82,23 @@ pub(super) fn compare(last: &Probe, during: &str) -> Probe {
             during: during.to_string(),
         });
     }
+    heap_calls(&last.heap, &now.heap, during);
     now
+}
+
+/// Records each (entry point, allocator) whose count grew since `last` as a violation.
+fn heap_calls(last: &HeapTally, now: &HeapTally, during: &str) {
+    for (&(site, allocator), &(calls, _)) in now {
+        let before = last.get(&(site, allocator)).map_or(0, |c| c.0);
+        if calls > before {
+            callbacks::ledger().violate(Violation::DirectHeap {
+                site,
+                allocator,
+                calls: calls - before,
+                during: during.to_string(),
+            });
+        }
+    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 mod device;
 mod handles;
+mod heap;
 mod lifecycle;
 mod memory;
 mod nulls;
@@ -25,6 +26,7 @@ mod raw;
 mod runtimes;
 mod tr;
 pub mod watch;
+pub use heap::{heap_watch, HeapWatch};
 pub use runtimes::{init_cxx_streams, keep_loaded};
 
 use handles::MAX_CONTROL_VARS;

@@ -78,6 +78,58 @@ pub(super) fn read_in_object(addr: usize, max: usize) -> Option<Result<(Vec<u8>,
     Some(copy_own(addr, len).map(|bytes| (bytes, path.to_string_lossy().into_owned())))
 }
 
+/// The search for the executable segments of the object holding an address.
+struct TextSearch {
+    addr: usize,
+    found: Option<(usize, usize)>,
+}
+
+/// `dl_iterate_phdr`'s callback for [`text_of`]: when this object has a segment holding the
+/// address, records the span of its executable `PT_LOAD` segments and stops.
+extern "C" fn visit_text(
+    info: *mut libc::dl_phdr_info,
+    _size: libc::size_t,
+    data: *mut c_void,
+) -> c_int {
+    // SAFETY: as in `visit`: a valid info for the call, and the `TextSearch` lent by `text_of`.
+    let (info, search) = unsafe { (&*info, &mut *(data as *mut TextSearch)) };
+    if info.dlpi_phdr.is_null() {
+        return 0;
+    }
+    // SAFETY: `dlpi_phdr` points at `dlpi_phnum` program headers of this object.
+    let headers = unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum.into()) };
+    let span = |h: &libc::Elf64_Phdr| {
+        let start = (info.dlpi_addr as usize).wrapping_add(h.p_vaddr as usize);
+        (start, start.wrapping_add(h.p_memsz as usize))
+    };
+    let loads = || headers.iter().filter(|h| h.p_type == libc::PT_LOAD);
+    if !loads().any(|h| {
+        let (start, end) = span(h);
+        (start..end).contains(&search.addr)
+    }) {
+        return 0;
+    }
+    let text = loads().filter(|h| h.p_flags & libc::PF_X != 0).map(span);
+    search.found = text.fold(None, |acc, (s, e)| match acc {
+        None => Some((s, e)),
+        Some((lo, hi)) => Some((lo.min(s), hi.max(e))),
+    });
+    1
+}
+
+/// The span (start, end) of the executable segments of the loaded object holding `addr`.
+pub(super) fn text_of(addr: usize) -> Option<(usize, usize)> {
+    let mut search = TextSearch { addr, found: None };
+    // SAFETY: `visit_text` matches the callback type and only uses `search` while the call runs.
+    unsafe {
+        libc::dl_iterate_phdr(
+            Some(visit_text),
+            &mut search as *mut TextSearch as *mut c_void,
+        )
+    };
+    search.found
+}
+
 /// Copies `len` bytes at `addr` of this process, or as many as are readable from `addr` on.
 fn copy_own(addr: usize, len: usize) -> Result<Vec<u8>, String> {
     use nix::sys::uio::{process_vm_readv, RemoteIoVec};
@@ -111,6 +163,14 @@ mod tests {
         let heap = Box::new([7u8; 16]);
         assert!(read_in_object(heap.as_ptr() as usize, 16).is_none());
         assert!(read_in_object(8, 16).is_none());
+    }
+
+    #[test]
+    fn the_text_of_libc_holds_its_functions() {
+        let f = libc::getpid as *const () as usize;
+        let (lo, hi) = text_of(f).expect("libc is loaded");
+        assert!(lo <= f && f < hi, "{lo:#x}..{hi:#x} {f:#x}");
+        assert!(text_of(8).is_none());
     }
 
     #[test]

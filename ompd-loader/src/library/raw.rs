@@ -2,8 +2,10 @@
 //! the routine (a missing one is [`Fail::Missing`]), marks it as the entry point in flight for
 //! the callback ledger (until the returned guard is dropped) and as the call in flight for the
 //! watchdog and crash handler ([`super::watch`]; a quarantined routine is refused there, not
-//! called), and passes the arguments through unchanged. The typed wrappers and the NULL-argument matrix build on it.
+//! called), reads the heap watch around the call ([`super::heap`]), and passes the arguments
+//! through unchanged. The typed wrappers and the NULL-argument matrix build on it.
 
+use super::heap;
 use super::watch::{self, AsWord};
 use super::{Api, Fail};
 use ompd_abi::{
@@ -34,9 +36,11 @@ macro_rules! raw {
                 watch::gate(EntryPoint::$ep)?;
                 let guard = callbacks::enter(EntryPoint::$ep.name());
                 let mark = watch::begin(EntryPoint::$ep, &[$(AsWord::word(&$arg)),*]);
+                let heap = heap::begin();
                 // SAFETY: the caller guarantees the arguments; the library stays loaded while
                 // its `Api` is in use.
                 let rc = unsafe { f($($arg),*) };
+                heap::end(heap, EntryPoint::$ep.name());
                 drop(mark);
                 callbacks::ledger().returned(EntryPoint::$ep.name(), rc);
                 Ok((rc, guard))

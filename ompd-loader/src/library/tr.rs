@@ -91,7 +91,9 @@ fn call<F>(
     watch::gate(ep)?;
     let guard = callbacks::enter(ep.name());
     let mark = watch::begin(ep, args);
+    let heap = super::heap::begin();
     let rc = go(f);
+    super::heap::end(heap, ep.name());
     drop(mark);
     Ok((rc, guard))
 }

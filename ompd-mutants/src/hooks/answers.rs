@@ -36,9 +36,7 @@ fn code_in_place(d: D) -> Option<Rc> {
         }
         D::StateNeedsTracking => Some(Rc::NEEDS_STATE_TRACKING),
         D::StartsAThread => {
-            std::thread::spawn(|| loop {
-                std::thread::sleep(std::time::Duration::from_secs(3600));
-            });
+            start_a_thread();
             None
         }
         D::TaskFrameHangs => loop {
@@ -53,7 +51,10 @@ fn code_in_place(d: D) -> Option<Rc> {
 fn side_effect(d: D, w: &[u64]) {
     match d {
         D::OmpVersionPrints => {
-            println!("mutant: ompd_get_omp_version called");
+            // Straight to descriptor 1: Rust's stdout takes its buffer from the heap.
+            let line = b"mutant: ompd_get_omp_version called\n";
+            // SAFETY: writes the bytes of a static buffer to descriptor 1.
+            let _ = unsafe { nix::libc::write(1, line.as_ptr().cast(), line.len()) };
         }
         D::RelParallelFreesForeign => {
             free(std::ptr::addr_of!(FOREIGN) as *mut std::ffi::c_void);
@@ -68,6 +69,7 @@ fn side_effect(d: D, w: &[u64]) {
         D::FreesContext => {
             free(w[0] as usize as *mut std::ffi::c_void);
         }
+        D::ScratchFromHeap => scratch_from_heap(),
         D::VersionQueryCallsBack if tool().is_some() => {
             free(alloc(8));
         }
@@ -79,6 +81,40 @@ fn side_effect(d: D, w: &[u64]) {
         }
         _ => {}
     }
+}
+
+/// Takes 256 bytes of scratch memory from the C heap and gives them back, as a library that
+/// ignores `alloc_memory` for its temporaries would.
+fn scratch_from_heap() {
+    // SAFETY: malloc and free of the process's C heap, the block used only here.
+    unsafe {
+        let p = nix::libc::malloc(256);
+        if !p.is_null() {
+            std::ptr::write_bytes(p.cast::<u8>(), 0, 256);
+            nix::libc::free(std::hint::black_box(p));
+        }
+    }
+}
+
+/// Starts a thread that sleeps for good, straight through pthread_create: std's threads take
+/// their bookkeeping from the heap, which would add a heap-manager call to the deviation.
+fn start_a_thread() {
+    extern "C" fn sleeper(_: *mut std::ffi::c_void) -> *mut std::ffi::c_void {
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
+    let mut id = std::mem::MaybeUninit::<nix::libc::pthread_t>::uninit();
+    // SAFETY: a valid out-parameter, default attributes, and a start routine of the right type
+    // that never returns.
+    unsafe {
+        nix::libc::pthread_create(
+            id.as_mut_ptr(),
+            std::ptr::null(),
+            sleeper,
+            std::ptr::null_mut(),
+        )
+    };
 }
 
 /// The deviations that depend on the arguments or change them.

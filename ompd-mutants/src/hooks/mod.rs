@@ -106,6 +106,21 @@ pub fn after(ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
     }
 }
 
+/// At most this many thread handles' origins (and cached handles) are kept, the oldest
+/// forgotten first: the tables never grow past the capacity reserved when the forwarder was
+/// loaded.
+const ORIGINS_CAP: usize = 4096;
+
+/// Reserves the hooks' tables (the forwarder's constructor calls it).
+pub(crate) fn prepare() {
+    let mut o = ORIGINS.lock().unwrap_or_else(|p| p.into_inner());
+    o.reserve(ORIGINS_CAP);
+    let mut h = answers::HANDED_OUT
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    h.reserve(ORIGINS_CAP);
+}
+
 /// Notes where a new thread handle came from ([`ORIGINS`]), and counts ICV enumerations.
 fn note_origin(ep: EntryPoint, w: &[u64]) {
     let (out, origin) = match ep {
@@ -121,6 +136,9 @@ fn note_origin(ep: EntryPoint, w: &[u64]) {
     if let Some(h) = unsafe { (out as usize as *const u64).as_ref() } {
         let mut o = ORIGINS.lock().unwrap_or_else(|p| p.into_inner());
         o.retain(|(x, _, _)| x != h);
+        if o.len() >= ORIGINS_CAP {
+            o.remove(0);
+        }
         o.push((*h, origin.0, origin.1));
     }
 }

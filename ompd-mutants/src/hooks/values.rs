@@ -135,6 +135,9 @@ fn remember_handle(w: &[u64]) {
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         cache.retain(|(i, _)| *i != id.2);
+        if cache.len() >= super::ORIGINS_CAP {
+            cache.remove(0);
+        }
         cache.push((id.2, *h));
     }
 }

@@ -1,0 +1,146 @@
+//! The heap watch's shim (`c/heapwatch.c`), built on first need with the system C compiler and
+//! preloaded (`LD_PRELOAD`) into every worker and zygote, never into the supervisor: it counts
+//! the calls of the process heap manager (the C allocator, the strdup family, every global
+//! C++ `operator new`/`delete`) made from the library's own text (OMPD-MEM-001; the worker
+//! arms it through `ompd_loader::library::heap`).
+//!
+//! Like the fixtures for `--live`, the shim is compiled at run time, not by a build script: the
+//! runner's build compiles no C. It goes to `ompd-heapwatch/<key>/` beside the runner's
+//! executable (else under the temporary directory), `key` hashing the source and the compiler's
+//! version; the file is written under a temporary name and renamed, so concurrent runs never
+//! load a half-written one. Without a C compiler (or where the build fails) there is no shim:
+//! workers then get [`ABSENT_ENV`] saying why, and the check that needs it skips with that
+//! reason, never passes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The shim's source.
+const SOURCE: &str = include_str!("../c/heapwatch.c");
+
+/// The shim's file name.
+const FILE: &str = "libompd_heapwatch.so";
+
+/// The variable a worker reads to know why it runs without the shim.
+pub const ABSENT_ENV: &str = "OMPD_HEAPWATCH_ABSENT";
+
+/// The shim, built once per process: its path, or why there is none.
+pub fn shim() -> &'static Result<PathBuf, String> {
+    static SHIM: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    SHIM.get_or_init(|| {
+        let root = std::env::current_exe()
+            .ok()
+            .and_then(|e| e.parent().map(|d| d.join("ompd-heapwatch")))
+            .filter(|d| std::fs::create_dir_all(d).is_ok())
+            .unwrap_or_else(|| std::env::temp_dir().join("ompd-heapwatch"));
+        build(&root)
+    })
+}
+
+/// Sets what a worker (or zygote) command needs for the watch: `LD_PRELOAD` naming the shim
+/// (before `kept`, a value the user asked workers to keep), or [`ABSENT_ENV`] saying why there
+/// is none.
+pub fn arrange(cmd: &mut Command, kept: Option<std::ffi::OsString>) {
+    match shim() {
+        Ok(path) => {
+            let mut value = path.clone().into_os_string();
+            if let Some(k) = kept.filter(|k| !k.is_empty()) {
+                value.push(" ");
+                value.push(k);
+            }
+            cmd.env("LD_PRELOAD", value)
+        }
+        Err(why) => cmd.env(ABSENT_ENV, why),
+    };
+}
+
+/// The host C compiler: `$CC`, else `cc`.
+fn compiler() -> String {
+    std::env::var("CC")
+        .ok()
+        .filter(|c| !c.is_empty())
+        .unwrap_or_else(|| "cc".into())
+}
+
+/// Builds (or finds built) the shim under `root`.
+fn build(root: &Path) -> Result<PathBuf, String> {
+    let cc = compiler();
+    let version = Command::new(&cc)
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .ok_or_else(|| {
+            format!("no C compiler to build the heap-watch shim ({cc}: install gcc, or set CC)")
+        })?;
+    let key = ompd_vendors::sha256_bytes(format!("{SOURCE}\0{cc}\0{version}").as_bytes());
+    let dir = root.join(&key[..16]);
+    let lib = dir.join(FILE);
+    if lib.is_file() {
+        return usable(lib);
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let src = dir.join(format!("heapwatch.{}.c", std::process::id()));
+    let tmp = dir.join(format!("{FILE}.{}", std::process::id()));
+    std::fs::write(&src, SOURCE).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+    let out = Command::new(&cc)
+        .args([
+            "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", "-o",
+        ])
+        .arg(&tmp)
+        .arg(&src)
+        .arg("-ldl")
+        .output()
+        .map_err(|e| format!("cannot run {cc}: {e}"))?;
+    let _ = std::fs::remove_file(&src);
+    if !out.status.success() {
+        let text = String::from_utf8_lossy(&out.stderr);
+        let first = text.lines().find(|l| l.contains("error")).unwrap_or("");
+        return Err(format!("{cc} could not build the heap-watch shim: {first}"));
+    }
+    std::fs::rename(&tmp, &lib).map_err(|e| format!("cannot rename {}: {e}", tmp.display()))?;
+    usable(lib)
+}
+
+/// `LD_PRELOAD` splits its value at spaces and colons: a path holding either cannot be named.
+fn usable(lib: PathBuf) -> Result<PathBuf, String> {
+    let text = lib.to_string_lossy();
+    if text.contains([' ', ':']) {
+        return Err(format!(
+            "the heap-watch shim's path {text} holds a space or colon, which LD_PRELOAD cannot name"
+        ));
+    }
+    Ok(lib)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shim_builds_and_exports_the_allocator() {
+        let dir = tempfile::tempdir().unwrap();
+        let lib = build(dir.path()).expect("a C compiler builds the shim");
+        let data = std::fs::read(&lib).unwrap();
+        for name in [
+            "malloc",
+            "_Znwm",
+            "ompd_heapwatch_arm",
+            "ompd_heapwatch_read",
+        ] {
+            let needle = format!("\0{name}\0");
+            assert!(
+                data.windows(needle.len()).any(|w| w == needle.as_bytes()),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            build(dir.path()).unwrap(),
+            lib,
+            "a second build reuses the first"
+        );
+        assert!(usable(PathBuf::from("/a b/x.so")).is_err());
+    }
+}
