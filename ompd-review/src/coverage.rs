@@ -26,8 +26,13 @@ impl Requirement {
     }
 }
 
-/// Parses the `id<TAB>level<TAB>text` table (comment lines start with `#`).
-pub fn parse(tsv: &str) -> Result<Vec<Requirement>, String> {
+/// A row of an id-keyed table: its line number and its three fields.
+pub(crate) type IdRow<'a> = (usize, [&'a str; 3]);
+
+/// The rows of a three-column table keyed by requirement id (`OMPD-…<TAB>…<TAB>…`; blank lines
+/// and lines starting with `#` skipped): (line number, the three fields), or the first line that
+/// is not such a row.
+pub(crate) fn id_rows(tsv: &str) -> Result<Vec<IdRow<'_>>, (usize, &str)> {
     let mut out = Vec::new();
     for (n, line) in tsv.lines().enumerate() {
         if line.starts_with('#') || line.trim().is_empty() {
@@ -35,17 +40,27 @@ pub fn parse(tsv: &str) -> Result<Vec<Requirement>, String> {
         }
         let mut f = line.splitn(3, '\t');
         match (f.next(), f.next(), f.next()) {
-            (Some(id), Some(level), Some(text)) if id.starts_with("OMPD-") => {
-                out.push(Requirement {
-                    id: id.into(),
-                    level: level.into(),
-                    text: text.into(),
-                })
+            (Some(id), Some(b), Some(c)) if id.starts_with("OMPD-") => {
+                out.push((n + 1, [id, b, c]))
             }
-            _ => return Err(format!("requirements line {}: malformed: {line:?}", n + 1)),
+            _ => return Err((n + 1, line)),
         }
     }
     Ok(out)
+}
+
+/// Parses the `id<TAB>level<TAB>text` table (comment lines start with `#`).
+pub fn parse(tsv: &str) -> Result<Vec<Requirement>, String> {
+    let rows =
+        id_rows(tsv).map_err(|(n, line)| format!("requirements line {n}: malformed: {line:?}"))?;
+    Ok(rows
+        .into_iter()
+        .map(|(_, [id, level, text])| Requirement {
+            id: id.into(),
+            level: level.into(),
+            text: text.into(),
+        })
+        .collect())
 }
 
 /// The checklist shipped with the suite.

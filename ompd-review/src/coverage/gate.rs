@@ -42,38 +42,30 @@ pub struct Exception {
 
 /// Parses the `id<TAB>status<TAB>reason` list (comment lines start with `#`).
 pub fn parse(tsv: &str) -> Result<Vec<Exception>, String> {
+    let rows = super::id_rows(tsv).map_err(|(n, line)| {
+        format!("MUST exceptions line {n}: needs an id, a status and a reason: {line:?}")
+    })?;
     let mut out = Vec::new();
-    for (n, line) in tsv.lines().enumerate() {
-        if line.starts_with('#') || line.trim().is_empty() {
-            continue;
-        }
-        let mut f = line.splitn(3, '\t');
-        let (id, status, reason) = (f.next(), f.next(), f.next());
+    for (n, [id, status, reason]) in rows {
         let status = match status {
-            Some("unjudgeable") => Status::Unjudgeable,
-            Some("open") => Status::Open,
+            "unjudgeable" => Status::Unjudgeable,
+            "open" => Status::Open,
             _ => {
                 return Err(format!(
-                    "MUST exceptions line {}: status is neither unjudgeable nor open: {line:?}",
-                    n + 1
+                    "MUST exceptions line {n}: status {status:?} is neither unjudgeable nor open"
                 ))
             }
         };
-        match (id, reason) {
-            (Some(id), Some(reason)) if id.starts_with("OMPD-") && reason.len() > 20 => {
-                out.push(Exception {
-                    id: id.into(),
-                    status,
-                    reason: reason.into(),
-                })
-            }
-            _ => {
-                return Err(format!(
-                    "MUST exceptions line {}: needs an id and a reason: {line:?}",
-                    n + 1
-                ))
-            }
+        if reason.len() <= 20 {
+            return Err(format!(
+                "MUST exceptions line {n}: {id}: the reason says nothing"
+            ));
         }
+        out.push(Exception {
+            id: id.into(),
+            status,
+            reason: reason.into(),
+        });
     }
     Ok(out)
 }

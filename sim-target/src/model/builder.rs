@@ -218,14 +218,19 @@ impl ModelBuilder {
         id
     }
 
-    /// Adds a native thread that never entered OpenMP.
-    pub fn foreign_thread(&mut self) -> NativeId {
+    /// A fresh native id in the range starting at (`pthread`, `lwp`).
+    fn next_native_id(&mut self, pthread: u64, lwp: u32) -> NativeId {
         let n = self.next_native;
         self.next_native += 1;
-        let id = NativeId {
-            pthread: 0x7e00_0000_1000 + n * 0x80_0000,
-            lwp: 5000 + n as u32,
-        };
+        NativeId {
+            pthread: pthread + n * 0x80_0000,
+            lwp: lwp + n as u32,
+        }
+    }
+
+    /// Adds a native thread that never entered OpenMP.
+    pub fn foreign_thread(&mut self) -> NativeId {
+        let id = self.next_native_id(0x7e00_0000_1000, 5000);
         self.model.foreign_threads.push(id);
         id
     }
@@ -233,12 +238,7 @@ impl ModelBuilder {
     /// Adds an OpenMP thread of the pool that is in no team (its gtid follows every thread of
     /// a team; add it after them).
     pub fn idle_thread(&mut self) -> NativeId {
-        let n = self.next_native;
-        self.next_native += 1;
-        let id = NativeId {
-            pthread: 0x7d00_0000_1000 + n * 0x80_0000,
-            lwp: 6000 + n as u32,
-        };
+        let id = self.next_native_id(0x7d00_0000_1000, 6000);
         self.model.idle_threads.push(id);
         id
     }
