@@ -9,58 +9,73 @@
 use nix::libc;
 use std::ffi::{c_int, c_void, CStr};
 
-/// A readable `PT_LOAD` segment holding an address: where the segment ends, and the path of
-/// the object's file as the loader knows it (empty for the main program).
-struct Segment {
-    end: usize,
+/// The loaded object holding an address: the end of the `PT_LOAD` segment holding it (`None`
+/// when that segment is not readable), the path of the object's file as the loader knows it
+/// (empty for the main program), and the span of its executable segments.
+struct Object {
+    end: Option<usize>,
     name: String,
+    text: Option<(usize, usize)>,
 }
 
 /// The search's state, shared with the callback.
 struct Search {
     addr: usize,
-    found: Option<Segment>,
+    found: Option<Object>,
 }
 
-/// `dl_iterate_phdr`'s callback: records the readable segment holding `addr`, and stops there.
-/// It only reads the loader's own tables, so it cannot fault, and it never unwinds.
+/// `dl_iterate_phdr`'s callback: describes the object with a `PT_LOAD` segment holding the
+/// address, and stops there. It only reads the loader's own tables, so it cannot fault, and it
+/// never unwinds.
 extern "C" fn visit(
     info: *mut libc::dl_phdr_info,
     _size: libc::size_t,
     data: *mut c_void,
 ) -> c_int {
     // SAFETY: the loader passes a valid info for the duration of the call; `data` is the
-    // `Search` that `segment_of` lent.
+    // `Search` that `object_of` lent.
     let (info, search) = unsafe { (&*info, &mut *(data as *mut Search)) };
     if info.dlpi_phdr.is_null() {
         return 0;
     }
     // SAFETY: `dlpi_phdr` points at `dlpi_phnum` program headers of this object.
     let headers = unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum.into()) };
-    for h in headers {
-        if h.p_type != libc::PT_LOAD || h.p_flags & libc::PF_R == 0 {
-            continue;
-        }
+    let span = |h: &libc::Elf64_Phdr| {
         let start = (info.dlpi_addr as usize).wrapping_add(h.p_vaddr as usize);
-        let end = start.wrapping_add(h.p_memsz as usize);
-        if (start..end).contains(&search.addr) {
-            let name = if info.dlpi_name.is_null() {
-                String::new()
-            } else {
-                // SAFETY: the loader's names are NUL-terminated strings it keeps alive.
-                unsafe { CStr::from_ptr(info.dlpi_name) }
-                    .to_string_lossy()
-                    .into_owned()
-            };
-            search.found = Some(Segment { end, name });
-            return 1;
-        }
-    }
-    0
+        (start, start.wrapping_add(h.p_memsz as usize))
+    };
+    let loads = || headers.iter().filter(|h| h.p_type == libc::PT_LOAD);
+    let Some(holding) = loads().find(|h| {
+        let (start, end) = span(h);
+        (start..end).contains(&search.addr)
+    }) else {
+        return 0;
+    };
+    let name = if info.dlpi_name.is_null() {
+        String::new()
+    } else {
+        // SAFETY: the loader's names are NUL-terminated strings it keeps alive.
+        unsafe { CStr::from_ptr(info.dlpi_name) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    let text = loads()
+        .filter(|h| h.p_flags & libc::PF_X != 0)
+        .map(span)
+        .fold(None, |acc, (s, e)| match acc {
+            None => Some((s, e)),
+            Some((lo, hi)) => Some((lo.min(s), hi.max(e))),
+        });
+    search.found = Some(Object {
+        end: (holding.p_flags & libc::PF_R != 0).then(|| span(holding).1),
+        name,
+        text,
+    });
+    1
 }
 
-/// The readable segment of a loaded object that holds `addr`, if any.
-fn segment_of(addr: usize) -> Option<Segment> {
+/// The loaded object holding `addr`, if any.
+fn object_of(addr: usize) -> Option<Object> {
     let mut search = Search { addr, found: None };
     // SAFETY: `visit` matches the callback type and only uses `search` while the call runs.
     unsafe { libc::dl_iterate_phdr(Some(visit), &mut search as *mut Search as *mut c_void) };
@@ -72,62 +87,16 @@ fn segment_of(addr: usize) -> Option<Segment> {
 /// kernel's map shows. `None` for any other address (the main program, the heap, anonymous
 /// memory, nothing at all): the caller then asks the kernel's map.
 pub(super) fn read_in_object(addr: usize, max: usize) -> Option<Result<(Vec<u8>, String), String>> {
-    let seg = segment_of(addr)?;
-    let path = std::fs::canonicalize(&seg.name).ok()?;
-    let len = (seg.end - addr).min(max);
+    let obj = object_of(addr)?;
+    let end = obj.end?;
+    let path = std::fs::canonicalize(&obj.name).ok()?;
+    let len = (end - addr).min(max);
     Some(copy_own(addr, len).map(|bytes| (bytes, path.to_string_lossy().into_owned())))
-}
-
-/// The search for the executable segments of the object holding an address.
-struct TextSearch {
-    addr: usize,
-    found: Option<(usize, usize)>,
-}
-
-/// `dl_iterate_phdr`'s callback for [`text_of`]: when this object has a segment holding the
-/// address, records the span of its executable `PT_LOAD` segments and stops.
-extern "C" fn visit_text(
-    info: *mut libc::dl_phdr_info,
-    _size: libc::size_t,
-    data: *mut c_void,
-) -> c_int {
-    // SAFETY: as in `visit`: a valid info for the call, and the `TextSearch` lent by `text_of`.
-    let (info, search) = unsafe { (&*info, &mut *(data as *mut TextSearch)) };
-    if info.dlpi_phdr.is_null() {
-        return 0;
-    }
-    // SAFETY: `dlpi_phdr` points at `dlpi_phnum` program headers of this object.
-    let headers = unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum.into()) };
-    let span = |h: &libc::Elf64_Phdr| {
-        let start = (info.dlpi_addr as usize).wrapping_add(h.p_vaddr as usize);
-        (start, start.wrapping_add(h.p_memsz as usize))
-    };
-    let loads = || headers.iter().filter(|h| h.p_type == libc::PT_LOAD);
-    if !loads().any(|h| {
-        let (start, end) = span(h);
-        (start..end).contains(&search.addr)
-    }) {
-        return 0;
-    }
-    let text = loads().filter(|h| h.p_flags & libc::PF_X != 0).map(span);
-    search.found = text.fold(None, |acc, (s, e)| match acc {
-        None => Some((s, e)),
-        Some((lo, hi)) => Some((lo.min(s), hi.max(e))),
-    });
-    1
 }
 
 /// The span (start, end) of the executable segments of the loaded object holding `addr`.
 pub(super) fn text_of(addr: usize) -> Option<(usize, usize)> {
-    let mut search = TextSearch { addr, found: None };
-    // SAFETY: `visit_text` matches the callback type and only uses `search` while the call runs.
-    unsafe {
-        libc::dl_iterate_phdr(
-            Some(visit_text),
-            &mut search as *mut TextSearch as *mut c_void,
-        )
-    };
-    search.found
+    object_of(addr)?.text
 }
 
 /// Copies `len` bytes at `addr` of this process, or as many as are readable from `addr` on.
