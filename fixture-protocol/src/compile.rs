@@ -13,6 +13,8 @@
 //! - `c/ompt_truth.c` (`libompt_truth.so`) is built with the host's C compiler (`$CC`, else
 //!   `cc`) against `omp-tools.h` ([`find_header`]). Every fixture run loads it, so its absence
 //!   is a [`CompileError`]: one line naming the header or compiler and its Debian package.
+//! - `c/bp_stop.c` (`libbp_stop.so`, the breakpoint-stop shim a breakpoint tour preloads) is
+//!   built with the same compiler; it needs no header beyond libc's.
 //!
 //! Why `std::process::Command` and not the `cc` crate: the program is built with named
 //! compilers (one per OpenMP ABI) and the tool with the host compiler, and both run on this
@@ -29,9 +31,10 @@ use std::process::{Command, Output};
 use thiserror::Error;
 
 /// The embedded sources, written into every build directory under these names.
-const SOURCES: [(&str, &str); 3] = [
+const SOURCES: [(&str, &str); 4] = [
     ("omp_fixture.c", include_str!("../c/omp_fixture.c")),
     ("ompt_truth.c", include_str!("../c/ompt_truth.c")),
+    ("bp_stop.c", include_str!("../c/bp_stop.c")),
     ("fixture_truth.h", include_str!("../c/fixture_truth.h")),
 ];
 
@@ -67,7 +70,7 @@ pub enum CompileError {
     #[error("no C compiler `{0}` to build the OMPT truth tool: install Debian's gcc, or set CC")]
     NoCompiler(String),
     /// The OMPT truth tool does not compile.
-    #[error("compiling the OMPT truth tool c/ompt_truth.c with {compiler} failed: {detail}")]
+    #[error("compiling the OMPT truth tool c/ompt_truth.c or the shim c/bp_stop.c with {compiler} failed: {detail}")]
     Tool {
         /// The compiler.
         compiler: String,
@@ -97,6 +100,8 @@ pub struct Built {
     pub missing: Vec<(Compiler, String)>,
     /// The OMPT truth tool `libompt_truth.so` (for `OMP_TOOL_LIBRARIES`).
     pub ompt_tool: PathBuf,
+    /// The breakpoint-stop shim `libbp_stop.so` (for `LD_PRELOAD` in a breakpoint tour).
+    pub bp_stop: PathBuf,
     /// The `omp-tools.h` the tool was compiled against.
     pub header: PathBuf,
 }
@@ -214,7 +219,15 @@ fn fill(
         .arg("-o")
         .arg(tmp.join("libompt_truth.so"))
         .arg("-ldl");
-    if let Err(detail) = compile(tool) {
+    let mut stops = Command::new(host);
+    stops
+        .args(COMMON)
+        .args(["-shared", "-fPIC"])
+        .arg(tmp.join("bp_stop.c"))
+        .arg("-o")
+        .arg(tmp.join("libbp_stop.so"))
+        .arg("-ldl");
+    if let Err(detail) = compile(tool).and_then(|()| compile(stops)) {
         let _ = fs::remove_dir_all(&tmp);
         return Err(CompileError::Tool {
             compiler: host.to_string(),
@@ -299,6 +312,7 @@ fn read_status(dir: &Path, status: &str, header: PathBuf) -> Built {
         programs: Vec::new(),
         missing: Vec::new(),
         ompt_tool: dir.join("libompt_truth.so"),
+        bp_stop: dir.join("libbp_stop.so"),
         header,
     };
     for c in Compiler::ALL {

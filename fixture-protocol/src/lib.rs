@@ -188,6 +188,9 @@ pub struct Scenario {
     pub env: &'static [(&'static str, &'static str)],
     /// How many threads record (the decoded `Truth::threads` count).
     pub expected_records: usize,
+    /// How many explicit tasks the program creates (a breakpoint tour expects at least as many
+    /// `ompd_bp_task_begin`s).
+    pub explicit_tasks: usize,
     /// The role of each slot, slot 0 first (the slots are assigned by logical position, so
     /// every run has the same roles in the same slots).
     pub roles: &'static [Role],
@@ -205,6 +208,7 @@ pub fn scenarios() -> &'static [Scenario] {
             args: &["nested"],
             env: ENV,
             expected_records: 4,
+            explicit_tasks: 0,
             roles: &[Spin, Spin, Spin, Spin],
             description: "outer parallel of 2 threads, each running an inner parallel of 2; \
                           slot = 2 * outer + inner; all 4 spin (level 2, active level 2). \
@@ -217,6 +221,7 @@ pub fn scenarios() -> &'static [Scenario] {
             args: &["barrier"],
             env: ENV,
             expected_records: 4,
+            explicit_tasks: 0,
             roles: &[Spin, Barrier, Spin, Barrier],
             description: "the shape of nested; thread 0 of each inner team spins, thread 1 \
                           waits in an explicit #pragma omp barrier",
@@ -227,6 +232,7 @@ pub fn scenarios() -> &'static [Scenario] {
             args: &["serialized"],
             env: ENV,
             expected_records: 3,
+            explicit_tasks: 0,
             roles: &[Spin, Spin, Spin],
             description: "outer parallel of 3 threads, each inside its own #pragma omp parallel \
                           if(0) (level 2, active level 1, team sizes 1, 3, 1); slot = outer \
@@ -238,6 +244,7 @@ pub fn scenarios() -> &'static [Scenario] {
             args: &["tasks"],
             env: ENV,
             expected_records: 3,
+            explicit_tasks: 3,
             roles: &[Taskwait, TaskSpin, TaskSpin],
             description: "parallel of 3 threads; thread 0 (slot 0) creates explicit task 1 \
                           (untied; runs on thread 1, slot 1, and spins) and task 2 (final; \
@@ -250,6 +257,7 @@ pub fn scenarios() -> &'static [Scenario] {
             args: &["locks"],
             env: ENV,
             expected_records: 3,
+            explicit_tasks: 0,
             roles: &[Spin, Lock, Critical],
             description: "parallel of 3 threads; thread 0 holds an omp_lock_t and the critical \
                           section fx_region and spins; thread 1 waits in omp_set_lock \
@@ -261,6 +269,7 @@ pub fn scenarios() -> &'static [Scenario] {
             args: &["serial"],
             env: ENV,
             expected_records: 2,
+            explicit_tasks: 0,
             roles: &[Serial, Foreign],
             description: "the initial thread (slot 0) outside any parallel region after a \
                           parallel region of 2 threads ended (its worker stays in the pool, \

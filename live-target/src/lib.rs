@@ -15,6 +15,8 @@
 //!   dumped, not-dumped and omitted memory.
 //! - [`spawn`]: starting a fixture program that can never be left behind, and producing core
 //!   files of it.
+//! - [`tour`]: a breakpoint tour, a fixture that stops itself, all threads at once, at each
+//!   OMPD breakpoint its runtime passes, and continues when told.
 //!
 //! Only x86-64 little-endian targets are supported (the register layout of `fs_base`, the
 //! `user_regs_struct` of core notes and glibc's TLS layout are those of x86-64).
@@ -28,6 +30,7 @@ pub mod maps;
 pub mod modules;
 pub mod spawn;
 pub mod tls;
+pub mod tour;
 
 pub use crate::core::{CoreError, CoreTarget};
 pub use crate::live::{AttachError, LiveTarget};

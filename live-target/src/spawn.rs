@@ -96,7 +96,7 @@ pub struct Running {
 
 /// Makes the child die with the thread that starts it and lets it dump core.
 #[allow(unsafe_code)]
-fn arrange_child(cmd: &mut Command) {
+pub(crate) fn arrange_child(cmd: &mut Command) {
     let parent = nix::unistd::getpid();
     // SAFETY: the closure runs in the forked child before exec. It only makes system calls
     // that are async-signal-safe (prctl, getppid, getrlimit, setrlimit), allocates nothing, and
@@ -277,7 +277,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Kills the child's process group (it leads its own) and reaps the child.
-fn kill_and_reap(child: &mut Child) {
+pub(crate) fn kill_and_reap(child: &mut Child) {
     let pid = Pid::from_raw(child.id() as i32);
     let _ = killpg(pid, Signal::SIGKILL);
     let _ = child.kill();
@@ -285,7 +285,10 @@ fn kill_and_reap(child: &mut Child) {
 }
 
 /// Waits up to `timeout` for `child` to exit.
-fn wait_timeout(child: &mut Child, timeout: Duration) -> std::io::Result<Option<ExitStatus>> {
+pub(crate) fn wait_timeout(
+    child: &mut Child,
+    timeout: Duration,
+) -> std::io::Result<Option<ExitStatus>> {
     let deadline = Instant::now() + timeout;
     loop {
         if let Some(s) = child.try_wait()? {

@@ -38,6 +38,23 @@ pub enum Fact {
     /// The runtime side of the interface (`ompd_dll_locations`, breakpoint symbols) is there
     /// to inspect: a real runtime, not a simulation of the structures a library reads.
     RuntimeInterface,
+    /// The process is stopped at an OMPD breakpoint of a breakpoint tour ([`Known::stop`]).
+    Stop,
+}
+
+/// Where a breakpoint tour stopped a live process, and what the tour saw so far.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BpStop {
+    /// The breakpoint function the process stopped in (`ompd_bp_parallel_begin`).
+    pub breakpoint: String,
+    /// The thread that passed it.
+    pub tid: u32,
+    /// The process id: its main thread's `ompd_bp_thread_end` comes after every region and task.
+    pub pid: u32,
+    /// Every stop of the tour so far, this one last: (breakpoint, thread).
+    pub log: Vec<(String, u32)>,
+    /// How many explicit tasks it creates.
+    pub explicit_tasks: usize,
 }
 
 /// The facts a target's truth covers.
@@ -46,6 +63,8 @@ pub struct Known {
     facts: BTreeSet<Fact>,
     /// Why each fact that is missing is missing (shown in the skip reason).
     why_not: BTreeMap<Fact, String>,
+    /// The breakpoint stop, when the target is stopped at one ([`Fact::Stop`]).
+    pub stop: Option<BpStop>,
 }
 
 impl Known {

@@ -100,6 +100,7 @@ fn a_core_file_that_does_not_exist_is_a_harness_failure() {
         },
         info: Default::default(),
         env: Vec::new(),
+        stop: None,
     };
     let failure = failure_of(&u);
     assert!(

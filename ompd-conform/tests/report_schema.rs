@@ -123,6 +123,7 @@ fn a_report_with_every_optional_field_matches_the_schema() {
             omp_debug: Some(true),
             pid: Some(42),
             core: Some("/tmp/core".into()),
+            tour: Some(true),
         }),
         gate: Some(Gate::Flake),
     });

@@ -46,6 +46,7 @@ pub mod run;
 pub mod snapshot;
 pub mod supervisor;
 pub mod timing;
+pub mod tour;
 pub mod watchdog;
 pub mod worker;
 pub mod zygote;

@@ -48,6 +48,9 @@ pub struct FixtureRun {
     pub core: bool,
     /// Run it with `OMP_DEBUG=enabled` (state tracking on).
     pub omp_debug: bool,
+    /// A breakpoint tour (`crate::tour`) with this breakpoint-stop shim (`libbp_stop.so`)
+    /// preloaded, instead of the stop at `READY`.
+    pub tour: Option<PathBuf>,
 }
 
 impl FixtureRun {
@@ -55,8 +58,9 @@ impl FixtureRun {
     pub fn name(&self) -> String {
         let runtime = self.runtime.as_ref().map_or("default", |r| r.name.as_str());
         let debug = if self.omp_debug { "" } else { "-nodebug" };
+        let tour = if self.tour.is_some() { "-tour" } else { "" };
         format!(
-            "{runtime}/{} {}{debug}",
+            "{runtime}/{} {}{debug}{tour}",
             self.program.compiler.executable(),
             self.scenario.name
         )
@@ -102,6 +106,7 @@ impl RealRun {
                     info.pid = Some(*pid).filter(|p| *p > 0);
                 }
                 info.omp_debug = Some(f.omp_debug);
+                info.tour = f.tour.as_ref().map(|_| true);
                 info.fixture = Some(f.scenario.name.to_string());
                 info.runtime = f.runtime.as_ref().map(|r| r.name.clone());
                 info.build = Some(f.program.compiler.executable().to_string());
@@ -114,7 +119,7 @@ impl RealRun {
 
     /// A unit of `lib` running `checks` against `target`, one of this run's targets, whose
     /// fixture ran with `env`.
-    fn unit(
+    pub(crate) fn unit(
         &self,
         lib: &Resolved,
         target: RealTarget,
@@ -125,6 +130,7 @@ impl RealRun {
             info: self.info(&target),
             target,
             env: env.to_vec(),
+            stop: None,
         };
         supervisor::unit_of(lib, ompd_checks::Stage::Target, t, checks.to_vec())
     }
@@ -182,7 +188,7 @@ pub fn fixture_targets(
                     if !(omp_debug || first && rt.unstripped) {
                         continue;
                     }
-                    out.push(RealRun::Fixture(FixtureRun {
+                    let run = FixtureRun {
                         program: p.clone(),
                         ompt_tool: built.ompt_tool.clone(),
                         scenario: s,
@@ -190,13 +196,26 @@ pub fn fixture_targets(
                         live: live || !rt.unstripped,
                         core: core && rt.unstripped && omp_debug,
                         omp_debug,
-                    }));
+                        tour: None,
+                    };
+                    if live && rt.unstripped && omp_debug && TOURS.contains(&s.name) {
+                        out.push(RealRun::Fixture(FixtureRun {
+                            tour: Some(built.bp_stop.clone()),
+                            core: false,
+                            ..run.clone()
+                        }));
+                    }
+                    out.push(RealRun::Fixture(run));
                 }
             }
         }
     }
     (out, missing)
 }
+
+/// The scenarios a breakpoint tour runs (with `--live`, on every unstripped runtime and build):
+/// parallel regions nested two deep, and explicit tasks.
+const TOURS: [&str; 2] = ["nested", "tasks"];
 
 /// Starts fixture `f` (on its runtime through a shim directory at `dir`; none: the program's own
 /// runtime) with the OMPT truth tool and, with `omp_debug`, `OMP_DEBUG=enabled`. The running
@@ -205,6 +224,17 @@ fn launch(
     f: &FixtureRun,
     dir: &Path,
 ) -> Result<(live_target::spawn::Running, Vec<(String, String)>), String> {
+    let (cmd, env) = command(f, dir)?;
+    let running = live_target::spawn::Running::start(cmd)
+        .map_err(|e| format!("the fixture did not start: {e}"))?;
+    Ok((running, env))
+}
+
+/// The command that runs fixture `f` as [`launch`] describes, and its environment.
+pub(crate) fn command(
+    f: &FixtureRun,
+    dir: &Path,
+) -> Result<(std::process::Command, Vec<(String, String)>), String> {
     let FixtureRun {
         program,
         ompt_tool,
@@ -232,9 +262,7 @@ fn launch(
         cmd.env("OMP_DEBUG", "enabled");
         env.push(("OMP_DEBUG".into(), "enabled".into()));
     }
-    let running = live_target::spawn::Running::start(cmd)
-        .map_err(|e| format!("the fixture did not start: {e}"))?;
-    Ok((running, env))
+    Ok((cmd, env))
 }
 
 /// Runs every library's units against one real target and returns their records, plus a note
@@ -264,7 +292,7 @@ pub(crate) fn run_target(
 }
 
 /// Runs `units` one after the other (a live process has one tracer at a time).
-fn run_units(units: impl Iterator<Item = Unit>, exec: Exec) -> Vec<ResultRecord> {
+pub(crate) fn run_units(units: impl Iterator<Item = Unit>, exec: Exec) -> Vec<ResultRecord> {
     units
         .flat_map(|u| supervisor::run_unit(&u, exec).records)
         .collect()
@@ -392,7 +420,12 @@ fn judged_on(f: &FixtureRun, checks: &[String], notes: &mut Vec<String>) -> Vec<
 }
 
 /// Every check of every library skipped with `why` (a target that could not be set up).
-fn skip_all(run: &RealRun, libs: &[Resolved], checks: &[String], why: &str) -> Vec<ResultRecord> {
+pub(crate) fn skip_all(
+    run: &RealRun,
+    libs: &[Resolved],
+    checks: &[String],
+    why: &str,
+) -> Vec<ResultRecord> {
     // A fixture that never ran has no pid: its units are reported as live ones.
     let target = run.named().unwrap_or(RealTarget::Live { pid: 0 });
     let mut out = Vec::new();
@@ -443,6 +476,7 @@ pub fn discover_libraries(
             live: true,
             core: false,
             omp_debug: false,
+            tour: None,
         };
         let (running, _) = launch(&f, &scratch.path().join(&rt.name))
             .map_err(|e| format!("runtime {}: {e}", rt.name))?;

@@ -394,7 +394,7 @@ fn run_real(
             return (Vec::new(), Vec::new());
         }
         let t = &opts.real[i];
-        let done = crate::real_runs::run_target(t, libs, &checks, exec, scratch.path(), &ptrace);
+        let done = crate::tour::run_target(t, libs, &checks, exec, scratch.path(), &ptrace);
         progress(&format!("[real {}/{total}] {}", i + 1, t.label()));
         done
     });

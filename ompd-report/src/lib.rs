@@ -130,11 +130,15 @@ pub struct RealTargetInfo {
     /// The core file a user named (a fixture's core file is a scratch file of the run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub core: Option<String>,
+    /// A breakpoint tour: the fixture stopped at every OMPD breakpoint its runtime passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tour: Option<bool>,
 }
 
 impl RealTargetInfo {
     /// What tells the target apart within its scenario: `RUNTIME/BUILD` for a fixture
-    /// (`/nodebug` appended when it ran without `OMP_DEBUG=enabled`), the core file's name for a
+    /// (`/nodebug` appended when it ran without `OMP_DEBUG=enabled`, `/tour` for a breakpoint
+    /// tour), the core file's name for a
     /// core file the user named, `pid-N` for a process the user named.
     pub fn variant(&self) -> String {
         if self.fixture.is_some() {
@@ -145,6 +149,9 @@ impl RealTargetInfo {
             );
             if self.omp_debug == Some(false) {
                 v.push_str("/nodebug");
+            }
+            if self.tour == Some(true) {
+                v.push_str("/tour");
             }
             return v;
         }

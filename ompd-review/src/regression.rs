@@ -470,6 +470,7 @@ pub(crate) mod tests {
                 omp_debug: Some(debug),
                 pid: (target == "live").then_some(4242),
                 core: None,
+                tour: None,
             });
             new.push(r);
         }

@@ -3,10 +3,16 @@
 //! `ompd_dll_locations_valid` label and the `ompd_bp_*` breakpoint symbols. Judged from the
 //! target's own symbols and memory, so they apply to real runtimes (live processes and core
 //! files), not to a simulation of the structures a library reads.
+//!
+//! `runtime.bp_sequence.*` judges the runtime's breakpoints themselves, where a breakpoint tour
+//! of `--live` stops a fixture at each one it passes ([`BpStop`]): every stop judges the
+//! sequence of stops it ends, and the main thread's `ompd_bp_thread_end`, after every region and
+//! task, judges the totals. Elsewhere they skip: no other target is stopped at one.
 
-use crate::known::Fact;
+use crate::known::{BpStop, Fact};
 use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
 use ompd_serve::source::{Source, SymbolError};
+use std::collections::BTreeMap;
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
@@ -41,6 +47,28 @@ pub static CHECKS: &[Check] = &[
         arg: "ompd_bp_parallel_begin ompd_bp_parallel_end ompd_bp_task_begin ompd_bp_task_end \
               ompd_bp_thread_begin ompd_bp_thread_end ompd_bp_device_begin ompd_bp_device_end",
         run: Run::Worker(defined),
+        ..Check::TARGET
+    },
+    Check {
+        id: "runtime.bp_sequence.thread_begin_first",
+        requirements: &["OMPD-BP-002"],
+        summary: "the runtime passes ompd_bp_thread_begin once per thread before any other breakpoint of that thread, and ompd_bp_thread_end once, after all of them",
+        severity: Severity::Must,
+        entry_points: &[],
+        real: Some(&[Fact::Stop]),
+        property: crate::Property::ScenariosOnly,
+        run: Run::Worker(thread_begin_first),
+        ..Check::TARGET
+    },
+    Check {
+        id: "runtime.bp_sequence.task_begin_end_pairs",
+        requirements: &["OMPD-BP-004"],
+        summary: "the runtime passes ompd_bp_task_begin before every explicit task runs and ompd_bp_task_end once after it, each end after its begin",
+        severity: Severity::Must,
+        entry_points: &[],
+        real: Some(&[Fact::Stop]),
+        property: crate::Property::ScenariosOnly,
+        run: Run::Worker(task_pairs),
         ..Check::TARGET
     },
 ];
@@ -138,6 +166,86 @@ fn dll_locations(ctx: &mut Ctx, _: &str) -> Verdict {
             });
         }
         Err(e) => j.fail(e),
+    }
+    j.verdict()
+}
+
+/// The stop, or the skip of a target that is not stopped at a breakpoint.
+fn stop_or_skip(ctx: &Ctx) -> Result<BpStop, Verdict> {
+    match (&ctx.known.stop, ctx.known.has(Fact::Stop)) {
+        (Some(stop), true) => Ok(stop.clone()),
+        _ => Err(Verdict::skip(
+            "judged where a breakpoint tour (--live) stops a fixture at an OMPD breakpoint; \
+             this target is not stopped at one",
+        )),
+    }
+}
+
+/// The tour's stops by thread, in order.
+fn by_thread(stop: &BpStop) -> BTreeMap<u32, Vec<&str>> {
+    let mut out: BTreeMap<u32, Vec<&str>> = BTreeMap::new();
+    for (bp, tid) in &stop.log {
+        out.entry(*tid).or_default().push(bp.as_str());
+    }
+    out
+}
+
+/// Whether the main thread ended: every region and task of the program is over.
+fn program_over(stop: &BpStop) -> bool {
+    stop.log
+        .iter()
+        .any(|(bp, tid)| bp == "ompd_bp_thread_end" && *tid == stop.pid)
+}
+
+fn thread_begin_first(ctx: &mut Ctx, _: &str) -> Verdict {
+    let stop = match stop_or_skip(ctx) {
+        Ok(s) => s,
+        Err(v) => return v,
+    };
+    let mut j = Judge::new(ctx, "thread_begin first, thread_end last, once each");
+    for (tid, stops) in by_thread(&stop) {
+        let begins = stops
+            .iter()
+            .filter(|b| **b == "ompd_bp_thread_begin")
+            .count();
+        let ends = stops.iter().filter(|b| **b == "ompd_bp_thread_end").count();
+        j.expect(stops[0] == "ompd_bp_thread_begin" && begins == 1, || {
+            format!(
+                "thread {tid}: its stops begin {:?}, with {begins} thread_begin",
+                stops[0]
+            )
+        });
+        let last = stops[stops.len() - 1];
+        j.expect(
+            ends == 0 || ends == 1 && last == "ompd_bp_thread_end",
+            || format!("thread {tid}: {ends} thread_end, and {last} is its last stop so far"),
+        );
+    }
+    j.verdict()
+}
+
+/// `ompd_bp_task_begin`/`_end` pair up: never more ends than begins so far, and once the program
+/// is over as many ends as begins, and at least as many begins as it has explicit tasks (a
+/// runtime may pass them for implicit tasks too: 5.x says every task, TR 16 explicit tasks).
+fn task_pairs(ctx: &mut Ctx, _: &str) -> Verdict {
+    let stop = match stop_or_skip(ctx) {
+        Ok(s) => s,
+        Err(v) => return v,
+    };
+    let mut j = Judge::new(ctx, "ompd_bp_task_begin and ompd_bp_task_end in pairs");
+    let count = |name: &str| stop.log.iter().filter(|(bp, _)| bp == name).count();
+    let (begins, ends) = (count("ompd_bp_task_begin"), count("ompd_bp_task_end"));
+    j.expect(ends <= begins, || {
+        format!("{ends} ompd_bp_task_end after {begins} ompd_bp_task_begin")
+    });
+    if program_over(&stop) {
+        let want = stop.explicit_tasks;
+        j.expect(begins >= want && begins == ends, || {
+            format!(
+                "the program is over: {begins} ompd_bp_task_begin and {ends} ompd_bp_task_end \
+                 for its {want} explicit tasks"
+            )
+        });
     }
     j.verdict()
 }

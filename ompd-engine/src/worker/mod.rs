@@ -106,6 +106,9 @@ pub enum Target {
         /// The fixture's environment (empty for a process the harness did not start).
         #[serde(default)]
         env: Vec<(String, String)>,
+        /// The breakpoint stop the process is at, in a breakpoint tour.
+        #[serde(default)]
+        stop: Option<ompd_checks::known::BpStop>,
     },
 }
 

@@ -16,23 +16,39 @@ use std::sync::Mutex;
 
 /// Opens a real target and lifts its fixture's truth (a program that is no fixture gives a
 /// model of nothing known). `env`: the fixture's environment (empty: read it from the process).
+/// At a breakpoint stop (`stop`) only the stop is known: the fixture records its truth once
+/// every thread arrived, and a tour stops it before and after.
 fn open_real(
     target: &RealTarget,
     env: &[(String, String)],
+    stop: Option<&ompd_checks::known::BpStop>,
 ) -> Result<(OpenedTarget, crate::real::Lifted), String> {
     let source = crate::real::open(target)?;
+    if let Some(stop) = stop {
+        let mut lifted = crate::real::unknown_state(&format!(
+            "stopped at {} in a breakpoint tour: the fixture's truth is not judged there",
+            stop.breakpoint
+        ));
+        lifted.known.insert(ompd_checks::known::Fact::Stop);
+        lifted.known.stop = Some(stop.clone());
+        return Ok((source, lifted));
+    }
     // A process the harness did not start: the environment it started with is in /proc.
     let env = match (target, env.is_empty()) {
         (RealTarget::Live { pid }, true) => crate::real::start_environment(*pid),
         _ => env.to_vec(),
     };
-    let lifted = match crate::real::recorded(&source)? {
+    let mut lifted = match crate::real::recorded(&source)? {
         Some(rec) => crate::real::lift(&rec, &env)?,
         None => crate::real::unknown_state(&format!(
             "the {} target is no fixture: its OpenMP state is not recorded",
             source.kind().name()
         )),
     };
+    lifted.known.missing(
+        ompd_checks::known::Fact::Stop,
+        "not stopped at an OMPD breakpoint: the breakpoint tours of --live stop there",
+    );
     Ok((source, lifted))
 }
 
@@ -92,9 +108,14 @@ pub(super) fn prepare(unit: &Unit) -> Result<Prepared, HarnessFailure> {
                 image,
             })
         }
-        (Stage::Target, Target::Real { target, env, .. }) => {
+        (
+            Stage::Target,
+            Target::Real {
+                target, env, stop, ..
+            },
+        ) => {
             let (source, lifted) =
-                open_real(target, env).map_err(HarnessFailure::TargetUnavailable)?;
+                open_real(target, env, stop.as_ref()).map_err(HarnessFailure::TargetUnavailable)?;
             Ok(Prepared {
                 model: lifted.model,
                 arch: source.arch(),

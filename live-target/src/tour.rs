@@ -1,0 +1,221 @@
+//! Breakpoint tours: a fixture program run with the breakpoint-stop shim (`libbp_stop.so`,
+//! `fixture-protocol`'s `c/bp_stop.c`) preloaded, which stops the whole process each time the
+//! OpenMP runtime passes one of its `ompd_bp_*` functions and announces the stop on stdout as
+//! `BP <seq> <name> <tid>`. [`Tour::next_stop`] waits for the next announced stop (the process
+//! then sits in a group stop, ready for any tracer to attach and detach), [`Tour::resume`]
+//! continues it with `SIGCONT`. [`breakpoint_offsets`] reads what the shim needs from the
+//! runtime's file: the runtimes keep `ompd_bp_*` out of `.dynsym`.
+//!
+//! The child is started like [`Running`](crate::spawn::Running): its own process group,
+//! `PR_SET_PDEATHSIG(SIGKILL)`; dropping a [`Tour`] kills its process group and reaps it.
+
+use crate::elf::SymbolTable;
+use crate::spawn::{arrange_child, kill_and_reap, wait_timeout, SpawnError};
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// The environment variable the shim reads its breakpoints from.
+pub const BREAKPOINTS_ENV: &str = "OMPD_FIXTURE_BREAKPOINTS";
+/// The OMPD breakpoint functions of OMPD 5.x, as the shim names them.
+pub const BREAKPOINTS: [&str; 8] = [
+    "ompd_bp_thread_begin",
+    "ompd_bp_thread_end",
+    "ompd_bp_parallel_begin",
+    "ompd_bp_parallel_end",
+    "ompd_bp_task_begin",
+    "ompd_bp_task_end",
+    "ompd_bp_device_begin",
+    "ompd_bp_device_end",
+];
+
+/// One stop of a tour: the process is stopped because thread `tid` passed `breakpoint`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stop {
+    /// Its number in the tour, from 1.
+    pub seq: u64,
+    /// The breakpoint function (`ompd_bp_parallel_begin`).
+    pub breakpoint: String,
+    /// The thread that passed it.
+    pub tid: u32,
+}
+
+impl Stop {
+    /// Parses the shim's `BP <seq> <name> <tid>` line.
+    pub fn parse(line: &str) -> Option<Stop> {
+        let mut words = line.strip_prefix("BP ")?.split_whitespace();
+        let seq = words.next()?.parse().ok()?;
+        let breakpoint = words.next()?.to_string();
+        let tid = words.next()?.parse().ok()?;
+        Some(Stop {
+            seq,
+            breakpoint,
+            tid,
+        })
+    }
+}
+
+/// The `NAME=OFFSET` pairs (OFFSET in hex from the load base) of the breakpoint functions the
+/// runtime file at `runtime` defines, as the shim reads them from [`BREAKPOINTS_ENV`]; `Err`
+/// when the file defines none.
+pub fn breakpoint_offsets(runtime: &Path) -> Result<String, String> {
+    let table = SymbolTable::from_file(runtime).map_err(|e| e.to_string())?;
+    let pairs: Vec<String> = BREAKPOINTS
+        .iter()
+        .filter_map(|name| table.get(name))
+        .map(|s| format!("{}={:x}", s.name, s.value - table.load_vaddr()))
+        .collect();
+    match pairs.is_empty() {
+        true => Err(format!(
+            "{} defines no ompd_bp_* function in its symbol tables",
+            runtime.display()
+        )),
+        false => Ok(pairs.join(" ")),
+    }
+}
+
+/// A fixture on a breakpoint tour.
+#[derive(Debug)]
+pub struct Tour {
+    child: Option<Child>,
+    pid: i32,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Tour {
+    /// Starts `cmd` (stdout taken over, stdin null); the caller has set the shim's environment.
+    pub fn start(mut cmd: Command) -> Result<Tour, SpawnError> {
+        let program = cmd.get_program().to_string_lossy().into_owned();
+        cmd.stdout(Stdio::piped())
+            .stdin(Stdio::null())
+            .process_group(0);
+        arrange_child(&mut cmd);
+        let mut child = cmd
+            .spawn()
+            .map_err(|source| SpawnError::Start { program, source })?;
+        let (tx, rx) = mpsc::channel();
+        if let Some(stdout) = child.stdout.take() {
+            std::thread::spawn(move || {
+                for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        Ok(Tour {
+            pid: child.id() as i32,
+            child: Some(child),
+            lines: rx,
+        })
+    }
+
+    /// Its process id.
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// Waits up to `timeout` for the next stop, and for the process to be stopped there;
+    /// `Ok(None)` once the program closed its stdout (it ended).
+    pub fn next_stop(&mut self, timeout: Duration) -> Result<Option<Stop>, SpawnError> {
+        let deadline = Instant::now() + timeout;
+        let stop = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => match Stop::parse(&line) {
+                    Some(stop) => break stop,
+                    None => continue,
+                },
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(None),
+                Err(mpsc::RecvTimeoutError::Timeout) => return Err(self.late("the next stop")),
+            }
+        };
+        while !self.stopped() {
+            if Instant::now() > deadline {
+                return Err(self.late(&format!("the group stop of stop {}", stop.seq)));
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        Ok(Some(stop))
+    }
+
+    /// Continues the stopped process (`SIGCONT`).
+    pub fn resume(&self) -> Result<(), SpawnError> {
+        kill(Pid::from_raw(self.pid), Signal::SIGCONT).map_err(|e| SpawnError::Failed {
+            pid: self.pid,
+            step: "sending SIGCONT".into(),
+            reason: e.to_string(),
+        })
+    }
+
+    /// Waits up to `timeout` for the program to exit (then kills it) and gives its status.
+    pub fn finish(mut self, timeout: Duration) -> Result<ExitStatus, SpawnError> {
+        let pid = self.pid;
+        let mut child = self.child.take().ok_or_else(|| SpawnError::Failed {
+            pid,
+            step: "finishing".into(),
+            reason: "already reaped".into(),
+        })?;
+        match wait_timeout(&mut child, timeout) {
+            Ok(Some(status)) => Ok(status),
+            other => {
+                kill_and_reap(&mut child);
+                Err(SpawnError::Timeout {
+                    pid,
+                    what: format!("did not exit after its tour ({other:?}; killed)"),
+                })
+            }
+        }
+    }
+
+    /// Whether the process is in a stop (`T`, or `t` while a tracer holds it).
+    fn stopped(&self) -> bool {
+        std::fs::read_to_string(format!("/proc/{}/stat", self.pid))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(") ")
+                    .map(|(_, rest)| rest.starts_with(['T', 't']))
+            })
+            .unwrap_or(false)
+    }
+
+    fn late(&self, what: &str) -> SpawnError {
+        SpawnError::Timeout {
+            pid: self.pid,
+            what: format!("waiting for {what} of the breakpoint tour"),
+        }
+    }
+}
+
+impl Drop for Tour {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            kill_and_reap(&mut child);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stop_line_names_its_number_breakpoint_and_thread() {
+        assert_eq!(
+            Stop::parse("BP 3 ompd_bp_parallel_begin 4711"),
+            Some(Stop {
+                seq: 3,
+                breakpoint: "ompd_bp_parallel_begin".into(),
+                tid: 4711
+            })
+        );
+        assert_eq!(Stop::parse("BPSTOP armed 6"), None);
+        assert_eq!(Stop::parse("BP x ompd_bp_task_end 1"), None);
+        assert_eq!(Stop::parse("READY 12"), None);
+    }
+}

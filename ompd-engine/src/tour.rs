@@ -1,0 +1,224 @@
+//! Breakpoint tours (`--live`): a fixture run with the breakpoint-stop shim preloaded
+//! (`live_target::tour`), which stops the whole process at every OMPD breakpoint its runtime
+//! passes. At each stop every library that serves the runtime runs the `runtime.bp_sequence.*`
+//! checks in a unit of its own (attach, judge, detach; the process stays stopped), then the
+//! tour continues.
+//!
+//! A library's results of one check over the tour fold into one record: the worst judged
+//! outcome, its detail prefixed with the stop it came from; a skip only when every stop
+//! skipped. A library that declines the runtime at the first stop (it looks up a symbol the
+//! runtime lacks) leaves the tour with a note, as in `real_runs`.
+
+use crate::real::RealTarget;
+use crate::real_runs::{command, run_units, skip_all, FixtureRun, RealRun};
+use crate::supervisor::Exec;
+use crate::worker::Target;
+use ompd_checks::known::BpStop;
+use ompd_report::{Outcome, ResultRecord};
+use ompd_vendors::Resolved;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+/// How long a tour waits for its next stop.
+const STOP_TIMEOUT: Duration = Duration::from_secs(30);
+/// The most stops a tour makes (a runtime that loops through its breakpoints ends there).
+const MAX_STOPS: usize = 200;
+/// The check that tells whether a library declined the runtime.
+const DECLINED: &str = "aspace.process_initialize.foreign_runtime";
+
+/// Whether `check` is judged on breakpoint tours only (and skipped by other real units).
+pub fn judged_on_tours(check: &str) -> bool {
+    check.starts_with("runtime.bp_sequence.")
+}
+
+/// Runs every library's units against one real target (`real_runs::run_target`): a breakpoint
+/// tour runs the checks [`judged_on_tours`], every other target the rest.
+pub(crate) fn run_target(
+    run: &RealRun,
+    libs: &[Resolved],
+    checks: &[String],
+    exec: Exec,
+    scratch: &Path,
+    ptrace: &Result<(), String>,
+) -> (Vec<ResultRecord>, Vec<String>) {
+    match run {
+        RealRun::Fixture(f) if f.tour.is_some() && ptrace.is_ok() => {
+            run_tour(run, f, libs, checks, exec, scratch)
+        }
+        _ => {
+            let tour = matches!(run, RealRun::Fixture(f) if f.tour.is_some());
+            let checks: Vec<String> = checks
+                .iter()
+                .filter(|c| judged_on_tours(c) == tour)
+                .cloned()
+                .collect();
+            crate::real_runs::run_target(run, libs, &checks, exec, scratch, ptrace)
+        }
+    }
+}
+
+/// Runs the breakpoint tour of fixture `f` (`run`) with every library of `libs`.
+fn run_tour(
+    run: &RealRun,
+    f: &FixtureRun,
+    libs: &[Resolved],
+    checks: &[String],
+    exec: Exec,
+    scratch: &Path,
+) -> (Vec<ResultRecord>, Vec<String>) {
+    let checks: Vec<String> = checks
+        .iter()
+        .filter(|c| judged_on_tours(c))
+        .cloned()
+        .collect();
+    if checks.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let name = f.name();
+    let started = start(f, scratch);
+    let (mut tour, env) = match started {
+        Ok(x) => x,
+        Err(e) => {
+            let note = format!("{name}: {e}");
+            return (skip_all(run, libs, &checks, &note), vec![note]);
+        }
+    };
+    let mut tally = Tally::default();
+    let mut serving: Vec<Resolved> = libs.to_vec();
+    let mut notes = Vec::new();
+    let mut log: Vec<(String, u32)> = Vec::new();
+    let pid = tour.pid();
+    for _ in 0..MAX_STOPS {
+        let stop = match tour.next_stop(STOP_TIMEOUT) {
+            Ok(Some(stop)) => stop,
+            Ok(None) => break,
+            Err(e) => {
+                notes.push(format!("{name}: {e}"));
+                break;
+            }
+        };
+        log.push((stop.breakpoint.clone(), stop.tid));
+        let at = BpStop {
+            breakpoint: stop.breakpoint.clone(),
+            tid: stop.tid,
+            pid: pid as u32,
+            log: log.clone(),
+            explicit_tasks: f.scenario.explicit_tasks,
+        };
+        let first = log.len() == 1;
+        let mut unit_checks = checks.clone();
+        if first {
+            unit_checks.push(DECLINED.into());
+        }
+        let units = serving.iter().map(|lib| {
+            let mut u = run.unit(lib, RealTarget::Live { pid }, &env, &unit_checks);
+            if let Target::Real { stop, .. } = &mut u.target {
+                *stop = Some(at.clone());
+            }
+            u
+        });
+        let mut records = run_units(units, exec);
+        if first {
+            leave_declined(&mut serving, &mut records, &mut notes, &name);
+        }
+        tally.add(records, &stop);
+        if let Err(e) = tour.resume() {
+            notes.push(format!("{name}: {e}"));
+            break;
+        }
+    }
+    match tour.finish(STOP_TIMEOUT) {
+        Ok(s) if s.success() => {}
+        Ok(s) => notes.push(format!("{name}: the tour's fixture exited with {s}")),
+        Err(e) => notes.push(format!("{name}: {e}")),
+    }
+    (tally.records(), notes)
+}
+
+/// Starts the tour of `f` (shim directory under `scratch`) and gives its environment.
+fn start(
+    f: &FixtureRun,
+    scratch: &Path,
+) -> Result<(live_target::tour::Tour, Vec<(String, String)>), String> {
+    let (Some(shim), Some(rt)) = (&f.tour, &f.runtime) else {
+        return Err("a breakpoint tour needs the shim and a runtime".into());
+    };
+    let offsets = live_target::tour::breakpoint_offsets(&rt.library)?;
+    let dir = scratch.join(format!("shim-{}", f.name().replace(['/', ' '], "-")));
+    let (mut cmd, env) = command(f, &dir)?;
+    cmd.env("LD_PRELOAD", shim)
+        .env(live_target::tour::BREAKPOINTS_ENV, offsets)
+        .env("FIXTURE_TOUR", "1");
+    let tour = live_target::tour::Tour::start(cmd)
+        .map_err(|e| format!("the tour's fixture did not start: {e}"))?;
+    Ok((tour, env))
+}
+
+/// Drops from `serving` each library that declined the runtime at the first stop (with a note),
+/// and every record of those libraries and of the decline check itself.
+fn leave_declined(
+    serving: &mut Vec<Resolved>,
+    records: &mut Vec<ResultRecord>,
+    notes: &mut Vec<String>,
+    name: &str,
+) {
+    let declined: Vec<String> = records
+        .iter()
+        .filter(|r| r.check == DECLINED && r.outcome != Outcome::Skip)
+        .map(|r| r.library.clone())
+        .collect();
+    for lib in &declined {
+        notes.push(format!(
+            "{name}: {lib} declined the runtime; it leaves the tour"
+        ));
+    }
+    serving.retain(|l| !declined.contains(&l.name));
+    records.retain(|r| r.check != DECLINED && !declined.contains(&r.library));
+}
+
+/// Each (library, check)'s record so far: the worst judged one.
+#[derive(Default)]
+struct Tally(BTreeMap<(String, String), ResultRecord>);
+
+/// How bad an outcome is when folding a tour: a skip is the least (a stop that had nothing to
+/// judge), then pass; the worst judged outcome wins.
+fn rank(o: Outcome) -> u8 {
+    match o {
+        Outcome::Skip => 0,
+        Outcome::Pass => 1,
+        Outcome::NotSupported => 2,
+        Outcome::Warn => 3,
+        Outcome::Fail => 4,
+        Outcome::Crash => 5,
+        Outcome::Timeout => 6,
+        Outcome::HarnessError => 7,
+    }
+}
+
+impl Tally {
+    fn add(&mut self, records: Vec<ResultRecord>, stop: &live_target::tour::Stop) {
+        for mut r in records {
+            if r.outcome != Outcome::Skip {
+                r.detail = format!(
+                    "stop {} ({} of thread {}): {}",
+                    stop.seq, stop.breakpoint, stop.tid, r.detail
+                );
+            }
+            if let Some(pid) = r.real.as_mut().map(|i| &mut i.pid) {
+                *pid = None;
+            }
+            let key = (r.library.clone(), r.check.clone());
+            match self.0.get(&key) {
+                Some(old) if rank(old.outcome) >= rank(r.outcome) => {}
+                _ => {
+                    self.0.insert(key, r);
+                }
+            }
+        }
+    }
+
+    fn records(self) -> Vec<ResultRecord> {
+        self.0.into_values().collect()
+    }
+}
