@@ -12,8 +12,11 @@
  *     DT_NEEDED library, mapped before any constructor runs) installs a SIGTRAP handler and
  *     writes an int3 over the first byte of each.
  *   - On a trap at one of them, the handler (one thread at a time) fills `ompd_fixture_stop`
- *     (sequence number, breakpoint, thread id, passes per breakpoint), prints
- *     `BP <seq> <name> <tid>` on stdout, and stops the whole process with SIGSTOP.
+ *     (sequence number, breakpoint, thread id, passes per breakpoint) and, when the OMPT truth
+ *     tool installed `ompd_fixture_view`, the runtime's own OMPT view of the thread there (its
+ *     region's data and team size, its task's data and that task's region's data), prints
+ *     `BP <seq> <name> <tid>` (followed by the four view values when there is a view) on
+ *     stdout, and stops the whole process with SIGSTOP.
  *   - After SIGCONT it returns from the breakpoint function on the thread's behalf (the OMPD
  *     breakpoint functions have no effect, by their definition), so the runtime goes on.
  *   - `BPSTOP armed <n>` is printed once the constructor armed n breakpoints.
@@ -47,10 +50,14 @@ struct fx_stop {
   int64_t kind;
   int64_t tid;
   int64_t passes[NBP];
+  int64_t viewed;
+  int64_t view[4];
 };
-_Static_assert(sizeof(struct fx_stop) == 12 * 8, "fx_stop is 12 words");
+_Static_assert(sizeof(struct fx_stop) == 17 * 8, "fx_stop is 17 words");
 
 __attribute__((used, visibility("default"))) volatile struct fx_stop ompd_fixture_stop;
+/* Set by the OMPT truth tool (ompt_truth.c) when it initializes. */
+__attribute__((used, visibility("default"))) void (*ompd_fixture_view)(int64_t *out);
 
 static uintptr_t addresses[NBP];
 static int lock;
@@ -75,8 +82,8 @@ static char *put_number(char *p, int64_t v) {
   return p;
 }
 
-static void announce(int64_t seq, int kind, int64_t tid) {
-  char line[96];
+static void announce(int64_t seq, int kind, int64_t tid, const int64_t *view) {
+  char line[192];
   char *p = line;
   memcpy(p, "BP ", 3);
   p = put_number(p + 3, seq);
@@ -86,6 +93,10 @@ static void announce(int64_t seq, int kind, int64_t tid) {
   p += len;
   *p++ = ' ';
   p = put_number(p, tid);
+  for (int i = 0; view != NULL && i < 4; i++) {
+    *p++ = ' ';
+    p = put_number(p, view[i] < 0 ? 0 : view[i]);
+  }
   *p++ = '\n';
   ssize_t ignored = write(STDOUT_FILENO, line, (size_t)(p - line));
   (void)ignored;
@@ -109,7 +120,13 @@ static void on_trap(int sig, siginfo_t *info, void *context) {
   ompd_fixture_stop.kind = kind;
   ompd_fixture_stop.tid = tid;
   ompd_fixture_stop.passes[kind]++;
-  announce(seq, kind, tid);
+  int64_t view[4] = {0, 0, 0, 0};
+  ompd_fixture_stop.viewed = ompd_fixture_view != NULL;
+  if (ompd_fixture_view != NULL)
+    ompd_fixture_view(view);
+  for (int i = 0; i < 4; i++)
+    ompd_fixture_stop.view[i] = view[i];
+  announce(seq, kind, tid, ompd_fixture_view != NULL ? view : NULL);
   kill(getpid(), SIGSTOP);
   __atomic_clear(&lock, __ATOMIC_RELEASE);
   /* Return from the breakpoint function: the trap hit its first byte, so the stack pointer

@@ -43,19 +43,29 @@ pub struct Stop {
     pub breakpoint: String,
     /// The thread that passed it.
     pub tid: u32,
+    /// The runtime's own OMPT view of the thread there, when the OMPT truth tool is loaded: the
+    /// tool data of its parallel region, that region's team size, the tool data of its task and
+    /// of the region OMPT binds that task to (ancestor level 0; 0 where OMPT did not answer).
+    pub view: Option<[u64; 4]>,
 }
 
 impl Stop {
-    /// Parses the shim's `BP <seq> <name> <tid>` line.
+    /// Parses the shim's `BP <seq> <name> <tid> [<4 view values>]` line.
     pub fn parse(line: &str) -> Option<Stop> {
         let mut words = line.strip_prefix("BP ")?.split_whitespace();
         let seq = words.next()?.parse().ok()?;
         let breakpoint = words.next()?.to_string();
         let tid = words.next()?.parse().ok()?;
+        let rest: Vec<u64> = words.map(str::parse).collect::<Result<_, _>>().ok()?;
+        let view = match rest.len() {
+            0 => None,
+            _ => Some(rest.try_into().ok()?),
+        };
         Some(Stop {
             seq,
             breakpoint,
             tid,
+            view,
         })
     }
 }
@@ -211,9 +221,13 @@ mod tests {
             Some(Stop {
                 seq: 3,
                 breakpoint: "ompd_bp_parallel_begin".into(),
-                tid: 4711
+                tid: 4711,
+                view: None,
             })
         );
+        let viewed = Stop::parse("BP 4 ompd_bp_task_begin 12 8194 2 16385 8194").unwrap();
+        assert_eq!(viewed.view, Some([8194, 2, 16385, 8194]));
+        assert_eq!(Stop::parse("BP 4 ompd_bp_task_begin 12 8194 2"), None);
         assert_eq!(Stop::parse("BPSTOP armed 6"), None);
         assert_eq!(Stop::parse("BP x ompd_bp_task_end 1"), None);
         assert_eq!(Stop::parse("READY 12"), None);

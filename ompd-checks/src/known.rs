@@ -49,6 +49,10 @@ pub struct BpStop {
     pub breakpoint: String,
     /// The thread that passed it.
     pub tid: u32,
+    /// The runtime's own OMPT view of that thread there, when the fixture's OMPT tool is loaded:
+    /// the tool data of its parallel region, that region's team size, the tool data of its task
+    /// and of the region OMPT binds that task to (0 where OMPT did not answer).
+    pub view: Option<[u64; 4]>,
     /// The process id: its main thread's `ompd_bp_thread_end` comes after every region and task.
     pub pid: u32,
     /// Every stop of the tour so far, this one last: (breakpoint, thread).

@@ -33,6 +33,7 @@ pub fn registry() -> &'static [&'static Check] {
             lib::RUNTIME_VERSION,
             own::CHECKS,
             runtime::CHECKS,
+            bp::CHECKS,
         ];
         r#static::CHECKS
             .iter()

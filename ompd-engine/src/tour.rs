@@ -29,7 +29,7 @@ const DECLINED: &str = "aspace.process_initialize.foreign_runtime";
 
 /// Whether `check` is judged on breakpoint tours only (and skipped by other real units).
 pub fn judged_on_tours(check: &str) -> bool {
-    check.starts_with("runtime.bp_sequence.")
+    check.starts_with("runtime.bp_sequence.") || check.starts_with("bp.")
 }
 
 /// Runs every library's units against one real target (`real_runs::run_target`): a breakpoint
@@ -75,65 +75,100 @@ fn run_tour(
     if checks.is_empty() {
         return (Vec::new(), Vec::new());
     }
-    let name = f.name();
-    let started = start(f, scratch);
-    let (mut tour, env) = match started {
+    let (mut tour, env) = match start(f, scratch) {
         Ok(x) => x,
         Err(e) => {
-            let note = format!("{name}: {e}");
+            let note = format!("{}: {e}", f.name());
             return (skip_all(run, libs, &checks, &note), vec![note]);
         }
     };
-    let mut tally = Tally::default();
-    let mut serving: Vec<Resolved> = libs.to_vec();
-    let mut notes = Vec::new();
-    let mut log: Vec<(String, u32)> = Vec::new();
-    let pid = tour.pid();
+    let mut walk = Walk {
+        run,
+        f,
+        checks,
+        exec,
+        env,
+        pid: tour.pid(),
+        serving: libs.to_vec(),
+        log: Vec::new(),
+        tally: Tally::default(),
+        notes: Vec::new(),
+    };
     for _ in 0..MAX_STOPS {
         let stop = match tour.next_stop(STOP_TIMEOUT) {
             Ok(Some(stop)) => stop,
             Ok(None) => break,
             Err(e) => {
-                notes.push(format!("{name}: {e}"));
+                walk.note(e);
                 break;
             }
         };
-        log.push((stop.breakpoint.clone(), stop.tid));
-        let at = BpStop {
-            breakpoint: stop.breakpoint.clone(),
-            tid: stop.tid,
-            pid: pid as u32,
-            log: log.clone(),
-            explicit_tasks: f.scenario.explicit_tasks,
-        };
-        let first = log.len() == 1;
-        let mut unit_checks = checks.clone();
-        if first {
-            unit_checks.push(DECLINED.into());
-        }
-        let units = serving.iter().map(|lib| {
-            let mut u = run.unit(lib, RealTarget::Live { pid }, &env, &unit_checks);
-            if let Target::Real { stop, .. } = &mut u.target {
-                *stop = Some(at.clone());
-            }
-            u
-        });
-        let mut records = run_units(units, exec);
-        if first {
-            leave_declined(&mut serving, &mut records, &mut notes, &name);
-        }
-        tally.add(records, &stop);
+        walk.judge(&stop);
         if let Err(e) = tour.resume() {
-            notes.push(format!("{name}: {e}"));
+            walk.note(e);
             break;
         }
     }
     match tour.finish(STOP_TIMEOUT) {
         Ok(s) if s.success() => {}
-        Ok(s) => notes.push(format!("{name}: the tour's fixture exited with {s}")),
-        Err(e) => notes.push(format!("{name}: {e}")),
+        Ok(s) => walk.note(format!("the tour's fixture exited with {s}")),
+        Err(e) => walk.note(e),
     }
-    (tally.records(), notes)
+    (walk.tally.records(), walk.notes)
+}
+
+/// A tour under way: what each stop's units need, and what the stops gave so far.
+struct Walk<'a> {
+    run: &'a RealRun,
+    f: &'a FixtureRun,
+    checks: Vec<String>,
+    exec: Exec<'a>,
+    env: Vec<(String, String)>,
+    pid: i32,
+    /// The libraries still on the tour (those that declined the runtime left at the first stop).
+    serving: Vec<Resolved>,
+    /// Every stop so far: (breakpoint, thread).
+    log: Vec<(String, u32)>,
+    tally: Tally,
+    notes: Vec<String>,
+}
+
+impl Walk<'_> {
+    /// Runs every serving library's unit at `stop` and tallies the results.
+    fn judge(&mut self, stop: &live_target::tour::Stop) {
+        self.log.push((stop.breakpoint.clone(), stop.tid));
+        let at = BpStop {
+            breakpoint: stop.breakpoint.clone(),
+            tid: stop.tid,
+            view: stop.view,
+            pid: self.pid as u32,
+            log: self.log.clone(),
+            explicit_tasks: self.f.scenario.explicit_tasks,
+        };
+        let first = self.log.len() == 1;
+        let mut checks = self.checks.clone();
+        if first {
+            checks.push(DECLINED.into());
+        }
+        let target = RealTarget::Live { pid: self.pid };
+        let units = self.serving.iter().map(|lib| {
+            let mut u = self.run.unit(lib, target.clone(), &self.env, &checks);
+            if let Target::Real { stop, .. } = &mut u.target {
+                *stop = Some(Box::new(at.clone()));
+            }
+            u
+        });
+        let mut records = run_units(units, self.exec);
+        if first {
+            let name = self.f.name();
+            leave_declined(&mut self.serving, &mut records, &mut self.notes, &name);
+        }
+        self.tally.add(records, stop);
+    }
+
+    fn note(&mut self, what: impl std::fmt::Display) {
+        self.notes.push(format!("{}: {what}", self.f.name()));
+    }
 }
 
 /// Starts the tour of `f` (shim directory under `scratch`) and gives its environment.

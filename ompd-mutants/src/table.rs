@@ -283,13 +283,13 @@ mutants! {
     "state_off" Some(E::GetState), StateOff => ["state.get.matches_model"];
     "state_refuses_null_wait_id" Some(E::GetState), StateRefusesNullWaitId => ["state.get.null_wait_id"];
     "state_crashes" Some(E::GetState), StateCrashes => ["state.get.matches_model"];
-    "curr_parallel_unavailable" Some(E::GetCurrParallelHandle), CurrParallelUnavailable => ["parallel.curr.team_size_matches_model"];
+    "curr_parallel_unavailable" Some(E::GetCurrParallelHandle), CurrParallelUnavailable => ["parallel.curr.team_size_matches_model", "bp.curr.handles_match_runtime"];
     "enclosing_parallel_unavailable" Some(E::GetEnclosingParallelHandle), EnclosingParallelUnavailable => ["parallel.enclosing.levels_match_model"];
     "task_parallel_unavailable" Some(E::GetTaskParallelHandle), TaskParallelUnavailable => ["task.parallel.of_implicit_task"];
     "parallel_compare_zero" Some(E::ParallelHandleCompare), ParallelCompareZero => ["compare.parallel.entity_identity"];
     "parallel_compare_asymmetric" Some(E::ParallelHandleCompare), ParallelCompareAsymmetric => ["compare.parallel.antisymmetric"];
     "rel_parallel_frees_foreign" Some(E::RelParallelHandle), RelParallelFreesForeign => ["callbacks.contract.no_violations"];
-    "curr_task_unavailable" Some(E::GetCurrTaskHandle), CurrTaskUnavailable => ["task.curr.kind_matches_model"];
+    "curr_task_unavailable" Some(E::GetCurrTaskHandle), CurrTaskUnavailable => ["task.curr.kind_matches_model", "bp.curr.handles_match_runtime"];
     "generating_task_unavailable" Some(E::GetGeneratingTaskHandle), GeneratingTaskUnavailable => ["task.generating.chain_matches_model"];
     "scheduling_task_unavailable" Some(E::GetSchedulingTaskHandle), SchedulingTaskUnavailable => ["task.scheduling.chain_matches_model"];
     "task_in_parallel_ignores_index" Some(E::GetTaskInParallel), TaskInParallelIgnoresIndex => ["task.in_parallel.every_index"];

@@ -2,6 +2,7 @@
 //! (`thread.*` in `thread.rs`, `icv.*` in `icv/`). The registry lists their tables in run order.
 
 pub(crate) mod aspace;
+pub(crate) mod bp;
 pub(crate) mod callbacks;
 pub(crate) mod compare;
 pub(crate) mod corrupt;

@@ -108,7 +108,7 @@ pub enum Target {
         env: Vec<(String, String)>,
         /// The breakpoint stop the process is at, in a breakpoint tour.
         #[serde(default)]
-        stop: Option<ompd_checks::known::BpStop>,
+        stop: Option<Box<ompd_checks::known::BpStop>>,
     },
 }
 

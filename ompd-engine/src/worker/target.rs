@@ -114,8 +114,8 @@ pub(super) fn prepare(unit: &Unit) -> Result<Prepared, HarnessFailure> {
                 target, env, stop, ..
             },
         ) => {
-            let (source, lifted) =
-                open_real(target, env, stop.as_ref()).map_err(HarnessFailure::TargetUnavailable)?;
+            let (source, lifted) = open_real(target, env, stop.as_deref())
+                .map_err(HarnessFailure::TargetUnavailable)?;
             Ok(Prepared {
                 model: lifted.model,
                 arch: source.arch(),

@@ -89,15 +89,52 @@ fn patch(lib: &Path, name: &str) -> Result<(), String> {
     std::fs::write(lib, bytes).map_err(|e| format!("cannot write {}: {e}", lib.display()))
 }
 
-/// Stages the build of `flavour` and runs the suite on it; returns its report.
+/// The plan for a mutant that targets a check judged at breakpoint stops: the breakpoint tour
+/// of the `tasks` fixture (parallel and task breakpoints), live only, those checks only.
+const TOUR_PLAN: &[&str] = &[
+    "--run",
+    "tasks",
+    "--no-core",
+    "--check",
+    "bp.*",
+    "--call-timeout",
+    "2",
+    "--no-expectations",
+    "--quiet",
+    "--format",
+    "json",
+];
+
+/// Stages the build of `flavour` and runs the suite on it; returns its report. A mutant that
+/// targets a `bp.*` check (judged only on breakpoint tours) also runs [`TOUR_PLAN`], whose
+/// results join the report.
 pub fn run_one(args: &Args, name: Option<&str>, flavour: Flavour) -> Result<Report, String> {
     let lib = stage(args, name, flavour)?;
+    let mut report = run_plan(args, &lib, name, PLAN, "report.json")?;
+    let tours = name
+        .and_then(table::find)
+        .is_some_and(|m| m.targets.iter().any(|t| t.starts_with("bp.")));
+    if tours {
+        let tour = run_plan(args, &lib, name, TOUR_PLAN, "tour.json")?;
+        report.results.extend(tour.results);
+    }
+    Ok(report)
+}
+
+/// Runs the suite on `lib` with `plan`, its report written to `file` beside `lib`.
+fn run_plan(
+    args: &Args,
+    lib: &Path,
+    name: Option<&str>,
+    plan: &[&str],
+    file: &str,
+) -> Result<Report, String> {
     let dir = lib.parent().unwrap_or(Path::new("."));
-    let report = dir.join("report.json");
+    let report = dir.join(file);
     let status = Command::new(&args.runner)
         .arg("run")
-        .arg(&lib)
-        .args(PLAN)
+        .arg(lib)
+        .args(plan)
         .arg("--output")
         .arg(&report)
         .arg("--results-dir")

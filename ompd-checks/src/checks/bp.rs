@@ -1,0 +1,116 @@
+//! The library at breakpoint stops: a live fixture stopped at each OMPD breakpoint its runtime
+//! passes (the breakpoint tours of `--live`, [`BpStop`]), the library asked about the thread
+//! that stopped there and judged against the runtime's own OMPT view of it at that moment (the
+//! runtime is judged separately: where it passes a breakpoint is `runtime.bp_sequence.*`).
+//! Elsewhere these checks skip: no other target is stopped at one.
+
+use crate::known::{BpStop, Fact};
+use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
+use ompd_abi::Scope;
+use ompd_abi::{thread_id_kind, EntryPoint};
+use ompd_loader::library::{AnyHandle, AspaceH, Call, ThreadH};
+
+/// Checks of this family.
+pub static CHECKS: &[Check] = &[Check {
+    id: "bp.curr.handles_match_runtime",
+    requirements: &["OMPD-HANDLE-PAR-009", "OMPD-HANDLE-TASK-006", "OMPD-BP-007"],
+    summary: "stopped at ompd_bp_parallel_begin/_end or ompd_bp_task_begin/_end, the stopped thread's current parallel and task handles are the region and task the runtime itself has current there (their OMPT tool data is the runtime's OMPT view at the stop)",
+    severity: Severity::Must,
+    entry_points: &[
+        EntryPoint::GetThreadHandle,
+        EntryPoint::GetCurrParallelHandle,
+        EntryPoint::GetCurrTaskHandle,
+        EntryPoint::GetToolData,
+    ],
+    real: Some(&[Fact::Stop]),
+    property: crate::Property::ScenariosOnly,
+    run: Run::Worker(handles_match_runtime),
+    ..Check::TARGET
+}];
+
+/// The stop, or the skip of a target that is not stopped at a breakpoint.
+pub(crate) fn stop_or_skip(ctx: &Ctx) -> Result<BpStop, Verdict> {
+    match (&ctx.known.stop, ctx.known.has(Fact::Stop)) {
+        (Some(stop), true) => Ok(stop.clone()),
+        _ => Err(Verdict::skip(
+            "judged where a breakpoint tour (--live) stops a fixture at an OMPD breakpoint; \
+             this target is not stopped at one",
+        )),
+    }
+}
+
+/// The stopped thread's handle, asked by its pthread id (its index found by its lwp).
+fn stopped_thread<'l>(
+    ctx: &Ctx<'l>,
+    ah: &AspaceH<'l>,
+    stop: &BpStop,
+) -> Result<ThreadH<'l>, String> {
+    let src = ctx.target.ok_or("no target")?.source();
+    let index = src
+        .find_thread(thread_id_kind::LWP, &stop.tid.to_le_bytes())
+        .ok_or_else(|| format!("thread {} is not among the stopped threads", stop.tid))?;
+    let id = src
+        .thread_id_bytes(index, thread_id_kind::PTHREAD)
+        .ok_or("the stopped thread has no pthread id")?;
+    ctx.lib
+        .get_thread_handle(ah, thread_id_kind::PTHREAD, &id)
+        .map_err(|e| format!("{}: {e}", EntryPoint::GetThreadHandle))
+}
+
+/// The value of a handle's tool data, or why there is none.
+fn tool_value(got: Call<(i64, ompd_abi::Address)>) -> Result<u64, String> {
+    got.map(|(v, _)| v as u64).map_err(|e| e.to_string())
+}
+
+fn handles_match_runtime(ctx: &mut Ctx, _: &str) -> Verdict {
+    let stop = match stop_or_skip(ctx) {
+        Ok(s) if s.breakpoint.contains("_parallel_") || s.breakpoint.contains("_task_") => s,
+        Ok(s) => {
+            return Verdict::skip(format!(
+                "stopped at {}: judged at parallel and task breakpoints",
+                s.breakpoint
+            ))
+        }
+        Err(v) => return v,
+    };
+    let Some([region_data, _, task_data, _]) = stop.view else {
+        return Verdict::skip(
+            "no OMPT view of the stopped thread: the fixture's OMPT tool is not loaded",
+        );
+    };
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
+    let mut j = Judge::new(
+        ctx,
+        "the current region and task the runtime's OMPT view shows at the stop",
+    );
+    let at = format!("at {} of thread {}", stop.breakpoint, stop.tid);
+    let th = match stopped_thread(ctx, ah, &stop) {
+        Ok(th) => th,
+        Err(e) => {
+            j.fail(format!("{at}: {e}"));
+            return j.verdict();
+        }
+    };
+    let lib = ctx.lib;
+    if region_data != 0 {
+        let got = lib
+            .get_curr_parallel_handle(&th)
+            .and_then(|p| lib.get_tool_data(AnyHandle::Parallel(&p), Scope::PARALLEL));
+        let got = tool_value(got);
+        j.expect(got == Ok(region_data), || {
+            format!(
+                "{at}: current region's tool data {got:x?}, the runtime's region {region_data:#x}"
+            )
+        });
+    }
+    if task_data != 0 {
+        let got = lib
+            .get_curr_task_handle(&th)
+            .and_then(|t| lib.get_tool_data(AnyHandle::Task(&t), Scope::TASK));
+        let got = tool_value(got);
+        j.expect(got == Ok(task_data), || {
+            format!("{at}: current task's tool data {got:x?}, the runtime's task {task_data:#x}")
+        });
+    }
+    j.verdict_or_skip(|| format!("{at}: the runtime's OMPT view gave no region or task data"))
+}
