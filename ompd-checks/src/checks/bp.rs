@@ -57,9 +57,22 @@ fn stopped_thread<'l>(
         .map_err(|e| format!("{}: {e}", EntryPoint::GetThreadHandle))
 }
 
-/// The value of a handle's tool data, or why there is none.
-fn tool_value(got: Call<(i64, ompd_abi::Address)>) -> Result<u64, String> {
-    got.map(|(v, _)| v as u64).map_err(|e| e.to_string())
+/// Judges the tool data of the stopped thread's current `what` (asked by `ask`) against the
+/// runtime's `want`; nothing to judge where the runtime's view has no data (`want` 0).
+fn same_data(
+    j: &mut Judge,
+    at: &str,
+    what: &str,
+    want: u64,
+    ask: impl FnOnce() -> Call<(i64, ompd_abi::Address)>,
+) {
+    if want == 0 {
+        return;
+    }
+    let got = ask().map(|(v, _)| v as u64).map_err(|e| e.to_string());
+    j.expect(got == Ok(want), || {
+        format!("{at}: current {what}'s tool data {got:x?}, the runtime's {what} {want:#x}")
+    });
 }
 
 fn handles_match_runtime(ctx: &mut Ctx, _: &str) -> Verdict {
@@ -92,25 +105,15 @@ fn handles_match_runtime(ctx: &mut Ctx, _: &str) -> Verdict {
         }
     };
     let lib = ctx.lib;
-    if region_data != 0 {
-        let got = lib
-            .get_curr_parallel_handle(&th)
-            .and_then(|p| lib.get_tool_data(AnyHandle::Parallel(&p), Scope::PARALLEL));
-        let got = tool_value(got);
-        j.expect(got == Ok(region_data), || {
-            format!(
-                "{at}: current region's tool data {got:x?}, the runtime's region {region_data:#x}"
-            )
-        });
-    }
-    if task_data != 0 {
-        let got = lib
-            .get_curr_task_handle(&th)
-            .and_then(|t| lib.get_tool_data(AnyHandle::Task(&t), Scope::TASK));
-        let got = tool_value(got);
-        j.expect(got == Ok(task_data), || {
-            format!("{at}: current task's tool data {got:x?}, the runtime's task {task_data:#x}")
-        });
-    }
+    let region = || {
+        lib.get_curr_parallel_handle(&th)
+            .and_then(|p| lib.get_tool_data(AnyHandle::Parallel(&p), Scope::PARALLEL))
+    };
+    let task = || {
+        lib.get_curr_task_handle(&th)
+            .and_then(|t| lib.get_tool_data(AnyHandle::Task(&t), Scope::TASK))
+    };
+    same_data(&mut j, &at, "region", region_data, region);
+    same_data(&mut j, &at, "task", task_data, task);
     j.verdict_or_skip(|| format!("{at}: the runtime's OMPT view gave no region or task data"))
 }

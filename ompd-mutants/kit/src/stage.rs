@@ -11,20 +11,7 @@ use std::process::Command;
 /// The suite's plan for each mutant: every scenario, two arch variants that differ in both
 /// pointer width and byte order, the natural layout, no generated cases.
 const PLAN: &[&str] = &[
-    "--arch",
-    "lp64-le",
-    "--arch",
-    "ilp32-be",
-    "--layout",
-    "natural",
-    "--cases",
-    "0",
-    "--call-timeout",
-    "2",
-    "--no-expectations",
-    "--quiet",
-    "--format",
-    "json",
+    "--arch", "lp64-le", "--arch", "ilp32-be", "--layout", "natural", "--cases", "0",
 ];
 
 /// The mutants of this run: the quick subset, the ones named, or all.
@@ -91,12 +78,10 @@ fn patch(lib: &Path, name: &str) -> Result<(), String> {
 
 /// The plan for a mutant that targets a check judged at breakpoint stops: the breakpoint tour
 /// of the `tasks` fixture (parallel and task breakpoints), live only, those checks only.
-const TOUR_PLAN: &[&str] = &[
-    "--run",
-    "tasks",
-    "--no-core",
-    "--check",
-    "bp.*",
+const TOUR_PLAN: &[&str] = &["--run", "tasks", "--no-core", "--check", "bp.*"];
+
+/// What every plan adds: a short per-call deadline, no expectations, the JSON report.
+const EVERY_PLAN: &[&str] = &[
     "--call-timeout",
     "2",
     "--no-expectations",
@@ -135,6 +120,7 @@ fn run_plan(
         .arg("run")
         .arg(lib)
         .args(plan)
+        .args(EVERY_PLAN)
         .arg("--output")
         .arg(&report)
         .arg("--results-dir")
