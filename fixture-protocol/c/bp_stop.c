@@ -16,10 +16,11 @@
  *     tool installed `ompd_fixture_view`, the runtime's own OMPT view of the thread there (its
  *     region's data and team size, its task's data and that task's region's data), prints
  *     `BP <seq> <name> <tid>` (followed by the four view values when there is a view) on
- *     stdout, and stops the whole process with SIGSTOP.
+ *     stderr (unbuffered, and apart from the program's own stdout, whose buffered output could
+ *     cut a line in two), and stops the whole process with SIGSTOP.
  *   - After SIGCONT it returns from the breakpoint function on the thread's behalf (the OMPD
  *     breakpoint functions have no effect, by their definition), so the runtime goes on.
- *   - `BPSTOP armed <n>` is printed once the constructor armed n breakpoints.
+ *   - `BPSTOP armed <n>` is printed (on stderr) once the constructor armed n breakpoints.
  * A trap anywhere else is re-raised with the default action (a crash, as without the shim).
  */
 
@@ -98,7 +99,7 @@ static void announce(int64_t seq, int kind, int64_t tid, const int64_t *view) {
     p = put_number(p, view[i] < 0 ? 0 : view[i]);
   }
   *p++ = '\n';
-  ssize_t ignored = write(STDOUT_FILENO, line, (size_t)(p - line));
+  ssize_t ignored = write(STDERR_FILENO, line, (size_t)(p - line));
   (void)ignored;
 }
 
@@ -198,6 +199,6 @@ __attribute__((constructor)) static void arm(void) {
   char line[32] = "BPSTOP armed ";
   char *p = put_number(line + 13, arm_all(spec, base));
   *p++ = '\n';
-  ssize_t ignored = write(STDOUT_FILENO, line, (size_t)(p - line));
+  ssize_t ignored = write(STDERR_FILENO, line, (size_t)(p - line));
   (void)ignored;
 }

@@ -188,6 +188,9 @@ pub struct Scenario {
     pub env: &'static [(&'static str, &'static str)],
     /// How many threads record (the decoded `Truth::threads` count).
     pub expected_records: usize,
+    /// How many parallel regions the program runs, serialized ones included (a breakpoint tour
+    /// expects one `ompd_bp_parallel_begin` and one `_end` per region).
+    pub parallel_regions: usize,
     /// How many explicit tasks the program creates (a breakpoint tour expects at least as many
     /// `ompd_bp_task_begin`s).
     pub explicit_tasks: usize,
@@ -200,14 +203,20 @@ pub struct Scenario {
 
 /// Every scenario, in the order of their numbers.
 pub fn scenarios() -> &'static [Scenario] {
+    SCENARIOS
+}
+
+/// The scenario table ([`scenarios`]).
+static SCENARIOS: &[Scenario] = {
     use Role::*;
-    static ALL: &[Scenario] = &[
+    &[
         Scenario {
             name: "nested",
             number: 1,
             args: &["nested"],
             env: ENV,
             expected_records: 4,
+            parallel_regions: 3,
             explicit_tasks: 0,
             roles: &[Spin, Spin, Spin, Spin],
             description: "outer parallel of 2 threads, each running an inner parallel of 2; \
@@ -221,6 +230,7 @@ pub fn scenarios() -> &'static [Scenario] {
             args: &["barrier"],
             env: ENV,
             expected_records: 4,
+            parallel_regions: 3,
             explicit_tasks: 0,
             roles: &[Spin, Barrier, Spin, Barrier],
             description: "the shape of nested; thread 0 of each inner team spins, thread 1 \
@@ -232,6 +242,7 @@ pub fn scenarios() -> &'static [Scenario] {
             args: &["serialized"],
             env: ENV,
             expected_records: 3,
+            parallel_regions: 4,
             explicit_tasks: 0,
             roles: &[Spin, Spin, Spin],
             description: "outer parallel of 3 threads, each inside its own #pragma omp parallel \
@@ -244,6 +255,7 @@ pub fn scenarios() -> &'static [Scenario] {
             args: &["tasks"],
             env: ENV,
             expected_records: 3,
+            parallel_regions: 1,
             explicit_tasks: 3,
             roles: &[Taskwait, TaskSpin, TaskSpin],
             description: "parallel of 3 threads; thread 0 (slot 0) creates explicit task 1 \
@@ -257,6 +269,7 @@ pub fn scenarios() -> &'static [Scenario] {
             args: &["locks"],
             env: ENV,
             expected_records: 3,
+            parallel_regions: 1,
             explicit_tasks: 0,
             roles: &[Spin, Lock, Critical],
             description: "parallel of 3 threads; thread 0 holds an omp_lock_t and the critical \
@@ -269,15 +282,15 @@ pub fn scenarios() -> &'static [Scenario] {
             args: &["serial"],
             env: ENV,
             expected_records: 2,
+            parallel_regions: 1,
             explicit_tasks: 0,
             roles: &[Serial, Foreign],
             description: "the initial thread (slot 0) outside any parallel region after a \
                           parallel region of 2 threads ended (its worker stays in the pool, \
                           unrecorded), and a plain pthread (slot 1) that never calls OpenMP",
         },
-    ];
-    ALL
-}
+    ]
+};
 
 /// The scenario called `name`.
 pub fn scenario(name: &str) -> Option<&'static Scenario> {

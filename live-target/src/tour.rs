@@ -1,6 +1,6 @@
 //! Breakpoint tours: a fixture program run with the breakpoint-stop shim (`libbp_stop.so`,
 //! `fixture-protocol`'s `c/bp_stop.c`) preloaded, which stops the whole process each time the
-//! OpenMP runtime passes one of its `ompd_bp_*` functions and announces the stop on stdout as
+//! OpenMP runtime passes one of its `ompd_bp_*` functions and announces the stop on stderr as
 //! `BP <seq> <name> <tid>`. [`Tour::next_stop`] waits for the next announced stop (the process
 //! then sits in a group stop, ready for any tracer to attach and detach), [`Tour::resume`]
 //! continues it with `SIGCONT`. [`breakpoint_offsets`] reads what the shim needs from the
@@ -95,13 +95,17 @@ pub struct Tour {
     child: Option<Child>,
     pid: i32,
     lines: mpsc::Receiver<String>,
+    /// The number of the last stop announced (0 before the first).
+    last: u64,
 }
 
 impl Tour {
-    /// Starts `cmd` (stdout taken over, stdin null); the caller has set the shim's environment.
+    /// Starts `cmd` (stderr taken over, where the shim announces its stops; stdout and stdin
+    /// null); the caller has set the shim's environment.
     pub fn start(mut cmd: Command) -> Result<Tour, SpawnError> {
         let program = cmd.get_program().to_string_lossy().into_owned();
-        cmd.stdout(Stdio::piped())
+        cmd.stderr(Stdio::piped())
+            .stdout(Stdio::null())
             .stdin(Stdio::null())
             .process_group(0);
         arrange_child(&mut cmd);
@@ -109,9 +113,9 @@ impl Tour {
             .spawn()
             .map_err(|source| SpawnError::Start { program, source })?;
         let (tx, rx) = mpsc::channel();
-        if let Some(stdout) = child.stdout.take() {
+        if let Some(stderr) = child.stderr.take() {
             std::thread::spawn(move || {
-                for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                     if tx.send(line).is_err() {
                         break;
                     }
@@ -122,6 +126,7 @@ impl Tour {
             pid: child.id() as i32,
             child: Some(child),
             lines: rx,
+            last: 0,
         })
     }
 
@@ -131,18 +136,23 @@ impl Tour {
     }
 
     /// Waits up to `timeout` for the next stop, and for the process to be stopped there;
-    /// `Ok(None)` once the program closed its stdout (it ended).
+    /// `Ok(None)` once the program closed its stderr (it ended).
     pub fn next_stop(&mut self, timeout: Duration) -> Result<Option<Stop>, SpawnError> {
         let deadline = Instant::now() + timeout;
         let stop = loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
                 Ok(line) => match Stop::parse(&line) {
-                    Some(stop) => break stop,
+                    Some(stop) => {
+                        self.last = stop.seq;
+                        break stop;
+                    }
                     None => continue,
                 },
                 Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(None),
-                Err(mpsc::RecvTimeoutError::Timeout) => return Err(self.late("the next stop")),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    return Err(self.late(&format!("the stop after stop {}", self.last)))
+                }
             }
         };
         while !self.stopped() {
@@ -195,9 +205,23 @@ impl Tour {
     }
 
     fn late(&self, what: &str) -> SpawnError {
+        let states: Vec<String> = std::fs::read_dir(format!("/proc/{}/task", self.pid))
+            .map(|d| {
+                d.flatten()
+                    .filter_map(|e| {
+                        let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+                        let state = stat.rsplit_once(") ")?.1.chars().next()?;
+                        Some(format!("{}:{state}", e.file_name().to_string_lossy()))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         SpawnError::Timeout {
             pid: self.pid,
-            what: format!("waiting for {what} of the breakpoint tour"),
+            what: format!(
+                "waiting for {what} of the breakpoint tour (threads {})",
+                states.join(" ")
+            ),
         }
     }
 }

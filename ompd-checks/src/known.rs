@@ -57,6 +57,8 @@ pub struct BpStop {
     pub pid: u32,
     /// Every stop of the tour so far, this one last: (breakpoint, thread).
     pub log: Vec<(String, u32)>,
+    /// How many parallel regions the fixture program runs, serialized ones included.
+    pub parallel_regions: usize,
     /// How many explicit tasks it creates.
     pub explicit_tasks: usize,
 }

@@ -1,13 +1,14 @@
 //! Breakpoint tours (`--live`): a fixture run with the breakpoint-stop shim preloaded
 //! (`live_target::tour`), which stops the whole process at every OMPD breakpoint its runtime
-//! passes. At each stop every library that serves the runtime runs the `runtime.bp_sequence.*`
-//! checks in a unit of its own (attach, judge, detach; the process stays stopped), then the
-//! tour continues.
+//! passes. At each stop every library that serves the runtime runs the checks judged on tours
+//! (`bp.*`, `runtime.bp_sequence.*`) in a unit of its own (attach, judge, detach; the process
+//! stays stopped), then the tour continues.
 //!
 //! A library's results of one check over the tour fold into one record: the worst judged
 //! outcome, its detail prefixed with the stop it came from; a skip only when every stop
-//! skipped. A library that declines the runtime at the first stop (it looks up a symbol the
-//! runtime lacks) leaves the tour with a note, as in `real_runs`.
+//! skipped; a tour cut short turns its passes into harness errors. A library that declines the
+//! runtime at the first stop (it looks up a symbol the runtime lacks) leaves the tour with a
+//! note, as in `real_runs`.
 
 use crate::real::RealTarget;
 use crate::real_runs::{command, run_units, skip_all, FixtureRun, RealRun};
@@ -94,27 +95,50 @@ fn run_tour(
         tally: Tally::default(),
         notes: Vec::new(),
     };
+    let mut broken = Some(format!("more than {MAX_STOPS} stops"));
     for _ in 0..MAX_STOPS {
         let stop = match tour.next_stop(STOP_TIMEOUT) {
             Ok(Some(stop)) => stop,
-            Ok(None) => break,
+            Ok(None) => {
+                broken = None;
+                break;
+            }
             Err(e) => {
-                walk.note(e);
+                broken = Some(e.to_string());
                 break;
             }
         };
         walk.judge(&stop);
         if let Err(e) = tour.resume() {
-            walk.note(e);
+            broken = Some(e.to_string());
             break;
         }
     }
     match tour.finish(STOP_TIMEOUT) {
         Ok(s) if s.success() => {}
-        Ok(s) => walk.note(format!("the tour's fixture exited with {s}")),
-        Err(e) => walk.note(e),
+        Ok(s) => broken = broken.or(Some(format!("the tour's fixture exited with {s}"))),
+        Err(e) => broken = broken.or(Some(e.to_string())),
     }
-    (walk.tally.records(), walk.notes)
+    if let Some(why) = &broken {
+        walk.note(why);
+    }
+    let mut records = walk.tally.records();
+    if let Some(why) = broken {
+        cut_short(&mut records, &why);
+    }
+    (records, walk.notes)
+}
+
+/// A tour that did not follow its program to a clean end judged only the stops before: what
+/// passed there is no pass of the whole sequence, so it becomes a harness error naming `why`.
+fn cut_short(records: &mut [ResultRecord], why: &str) {
+    for r in records.iter_mut().filter(|r| r.outcome == Outcome::Pass) {
+        r.outcome = Outcome::HarnessError;
+        r.detail = format!(
+            "the breakpoint tour ended before its program did ({why}); {}",
+            r.detail
+        );
+    }
 }
 
 /// A tour under way: what each stop's units need, and what the stops gave so far.
@@ -143,6 +167,7 @@ impl Walk<'_> {
             view: stop.view,
             pid: self.pid as u32,
             log: self.log.clone(),
+            parallel_regions: self.f.scenario.parallel_regions,
             explicit_tasks: self.f.scenario.explicit_tasks,
         };
         let first = self.log.len() == 1;
@@ -184,7 +209,10 @@ fn start(
     let (mut cmd, env) = command(f, &dir)?;
     cmd.env("LD_PRELOAD", shim)
         .env(live_target::tour::BREAKPOINTS_ENV, offsets)
-        .env("FIXTURE_TOUR", "1");
+        .env("FIXTURE_TOUR", "1")
+        // Every library's units at every stop take longer than the fixture's default safety
+        // alarm (300 s) on a loaded machine; the alarm still ends a fixture nobody continues.
+        .env("FIXTURE_TIMEOUT", "3600");
     let tour = live_target::tour::Tour::start(cmd)
         .map_err(|e| format!("the tour's fixture did not start: {e}"))?;
     Ok((tour, env))

@@ -61,6 +61,17 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        id: "runtime.bp_sequence.parallel_once_per_region",
+        requirements: &["OMPD-BP-003"],
+        summary: "the runtime passes ompd_bp_parallel_begin once per region (not per thread, not twice) and ompd_bp_parallel_end once after it, both on the encountering thread: as many pairs as the program has regions",
+        severity: Severity::Must,
+        entry_points: &[],
+        real: Some(&[Fact::Stop]),
+        property: crate::Property::ScenariosOnly,
+        run: Run::Worker(parallel_pairs),
+        ..Check::TARGET
+    },
+    Check {
         id: "runtime.bp_sequence.task_begin_end_pairs",
         requirements: &["OMPD-BP-004"],
         summary: "the runtime passes ompd_bp_task_begin before every explicit task runs and ompd_bp_task_end once after it, each end after its begin",
@@ -220,6 +231,40 @@ fn thread_begin_first(ctx: &mut Ctx, _: &str) -> Verdict {
             ends == 0 || ends == 1 && last == "ompd_bp_thread_end",
             || format!("thread {tid}: {ends} thread_end, and {last} is its last stop so far"),
         );
+    }
+    j.verdict()
+}
+
+/// `ompd_bp_parallel_begin`/`_end` pair up on each thread (never an end with none of its regions
+/// open), never more begins than the program has regions, and once the program is over exactly
+/// one pair per region.
+fn parallel_pairs(ctx: &mut Ctx, _: &str) -> Verdict {
+    let stop = match stop_or_skip(ctx) {
+        Ok(s) => s,
+        Err(v) => return v,
+    };
+    let (begin, end) = ("ompd_bp_parallel_begin", "ompd_bp_parallel_end");
+    let mut j = Judge::new(ctx, format!("one {begin} and one {end} per region"));
+    let (mut begins, mut ends) = (0, 0);
+    for (tid, stops) in by_thread(&stop) {
+        let mut open = 0i64;
+        for s in stops {
+            begins += usize::from(s == begin);
+            ends += usize::from(s == end);
+            open += i64::from(s == begin) - i64::from(s == end);
+            j.expect(open >= 0, || {
+                format!("thread {tid}: {end} with none of its regions open")
+            });
+        }
+    }
+    let want = stop.parallel_regions;
+    j.expect(begins <= want, || {
+        format!("{begins} {begin} for the program's {want} regions")
+    });
+    if program_over(&stop) {
+        j.expect(begins == want && ends == want, || {
+            format!("the program is over: {begins} {begin} and {ends} {end} for its {want} regions")
+        });
     }
     j.verdict()
 }
