@@ -302,7 +302,7 @@ mutants! {
     "task_frame_swapped" Some(E::GetTaskFrame), TaskFrameSwapped => ["task.frame.matches_model"];
     "task_frame_flags_cleared" Some(E::GetTaskFrame), TaskFrameFlagsCleared => ["task.frame.flags_valid"];
     "task_frame_hangs" Some(E::GetTaskFrame), TaskFrameHangs => ["task.frame.matches_model"];
-    "states_skip_one" Some(E::EnumerateStates), StatesSkipOne => ["state.enumerate.well_formed", "state.enumerate.standard_names"];
+    "states_skip_one" Some(E::EnumerateStates), StatesSkipOne => ["state.enumerate.well_formed", "state.enumerate.standard_names", "state.get.among_enumerated"];
     "states_accept_unknown" Some(E::EnumerateStates), StatesAcceptUnknown => ["state.enumerate.unknown_current"];
     "dcv_unavailable" Some(E::GetDisplayControlVars), DcvUnavailable => ["dcv.get.well_formed"];
     "dcv_rel_leaks" Some(E::RelDisplayControlVars), DcvRelLeaks => ["dcv.rel.releases_everything"];

@@ -50,6 +50,16 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        id: "state.get.among_enumerated",
+        requirements: &["OMPD-STATE-010"],
+        summary: "every state ompd_get_state answers is one ompd_enumerate_states lists for the address space",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::EnumerateStates, EntryPoint::GetThreadHandle, EntryPoint::GetState],
+        real: Some(&[Fact::Threads]),
+        run: Run::Worker(among_enumerated),
+        ..Check::TARGET
+    },
+    Check {
         id: "state.get.null_wait_id",
         requirements: &["OMPD-STATE-011"],
         summary: "ompd_get_state accepts a NULL wait_id and still answers",
@@ -182,6 +192,36 @@ fn get_state(ctx: &mut Ctx, _: &str) -> Verdict {
         }
     }
     j.verdict()
+}
+
+fn among_enumerated(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let (steps, err) = match walk(ctx) {
+        Ok(x) => x,
+        Err(v) => return v,
+    };
+    let listed: BTreeSet<i64> = steps.iter().map(|s| s.0).collect();
+    let stopped = err.map_or(String::new(), |e| {
+        format!(" (the enumeration stopped: {e})")
+    });
+    let mut j = Judge::new(ctx, "a state the enumeration lists");
+    for t in ctx.threads() {
+        let Ok(th) = ctx.thread_handle(ah, t) else {
+            continue;
+        };
+        if let Ok((s, _)) = ctx.lib.get_state(&th, true) {
+            j.expect(listed.contains(&s), || {
+                format!(
+                    "gtid {}: state {s:#x} is not among the {} enumerated{stopped}",
+                    t.0,
+                    listed.len()
+                )
+            });
+        }
+    }
+    j.verdict_or_skip(|| {
+        "ompd_get_state answered no state (without state tracking, or no thread handle)".into()
+    })
 }
 
 fn unknown_current(ctx: &mut Ctx, _: &str) -> Verdict {
