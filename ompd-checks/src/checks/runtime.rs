@@ -9,6 +9,7 @@
 //! sequence of stops it ends, and the main thread's `ompd_bp_thread_end`, after every region and
 //! task, judges the totals. Elsewhere they skip: no other target is stopped at one.
 
+use crate::checks::bp::stop_or_skip;
 use crate::known::{BpStop, Fact};
 use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
 use ompd_serve::source::{Source, SymbolError};
@@ -181,14 +182,33 @@ fn dll_locations(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-/// The stop, or the skip of a target that is not stopped at a breakpoint.
-fn stop_or_skip(ctx: &Ctx) -> Result<BpStop, Verdict> {
-    match (&ctx.known.stop, ctx.known.has(Fact::Stop)) {
-        (Some(stop), true) => Ok(stop.clone()),
-        _ => Err(Verdict::skip(
-            "judged where a breakpoint tour (--live) stops a fixture at an OMPD breakpoint; \
-             this target is not stopped at one",
-        )),
+/// Judges the tour's stops so far with `facts` (each `Err` names a violation), or skips where the
+/// target is not stopped at a breakpoint.
+fn sequence(
+    ctx: &mut Ctx,
+    expected: &str,
+    facts: fn(&BpStop) -> Vec<Result<(), String>>,
+) -> Verdict {
+    let stop = match stop_or_skip(ctx) {
+        Ok(s) => s,
+        Err(v) => return v,
+    };
+    let mut j = Judge::new(ctx, expected);
+    for f in facts(&stop) {
+        match f {
+            Ok(()) => j.holds(),
+            Err(e) => j.fail(e),
+        }
+    }
+    j.verdict()
+}
+
+/// A fact: `Ok` when `ok`, else the violation `what` describes.
+fn fact(ok: bool, what: impl FnOnce() -> String) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(what())
     }
 }
 
@@ -209,88 +229,201 @@ fn program_over(stop: &BpStop) -> bool {
 }
 
 fn thread_begin_first(ctx: &mut Ctx, _: &str) -> Verdict {
-    let stop = match stop_or_skip(ctx) {
-        Ok(s) => s,
-        Err(v) => return v,
-    };
-    let mut j = Judge::new(ctx, "thread_begin first, thread_end last, once each");
-    for (tid, stops) in by_thread(&stop) {
-        let begins = stops
-            .iter()
-            .filter(|b| **b == "ompd_bp_thread_begin")
-            .count();
-        let ends = stops.iter().filter(|b| **b == "ompd_bp_thread_end").count();
-        j.expect(stops[0] == "ompd_bp_thread_begin" && begins == 1, || {
-            format!(
-                "thread {tid}: its stops begin {:?}, with {begins} thread_begin",
-                stops[0]
-            )
-        });
+    sequence(
+        ctx,
+        "thread_begin first, thread_end last, once each",
+        thread_facts,
+    )
+}
+
+/// Each thread's stops begin with its one thread_begin and end with its one thread_end, if any.
+fn thread_facts(stop: &BpStop) -> Vec<Result<(), String>> {
+    let mut out = Vec::new();
+    for (tid, stops) in by_thread(stop) {
+        let count = |name: &str| stops.iter().filter(|b| **b == name).count();
+        let (begins, ends) = (count("ompd_bp_thread_begin"), count("ompd_bp_thread_end"));
+        out.push(fact(
+            stops[0] == "ompd_bp_thread_begin" && begins == 1,
+            || {
+                format!(
+                    "thread {tid}: its stops begin {:?}, with {begins} thread_begin",
+                    stops[0]
+                )
+            },
+        ));
         let last = stops[stops.len() - 1];
-        j.expect(
+        out.push(fact(
             ends == 0 || ends == 1 && last == "ompd_bp_thread_end",
             || format!("thread {tid}: {ends} thread_end, and {last} is its last stop so far"),
-        );
+        ));
     }
-    j.verdict()
+    out
+}
+
+fn parallel_pairs(ctx: &mut Ctx, _: &str) -> Verdict {
+    sequence(
+        ctx,
+        "one ompd_bp_parallel_begin and one ompd_bp_parallel_end per region",
+        parallel_facts,
+    )
 }
 
 /// `ompd_bp_parallel_begin`/`_end` pair up on each thread (never an end with none of its regions
 /// open), never more begins than the program has regions, and once the program is over exactly
 /// one pair per region.
-fn parallel_pairs(ctx: &mut Ctx, _: &str) -> Verdict {
-    let stop = match stop_or_skip(ctx) {
-        Ok(s) => s,
-        Err(v) => return v,
-    };
+fn parallel_facts(stop: &BpStop) -> Vec<Result<(), String>> {
     let (begin, end) = ("ompd_bp_parallel_begin", "ompd_bp_parallel_end");
-    let mut j = Judge::new(ctx, format!("one {begin} and one {end} per region"));
+    let mut out = Vec::new();
     let (mut begins, mut ends) = (0, 0);
-    for (tid, stops) in by_thread(&stop) {
+    for (tid, stops) in by_thread(stop) {
         let mut open = 0i64;
         for s in stops {
             begins += usize::from(s == begin);
             ends += usize::from(s == end);
             open += i64::from(s == begin) - i64::from(s == end);
-            j.expect(open >= 0, || {
+            out.push(fact(open >= 0, || {
                 format!("thread {tid}: {end} with none of its regions open")
-            });
+            }));
         }
     }
     let want = stop.parallel_regions;
-    j.expect(begins <= want, || {
+    out.push(fact(begins <= want, || {
         format!("{begins} {begin} for the program's {want} regions")
-    });
-    if program_over(&stop) {
-        j.expect(begins == want && ends == want, || {
+    }));
+    if program_over(stop) {
+        out.push(fact(begins == want && ends == want, || {
             format!("the program is over: {begins} {begin} and {ends} {end} for its {want} regions")
-        });
+        }));
     }
-    j.verdict()
+    out
+}
+
+fn task_pairs(ctx: &mut Ctx, _: &str) -> Verdict {
+    sequence(
+        ctx,
+        "ompd_bp_task_begin and ompd_bp_task_end in pairs",
+        task_facts,
+    )
 }
 
 /// `ompd_bp_task_begin`/`_end` pair up: never more ends than begins so far, and once the program
 /// is over as many ends as begins, and at least as many begins as it has explicit tasks (a
 /// runtime may pass them for implicit tasks too: 5.x says every task, TR 16 explicit tasks).
-fn task_pairs(ctx: &mut Ctx, _: &str) -> Verdict {
-    let stop = match stop_or_skip(ctx) {
-        Ok(s) => s,
-        Err(v) => return v,
-    };
-    let mut j = Judge::new(ctx, "ompd_bp_task_begin and ompd_bp_task_end in pairs");
+fn task_facts(stop: &BpStop) -> Vec<Result<(), String>> {
     let count = |name: &str| stop.log.iter().filter(|(bp, _)| bp == name).count();
     let (begins, ends) = (count("ompd_bp_task_begin"), count("ompd_bp_task_end"));
-    j.expect(ends <= begins, || {
+    let mut out = vec![fact(ends <= begins, || {
         format!("{ends} ompd_bp_task_end after {begins} ompd_bp_task_begin")
-    });
-    if program_over(&stop) {
+    })];
+    if program_over(stop) {
         let want = stop.explicit_tasks;
-        j.expect(begins >= want && begins == ends, || {
+        out.push(fact(begins >= want && begins == ends, || {
             format!(
                 "the program is over: {begins} ompd_bp_task_begin and {ends} ompd_bp_task_end \
                  for its {want} explicit tasks"
             )
-        });
+        }));
     }
-    j.verdict()
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tour of process 1 whose stops are `log` ("thread_begin@1" = ompd_bp_thread_begin on
+    /// thread 1), for a program of one region and one explicit task.
+    fn tour(log: &[&str]) -> BpStop {
+        BpStop {
+            pid: 1,
+            parallel_regions: 1,
+            explicit_tasks: 1,
+            log: log
+                .iter()
+                .map(|s| {
+                    let (bp, tid) = s.split_once('@').unwrap();
+                    (format!("ompd_bp_{bp}"), tid.parse().unwrap())
+                })
+                .collect(),
+            ..BpStop::default()
+        }
+    }
+
+    fn violations(facts: Vec<Result<(), String>>) -> usize {
+        facts.iter().filter(|f| f.is_err()).count()
+    }
+
+    /// What a correct runtime passes: one region of two threads running one explicit task.
+    const GOOD: &[&str] = &[
+        "thread_begin@1",
+        "parallel_begin@1",
+        "thread_begin@2",
+        "task_begin@2",
+        "task_end@2",
+        "parallel_end@1",
+        "thread_end@1",
+        "thread_end@2",
+    ];
+
+    #[test]
+    fn a_correct_sequence_passes_every_sequence_check() {
+        let stop = tour(GOOD);
+        assert_eq!(violations(thread_facts(&stop)), 0);
+        assert_eq!(violations(parallel_facts(&stop)), 0);
+        assert_eq!(violations(task_facts(&stop)), 0);
+        // Every prefix passes too: each stop judges the stops before it.
+        for n in 1..GOOD.len() {
+            let prefix = tour(&GOOD[..n]);
+            assert_eq!(violations(thread_facts(&prefix)), 0, "prefix {n}");
+            assert_eq!(violations(parallel_facts(&prefix)), 0, "prefix {n}");
+            assert_eq!(violations(task_facts(&prefix)), 0, "prefix {n}");
+        }
+    }
+
+    #[test]
+    fn a_thread_stopping_before_its_thread_begin_or_after_its_thread_end_fails() {
+        assert_eq!(
+            violations(thread_facts(&tour(&["parallel_begin@1", "thread_begin@1"]))),
+            1
+        );
+        assert_eq!(
+            violations(thread_facts(&tour(&["thread_begin@1", "thread_begin@1"]))),
+            1
+        );
+        assert_eq!(
+            violations(thread_facts(&tour(&[
+                "thread_begin@1",
+                "thread_end@1",
+                "task_begin@1"
+            ]))),
+            1
+        );
+    }
+
+    #[test]
+    fn a_region_passed_twice_or_ended_on_another_thread_fails() {
+        let twice = ["thread_begin@1", "parallel_begin@1", "parallel_begin@1"];
+        assert_eq!(violations(parallel_facts(&tour(&twice))), 1);
+        let elsewhere = [
+            "thread_begin@1",
+            "parallel_begin@1",
+            "thread_begin@2",
+            "parallel_end@2",
+        ];
+        assert_eq!(violations(parallel_facts(&tour(&elsewhere))), 1);
+        let unended = ["thread_begin@1", "parallel_begin@1", "thread_end@1"];
+        assert_eq!(violations(parallel_facts(&tour(&unended))), 1);
+    }
+
+    #[test]
+    fn a_task_ended_before_it_began_or_never_passed_fails() {
+        assert_eq!(
+            violations(task_facts(&tour(&["thread_begin@1", "task_end@1"]))),
+            1
+        );
+        assert_eq!(
+            violations(task_facts(&tour(&["thread_begin@1", "thread_end@1"]))),
+            1
+        );
+    }
 }
