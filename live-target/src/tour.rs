@@ -74,7 +74,7 @@ impl Stop {
 /// runtime file at `runtime` defines, as the shim reads them from [`BREAKPOINTS_ENV`]; `Err`
 /// when the file defines none.
 pub fn breakpoint_offsets(runtime: &Path) -> Result<String, String> {
-    let table = SymbolTable::from_file(runtime).map_err(|e| e.to_string())?;
+    let table = SymbolTable::cached(runtime).map_err(|e| e.to_string())?;
     let pairs: Vec<String> = BREAKPOINTS
         .iter()
         .filter_map(|name| table.get(name))

@@ -43,23 +43,22 @@ pub(crate) fn run_target(
     scratch: &Path,
     ptrace: &Result<(), String>,
 ) -> (Vec<ResultRecord>, Vec<String>) {
+    let tour = matches!(run, RealRun::Fixture(f) if f.tour.is_some());
+    let checks: Vec<String> = checks
+        .iter()
+        .filter(|c| judged_on_tours(c) == tour)
+        .cloned()
+        .collect();
     match run {
-        RealRun::Fixture(f) if f.tour.is_some() && ptrace.is_ok() => {
-            run_tour(run, f, libs, checks, exec, scratch)
+        RealRun::Fixture(f) if tour && ptrace.is_ok() => {
+            run_tour(run, f, libs, &checks, exec, scratch)
         }
-        _ => {
-            let tour = matches!(run, RealRun::Fixture(f) if f.tour.is_some());
-            let checks: Vec<String> = checks
-                .iter()
-                .filter(|c| judged_on_tours(c) == tour)
-                .cloned()
-                .collect();
-            crate::real_runs::run_target(run, libs, &checks, exec, scratch, ptrace)
-        }
+        _ => crate::real_runs::run_target(run, libs, &checks, exec, scratch, ptrace),
     }
 }
 
-/// Runs the breakpoint tour of fixture `f` (`run`) with every library of `libs`.
+/// Runs the breakpoint tour of fixture `f` (`run`) with every library of `libs`; `checks` are
+/// the ones [`judged_on_tours`].
 fn run_tour(
     run: &RealRun,
     f: &FixtureRun,
@@ -68,11 +67,6 @@ fn run_tour(
     exec: Exec,
     scratch: &Path,
 ) -> (Vec<ResultRecord>, Vec<String>) {
-    let checks: Vec<String> = checks
-        .iter()
-        .filter(|c| judged_on_tours(c))
-        .cloned()
-        .collect();
     if checks.is_empty() {
         return (Vec::new(), Vec::new());
     }
@@ -80,13 +74,13 @@ fn run_tour(
         Ok(x) => x,
         Err(e) => {
             let note = format!("{}: {e}", f.name());
-            return (skip_all(run, libs, &checks, &note), vec![note]);
+            return (skip_all(run, libs, checks, &note), vec![note]);
         }
     };
     let mut walk = Walk {
         run,
         f,
-        checks,
+        checks: checks.to_vec(),
         exec,
         env,
         pid: tour.pid(),
