@@ -39,6 +39,7 @@ mod registry;
 mod verdict;
 
 pub use check::{Check, Input, Property, Run, Stage};
+pub use checks::lib::OWN_RUNTIME;
 pub use checks::runtime::dll_locations_of;
 pub use ctx::{
     canonical, innermost_region, is_implicit, knows_kind, native_id_bytes, Ctx, IcvEntry, Setup,

@@ -337,6 +337,18 @@ fn bad_real_targets_get_one_line_and_exit_2() {
         (vec!["--core", "/nonexistent.core"], "does not exist"),
         (vec!["--pid", "999999999"], "no process with pid 999999999"),
         (vec!["--run", "nosuch"], "unknown fixture `nosuch`"),
+        (
+            vec!["--runtime", "/etc/passwd"],
+            "it needs --live, --cores or --run",
+        ),
+        (
+            vec!["--run", "serial", "--runtime", "/etc/passwd"],
+            "runtime /etc/passwd: ",
+        ),
+        (
+            vec!["--run", "serial", "--runtime", LIBM],
+            "defines no __kmpc_fork_call",
+        ),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_ompd-conform"))
             .arg("run")
@@ -347,5 +359,55 @@ fn bad_real_targets_get_one_line_and_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(names), "{args:?}: {err}");
+    }
+}
+
+/// A shared object on every Debian machine that is no OpenMP runtime.
+const LIBM: &str = "/lib/x86_64-linux-gnu/libm.so.6";
+
+#[test]
+fn a_runtime_the_user_gives_is_the_libraries_own() {
+    if !ptrace_or_skip("a_runtime_the_user_gives_is_the_libraries_own") {
+        return;
+    }
+    // Intel 2026.2's runtime, given as the library's own: the reference 5.2 build's API version
+    // (202111) is its OpenMP version, and it defines the whole runtime interface.
+    let (runtimes, _) = c_fixtures::find_runtimes(&cache());
+    let rt = runtimes
+        .iter()
+        .find(|r| r.name == "intel-2026.2")
+        .expect("intel-2026.2 runtime");
+    let refs = common::build_references();
+    assert!(refs.contains(&"reference-5.2"));
+    let path = rt.library.display().to_string();
+    let (_, report) = conform(&[
+        "reference-5.2",
+        "--run",
+        "serial",
+        "--no-core",
+        "--runtime",
+        &path,
+        "--check",
+        "lib.api_version.matches_runtime",
+        "--check",
+        "runtime.dll_locations*",
+        "--no-expectations",
+    ]);
+    assert!(!report.results.is_empty());
+    for r in &report.results {
+        let real = r.real.as_ref().expect("a real target");
+        assert_eq!(real.runtime.as_deref(), Some("own-libiomp5.so"));
+        assert!(real
+            .runtime_file
+            .as_deref()
+            .is_some_and(|f| f.ends_with("libiomp5.so")));
+        assert_eq!(
+            r.outcome,
+            Outcome::Pass,
+            "{} {}: {}",
+            r.check,
+            real.variant(),
+            r.actual
+        );
     }
 }

@@ -119,6 +119,7 @@ fn a_report_with_every_optional_field_matches_the_schema() {
             kind: "live".into(),
             fixture: Some("nested".into()),
             runtime: Some("llvm-21".into()),
+            runtime_file: Some("/opt/llvm/lib/libomp.so".into()),
             build: Some("gcc".into()),
             omp_debug: Some(true),
             pid: Some(42),

@@ -15,6 +15,7 @@ use crate::real::RealTarget;
 use crate::supervisor::{self, Exec};
 use crate::worker::{Target, Unit};
 use fixture_protocol::compile::Built;
+use fixture_protocol::Runtime;
 use ompd_report::{Outcome, ResultRecord};
 use ompd_vendors::Resolved;
 use std::path::{Path, PathBuf};
@@ -109,6 +110,11 @@ impl RealRun {
                 info.tour = f.tour.as_ref().map(|_| true);
                 info.fixture = Some(f.scenario.name.to_string());
                 info.runtime = f.runtime.as_ref().map(|r| r.name.clone());
+                info.runtime_file = f
+                    .runtime
+                    .as_ref()
+                    .filter(|r| r.name.starts_with(OWN_RUNTIME))
+                    .map(|r| r.library.display().to_string());
                 info.build = Some(f.program.compiler.executable().to_string());
             }
             (RealRun::Pid(pid), _) => info.pid = Some(*pid),
@@ -149,17 +155,17 @@ pub fn build_fixtures(cache: &Path) -> Result<Built, String> {
 }
 
 /// The fixture targets of `--live` / `--cores`: every fixture build (`built`) × scenario ×
-/// runtime found in the vendor cache (the unstripped ones, and the stripped system runtime as a negative case),
+/// runtime (`runtimes`, with what is absent: [`runtimes`]; the unstripped ones, and a stripped
+/// one as a negative case),
 /// filtered by scenario names (`only`; empty keeps all), run live (`live`) and from a core file
 /// of each (`core`). The second list names what is absent.
 pub fn fixture_targets(
     built: &Built,
-    cache: &Path,
+    (runtimes, missing_rt): Runtimes,
     only: &[String],
     live: bool,
     core: bool,
 ) -> (Vec<RealRun>, Vec<String>) {
-    let (runtimes, missing_rt) = fixture_protocol::find_runtimes(cache);
     let mut missing: Vec<String> = missing_rt
         .into_iter()
         .map(|(n, why)| format!("runtime {n}: {why}"))
@@ -211,6 +217,50 @@ pub fn fixture_targets(
         }
     }
     (out, missing)
+}
+
+/// The runtimes a run's fixtures run on, and the ones absent with the reason.
+pub type Runtimes = (Vec<Runtime>, Vec<(String, String)>);
+
+/// The prefix of the name of a runtime the user gives (`--runtime`): the runtime the libraries
+/// under test ship with (`lib.api_version.matches_runtime` judges them on it).
+pub const OWN_RUNTIME: &str = ompd_checks::OWN_RUNTIME;
+
+/// The runtimes the fixtures run on, with the ones absent and why: the files `given` (each named
+/// [`OWN_RUNTIME`] and its file name), or, when none is given, the vendor cache's
+/// (`fixture_protocol::find_runtimes`). `Err` names a given file that is no OpenMP runtime.
+pub fn runtimes(cache: &Path, given: &[PathBuf]) -> Result<Runtimes, String> {
+    if given.is_empty() {
+        return Ok(fixture_protocol::find_runtimes(cache));
+    }
+    let own = given
+        .iter()
+        .map(|p| own_runtime(p))
+        .collect::<Result<_, _>>()?;
+    Ok((own, Vec::new()))
+}
+
+/// The runtime at `path`, the user's own: an ELF file that defines `__kmpc_fork_call` (an LLVM-
+/// or Intel-family runtime, which both fixture builds can run on); unstripped when its symbol
+/// tables keep `ompd_state`, which an OMPD library reads.
+fn own_runtime(path: &Path) -> Result<Runtime, String> {
+    let library = path
+        .canonicalize()
+        .map_err(|e| format!("runtime {}: {e}", path.display()))?;
+    let table = live_target::elf::SymbolTable::cached(&library)
+        .map_err(|e| format!("runtime {}: {e}", path.display()))?;
+    if table.get("__kmpc_fork_call").is_none() {
+        return Err(format!(
+            "runtime {}: defines no __kmpc_fork_call, so it is no LLVM- or Intel-family OpenMP runtime",
+            path.display()
+        ));
+    }
+    let file = library.file_name().unwrap_or_default().to_string_lossy();
+    Ok(Runtime {
+        name: format!("{OWN_RUNTIME}{file}"),
+        unstripped: table.get("ompd_state").is_some(),
+        library,
+    })
 }
 
 /// The scenarios a breakpoint tour runs (with `--live`, on every unstripped runtime and build):
@@ -445,12 +495,12 @@ pub(crate) fn skip_all(
     out
 }
 
-/// The OMPD libraries the runtimes of the vendor cache name in `ompd_dll_locations`: each
+/// The OMPD libraries the `runtimes` ([`runtimes`]) name in `ompd_dll_locations`: each
 /// unstripped runtime runs fixture `scenario` once, and its list is read from the live process
 /// (what a debugger does when no library is given); `built` holds the fixture programs.
 pub fn discover_libraries(
     built: &Built,
-    cache: &Path,
+    runtimes: &[Runtime],
     scenario: &str,
 ) -> Result<Vec<PathBuf>, String> {
     live_target::spawn::ptrace_permitted()
@@ -461,7 +511,6 @@ pub fn discover_libraries(
         .programs
         .first()
         .ok_or("no fixture program was built")?;
-    let (runtimes, _) = fixture_protocol::find_runtimes(cache);
     let scratch = tempfile::Builder::new()
         .prefix("ompd-discover-")
         .tempdir()
@@ -489,7 +538,7 @@ pub fn discover_libraries(
         }
     }
     if found.is_empty() {
-        return Err("no unstripped runtime in the vendor cache names an OMPD library".into());
+        return Err("no unstripped runtime names an OMPD library".into());
     }
     Ok(found)
 }

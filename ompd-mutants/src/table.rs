@@ -9,6 +9,8 @@ use ompd_abi::EntryPoint as E;
 pub enum Deviation {
     /// `ompd_get_api_version` reports 201800, no OpenMP API version.
     ApiVersionUnknown,
+    /// `ompd_get_api_version` reports 202011 (OpenMP 5.1): a known version, not its runtime's.
+    ApiVersionOlder,
     /// `ompd_get_api_version` alternates between two values.
     ApiVersionFlips,
     /// `ompd_get_version_string` returns a string in the C heap, not in static memory.
@@ -229,6 +231,19 @@ pub enum Deviation {
     TrIcvOff,
     /// TR: `ompd_get_thread_handle` answers 5.x's `unavailable` for a non-OpenMP thread.
     TrForeignThreadUnavailable,
+    /// The runtime: its copy's symbol table no longer names `ompd_dll_locations`.
+    RtNoDllLocations,
+    /// The runtime: its copy's symbol table no longer names `ompd_dll_locations_valid`.
+    RtNoDllLocationsValid,
+    /// The runtime: its copy's symbol table no longer names `ompd_bp_device_begin`.
+    RtNoDeviceBreakpoint,
+    /// The runtime: its copy's `ompd_bp_thread_begin` and `ompd_bp_thread_end` symbols trade
+    /// addresses, so a debugger stops at the one when the runtime passes the other.
+    RtThreadBreakpointsSwapped,
+    /// The runtime: `ompd_bp_parallel_begin` and `ompd_bp_parallel_end` trade addresses.
+    RtParallelBreakpointsSwapped,
+    /// The runtime: `ompd_bp_task_begin` and `ompd_bp_task_end` trade addresses.
+    RtTaskBreakpointsSwapped,
 }
 
 /// One mutant: a staged build of the forwarder with one deviation.
@@ -366,6 +381,13 @@ mutants! {
     "tr_threads_missing_one" Some(E::GetThreads), TrThreadsMissingOne => ["tr.threads.matches_model"];
     "tr_icv_off" Some(E::GetMaxThreads), TrIcvOff => ["tr.icv.matches_model"];
     "tr_foreign_thread_unavailable" Some(E::GetThreadHandle), TrForeignThreadUnavailable => ["tr.thread_handle.non_openmp_thread"];
+    "rt_no_dll_locations" None, RtNoDllLocations => ["runtime.dll_locations.valid_vector"];
+    "rt_no_dll_locations_valid" None, RtNoDllLocationsValid => ["runtime.dll_locations_valid.defined"];
+    "rt_no_device_breakpoint" None, RtNoDeviceBreakpoint => ["runtime.breakpoints.defined"];
+    "rt_thread_breakpoints_swapped" None, RtThreadBreakpointsSwapped => ["runtime.bp_sequence.thread_begin_first"];
+    "rt_parallel_breakpoints_swapped" None, RtParallelBreakpointsSwapped => ["runtime.bp_sequence.parallel_once_per_region"];
+    "rt_task_breakpoints_swapped" None, RtTaskBreakpointsSwapped => ["runtime.bp_sequence.task_begin_end_pairs"];
+    "rt_api_version_older" Some(E::GetApiVersion), ApiVersionOlder => ["lib.api_version.matches_runtime"];
 }
 
 /// The fast subset CI runs (`cargo xtask mutants --quick`): one mutant of each kind of
@@ -404,6 +426,33 @@ pub fn file_patch(d: Deviation) -> Option<(&'static [u8], &'static [u8])> {
     }
 }
 
+/// What a runtime mutant does to its copy of the runtime's symbol table (`.symtab`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuntimePatch {
+    /// The symbol's name loses its first letter (`xmpd_…`): the runtime no longer defines it.
+    Hide(&'static str),
+    /// The two symbols trade addresses (and sizes).
+    Swap(&'static str, &'static str),
+}
+
+/// The patch of a runtime mutant's deviation; `None` for a deviation of the library.
+pub fn runtime_patch(d: Deviation) -> Option<RuntimePatch> {
+    use RuntimePatch::{Hide, Swap};
+    match d {
+        Deviation::RtNoDllLocations => Some(Hide("ompd_dll_locations")),
+        Deviation::RtNoDllLocationsValid => Some(Hide("ompd_dll_locations_valid")),
+        Deviation::RtNoDeviceBreakpoint => Some(Hide("ompd_bp_device_begin")),
+        Deviation::RtThreadBreakpointsSwapped => {
+            Some(Swap("ompd_bp_thread_begin", "ompd_bp_thread_end"))
+        }
+        Deviation::RtParallelBreakpointsSwapped => {
+            Some(Swap("ompd_bp_parallel_begin", "ompd_bp_parallel_end"))
+        }
+        Deviation::RtTaskBreakpointsSwapped => Some(Swap("ompd_bp_task_begin", "ompd_bp_task_end")),
+        _ => None,
+    }
+}
+
 /// Which forwarder a mutant is built from and which inner library it wraps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Flavour {
@@ -411,6 +460,10 @@ pub enum Flavour {
     V5_2,
     /// The 5.2 forwarder around a 6.0 library: it then reports 6.0, for checks since 6.0.
     V6_0,
+    /// The 5.2 forwarder around a 5.2 library, judged on breakpoint tours of a copy of a real
+    /// runtime, its own: for the runtime's checks (the copy carries the mutant's
+    /// [`RuntimePatch`]) and the library's against its runtime.
+    Runtime,
     /// The TR 2.001 forwarder around a TR library.
     Tr2,
 }
@@ -422,17 +475,20 @@ impl Flavour {
             Flavour::V5_2 => "clean",
             Flavour::V6_0 => "clean-60",
             Flavour::Tr2 => "clean-tr",
+            Flavour::Runtime => "clean-rt",
         }
     }
 }
 
-/// A mutant's flavour, from its name: `tr_…` is a TR 2.001 mutant, `v60_…` a 6.0 one, any other
-/// a 5.2 one.
+/// A mutant's flavour, from its name: `tr_…` is a TR 2.001 mutant, `v60_…` a 6.0 one, `rt_…` one
+/// judged on its own runtime, any other a 5.2 one.
 pub fn flavour(m: &Mutant) -> Flavour {
     if m.name.starts_with("tr_") {
         Flavour::Tr2
     } else if m.name.starts_with("v60_") {
         Flavour::V6_0
+    } else if m.name.starts_with("rt_") {
+        Flavour::Runtime
     } else {
         Flavour::V5_2
     }

@@ -118,6 +118,10 @@ pub struct RealTargetInfo {
     /// The OpenMP runtime the fixture ran on (`intel-2026.2`, `system-llvm-19`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime: Option<String>,
+    /// The runtime's file, for a runtime the user gave the run (`--runtime`), not one of the
+    /// vendor cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime_file: Option<String>,
     /// The compiler that built the fixture program (`gcc`, `clang-19`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<String>,

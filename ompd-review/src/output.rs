@@ -34,13 +34,17 @@ pub fn replay_command(report: &Report, r: &ResultRecord) -> String {
     }
     // A real target: its fixture scenario again (live or core), or the process or core file.
     if let Some(real) = &r.real {
+        let runtime = real
+            .runtime_file
+            .as_ref()
+            .map_or_else(String::new, |f| format!(" --runtime {f}"));
         return match (&real.fixture, &real.core, real.pid) {
             (Some(fixture), _, _) if r.target == "core" => format!(
-                "ompd-conform run {lib} --run {fixture} --cores --check {}",
+                "ompd-conform run {lib} --run {fixture}{runtime} --cores --check {}",
                 r.check
             ),
             (Some(fixture), _, _) => format!(
-                "ompd-conform run {lib} --run {fixture} --no-core --check {}",
+                "ompd-conform run {lib} --run {fixture}{runtime} --no-core --check {}",
                 r.check
             ),
             (None, Some(core), _) => {

@@ -469,8 +469,7 @@ pub(crate) mod tests {
                 build: Some("gcc".into()),
                 omp_debug: Some(debug),
                 pid: (target == "live").then_some(4242),
-                core: None,
-                tour: None,
+                ..Default::default()
             });
             new.push(r);
         }

@@ -177,6 +177,17 @@ pub static RUNTIME_VERSION: &[Check] = &[Check {
     ..Check::TARGET
 }];
 
+/// The prefix of the name of a runtime the user gives the run (`ompd-conform run --runtime`):
+/// the runtime the libraries under test ship with.
+pub const OWN_RUNTIME: &str = "own-";
+
+/// True when the target's runtime (its name) is the one `library` ships with: a vendor cache
+/// runtime of the library's own name (the stripped system build of it included), or one the
+/// user gave as the libraries' own ([`OWN_RUNTIME`]).
+fn ships_with(runtime: &str, library: &str) -> bool {
+    runtime.starts_with(OWN_RUNTIME) || runtime.trim_start_matches("system-") == library
+}
+
 /// The runtime symbol holding the runtime's OpenMP version (`llvm-kmp-model.md`).
 const RUNTIME_VERSION_SYMBOL: &str = "__kmp_openmp_version";
 
@@ -186,7 +197,7 @@ fn matches_runtime(ctx: &mut Ctx, _: &str) -> Verdict {
             "a simulated runtime (or one the harness did not start) ships with no library",
         );
     };
-    if runtime.trim_start_matches("system-") != ctx.library {
+    if !ships_with(runtime, ctx.library) {
         return Verdict::skip(format!(
             "the target runs {runtime}, not the runtime {} ships with",
             ctx.library

@@ -358,6 +358,11 @@ struct RunArgs {
     /// dumped runtime's `ompd_dll_locations`.
     #[arg(long, value_name = "FILE")]
     core: Vec<PathBuf>,
+    /// Run the fixtures on this OpenMP runtime (an LLVM- or Intel-family libomp/libiomp5 shared
+    /// object) instead of the vendor cache's: the runtime the libraries under test ship with.
+    /// The runtime-interface checks judge it (repeatable; needs --live, --cores or --run).
+    #[arg(long, value_name = "SO")]
+    runtime: Vec<PathBuf>,
     /// Live fixtures only: do not dump them to core files.
     #[arg(long, conflicts_with = "cores")]
     no_core: bool,

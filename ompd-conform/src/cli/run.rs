@@ -136,6 +136,12 @@ fn simulated_options(args: &RunArgs, o: &mut RunOptions) -> Result<(), String> {
 
 /// The real targets of a run: `--run-fixture` names, `--core` files, `--pid` processes.
 fn real_options(args: &RunArgs, o: &mut RunOptions) -> Result<(), String> {
+    let fixtures = args.live || args.cores || !args.run_fixture.is_empty();
+    if !args.runtime.is_empty() && !fixtures {
+        return Err(
+            "--runtime names the runtime fixtures run on: it needs --live, --cores or --run".into(),
+        );
+    }
     for f in &args.run_fixture {
         if fixture_protocol::scenario(f).is_none() {
             let known: Vec<_> = fixture_protocol::scenarios()
@@ -189,7 +195,11 @@ pub(super) fn run(args: RunArgs) -> i32 {
         .cache
         .clone()
         .unwrap_or_else(ompd_vendors::default_cache_dir);
-    let libs = match discovered(&args, &opts, &cache)
+    let runtimes = match ompd_engine::real_runs::runtimes(&cache, &args.runtime) {
+        Ok(r) => r,
+        Err(e) => return usage(e),
+    };
+    let libs = match discovered(&args, &opts, &cache, &runtimes.0)
         .and_then(|found| library_names(&args, found, &cache))
         .and_then(|names| resolve(&args, &names, &cache))
     {
@@ -197,7 +207,7 @@ pub(super) fn run(args: RunArgs) -> i32 {
         Err(code) => return code,
     };
     if args.live || args.cores || !args.run_fixture.is_empty() {
-        match fixture_targets(&args, &cache) {
+        match fixture_targets(&args, &cache, runtimes) {
             Ok(f) => opts.real.extend(f),
             Err(code) => return code,
         }
@@ -225,6 +235,7 @@ fn discovered(
     args: &RunArgs,
     opts: &RunOptions,
     cache: &Path,
+    runtimes: &[fixture_protocol::Runtime],
 ) -> Result<Vec<(String, PathBuf)>, i32> {
     let mut discovered: Vec<(String, PathBuf)> = Vec::new();
     if !args.libraries.is_empty() || args.live || args.cores {
@@ -236,8 +247,9 @@ fn discovered(
             return Err(harness(e.to_string()));
         }
         let built = ompd_engine::real_runs::build_fixtures(cache).map_err(harness)?;
-        let found = ompd_engine::real_runs::discover_libraries(&built, cache, &args.run_fixture[0])
-            .map_err(harness)?;
+        let found =
+            ompd_engine::real_runs::discover_libraries(&built, runtimes, &args.run_fixture[0])
+                .map_err(harness)?;
         discovered.extend(found.into_iter().map(|f| ("fixture runtime".into(), f)));
         return Ok(discovered);
     }
@@ -326,11 +338,12 @@ fn resolve(
 fn fixture_targets(
     args: &RunArgs,
     cache: &Path,
+    runtimes: ompd_engine::real_runs::Runtimes,
 ) -> Result<Vec<ompd_engine::real_runs::RealRun>, i32> {
     let built = ompd_engine::real_runs::build_fixtures(cache).map_err(harness)?;
     let (fixtures, missing) = ompd_engine::real_runs::fixture_targets(
         &built,
-        cache,
+        runtimes,
         &args.run_fixture,
         !args.cores,
         !args.no_core,

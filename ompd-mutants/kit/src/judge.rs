@@ -2,7 +2,7 @@
 //! score.
 
 use crate::{stage, Args};
-use ompd_mutants::table::{flavour, targets, Flavour, Mutant};
+use ompd_mutants::table::{self, flavour, targets, Flavour, Mutant};
 use ompd_report::{Outcome, Report};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -161,10 +161,14 @@ fn summary(rows: &[Row], all: &BTreeSet<String>) -> String {
 fn matrix(rows: &[Row], all: &BTreeSet<String>) -> String {
     let mut s = String::from("# Kill matrix\n\n| mutant | entry point | killed by a target | killing checks |\n|---|---|---|---|\n");
     for r in rows {
-        let ep = r
-            .mutant
-            .entry_point
-            .map_or("every one".into(), |e| e.to_string());
+        let ep = match (
+            r.mutant.entry_point,
+            table::runtime_patch(r.mutant.deviation),
+        ) {
+            (_, Some(_)) => "none: the runtime".into(),
+            (None, None) => "every one".into(),
+            (Some(e), None) => e.to_string(),
+        };
         let list: Vec<&str> = r.killers.iter().map(String::as_str).collect();
         let _ = writeln!(
             s,

@@ -8,12 +8,13 @@
 //! least one of the checks it targets.
 
 mod judge;
+mod runtime;
 mod stage;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: ompd-mutants --runner EXE --forwarder SO --inner SO --inner-60 SO --forwarder-tr SO --inner-tr SO --out DIR [--quick] [--only NAME]..";
+const USAGE: &str = "usage: ompd-mutants --runner EXE --forwarder SO --inner SO --inner-60 SO --forwarder-tr SO --inner-tr SO --out DIR [--vendor-cache DIR] [--quick] [--only NAME]..";
 
 /// The command line.
 struct Args {
@@ -27,6 +28,9 @@ struct Args {
     forwarder_tr: PathBuf,
     inner_tr: PathBuf,
     out: PathBuf,
+    /// The vendor cache, where the runtime mutants find the runtime they copy (default: the
+    /// runner's).
+    vendor_cache: Option<PathBuf>,
     quick: bool,
     only: Vec<String>,
 }
@@ -35,7 +39,7 @@ fn parse() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     let (mut runner, mut forwarder, mut inner, mut out) = (None, None, None, None);
     let (mut forwarder_tr, mut inner_tr, mut inner_60) = (None, None, None);
-    let (mut quick, mut only) = (false, Vec::new());
+    let (mut quick, mut only, mut vendor_cache) = (false, Vec::new(), None);
     while let Some(a) = it.next() {
         let mut value = || it.next().ok_or(format!("{a} needs a value"));
         match a.as_str() {
@@ -46,6 +50,7 @@ fn parse() -> Result<Args, String> {
             "--inner-tr" => inner_tr = Some(PathBuf::from(value()?)),
             "--inner-60" => inner_60 = Some(PathBuf::from(value()?)),
             "--out" => out = Some(PathBuf::from(value()?)),
+            "--vendor-cache" => vendor_cache = Some(PathBuf::from(value()?)),
             "--only" => only.push(value()?),
             "--quick" => quick = true,
             _ => return Err(format!("unknown argument {a}")),
@@ -60,6 +65,7 @@ fn parse() -> Result<Args, String> {
         forwarder_tr: need(forwarder_tr, "--forwarder-tr")?,
         inner_tr: need(inner_tr, "--inner-tr")?,
         out: need(out, "--out")?,
+        vendor_cache,
         quick,
         only,
     })

@@ -32,7 +32,7 @@ pub fn chosen(quick: bool, only: &[String]) -> Vec<&'static Mutant> {
 /// inner library and returns its library's path.
 fn stage(args: &Args, name: Option<&str>, flavour: Flavour) -> Result<PathBuf, String> {
     let (forwarder, inner) = match flavour {
-        Flavour::V5_2 => (&args.forwarder, &args.inner),
+        Flavour::V5_2 | Flavour::Runtime => (&args.forwarder, &args.inner),
         Flavour::V6_0 => (&args.forwarder, &args.inner_60),
         Flavour::Tr2 => (&args.forwarder_tr, &args.inner_tr),
     };
@@ -80,6 +80,19 @@ fn patch(lib: &Path, name: &str) -> Result<(), String> {
 /// of the `tasks` fixture (parallel and task breakpoints), live only, those checks only.
 const TOUR_PLAN: &[&str] = &["--run", "tasks", "--no-core", "--check", "bp.*"];
 
+/// The plan of a mutant judged on its own runtime ([`Flavour::Runtime`]): the breakpoint tour
+/// and the live units of the `tasks` fixture on the runtime's staged copy, the runtime's checks
+/// and the library's against its runtime.
+const RUNTIME_PLAN: &[&str] = &[
+    "--run",
+    "tasks",
+    "--no-core",
+    "--check",
+    "runtime.*",
+    "--check",
+    "lib.api_version.matches_runtime",
+];
+
 /// What every plan adds: a short per-call deadline, no expectations, the JSON report.
 const EVERY_PLAN: &[&str] = &[
     "--call-timeout",
@@ -95,6 +108,9 @@ const EVERY_PLAN: &[&str] = &[
 /// results join the report.
 pub fn run_one(args: &Args, name: Option<&str>, flavour: Flavour) -> Result<Report, String> {
     let lib = stage(args, name, flavour)?;
+    if flavour == Flavour::Runtime {
+        return run_on_own_runtime(args, &lib, name);
+    }
     let mut report = run_plan(args, &lib, name, PLAN, "report.json")?;
     let tours = name
         .and_then(table::find)
@@ -104,6 +120,27 @@ pub fn run_one(args: &Args, name: Option<&str>, flavour: Flavour) -> Result<Repo
         report.results.extend(tour.results);
     }
     Ok(report)
+}
+
+/// Stages the base runtime beside `lib` (with the mutant's [`RuntimePatch`](table::RuntimePatch),
+/// if it has one) and runs [`RUNTIME_PLAN`] on it.
+fn run_on_own_runtime(args: &Args, lib: &Path, name: Option<&str>) -> Result<Report, String> {
+    let cache = args
+        .vendor_cache
+        .clone()
+        .unwrap_or_else(ompd_vendors::default_cache_dir);
+    let patch = name
+        .and_then(table::find)
+        .and_then(|m| table::runtime_patch(m.deviation));
+    let dir = lib.parent().unwrap_or(Path::new("."));
+    let copy = crate::runtime::stage(&crate::runtime::base(&cache)?, dir, patch)?;
+    let copy = copy.to_string_lossy();
+    let plan: Vec<&str> = RUNTIME_PLAN
+        .iter()
+        .copied()
+        .chain(["--runtime", &copy])
+        .collect();
+    run_plan(args, lib, name, &plan, "report.json")
 }
 
 /// Runs the suite on `lib` with `plan`, its report written to `file` beside `lib`.

@@ -40,6 +40,7 @@ pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
     }
     match d {
         D::ApiVersionUnknown => set(out::<i64>(w, 0), |v| *v = 201800),
+        D::ApiVersionOlder => set(out::<i64>(w, 0), |v| *v = 202011),
         D::ApiVersionFlips if CALLS.fetch_add(1, Ordering::Relaxed) % 2 == 1 => {
             set(out::<i64>(w, 0), |v| *v = 201811)
         }
