@@ -129,6 +129,14 @@ pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
     let target = ids(Stage::Target);
     if !target.is_empty() && opts.sim {
         for scenario in &opts.scenarios {
+            let judged: Vec<String> = target
+                .iter()
+                .filter(|c| scenario.judges(c))
+                .cloned()
+                .collect();
+            if judged.is_empty() {
+                continue;
+            }
             for a in &opts.archs {
                 for l in opts.layouts.iter().filter(|l| l.supports(*a)) {
                     let t = Target::Simulated {
@@ -136,7 +144,7 @@ pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
                         arch: *a,
                         layout: *l,
                     };
-                    units.push(unit_of(lib, Stage::Target, t, target.clone()));
+                    units.push(unit_of(lib, Stage::Target, t, judged.clone()));
                 }
             }
         }

@@ -17,6 +17,9 @@ pub struct Aspace {
     pub sizes: DeviceTypeSizes,
     /// The layout words read so far.
     pub cache: Cache,
+    /// The runtime supports OMPT: its layout describes the tool data of threads, regions and
+    /// tasks (probed once, at `ompd_process_initialize`).
+    pub ompt: bool,
 }
 
 /// A thread handle: the `kmp_base_info_t` of the thread.
@@ -81,12 +84,13 @@ impl Kind for Task {
 
 impl Aspace {
     /// A fresh address-space handle value.
-    pub fn new(ctx: *mut AddressSpaceContext, sizes: DeviceTypeSizes) -> Aspace {
+    pub fn new(ctx: *mut AddressSpaceContext, sizes: DeviceTypeSizes, ompt: bool) -> Aspace {
         Aspace {
             magic: Aspace::MAGIC,
             ctx,
             sizes,
             cache: Cache::EMPTY,
+            ompt,
         }
     }
 }

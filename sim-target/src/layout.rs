@@ -63,6 +63,21 @@ impl FromStr for Policy {
     }
 }
 
+/// The members that hold a tool's OMPT data (`ompt_data_t`) for a thread, a region and a task.
+/// A runtime built without OMPT support keeps none: its layout words describe none of them
+/// (`Model::ompt_support`), though `ompt_data_t` itself stays, as the frames' type.
+pub const TOOL_DATA: [&str; 3] = ["thread_data", "parallel_data", "task_data"];
+
+/// The layout word whose presence tells a runtime with OMPT support (the thread's tool data).
+pub const TOOL_DATA_PROBE: &str = "ompd_access__ompt_thread_info_t__thread_data";
+
+/// True for a layout word that describes a [`TOOL_DATA`] member (its offset or its size).
+pub fn describes_tool_data(word: &str) -> bool {
+    TOOL_DATA
+        .iter()
+        .any(|m| word.strip_suffix(m).is_some_and(|w| w.ends_with("__")))
+}
+
 /// A primitive field type; its width depends on the architecture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Prim {

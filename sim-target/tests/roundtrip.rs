@@ -106,3 +106,26 @@ fn the_generator_covers_nesting_serialization_and_task_trees() {
         "{deep_tasks} models with 4-deep task chains"
     );
 }
+
+#[test]
+fn a_runtime_without_ompt_describes_no_tool_data() {
+    let m = model::scenario("no-ompt").unwrap().model;
+    assert!(!m.ompt_support);
+    let img = sim_target::image::lower(
+        &m,
+        ompd_serve::arch::Arch::LP64_LE,
+        sim_target::layout::Policy::Natural,
+    )
+    .unwrap();
+    assert!(img.symbol(sim_target::layout::TOOL_DATA_PROBE).is_none());
+    assert!(img
+        .symbol("ompd_access__ompt_team_info_t__parallel_data")
+        .is_none());
+    assert!(
+        img.symbol("ompd_sizeof__ompt_data_t").is_some(),
+        "the frames' type stays"
+    );
+    assert!(img
+        .symbol("ompd_access__ompt_frame_t__exit_frame")
+        .is_some());
+}

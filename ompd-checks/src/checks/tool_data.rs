@@ -1,6 +1,7 @@
 //! Tool data: the OMPT `ompt_data_t` a tool stored for every thread, parallel region and task,
-//! read through `ompd_get_tool_data` at the matching scope and judged against the model; and the
-//! scopes that carry no tool data.
+//! read through `ompd_get_tool_data` at the matching scope and judged against the model; the
+//! scopes that carry no tool data; and a runtime without OMPT support, where there is none
+//! (`Model::ompt_support`, the `no-ompt` scenario).
 
 use crate::known::Fact;
 use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
@@ -38,6 +39,15 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetSchedulingTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetToolData],
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::ToolData]),
         run: Run::Worker(task),
+        ..Check::TARGET
+    },
+    Check {
+        id: "tool_data.no_ompt.unsupported",
+        requirements: &["OMPD-TDATA-002"],
+        summary: "on a runtime without OMPT support, ompd_get_tool_data answers ompd_rc_unsupported for every thread, region and task",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetCurrParallelHandle, EntryPoint::GetCurrTaskHandle, EntryPoint::GetToolData],
+        run: Run::Worker(no_ompt),
         ..Check::TARGET
     },
     Check {
@@ -89,6 +99,9 @@ fn expected(ctx: &Ctx) -> String {
 
 fn thread(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
+    if let Some(v) = without_ompt(ctx) {
+        return v;
+    }
     let mut j = Judge::new(ctx, expected(ctx));
     for t in ctx.threads() {
         let label = format!("gtid {}", t.0);
@@ -105,6 +118,9 @@ fn thread(ctx: &mut Ctx, _: &str) -> Verdict {
 
 fn parallel(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
+    if let Some(v) = without_ompt(ctx) {
+        return v;
+    }
     let mut j = Judge::new(ctx, expected(ctx));
     for (r, label, ph) in ctx.all_regions_with_handles(ah, &mut j) {
         let got = ctx
@@ -117,6 +133,9 @@ fn parallel(ctx: &mut Ctx, _: &str) -> Verdict {
 
 fn task(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
+    if let Some(v) = without_ompt(ctx) {
+        return v;
+    }
     let mut j = Judge::new(ctx, expected(ctx));
     for s in ctx.task_subjects(ah, &mut j) {
         let got = ctx
@@ -129,6 +148,56 @@ fn task(ctx: &mut Ctx, _: &str) -> Verdict {
             got,
             ctx.model.tasks[s.task.0].tool_data,
         );
+    }
+    j.verdict()
+}
+
+/// A skip on a runtime without OMPT support, which keeps no tool data to compare with.
+fn without_ompt(ctx: &Ctx) -> Option<Verdict> {
+    (!ctx.model.ompt_support).then(|| {
+        Verdict::skip(
+            "the runtime has no OMPT support, so no tool data: tool_data.no_ompt.unsupported judges it",
+        )
+    })
+}
+
+/// Every thread's, innermost region's and task's tool data must be refused as unsupported.
+fn no_ompt(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
+    if ctx.model.ompt_support {
+        return Verdict::skip("the runtime supports OMPT (the no-ompt scenario has none)");
+    }
+    let mut j = Judge::new(
+        ctx,
+        "ompd_rc_unsupported at every thread, parallel and task scope",
+    );
+    let answer = |j: &mut Judge, label: &str, got: Call<(i64, Address)>| match got {
+        Err(Fail::Rc(rc)) if rc == ompd_abi::Rc::UNSUPPORTED => j.holds(),
+        Ok((v, _)) => j.fail(format!("{label}: ok with value {:#x}", v as u64)),
+        Err(e) => j.fail(format!("{label}: {e}")),
+    };
+    for t in ctx.threads() {
+        let label = format!("gtid {}", t.0);
+        match ctx.thread_handle(ah, t) {
+            Ok(h) => answer(
+                &mut j,
+                &label,
+                ctx.lib.get_tool_data(AnyHandle::Thread(&h), Scope::THREAD),
+            ),
+            Err(e) => j.fail(format!("{label}: no thread handle: {e}")),
+        }
+    }
+    for (_, label, ph) in ctx.all_regions_with_handles(ah, &mut j) {
+        let got = ctx
+            .lib
+            .get_tool_data(AnyHandle::Parallel(&ph), Scope::PARALLEL);
+        answer(&mut j, &label, got);
+    }
+    for s in ctx.task_subjects(ah, &mut j) {
+        let got = ctx
+            .lib
+            .get_tool_data(AnyHandle::Task(&s.handle), Scope::TASK);
+        answer(&mut j, &s.label, got);
     }
     j.verdict()
 }
@@ -151,6 +220,9 @@ fn no_data_scopes(ctx: &mut Ctx, _: &str) -> Verdict {
 
 fn implicit_task(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
+    if let Some(v) = without_ompt(ctx) {
+        return v;
+    }
     let mut j = Judge::new(ctx, "a non-ok code, or the implicit task's data");
     for s in ctx.task_subjects(ah, &mut j) {
         if !crate::is_implicit(ctx.model, s.task) {

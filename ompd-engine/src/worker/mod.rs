@@ -196,6 +196,15 @@ impl Scenario {
         }
     }
 
+    /// True when it runs check `check`: a built-in runtime variant runs only the checks it
+    /// varies (`sim_target::model::judges`); every other scenario runs all.
+    pub fn judges(&self, check: &str) -> bool {
+        match self {
+            Scenario::BuiltIn(n) => sim_target::model::judges(&n.0, check),
+            Scenario::Model { .. } => true,
+        }
+    }
+
     /// Its runtime state.
     pub fn runtime_state(&self) -> sim_target::model::Model {
         match self {

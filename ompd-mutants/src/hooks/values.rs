@@ -34,6 +34,15 @@ pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
         match (d, rc) {
             (D::TrForeignThreadUnavailable, Rc::BAD_INPUT) => return Rc::UNAVAILABLE,
             (D::NoTeamUnsupported, Rc::UNAVAILABLE) => return Rc::UNSUPPORTED,
+            (D::ToolDataWithoutOmpt, Rc::UNSUPPORTED) => {
+                set(out::<Address>(w, 3), |a| {
+                    *a = Address {
+                        segment: 0,
+                        address: 0,
+                    }
+                });
+                return set(out::<i64>(w, 2), |v| *v = 0);
+            }
             _ => {}
         }
         return retried(d, ep, w).unwrap_or(rc);

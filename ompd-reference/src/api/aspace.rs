@@ -21,6 +21,10 @@ const RUNTIME_SYMBOLS: [&[u8]; 4] = [
     b"ompd_state\0",
 ];
 
+/// The layout word of the thread's OMPT tool data: a runtime that describes it supports OMPT
+/// (a kmp runtime built without OMPT has no `ompt_data_t` members to describe).
+const OMPT_PROBE: &[u8] = b"ompd_access__ompt_thread_info_t__thread_data\0";
+
 /// `ompd_process_initialize`.
 pub fn process_initialize(
     _: &Build,
@@ -50,7 +54,14 @@ pub fn process_initialize(
                 }
             })?;
         }
-        let ah = handles::make(&tool, Aspace::new(ctx, sizes))?;
+        // A lookup that finds nothing (`error`) is a runtime without OMPT support
+        // (OMPD-TDATA-002); any other code is the tool's.
+        let ompt = match tool.lookup(ctx, std::ptr::null_mut(), OMPT_PROBE) {
+            Ok(_) => true,
+            Err(Rc::ERROR) => false,
+            Err(e) => return Err(e),
+        };
+        let ah = handles::make(&tool, Aspace::new(ctx, sizes, ompt))?;
         handles::put(out, ah.cast())
     })())
 }

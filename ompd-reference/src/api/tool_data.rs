@@ -47,6 +47,10 @@ fn data_of(b: &Build, h: *mut c_void, scope: Scope) -> Result<(*mut Aspace, u64)
             return Err(Rc::BAD_INPUT);
         }
     };
+    if !handle(b, ah)?.ompt {
+        // No OMPT support, so no tool data (OMPD-TDATA-002).
+        return Err(Rc::UNSUPPORTED);
+    }
     let mut t = target(b, ah)?;
     Ok((ah, find(&mut t)?))
 }

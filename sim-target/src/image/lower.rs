@@ -240,9 +240,12 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
         symbols: BTreeMap::new(),
     };
 
-    // Layout words: every one an 8-byte target-endian word.
+    // Layout words: every one an 8-byte target-endian word; a runtime without OMPT support
+    // describes no tool-data member.
     for (name, value) in lo.layout.symbols() {
-        lo.global(&name, 8, value);
+        if model.ompt_support || !crate::layout::describes_tool_data(&name) {
+            lo.global(&name, 8, value);
+        }
     }
 
     let teams = group_teams(model);

@@ -237,6 +237,7 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
     Ok(Model {
         omp_version: r.global("__kmp_openmp_version", 4)? as i32 as i64,
         ompd_state: r.global("ompd_state", 8)?,
+        ompt_support: img.symbol(crate::layout::TOOL_DATA_PROBE).is_some(),
         gtid_mode: if r.global("__kmp_gtid_mode", 4)? == 3 {
             GtidMode::Tls
         } else {

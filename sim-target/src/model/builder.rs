@@ -49,6 +49,7 @@ impl ModelBuilder {
         let model = Model {
             omp_version: 201611,
             ompd_state: 1,
+            ompt_support: true,
             gtid_mode: GtidMode::Tls,
             globals: Globals::default(),
             threads: vec![Thread {

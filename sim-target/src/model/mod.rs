@@ -29,6 +29,9 @@
 //! - An unset tool-libraries-var is a NULL pointer in the runtime, which is the specification's
 //!   initial value, the empty string (Table 2.1 of 5.0 and 5.1); an unset affinity-format-var or
 //!   tool-verbose-init-var has no value the model asserts.
+//! - OMPT support shows only in the layout words: a runtime that describes no tool-data member
+//!   (`layout::TOOL_DATA`) keeps none ([`Model::ompt_support`]). No shipped kmp runtime does
+//!   (LLVM's build refuses OMPD without OMPT), so the `no-ompt` scenario simulates one.
 
 use serde::{Deserialize, Serialize};
 
@@ -38,7 +41,7 @@ mod scenarios;
 mod validate;
 
 pub use builder::ModelBuilder;
-pub use scenarios::{default_scenarios, scenario, scenario_names, Scenario};
+pub use scenarios::{default_scenarios, judges, scenario, scenario_names, Judges, Scenario};
 
 /// Index of a thread in [`Model::threads`]; equal to its global thread id (gtid).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -270,6 +273,12 @@ pub struct Model {
     pub omp_version: i64,
     /// The runtime's `ompd_state` word; non-zero means `OMP_DEBUG=enabled` (debug-var true).
     pub ompd_state: u64,
+    /// The runtime supports OMPT: it keeps a tool's `ompt_data_t` for every thread, region and
+    /// task, and its layout words describe those members. `false` models a runtime built without
+    /// OMPT support, whose layout describes no tool-data member ([`crate::layout::TOOL_DATA`]);
+    /// the tool data of its threads, regions and tasks are then no fact of its memory.
+    #[serde(default = "supported")]
+    pub ompt_support: bool,
     /// Gtid lookup mode.
     pub gtid_mode: GtidMode,
     /// Address-space-wide state.
@@ -287,6 +296,11 @@ pub struct Model {
     pub regions: Vec<Region>,
     /// Tasks.
     pub tasks: Vec<Task>,
+}
+
+/// The default of [`Model::ompt_support`] in a model file that predates it.
+fn supported() -> bool {
+    true
 }
 
 /// A structural error in a model.
@@ -405,6 +419,14 @@ fn chain(start: TaskId, next: impl Fn(TaskId) -> Option<TaskId>) -> Vec<TaskId> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_runtime_variant_runs_only_the_checks_it_varies() {
+        assert!(judges("no-ompt", "tool_data.no_ompt.unsupported"));
+        assert!(!judges("no-ompt", "state.get.matches_model"));
+        assert!(judges("serial", "state.get.matches_model"));
+        assert!(judges("replay:case", "state.get.matches_model"));
+    }
 
     #[test]
     fn default_scenarios_are_valid() {

@@ -20,34 +20,56 @@ impl fmt::Display for Scenario {
     }
 }
 
-/// A default scenario's name, description and the function that builds its model.
-type Entry = (&'static str, &'static str, fn() -> Model);
+/// Which checks a default scenario runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Judges {
+    /// Every check.
+    Every,
+    /// Only the checks whose ids start with one of these prefixes: a runtime variant that
+    /// changes what those checks expect and nothing the others judge (they would only repeat
+    /// their findings of the other scenarios).
+    Only(&'static [&'static str]),
+}
+
+/// A default scenario's name, description, the function that builds its model and the checks
+/// it runs.
+type Entry = (&'static str, &'static str, fn() -> Model, Judges);
 
 /// The default scenarios (one table; each model is built only when asked for).
-const DEFAULT: [Entry; 4] = [
+const DEFAULT: [Entry; 5] = [
     (
         "serial",
         "initial thread in serial code after a region, one idle pool thread, one foreign native thread",
         serial,
+        Judges::Every,
     ),
     (
         "nested-tasks",
         "4-thread region, nested 4-thread region, 3-deep explicit task tree",
         nested_tasks,
+        Judges::Every,
     ),
     (
         "serialized",
         "2-thread region, inside it 3 nested serialized regions on thread 1",
         serialized,
+        Judges::Every,
     ),
     (
         "untracked",
         "OMP_DEBUG disabled (ompd_state 0): 2-thread region, an explicit task",
         untracked,
+        Judges::Every,
+    ),
+    (
+        "no-ompt",
+        "a runtime built without OMPT support (its layout describes no tool data): 2-thread region, an explicit task",
+        no_ompt,
+        Judges::Only(&["tool_data."]),
     ),
 ];
 
-fn build(&(name, description, model): &Entry) -> Scenario {
+fn build(&(name, description, model, _): &Entry) -> Scenario {
     Scenario {
         name,
         description,
@@ -63,6 +85,15 @@ pub fn default_scenarios() -> Vec<Scenario> {
 /// The names of the default scenarios, in order (no model is built).
 pub fn scenario_names() -> impl Iterator<Item = &'static str> {
     DEFAULT.iter().map(|d| d.0)
+}
+
+/// True when the default scenario `name` runs check `check` (a name outside the default set,
+/// a replayed or generated model, runs every check).
+pub fn judges(name: &str, check: &str) -> bool {
+    match DEFAULT.iter().find(|d| d.0 == name).map(|d| d.3) {
+        Some(Judges::Only(prefixes)) => prefixes.iter().any(|p| check.starts_with(p)),
+        Some(Judges::Every) | None => true,
+    }
 }
 
 /// Looks up a default scenario by name (building only its model).
@@ -169,6 +200,19 @@ fn serialized() -> Model {
     b.parallel(t1, 1);
     b.parallel(t1, 1);
     b.build().expect("serialized scenario is valid")
+}
+
+fn no_ompt() -> Model {
+    let mut b = ModelBuilder::new();
+    {
+        let m = b.model_mut();
+        m.ompt_support = false;
+        m.globals.nthreads_list = vec![2];
+        m.tasks[0].icvs.nthreads = 2;
+    }
+    let outer = b.parallel(b.initial_thread(), 2);
+    b.explicit_task(b.member(outer, 0));
+    b.build().expect("no-ompt scenario is valid")
 }
 
 fn untracked() -> Model {
