@@ -61,6 +61,10 @@ pub struct BpStop {
     pub parallel_regions: usize,
     /// How many explicit tasks it creates.
     pub explicit_tasks: usize,
+    /// A directory of this tour where a unit leaves what the next stop's unit of the same
+    /// library needs (the memory its thread handles rested on: `bp.thread.*`).
+    #[serde(default)]
+    pub keep: Option<std::path::PathBuf>,
 }
 
 /// The facts a target's truth covers.

@@ -34,6 +34,7 @@ pub fn registry() -> &'static [&'static Check] {
             own::CHECKS,
             runtime::CHECKS,
             bp::CHECKS,
+            bp_kept::CHECKS,
         ];
         r#static::CHECKS
             .iter()

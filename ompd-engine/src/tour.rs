@@ -77,7 +77,16 @@ fn run_tour(
             return (skip_all(run, libs, checks, &note), vec![note]);
         }
     };
+    // What a stop's units leave for the next stop's (removed with the tour).
+    let keep = match tempfile::Builder::new().prefix("keep-").tempdir_in(scratch) {
+        Ok(d) => d,
+        Err(e) => {
+            let note = format!("{}: a directory for the tour: {e}", f.name());
+            return (skip_all(run, libs, checks, &note), vec![note]);
+        }
+    };
     let mut walk = Walk {
+        keep: keep.path().to_path_buf(),
         run,
         f,
         checks: checks.to_vec(),
@@ -137,6 +146,8 @@ fn cut_short(records: &mut [ResultRecord], why: &str) {
 
 /// A tour under way: what each stop's units need, and what the stops gave so far.
 struct Walk<'a> {
+    /// Where a stop's units leave what the next stop's need ([`BpStop::keep`]).
+    keep: std::path::PathBuf,
     run: &'a RealRun,
     f: &'a FixtureRun,
     checks: Vec<String>,
@@ -163,6 +174,7 @@ impl Walk<'_> {
             log: self.log.clone(),
             parallel_regions: self.f.scenario.parallel_regions,
             explicit_tasks: self.f.scenario.explicit_tasks,
+            keep: Some(self.keep.clone()),
         };
         let first = self.log.len() == 1;
         let mut checks = self.checks.clone();

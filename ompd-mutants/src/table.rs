@@ -231,6 +231,9 @@ pub enum Deviation {
     TrIcvOff,
     /// TR: `ompd_get_thread_handle` answers 5.x's `unavailable` for a non-OpenMP thread.
     TrForeignThreadUnavailable,
+    /// A thread handle is refused as `stale_handle` by the thread's queries once the runtime's
+    /// thread count changed since it was made (the process continued and a thread started).
+    ThreadHandleExpires,
     /// `ompd_get_tool_data` answers ok with value 0 where the runtime has no OMPT support.
     ToolDataWithoutOmpt,
     /// The runtime: its copy's symbol table no longer names `ompd_dll_locations`.
@@ -383,6 +386,7 @@ mutants! {
     "tr_threads_missing_one" Some(E::GetThreads), TrThreadsMissingOne => ["tr.threads.matches_model"];
     "tr_icv_off" Some(E::GetMaxThreads), TrIcvOff => ["tr.icv.matches_model"];
     "tr_foreign_thread_unavailable" Some(E::GetThreadHandle), TrForeignThreadUnavailable => ["tr.thread_handle.non_openmp_thread"];
+    "thread_handle_expires" None, ThreadHandleExpires => ["bp.thread.handle_kept_until_thread_end"];
     "tool_data_without_ompt" Some(E::GetToolData), ToolDataWithoutOmpt => ["tool_data.no_ompt.unsupported"];
     "rt_no_dll_locations" None, RtNoDllLocations => ["runtime.dll_locations.valid_vector"];
     "rt_no_dll_locations_valid" None, RtNoDllLocationsValid => ["runtime.dll_locations_valid.defined"];

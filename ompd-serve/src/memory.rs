@@ -32,6 +32,9 @@ pub struct MemRegion {
     pub label: String,
 }
 
+/// Reads as a target served them: (address, the bytes read), in the order served.
+pub type Reads = Vec<(u64, Vec<u8>)>;
+
 /// A target address space.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Memory {
@@ -119,6 +122,33 @@ impl Memory {
         }
     }
 
+    /// The memory `reads` saw (address, bytes, as [`crate::callbacks::Target::record_reads`]
+    /// gives them): each byte read, at its address, in regions merged where reads touch or
+    /// overlap (a later read of the same byte wins); nothing else is mapped.
+    pub fn from_reads(reads: &[(u64, Vec<u8>)]) -> Memory {
+        let mut spans: Vec<(u64, u64)> = reads
+            .iter()
+            .filter(|(a, b)| !b.is_empty() && a.checked_add(b.len() as u64).is_some())
+            .map(|(a, b)| (*a, a + b.len() as u64))
+            .collect();
+        spans.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::new();
+        for (start, end) in spans {
+            match merged.last_mut() {
+                Some(last) if start <= last.1 => last.1 = last.1.max(end),
+                _ => merged.push((start, end)),
+            }
+        }
+        let mut m = Memory::default();
+        for (start, end) in merged {
+            m.map(start, end - start, "recorded reads");
+        }
+        for (addr, bytes) in reads {
+            let _ = m.write(*addr, bytes);
+        }
+        m
+    }
+
     /// Every mapped region, by base address.
     pub fn regions(&self) -> impl Iterator<Item = (u64, &MemRegion)> {
         self.regions.iter().map(|(b, r)| (*b, r))
@@ -128,6 +158,22 @@ impl Memory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn recorded_reads_are_served_again_and_nothing_else() {
+        let reads = vec![
+            (0x1000, vec![1, 2, 3, 4]),
+            (0x1004, vec![5, 6]),
+            (0x1002, vec![9, 9]),
+            (0x2000, vec![7]),
+        ];
+        let m = Memory::from_reads(&reads);
+        assert_eq!(m.read(0x1000, 6).unwrap(), &[1, 2, 9, 9, 5, 6]);
+        assert_eq!(m.read(0x2000, 1).unwrap(), &[7]);
+        assert!(m.read(0x1006, 1).is_err());
+        assert!(m.read(0x1fff, 2).is_err());
+        assert_eq!(m.regions().count(), 2);
+    }
 
     #[test]
     fn reads_are_bounded_by_their_region() {

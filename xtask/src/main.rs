@@ -593,6 +593,7 @@ mod tidy {
             "ompd-mutants/src/hooks/generic.rs",
             "ompd-mutants/src/hooks/values.rs",
             "ompd-mutants/src/hooks/extra.rs",
+            "ompd-mutants/src/hooks/epoch.rs",
         ];
         let mut found = Vec::new();
         let mut in_spawn = Vec::new();

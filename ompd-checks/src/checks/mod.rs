@@ -3,6 +3,7 @@
 
 pub(crate) mod aspace;
 pub(crate) mod bp;
+pub(crate) mod bp_kept;
 pub(crate) mod callbacks;
 pub(crate) mod compare;
 pub(crate) mod corrupt;

@@ -4,6 +4,7 @@
 //! deviations).
 
 mod answers;
+mod epoch;
 mod extra;
 mod generic;
 mod values;
@@ -51,6 +52,9 @@ fn active(ep: EntryPoint) -> Option<Deviation> {
 pub fn before(ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
     record(ep, w);
     let d = active(ep)?;
+    if d == Deviation::ThreadHandleExpires {
+        return epoch::refused(ep, w);
+    }
     generic::before(d, ep, w)
         .or_else(|| extra::before(d, ep, w))
         .or_else(|| answers::before(d, ep, w))
@@ -93,6 +97,13 @@ pub fn after(ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
     }
     if rc == Rc::OK {
         note_origin(ep, w);
+        if active(ep) == Some(Deviation::ThreadHandleExpires) {
+            match ep {
+                EntryPoint::ProcessInitialize => epoch::initialized(w),
+                EntryPoint::GetThreadHandle => epoch::made(w),
+                _ => {}
+            }
+        }
     }
     if ep == EntryPoint::GetIcvStringFromScope && rc == Rc::OK {
         // SAFETY: the tool's out-parameter, written by the inner routine on ok.
@@ -119,6 +130,7 @@ pub(crate) fn prepare() {
         .lock()
         .unwrap_or_else(|p| p.into_inner());
     h.reserve(ORIGINS_CAP);
+    epoch::prepare();
 }
 
 /// Notes where a new thread handle came from ([`ORIGINS`]), and counts ICV enumerations.

@@ -13,7 +13,7 @@
 
 use crate::faults::{short_len, Action, Census, FaultPlan, Op};
 use crate::ledger::{AllocMode, Event, Ledger, Violation, POISON};
-use crate::memory::Memory;
+use crate::memory::{Memory, Reads};
 use crate::source::{memory_cstr, Source, SymbolError, TargetKind};
 use ompd_abi::{self as abi, AddressSpaceContext, Callbacks, DeviceTypeSizes, Rc, ThreadContext};
 use std::alloc::Layout as AllocLayout;
@@ -99,6 +99,27 @@ pub struct Target {
     threads: Vec<ThreadCtx>,
     /// Memory served instead of the source's while a [`Substitution`] lives (corrupted images).
     substitute: Mutex<Option<Memory>>,
+    /// Every read served while a [`Recording`] lives: (address, the bytes read).
+    reads: Mutex<Option<Reads>>,
+}
+
+/// Records the reads a target serves until [`Recording::finish`] (see [`Target::record_reads`]).
+#[derive(Debug)]
+pub struct Recording<'t> {
+    target: &'t Target,
+}
+
+impl Recording<'_> {
+    /// Stops recording and gives every read served since it started: (address, bytes).
+    pub fn finish(self) -> Reads {
+        self.target.log().take().unwrap_or_default()
+    }
+}
+
+impl Drop for Recording<'_> {
+    fn drop(&mut self) {
+        self.target.log().take();
+    }
 }
 
 /// Serves substituted memory until dropped (see [`Target::substitute`]).
@@ -143,6 +164,7 @@ impl Target {
             source,
             threads,
             substitute: Mutex::new(None),
+            reads: Mutex::new(None),
         }));
         registry().push(t as *const Target as usize);
         t
@@ -170,25 +192,46 @@ impl Target {
         self.substitute.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Records every read this target serves until the recording is finished or dropped: the
+    /// memory a library's answers rested on, to serve again later ([`Memory::from_reads`]).
+    pub fn record_reads(&self) -> Recording<'_> {
+        *self.log() = Some(Vec::new());
+        Recording { target: self }
+    }
+
+    fn log(&self) -> MutexGuard<'_, Option<Reads>> {
+        self.reads.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Adds a read to the recording, if one is under way.
+    fn logged(&self, addr: u64, read: Result<Vec<u8>, String>) -> Result<Vec<u8>, String> {
+        if let (Ok(bytes), Some(log)) = (&read, self.log().as_mut()) {
+            log.push((addr, bytes.clone()));
+        }
+        read
+    }
+
     /// Exactly `len` bytes at `addr` from the memory served now (the substitute's, else the
     /// source's).
     fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, String> {
-        match &*self.served() {
+        let read = match &*self.served() {
             Some(m) => m
                 .read(addr, len)
                 .map(<[u8]>::to_vec)
                 .map_err(|e| e.to_string()),
             None => self.source.read(addr, len),
-        }
+        };
+        self.logged(addr, read)
     }
 
     /// A string at `addr` of at most `max` bytes from the memory served now, as
     /// [`Source::read_cstr`] answers.
     fn read_cstr(&self, addr: u64, max: u64) -> Result<Vec<u8>, String> {
-        match &*self.served() {
+        let read = match &*self.served() {
             Some(m) => memory_cstr(m, addr, max),
             None => self.source.read_cstr(addr, max),
-        }
+        };
+        self.logged(addr, read)
     }
 
     /// The context pointer to pass to `ompd_process_initialize`.
