@@ -29,7 +29,7 @@ pub fn registry() -> &'static [&'static Check] {
             dcv::CHECKS,
             icv::strings::CHECKS,
             compare::CHECKS,
-            compare::ANSWERS,
+            alike::CHECKS,
             lib::RUNTIME_VERSION,
             own::CHECKS,
             runtime::CHECKS,

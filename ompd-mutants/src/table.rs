@@ -231,6 +231,12 @@ pub enum Deviation {
     TrIcvOff,
     /// TR: `ompd_get_thread_handle` answers 5.x's `unavailable` for a non-OpenMP thread.
     TrForeignThreadUnavailable,
+    /// `ompd_get_tool_data` answers one more for a parallel handle from
+    /// `ompd_get_task_parallel_handle` than for the same region reached another way.
+    ParallelToolDataByRoute,
+    /// `ompd_get_task_function` answers one more for a task handle from
+    /// `ompd_get_scheduling_task_handle` than for the same task reached another way.
+    TaskFunctionByRoute,
     /// A thread handle is refused as `stale_handle` by the thread's queries once the runtime's
     /// thread count changed since it was made (the process continued and a thread started).
     ThreadHandleExpires,
@@ -386,6 +392,8 @@ mutants! {
     "tr_threads_missing_one" Some(E::GetThreads), TrThreadsMissingOne => ["tr.threads.matches_model"];
     "tr_icv_off" Some(E::GetMaxThreads), TrIcvOff => ["tr.icv.matches_model"];
     "tr_foreign_thread_unavailable" Some(E::GetThreadHandle), TrForeignThreadUnavailable => ["tr.thread_handle.non_openmp_thread"];
+    "parallel_tool_data_by_route" None, ParallelToolDataByRoute => ["compare.parallel.equal_handles_answer_alike"];
+    "task_function_by_route" None, TaskFunctionByRoute => ["compare.task.equal_handles_answer_alike"];
     "thread_handle_expires" None, ThreadHandleExpires => ["bp.thread.handle_kept_until_thread_end"];
     "tool_data_without_ompt" Some(E::GetToolData), ToolDataWithoutOmpt => ["tool_data.no_ompt.unsupported"];
     "rt_no_dll_locations" None, RtNoDllLocations => ["runtime.dll_locations.valid_vector"];

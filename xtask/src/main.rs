@@ -594,6 +594,7 @@ mod tidy {
             "ompd-mutants/src/hooks/values.rs",
             "ompd-mutants/src/hooks/extra.rs",
             "ompd-mutants/src/hooks/epoch.rs",
+            "ompd-mutants/src/hooks/route.rs",
         ];
         let mut found = Vec::new();
         let mut in_spawn = Vec::new();

@@ -90,96 +90,35 @@ macro_rules! laws_for {
 /// Checks of this family.
 pub static CHECKS: &[Check] = laws_for!("thread", "parallel", "task");
 
-/// Consistency of the comparator with the other answers.
-pub static ANSWERS: &[Check] = &[Check {
-    id: "compare.thread.equal_handles_answer_alike",
-    requirements: &["OMPD-CMP-009"],
-    summary: "thread handles that compare 0, whatever route gave them, answer the same thread id and state",
-    severity: Severity::Must,
-    entry_points: &[EntryPoint::ThreadHandleCompare, EntryPoint::GetThreadId, EntryPoint::GetState],
-    real: Some(&[Fact::Threads, Fact::Regions]),
-    run: Run::Worker(answer_alike),
-    ..Check::TARGET
-}];
-
-/// What a thread handle answers: its pthread id and its state (`None` where the call failed).
-type ThreadAnswers = (Option<Vec<u8>>, Option<(i64, Option<u64>)>);
-
-fn answer_alike(ctx: &mut Ctx, _: &str) -> Verdict {
-    let ah = crate::aspace_or_skip!(ctx);
-    // Handles that cannot be gathered are the other compare checks' findings, not this one's.
-    let mut gathering = Judge::new(ctx, "");
-    let mut p = threads(ctx, ah, &mut gathering);
-    let mut j = Judge::new(
-        ctx,
-        "the same thread id and state from handles that compare 0",
-    );
-    p.trim();
-    let Some(t0) = ctx.threads().next() else {
-        return Verdict::skip("the scenario has no thread");
-    };
-    let size = ctx.thread_id(t0, thread_id_kind::PTHREAD).len();
-    let answers: Vec<ThreadAnswers> = p
-        .items
-        .iter()
-        .map(|it| {
-            (
-                ctx.lib
-                    .get_thread_id(&it.h, thread_id_kind::PTHREAD, size)
-                    .ok(),
-                ctx.lib.get_state(&it.h, true).ok(),
-            )
-        })
-        .collect();
-    for a in 0..p.items.len() {
-        for b in a + 1..p.items.len() {
-            if matches!(p.cmp(a, b), Ok(0)) {
-                j.expect(answers[a] == answers[b], || {
-                    format!(
-                        "{} and {} compare 0 but answer {:02x?} and {:02x?}",
-                        p.name(a),
-                        p.name(b),
-                        answers[a],
-                        answers[b]
-                    )
-                });
-            }
-        }
-    }
-    j.verdict_or_skip(|| {
-        "no two thread handles compare 0 (compare.thread.entity_identity judges that)".into()
-    })
-}
-
 /// At most this many handles take part in the all-pairs and all-triples laws.
 const MAX_POOL: usize = 16;
 
 /// A handle with the model entity it must denote and how it was obtained.
-struct Item<'l, K: Kind> {
+pub(crate) struct Item<'l, K: Kind> {
     entity: usize,
     route: String,
-    h: Handle<'l, K>,
+    pub(crate) h: Handle<'l, K>,
 }
 
 /// Handles of one kind, gathered through every route, with the comparator of the kind.
-struct Pool<'l, K: Kind> {
-    items: Vec<Item<'l, K>>,
+pub(crate) struct Pool<'l, K: Kind> {
+    pub(crate) items: Vec<Item<'l, K>>,
     cmp: fn(&'l Library, &Handle<'l, K>, &Handle<'l, K>) -> Call<i32>,
     lib: &'l Library,
 }
 
 impl<'l, K: Kind> Pool<'l, K> {
-    fn cmp(&self, a: usize, b: usize) -> Call<i32> {
+    pub(crate) fn cmp(&self, a: usize, b: usize) -> Call<i32> {
         (self.cmp)(self.lib, &self.items[a].h, &self.items[b].h)
     }
 
-    fn name(&self, i: usize) -> String {
+    pub(crate) fn name(&self, i: usize) -> String {
         let it = &self.items[i];
         format!("{} (entity {})", it.route, it.entity)
     }
 
     /// Keeps at most [`MAX_POOL`] handles, preferring one per entity, then second routes.
-    fn trim(&mut self) {
+    pub(crate) fn trim(&mut self) {
         let mut keep: Vec<usize> = Vec::new();
         let mut seen = std::collections::BTreeSet::new();
         for (i, it) in self.items.iter().enumerate() {
@@ -207,7 +146,12 @@ fn sign(v: i32) -> i32 {
     v.signum()
 }
 
-fn threads<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<'l, ThreadHandle> {
+/// Every handle of the kind the scenario offers, through every route.
+pub(crate) fn threads<'l>(
+    ctx: &Ctx<'l>,
+    ah: &AspaceH<'l>,
+    j: &mut Judge,
+) -> Pool<'l, ThreadHandle> {
     let mut items = Vec::new();
     for t in ctx.threads() {
         match ctx.thread_handle(ah, t) {
@@ -245,7 +189,12 @@ fn threads<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<'l, Threa
     }
 }
 
-fn parallels<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<'l, ParallelHandle> {
+/// Every handle of the kind the scenario offers, through every route.
+pub(crate) fn parallels<'l>(
+    ctx: &Ctx<'l>,
+    ah: &AspaceH<'l>,
+    j: &mut Judge,
+) -> Pool<'l, ParallelHandle> {
     let mut items = Vec::new();
     for t in ctx.threads() {
         let r = crate::innermost_region(ctx.model, t);
@@ -286,7 +235,8 @@ fn parallels<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<'l, Par
     }
 }
 
-fn tasks<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<'l, TaskHandle> {
+/// Every handle of the kind the scenario offers, through every route.
+pub(crate) fn tasks<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<'l, TaskHandle> {
     let mut items = Vec::new();
     for t in ctx.threads() {
         let task = ctx.model.threads[t.0].current_task;

@@ -1,6 +1,7 @@
 //! The check families, one module each, named after the first component of their checks' ids
 //! (`thread.*` in `thread.rs`, `icv.*` in `icv/`). The registry lists their tables in run order.
 
+pub(crate) mod alike;
 pub(crate) mod aspace;
 pub(crate) mod bp;
 pub(crate) mod bp_kept;

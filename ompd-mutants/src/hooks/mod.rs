@@ -7,6 +7,7 @@ mod answers;
 mod epoch;
 mod extra;
 mod generic;
+mod route;
 mod values;
 
 use crate::inner;
@@ -97,6 +98,10 @@ pub fn after(ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
     }
     if rc == Rc::OK {
         note_origin(ep, w);
+        if let Some(d) = active(ep) {
+            route::produced(d, ep, w);
+            route::skewed(d, ep, w);
+        }
         if active(ep) == Some(Deviation::ThreadHandleExpires) {
             match ep {
                 EntryPoint::ProcessInitialize => epoch::initialized(w),
@@ -131,6 +136,7 @@ pub(crate) fn prepare() {
         .unwrap_or_else(|p| p.into_inner());
     h.reserve(ORIGINS_CAP);
     epoch::prepare();
+    route::prepare();
 }
 
 /// Notes where a new thread handle came from ([`ORIGINS`]), and counts ICV enumerations.

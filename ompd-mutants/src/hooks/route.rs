@@ -1,0 +1,74 @@
+//! Answers that depend on the route a handle came by: the handles one routine produced are
+//! noted, and a query of such a handle answers one off, though the handle compares equal to
+//! the same entity reached another way (OMPD-CMP-009).
+
+use super::{Deviation as D, ORIGINS_CAP};
+use ompd_abi::{Address, EntryPoint, Scope};
+use std::sync::Mutex;
+
+/// Handles the deviation's producing routine handed out.
+static ROUTED: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+
+/// Reserves the table (the forwarder's constructor calls it: no heap inside an entry point).
+pub(super) fn prepare() {
+    ROUTED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .reserve(ORIGINS_CAP);
+}
+
+/// The routine whose handles deviation `d` answers for differently, and its handle's word.
+fn producer(d: D) -> Option<(EntryPoint, usize)> {
+    match d {
+        D::ParallelToolDataByRoute => Some((EntryPoint::GetTaskParallelHandle, 1)),
+        D::TaskFunctionByRoute => Some((EntryPoint::GetSchedulingTaskHandle, 1)),
+        _ => None,
+    }
+}
+
+/// Notes the handle `ep` just produced (ok), when it is `d`'s producer.
+pub(super) fn produced(d: D, ep: EntryPoint, w: &[u64]) {
+    let Some((_, i)) = producer(d).filter(|(p, _)| *p == ep) else {
+        return;
+    };
+    // SAFETY: the tool's out-parameter for the handle, written by the inner routine on ok.
+    let Some(h) = (unsafe { (w[i] as usize as *const u64).as_ref() }).copied() else {
+        return;
+    };
+    let mut r = ROUTED.lock().unwrap_or_else(|p| p.into_inner());
+    if !r.contains(&h) && r.len() < ORIGINS_CAP {
+        r.push(h);
+    }
+}
+
+fn routed(h: u64) -> bool {
+    ROUTED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .contains(&h)
+}
+
+/// Answers one off for a produced handle's query (ok answers only).
+pub(super) fn skewed(d: D, ep: EntryPoint, w: &[u64]) {
+    let queries = [EntryPoint::GetToolData, EntryPoint::GetTaskFunction];
+    if !queries.contains(&ep) || w.len() < 2 || !routed(w[0]) {
+        return;
+    }
+    match (d, ep) {
+        (D::ParallelToolDataByRoute, EntryPoint::GetToolData)
+            if w[1] as i32 == Scope::PARALLEL.0 =>
+        {
+            // SAFETY: the tool's out-parameter for the value, written by the inner routine on ok.
+            if let Some(v) = unsafe { (w[2] as usize as *mut i64).as_mut() } {
+                *v += 1;
+            }
+        }
+        (D::TaskFunctionByRoute, EntryPoint::GetTaskFunction) => {
+            // SAFETY: the tool's out-parameter for the address, written by the inner routine on ok.
+            if let Some(a) = unsafe { (w[1] as usize as *mut Address).as_mut() } {
+                a.address += 1;
+            }
+        }
+        _ => {}
+    }
+}
