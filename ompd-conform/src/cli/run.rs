@@ -195,9 +195,14 @@ pub(super) fn run(args: RunArgs) -> i32 {
         .cache
         .clone()
         .unwrap_or_else(ompd_vendors::default_cache_dir);
-    let runtimes = match ompd_engine::real_runs::runtimes(&cache, &args.runtime) {
-        Ok(r) => r,
-        Err(e) => return usage(e),
+    // The fixtures' runtimes, looked for only by a run that starts fixtures.
+    let fixtures = args.live || args.cores || !args.run_fixture.is_empty();
+    let runtimes = match fixtures {
+        true => match ompd_engine::real_runs::runtimes(&cache, &args.runtime) {
+            Ok(r) => r,
+            Err(e) => return usage(e),
+        },
+        false => Default::default(),
     };
     let libs = match discovered(&args, &opts, &cache, &runtimes.0)
         .and_then(|found| library_names(&args, found, &cache))
@@ -206,7 +211,7 @@ pub(super) fn run(args: RunArgs) -> i32 {
         Ok(l) => l,
         Err(code) => return code,
     };
-    if args.live || args.cores || !args.run_fixture.is_empty() {
+    if fixtures {
         match fixture_targets(&args, &cache, runtimes) {
             Ok(f) => opts.real.extend(f),
             Err(code) => return code,
