@@ -27,7 +27,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-CMP-009"],
         summary: "parallel handles that compare 0, whatever route gave them, answer the same tool data, parallel-scope ICVs and thread 0",
         severity: Severity::Must,
-        entry_points: &[EntryPoint::ParallelHandleCompare, EntryPoint::GetToolData, EntryPoint::GetIcvFromScope, EntryPoint::GetThreadInParallel],
+        entry_points: &[EntryPoint::ParallelHandleCompare, EntryPoint::GetToolData, EntryPoint::GetIcvFromScope, EntryPoint::GetThreadInParallel, EntryPoint::GetThreadId],
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
         run: Run::Worker(parallels),
         ..Check::TARGET
