@@ -7,7 +7,7 @@
 use crate::checks::compare::{self, Pool};
 use crate::known::Fact;
 use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
-use ompd_abi::{thread_id_kind, EntryPoint, Scope};
+use ompd_abi::{thread_id_kind, EntryPoint, Rc, Scope};
 use ompd_loader::library::{AnyHandle, AspaceH, Call, Kind};
 
 /// Checks of this family.
@@ -47,6 +47,12 @@ pub static CHECKS: &[Check] = &[
 /// A call's answer, comparable (a failure by its text).
 fn said<T>(c: Call<T>) -> Result<T, String> {
     c.map_err(|e| e.to_string())
+}
+
+/// An ICV getter's answer, comparable: its code, and the value only where the code gives one
+/// (ok, or incomplete for a list); what an error leaves in the out-parameter is no answer.
+fn icv_said(c: Call<(Rc, Option<i64>)>) -> Result<(Rc, Option<i64>), String> {
+    said(c).map(|(rc, v)| (rc, v.filter(|_| rc == Rc::OK || rc == Rc::INCOMPLETE)))
 }
 
 /// Judges every pair of `pool` that compares 0: the same `answer`.
@@ -123,7 +129,7 @@ fn parallels(ctx: &mut Ctx, _: &str) -> Verdict {
     alike(ctx, pool, "parallel", |h| {
         let icv: Vec<_> = icvs
             .iter()
-            .map(|id| said(lib.get_icv(AnyHandle::Parallel(h), Scope::PARALLEL, *id)))
+            .map(|id| icv_said(lib.get_icv(AnyHandle::Parallel(h), Scope::PARALLEL, *id)))
             .collect();
         let first = said(lib.get_thread_in_parallel(h, 0))
             .and_then(|t| said(lib.get_thread_id(&t, thread_id_kind::PTHREAD, size)));
@@ -139,7 +145,7 @@ fn tasks(ctx: &mut Ctx, _: &str) -> Verdict {
     alike(ctx, pool, "task", |h| {
         let icv: Vec<_> = icvs
             .iter()
-            .map(|id| said(lib.get_icv(AnyHandle::Task(h), Scope::TASK, *id)))
+            .map(|id| icv_said(lib.get_icv(AnyHandle::Task(h), Scope::TASK, *id)))
             .collect();
         let data = said(lib.get_tool_data(AnyHandle::Task(h), Scope::TASK));
         let function = said(lib.get_task_function(h)).map(|a| a.address);
