@@ -83,7 +83,23 @@ fn kept_reads(ctx: &Ctx, stop: &BpStop) -> Option<PathBuf> {
         .map(|d| d.join(format!("{name}.reads.json")))
 }
 
-/// Takes a handle for every thread the library knows, recording the reads it makes.
+/// A handle for every thread the library knows, by pthread id (`None` where it refuses).
+fn thread_handles<'l>(
+    ctx: &Ctx<'l>,
+    ah: &AspaceH<'l>,
+    threads: &[Native],
+) -> Vec<Option<ThreadH<'l>>> {
+    threads
+        .iter()
+        .map(|n| {
+            ctx.lib
+                .get_thread_handle(ah, thread_id_kind::PTHREAD, &n.pthread)
+                .ok()
+        })
+        .collect()
+}
+
+/// [`thread_handles`] now, with the reads they rested on.
 fn handles_now<'l>(
     ctx: &Ctx<'l>,
     ah: &AspaceH<'l>,
@@ -93,18 +109,11 @@ fn handles_now<'l>(
         return (Vec::new(), Vec::new());
     };
     let rec = t.record_reads();
-    let handles = threads
-        .iter()
-        .map(|n| {
-            ctx.lib
-                .get_thread_handle(ah, thread_id_kind::PTHREAD, &n.pthread)
-                .ok()
-        })
-        .collect();
+    let handles = thread_handles(ctx, ah, threads);
     (handles, rec.finish())
 }
 
-/// The handles the library builds from the previous stop's reads, served again.
+/// [`thread_handles`] built from the previous stop's reads, served again.
 fn handles_then<'l>(
     ctx: &Ctx<'l>,
     ah: &AspaceH<'l>,
@@ -115,14 +124,7 @@ fn handles_then<'l>(
         return Vec::new();
     };
     let _then = t.substitute(Memory::from_reads(reads));
-    threads
-        .iter()
-        .map(|n| {
-            ctx.lib
-                .get_thread_handle(ah, thread_id_kind::PTHREAD, &n.pthread)
-                .ok()
-        })
-        .collect()
+    thread_handles(ctx, ah, threads)
 }
 
 /// Judges a kept handle against one taken now, for the thread `n`.
