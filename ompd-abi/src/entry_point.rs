@@ -402,6 +402,41 @@ impl EntryPoint {
         self.introduced() <= g && self.removed().is_none_or(|r| g < r)
     }
 
+    /// The first generation whose header gives it its 5.0+ signature and meaning: 5.0 for a
+    /// routine whose TR form 5.0 changed ([`FORM_CHANGED_IN_5_0`]), TR 2.001 for the other
+    /// routines of the 2014 draft (each took a debugger context) but `ompd_get_version_string`,
+    /// and otherwise the generation that introduced it.
+    pub fn form_since(self) -> Generation {
+        let draft_form = self == EntryPoint::GetVersionString;
+        if FORM_CHANGED_IN_5_0.contains(&self) {
+            Generation::V5_0
+        } else if self.introduced() == Generation::Draft2014 && !draft_form {
+            Generation::Tr2
+        } else {
+            self.introduced()
+        }
+    }
+
+    /// The TR 2.001 routine that 5.0 renamed to this one, with the same meaning, and whether
+    /// it also has the same form ([`TR_NAMES`]).
+    pub fn tr_name(self) -> Option<(EntryPoint, bool)> {
+        TR_NAMES
+            .iter()
+            .find(|(v5, _, _)| *v5 == self)
+            .map(|(_, tr, same)| (*tr, *same))
+    }
+
+    /// True when a library of `g` has the routine: the header of `g` declares it, or the TR
+    /// routine 5.0 renamed to it.
+    pub fn served_in(self, g: Generation) -> bool {
+        self.declared_in(g) || self.tr_name().is_some_and(|(tr, _)| tr.declared_in(g))
+    }
+
+    /// True when the header of `g` declares the name with another form than the 5.x one.
+    pub fn other_form_in(self, g: Generation) -> bool {
+        self.introduced() <= g && self.form_since() > g
+    }
+
     /// The arguments of its 5.0+ signature, in declaration order; `None` for a TR-only routine
     /// (the suite never calls those and mirrors no TR signature).
     pub fn args(self) -> Option<&'static [Arg]> {
@@ -418,6 +453,53 @@ impl EntryPoint {
         self.pointer_args().find(|a| a.name == name)
     }
 }
+
+/// The routines TR 2.001 declares under the same name as 5.0 but with another signature or
+/// meaning (TR 2.001 §4.1, §7.2, §10.2, §11.3): `ompd_initialize` took no API version,
+/// `ompd_get_thread_in_parallel` gave a vector, `ompd_get_task_frame` two plain addresses, and
+/// `ompd_get_state` values of the TR's own `ompd_state_t`, not OMPT's. The thread-id kind of
+/// `ompd_get_thread_handle` is not such a change: the TR's `ompd_osthread_kind_t` enum has
+/// 5.0's values in the same order, and an `int` and a 64-bit `ompd_thread_id_t` argument are
+/// passed alike in a register on the ABIs the harness runs on.
+pub const FORM_CHANGED_IN_5_0: &[EntryPoint] = &[
+    EntryPoint::Initialize,
+    EntryPoint::GetThreadInParallel,
+    EntryPoint::GetTaskFrame,
+    EntryPoint::GetState,
+];
+
+/// The TR 2.001 routines that 5.0 renamed, keeping their meaning: (5.x routine, TR routine,
+/// same form). TR 2.001 §4.1, §4.3, §7.1–7.4, §10.1, §13; the checklist's table of
+/// generations. Two changed their form too: the display-control release (the TR's takes the
+/// vector, 5.0's its address) and the API version query (an `int`, 5.0's an `ompd_word_t`).
+pub const TR_NAMES: &[(EntryPoint, EntryPoint, bool)] = {
+    use EntryPoint as E;
+    &[
+        (E::RelAddressSpaceHandle, E::ReleaseAddressSpaceHandle, true),
+        (E::RelThreadHandle, E::ReleaseThreadHandle, true),
+        (E::RelParallelHandle, E::ReleaseParallelHandle, true),
+        (E::RelTaskHandle, E::ReleaseTaskHandle, true),
+        (E::GetThreadId, E::GetOsthread, true),
+        (E::GetCurrParallelHandle, E::GetTopParallelRegion, true),
+        (E::GetCurrTaskHandle, E::GetTopTaskRegion, true),
+        (
+            E::GetGeneratingTaskHandle,
+            E::GetGeneratingAncestorTaskRegion,
+            true,
+        ),
+        (
+            E::GetSchedulingTaskHandle,
+            E::GetSchedulingAncestorTaskRegion,
+            true,
+        ),
+        (
+            E::RelDisplayControlVars,
+            E::ReleaseDisplayControlVars,
+            false,
+        ),
+        (E::GetApiVersion, E::GetVersion, false),
+    ]
+};
 
 /// True when `name[skip..]` is `short` (a `const` string comparison).
 const fn eq_suffix(name: &[u8], skip: usize, short: &[u8]) -> bool {

@@ -77,6 +77,18 @@ impl Check {
         run: Run::Worker(unset),
     };
 
+    /// A routine it calls whose name a library of `profile` declares with another form than
+    /// the 5.x one the check calls ([`EntryPoint::form_since`]: TR 2.001's `ompd_get_state`,
+    /// every routine of the 2014 draft); such a library skips the check. `ompd_initialize` is
+    /// not one: the worker calls it in the library's own form, and a check lists it to judge
+    /// that call.
+    pub fn older_form(&self, profile: Profile) -> Option<EntryPoint> {
+        self.entry_points
+            .iter()
+            .copied()
+            .find(|e| *e != EntryPoint::Initialize && e.other_form_in(profile))
+    }
+
     /// True when the row names its own `run` (not the placeholder of [`Check::TARGET`]).
     pub fn has_run(&self) -> bool {
         !matches!(self.run, Run::Worker(f) if std::ptr::fn_addr_eq(f, unset as WorkerFn))

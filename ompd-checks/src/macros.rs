@@ -22,7 +22,7 @@ pub(crate) use aspace_or_skip;
 /// checks judge what a library exports).
 macro_rules! entry_or_skip {
     ($ctx:expr, $ep:expr) => {
-        if !$ctx.lib.api.has($ep) {
+        if !$ctx.lib.api.serves($ep) {
             return $crate::Verdict::skip(format!("{} is not exported", $ep));
         }
     };

@@ -302,7 +302,8 @@ pub struct LibraryInfo {
     /// DT_NEEDED entries, in order.
     #[serde(default)]
     pub needed: Vec<String>,
-    /// `ompd_get_api_version`, if it answered.
+    /// `ompd_get_api_version` (for a TR-era library, TR 2.001's `ompd_get_version`), if it
+    /// answered.
     pub api_version: Option<i64>,
     /// `ompd_get_version_string`, if it answered.
     pub version_string: Option<String>,

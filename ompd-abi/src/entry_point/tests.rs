@@ -301,3 +301,31 @@ fn every_routine_the_suite_calls_has_a_signature() {
         }
     }
 }
+
+#[test]
+fn a_tr_name_is_a_routine_only_the_tr_declares_for_a_routine_5_0_introduced() {
+    for (v5, tr, _) in crate::TR_NAMES {
+        assert_eq!(v5.introduced(), Generation::V5_0, "{v5}");
+        assert!(tr.declared_in(Generation::Tr2), "{tr}");
+        assert!(!tr.declared_in(Generation::V5_0), "{tr}");
+        assert_eq!(v5.tr_name().map(|(t, _)| t), Some(*tr));
+        assert!(v5.served_in(Generation::Tr2) && !v5.declared_in(Generation::Tr2));
+    }
+}
+
+#[test]
+fn forms_follow_the_generations_that_changed_them() {
+    use EntryPoint as E;
+    let tr = Generation::Tr2;
+    for e in crate::FORM_CHANGED_IN_5_0 {
+        assert!(e.declared_in(tr) && e.declared_in(Generation::V5_0), "{e}");
+        assert!(e.other_form_in(tr), "{e}");
+    }
+    assert!(!E::GetThreadHandle.other_form_in(tr));
+    assert!(E::GetThreadHandle.other_form_in(Generation::Draft2014));
+    // The draft's version string query already had the 5.x form.
+    assert!(!E::GetVersionString.other_form_in(Generation::Draft2014));
+    // A routine 5.0 introduced has no other form in TR 2.001: the TR lacks the name.
+    assert!(!E::GetCurrParallelHandle.other_form_in(tr));
+    assert_eq!(E::GetState.form_since(), Generation::V5_0);
+}

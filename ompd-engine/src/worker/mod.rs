@@ -528,7 +528,12 @@ fn run_check(
         ))
     } else if let Some(why) = not_here {
         checks::Verdict::skip(why)
-    } else if let Some(ep) = check.entry_points.iter().find(|e| !ctx.lib.api.has(**e)) {
+    } else if let Some(ep) = check.older_form(ctx.profile) {
+        checks::Verdict::skip(format!(
+            "{} declares {ep} with another form, which the check does not call",
+            ctx.profile
+        ))
+    } else if let Some(ep) = check.entry_points.iter().find(|e| !ctx.lib.api.serves(**e)) {
         // What a library exports is judged by the inventory checks against the profile it
         // claims; a check that needs a routine it lacks judges nothing.
         checks::Verdict::skip(format!("{ep} is not exported"))

@@ -2,7 +2,7 @@
 //! through the matching `ompd_rel_*` when dropped) and display-control-variables vectors.
 
 use super::{rc_of, Call, Library, Residence};
-use ompd_abi::{AddressSpaceHandle, ParallelHandle, Rc, TaskHandle, ThreadHandle};
+use ompd_abi::{AddressSpaceHandle, EntryPoint, ParallelHandle, Rc, TaskHandle, ThreadHandle};
 use std::ffi::{c_char, c_void};
 
 /// A handle the tool owns; released through the matching `ompd_rel_*` when dropped.
@@ -23,19 +23,15 @@ pub trait Kind: Sized {
 }
 
 macro_rules! kind {
-    ($t:ty, $name:literal, $rel:ident, $tr_rel:ident) => {
+    ($t:ty, $name:literal, $rel:ident) => {
         impl Kind for $t {
             const NAME: &'static str = $name;
             unsafe fn release(lib: &Library, ptr: *mut Self) -> Rc {
                 // SAFETY: the caller guarantees `ptr` is live and released once.
+                // (A TR-era library's `ompd_release_*` fills the slot: `Api::renamed`.)
                 match unsafe { lib.raw().$rel(ptr) } {
                     Ok((rc, _g)) => rc,
-                    // A TR-era library releases through the TR's `ompd_release_*`.
-                    Err(_) => match lib.tr.$tr_rel {
-                        // SAFETY: as above; the TR routine takes the same handle.
-                        Some(f) => unsafe { f(ptr) },
-                        None => Rc::UNSUPPORTED,
-                    },
+                    Err(_) => Rc::UNSUPPORTED,
                 }
             }
         }
@@ -44,22 +40,11 @@ macro_rules! kind {
 kind!(
     AddressSpaceHandle,
     "address space handle",
-    rel_address_space_handle,
-    release_address_space
+    rel_address_space_handle
 );
-kind!(
-    ThreadHandle,
-    "thread handle",
-    rel_thread_handle,
-    release_thread
-);
-kind!(
-    ParallelHandle,
-    "parallel handle",
-    rel_parallel_handle,
-    release_parallel
-);
-kind!(TaskHandle, "task handle", rel_task_handle, release_task);
+kind!(ThreadHandle, "thread handle", rel_thread_handle);
+kind!(ParallelHandle, "parallel handle", rel_parallel_handle);
+kind!(TaskHandle, "task handle", rel_task_handle);
 
 impl<K: Kind> Handle<'_, K> {
     /// The handle's address (what the library returned), to compare with an address the
@@ -151,6 +136,10 @@ pub struct ControlVars<'l> {
 impl ControlVars<'_> {
     fn rel(&self) -> Call<()> {
         let mut v = self.vec;
+        if self.lib.api.tr_era && !self.lib.api.has(EntryPoint::RelDisplayControlVars) {
+            // SAFETY: as below; the TR's release takes the vector itself.
+            return unsafe { super::tr::release_control_vars(self.lib, v) };
+        }
         // SAFETY: `v` is the vector the library returned; a ControlVars releases it once.
         let (rc, _g) = unsafe { self.lib.raw().rel_display_control_vars(&mut v) }?;
         rc_of(rc, || Ok(()))

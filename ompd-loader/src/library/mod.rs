@@ -8,13 +8,14 @@
 
 use libloading::os::unix::{Library as RawLibrary, RTLD_GLOBAL, RTLD_LOCAL, RTLD_NOW};
 use ompd_abi::{
-    entry, Address, AddressSpaceHandle, EntryPoint, FrameInfo, ParallelHandle, Rc, Scope,
-    TaskHandle, ThreadHandle,
+    Address, AddressSpaceHandle, EntryPoint, FrameInfo, ParallelHandle, Rc, Scope, TaskHandle,
+    ThreadHandle,
 };
 use ompd_serve::callbacks::{self, SiteGuard};
-use std::ffi::{c_char, c_int};
+use std::ffi::{c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 
+mod api;
 mod device;
 mod handles;
 mod heap;
@@ -29,6 +30,7 @@ pub mod watch;
 pub use heap::{heap_watch, HeapWatch};
 pub use runtimes::{init_cxx_streams, keep_loaded};
 
+pub use api::Api;
 use handles::MAX_CONTROL_VARS;
 pub use handles::{
     AnyHandle, AspaceH, ControlVar, ControlVars, Handle, Kind, ParallelH, TaskH, ThreadH,
@@ -61,6 +63,9 @@ pub enum Fail {
     /// The entry point is quarantined in this worker (it hung or crashed in earlier checks):
     /// the call was not made.
     Quarantined(EntryPoint),
+    /// The library is TR-era and declares the entry point with the TR's form, not the 5.x form
+    /// of the wrapper ([`EntryPoint::form_since`]): the call was not made.
+    OtherForm(EntryPoint),
 }
 
 impl std::fmt::Display for Fail {
@@ -70,6 +75,7 @@ impl std::fmt::Display for Fail {
             Fail::Missing(n) => write!(f, "{n} is not exported"),
             Fail::Invalid(m) => write!(f, "ok with invalid output: {m}"),
             Fail::Quarantined(n) => write!(f, "{n} was not called: it is quarantined"),
+            Fail::OtherForm(n) => write!(f, "{n} was not called: the library has the TR's form"),
         }
     }
 }
@@ -83,93 +89,6 @@ const POISON_PTR: usize = 0xA5A5_A5A5_A5A5_A5A5u64 as usize;
 /// after `ok` was not written (wrappers that return outputs as written leave the test to the
 /// caller).
 pub const POISON_WORD: i64 = 0x5A5A_5A5A_5A5A_5A5A;
-
-macro_rules! api {
-    ($($field:ident: $ty:ident = $ep:ident,)*) => {
-        /// Every entry point the library exports, resolved once at load.
-        #[derive(Clone, Copy, Debug, Default)]
-        pub struct Api {
-            $(
-                #[doc = concat!("[`EntryPoint::", stringify!($ep), "`].")]
-                pub $field: Option<entry::$ty>,
-            )*
-            /// The TR-only routines (no 5.x signature) the library exports, one bit per
-            /// [`EntryPoint`] (their calls are `tr.rs`'s).
-            pub tr_only: u128,
-        }
-
-        impl Api {
-            fn resolve(lib: &RawLibrary) -> Api {
-                Api {
-                    $(
-                        // SAFETY: the symbol is declared with this exact type in omp-tools.h;
-                        // the copied function pointer stays valid because the library is never
-                        // unloaded while the Api is in use (it lives inside `Library`).
-                        $field: unsafe {
-                            lib.get::<entry::$ty>(EntryPoint::$ep.name().as_bytes())
-                        }
-                        .ok()
-                        .map(|s| *s),
-                    )*
-                    tr_only: tr::present(lib),
-                }
-            }
-
-            /// True when the library exports `e`.
-            pub fn has(&self, e: EntryPoint) -> bool {
-                match e {
-                    $(EntryPoint::$ep => self.$field.is_some(),)*
-                    _ => self.tr_only & (1u128 << e as usize) != 0,
-                }
-            }
-
-            /// The resolved entry points, in the table's order.
-            pub fn exported(&self) -> Vec<EntryPoint> {
-                EntryPoint::ALL.iter().copied().filter(|e| self.has(*e)).collect()
-            }
-        }
-    };
-}
-
-api! {
-    initialize: Initialize = Initialize,
-    get_api_version: GetApiVersion = GetApiVersion,
-    get_version_string: GetVersionString = GetVersionString,
-    finalize: Finalize = Finalize,
-    process_initialize: ProcessInitialize = ProcessInitialize,
-    device_initialize: DeviceInitialize = DeviceInitialize,
-    rel_address_space_handle: RelAddressSpaceHandle = RelAddressSpaceHandle,
-    get_omp_version: GetOmpVersion = GetOmpVersion,
-    get_omp_version_string: GetOmpVersionString = GetOmpVersionString,
-    get_thread_in_parallel: GetThreadInParallel = GetThreadInParallel,
-    get_thread_handle: GetThreadHandle = GetThreadHandle,
-    rel_thread_handle: RelThreadHandle = RelThreadHandle,
-    thread_handle_compare: ThreadHandleCompare = ThreadHandleCompare,
-    get_thread_id: GetThreadId = GetThreadId,
-    get_curr_parallel_handle: GetCurrParallelHandle = GetCurrParallelHandle,
-    get_enclosing_parallel_handle: GetEnclosingParallelHandle = GetEnclosingParallelHandle,
-    get_task_parallel_handle: GetTaskParallelHandle = GetTaskParallelHandle,
-    rel_parallel_handle: RelParallelHandle = RelParallelHandle,
-    parallel_handle_compare: ParallelHandleCompare = ParallelHandleCompare,
-    get_curr_task_handle: GetCurrTaskHandle = GetCurrTaskHandle,
-    get_generating_task_handle: GetGeneratingTaskHandle = GetGeneratingTaskHandle,
-    get_scheduling_task_handle: GetSchedulingTaskHandle = GetSchedulingTaskHandle,
-    get_task_in_parallel: GetTaskInParallel = GetTaskInParallel,
-    rel_task_handle: RelTaskHandle = RelTaskHandle,
-    task_handle_compare: TaskHandleCompare = TaskHandleCompare,
-    get_task_function: GetTaskFunction = GetTaskFunction,
-    get_task_frame: GetTaskFrame = GetTaskFrame,
-    enumerate_states: EnumerateStates = EnumerateStates,
-    get_state: GetState = GetState,
-    get_display_control_vars: GetDisplayControlVars = GetDisplayControlVars,
-    rel_display_control_vars: RelDisplayControlVars = RelDisplayControlVars,
-    enumerate_icvs: EnumerateIcvs = EnumerateIcvs,
-    get_icv_from_scope: GetIcvFromScope = GetIcvFromScope,
-    get_icv_string_from_scope: GetIcvStringFromScope = GetIcvStringFromScope,
-    get_tool_data: GetToolData = GetToolData,
-    get_device_thread_id_kinds: GetDeviceThreadIdKinds = GetDeviceThreadIdKinds,
-    get_device_from_thread: GetDeviceFromThread = GetDeviceFromThread,
-}
 
 /// A loaded vendor library with its resolved entry points.
 #[derive(Debug)]
@@ -297,6 +216,28 @@ fn rc_of<T>(rc: Rc, value: impl FnOnce() -> Call<T>) -> Call<T> {
     }
 }
 
+/// A thread id written by `call` into a `size`-byte tool-owned buffer (the pointer it is
+/// given), with guard bytes on each side: writing outside the buffer is invalid output.
+fn guarded_id(
+    size: usize,
+    call: impl FnOnce(*mut c_void) -> Result<(Rc, SiteGuard), Fail>,
+) -> Call<Vec<u8>> {
+    const GUARD: usize = 16;
+    let mut buf = vec![0xEEu8; size + 2 * GUARD];
+    // The buffer has `size` bytes after the leading guard.
+    let (rc, _g) = call(buf[GUARD..].as_mut_ptr().cast())?;
+    if buf[..GUARD]
+        .iter()
+        .chain(&buf[GUARD + size..])
+        .any(|b| *b != 0xEE)
+    {
+        return Err(Fail::Invalid(format!(
+            "wrote outside the {size}-byte thread id buffer"
+        )));
+    }
+    rc_of(rc, || Ok(buf[GUARD..GUARD + size].to_vec()))
+}
+
 fn out_ptr<T>(p: *mut T, what: &str) -> Call<*mut T> {
     if p as usize == POISON_PTR {
         Err(Fail::Invalid(format!("{what} was not written")))
@@ -329,8 +270,11 @@ impl Library {
         out_ptr(p, what).map(|ptr| Handle { lib: self, ptr })
     }
 
-    /// `ompd_get_api_version`.
+    /// `ompd_get_api_version` (on a TR-era library, the TR's `ompd_get_version`).
     pub fn get_api_version(&self) -> Call<i64> {
+        if self.api.tr_era && !self.api.has(EntryPoint::GetApiVersion) {
+            return self.tr_get_version().map(i64::from);
+        }
         let mut v = POISON_WORD;
         // SAFETY: valid out-parameter.
         let (rc, _g) = unsafe { self.raw().get_api_version(&mut v) }?;
@@ -487,27 +431,10 @@ impl Library {
 
     /// `ompd_get_thread_id` into a guarded buffer of `size` bytes. Returns the bytes written.
     pub fn get_thread_id(&self, th: &ThreadH, kind: u64, size: usize) -> Call<Vec<u8>> {
-        const GUARD: usize = 16;
-        let mut buf = vec![0xEEu8; size + 2 * GUARD];
-        // SAFETY: live handle; the buffer has `size` bytes after the leading guard.
-        let (rc, _g) = unsafe {
-            self.raw().get_thread_id(
-                th.ptr,
-                kind,
-                size as u64,
-                buf.as_mut_ptr().add(GUARD).cast(),
-            )
-        }?;
-        if buf[..GUARD]
-            .iter()
-            .chain(&buf[GUARD + size..])
-            .any(|b| *b != 0xEE)
-        {
-            return Err(Fail::Invalid(format!(
-                "wrote outside the {size}-byte thread id buffer"
-            )));
-        }
-        rc_of(rc, || Ok(buf[GUARD..GUARD + size].to_vec()))
+        guarded_id(size, |out| {
+            // SAFETY: live handle; `out` has `size` bytes.
+            unsafe { self.raw().get_thread_id(th.ptr, kind, size as u64, out) }
+        })
     }
 
     /// `ompd_get_thread_in_parallel`.

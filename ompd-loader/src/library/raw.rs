@@ -9,9 +9,9 @@ use super::heap;
 use super::watch::{self, AsWord};
 use super::{Api, Fail};
 use ompd_abi::{
-    Address, AddressSpaceContext, AddressSpaceHandle, Callbacks, EntryPoint, FrameInfo, OmpdDevice,
-    OmpdIcvId, OmpdSize, OmpdThreadIdKind, OmpdWord, ParallelHandle, Rc, Scope, TaskHandle,
-    ThreadHandle,
+    Address, AddressSpaceContext, AddressSpaceHandle, Callbacks, EntryPoint, FrameInfo, Generation,
+    OmpdDevice, OmpdIcvId, OmpdSize, OmpdThreadIdKind, OmpdWord, ParallelHandle, Rc, Scope,
+    TaskHandle, ThreadHandle,
 };
 use ompd_serve::callbacks::{self, SiteGuard};
 use std::ffi::{c_char, c_int, c_void};
@@ -23,6 +23,18 @@ pub(super) struct Raw<'a>(pub(super) &'a Api);
 /// What a raw call gives: the library's code and the guard that keeps the entry point marked.
 pub(super) type Answer = Result<(Rc, SiteGuard), Fail>;
 
+impl Raw<'_> {
+    /// Refuses a 5.x-form call of `ep` on a TR-era library that declares it with the TR's
+    /// form (`ompd_initialize` aside: the worker calls its TR form through `tr.rs`, and no
+    /// check that calls the 5.x form runs on such a library).
+    fn same_form(self, ep: EntryPoint) -> Result<(), Fail> {
+        if self.0.tr_era && ep != EntryPoint::Initialize && ep.other_form_in(Generation::Tr2) {
+            return Err(Fail::OtherForm(ep));
+        }
+        Ok(())
+    }
+}
+
 macro_rules! raw {
     ($($field:ident = $ep:ident($($arg:ident: $ty:ty),* $(,)?);)*) => {
         impl Raw<'_> {$(
@@ -33,6 +45,7 @@ macro_rules! raw {
             /// that the library refuses it.
             pub(super) unsafe fn $field(self, $($arg: $ty),*) -> Answer {
                 let f = self.0.$field.ok_or(Fail::Missing(EntryPoint::$ep))?;
+                self.same_form(EntryPoint::$ep)?;
                 watch::gate(EntryPoint::$ep)?;
                 let guard = callbacks::enter(EntryPoint::$ep.name());
                 let mark = watch::begin(EntryPoint::$ep, &[$(AsWord::word(&$arg)),*]);

@@ -41,7 +41,7 @@ macro_rules! tr_api {
         impl TrApi {
             /// Resolves the TR forms when `api` shows a TR-era library.
             pub(super) fn resolve(lib: &RawLibrary, api: &Api) -> TrApi {
-                if !api.has(EntryPoint::GetVersion) || api.has(EntryPoint::GetApiVersion) {
+                if !api.tr_era {
                     return TrApi::default();
                 }
                 TrApi {
@@ -67,10 +67,7 @@ tr_api! {
     task_string_id: TaskStringId = GetTaskHandleStringId,
     top_parallel: GetTopParallelRegion = GetTopParallelRegion,
     top_task: GetTopTaskRegion = GetTopTaskRegion,
-    release_thread: ReleaseThreadHandle = ReleaseThreadHandle,
-    release_parallel: ReleaseParallelHandle = ReleaseParallelHandle,
-    release_task: ReleaseTaskHandle = ReleaseTaskHandle,
-    release_address_space: ReleaseAddressSpaceHandle = ReleaseAddressSpaceHandle,
+    release_control_vars: ReleaseDisplayControlVars = ReleaseDisplayControlVars,
     get_num_procs: SpaceWord = GetNumProcs,
     get_num_threads: ParallelWord = GetNumThreads,
     get_thread_num: ThreadWord = GetThreadNum,
@@ -96,6 +93,18 @@ fn call<F>(
     super::heap::end(heap, ep.name());
     drop(mark);
     Ok((rc, guard))
+}
+
+/// The TR's `ompd_release_display_control_vars` (§13), which takes the vector itself.
+///
+/// # Safety
+/// `v` is the vector the library returned, released once.
+pub(super) unsafe fn release_control_vars(lib: &Library, v: *const *const c_char) -> Call<()> {
+    let f = lib.tr.release_control_vars;
+    let ep = EntryPoint::ReleaseDisplayControlVars;
+    // SAFETY: the caller guarantees `v`.
+    let (rc, _g) = call(f, ep, &[v.word()], |f| unsafe { f(v) })?;
+    rc_of(rc, || Ok(()))
 }
 
 /// The per-ICV getters of the TR the checks call, by the handle they take.
@@ -144,6 +153,15 @@ impl Library {
             unsafe { f(&mut v) }
         })?;
         rc_of(rc, || Ok(v))
+    }
+
+    /// The TR's `ompd_get_version` with a NULL `version`: the code it answers.
+    pub fn tr_get_version_null(&self) -> Call<Rc> {
+        let (rc, _g) = call(self.tr.get_version, EntryPoint::GetVersion, &[0], |f| {
+            // SAFETY: NULL is the argument under test; the library must refuse it.
+            unsafe { f(std::ptr::null_mut()) }
+        })?;
+        Ok(rc)
     }
 
     /// A TR string id (`ompd_get_{thread,parallel,task}_handle_string_id`): a tool-owned block.
