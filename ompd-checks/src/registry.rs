@@ -39,6 +39,7 @@ pub fn registry() -> &'static [&'static Check] {
         r#static::CHECKS
             .iter()
             .chain(lib::QUERIES)
+            .chain(tr::QUERIES)
             .chain(nulls_at(Stage::Library))
             .chain(lib::INITIALIZE)
             .chain(families.iter().flat_map(|f| f.iter()))

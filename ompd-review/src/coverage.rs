@@ -17,12 +17,22 @@ pub struct Requirement {
     pub level: String,
     /// The requirement in one line.
     pub text: String,
+    /// True when TR 2.001 states it too, at the level 5.x gives it (the table's fourth column
+    /// says `TR16`): then a MUST of 5.x binds TR 2.001 libraries as well.
+    pub tr16: bool,
 }
 
 impl Requirement {
     /// True when the requirement binds only the tool (the harness), not the library.
     pub fn is_tool_only(&self) -> bool {
         self.level == "TOOL" || self.level.ends_with("(test rule)")
+    }
+
+    /// True when it is a MUST for a library of profile `p`: by its level ([`must_for`]), or, for
+    /// TR 2.001, as a 5.x MUST that the TR states too.
+    pub fn binds(&self, p: Profile) -> bool {
+        must_for(&self.id, &self.level, p)
+            || (p == Profile::Tr2 && self.tr16 && must_for(&self.id, &self.level, Profile::V5_0))
     }
 }
 
@@ -49,18 +59,29 @@ pub(crate) fn id_rows(tsv: &str) -> Result<Vec<IdRow<'_>>, (usize, &str)> {
     Ok(out)
 }
 
-/// Parses the `id<TAB>level<TAB>text` table (comment lines start with `#`).
+/// Parses the `id<TAB>level<TAB>text[<TAB>TR16]` table (comment lines start with `#`).
 pub fn parse(tsv: &str) -> Result<Vec<Requirement>, String> {
     let rows =
         id_rows(tsv).map_err(|(n, line)| format!("requirements line {n}: malformed: {line:?}"))?;
-    Ok(rows
-        .into_iter()
-        .map(|(_, [id, level, text])| Requirement {
-            id: id.into(),
-            level: level.into(),
-            text: text.into(),
+    rows.into_iter()
+        .map(|(n, [id, level, rest])| {
+            let (text, tr16) = match rest.split_once('\t') {
+                None => (rest, false),
+                Some((text, "TR16")) => (text, true),
+                Some((_, other)) => {
+                    return Err(format!(
+                        "requirements line {n}: fourth column {other:?} is not TR16"
+                    ))
+                }
+            };
+            Ok(Requirement {
+                id: id.into(),
+                level: level.into(),
+                text: text.into(),
+                tr16,
+            })
         })
-        .collect())
+        .collect()
 }
 
 /// The checklist shipped with the suite.
@@ -204,9 +225,9 @@ pub fn must_for(id: &str, level: &str, p: Profile) -> bool {
 }
 
 /// True when `c` runs for a library of profile `p`: its requirement is not newer, and the
-/// profile declares every routine it calls.
+/// profile has every routine it calls (under its name or the TR's), in the form it calls.
 pub fn runs_for(c: &Check, p: Profile) -> bool {
-    c.since <= p && c.entry_points.iter().all(|e| e.declared_in(p))
+    c.since <= p && c.entry_points.iter().all(|e| e.served_in(p)) && c.older_form(p).is_none()
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! target lacks, and (near the end of every unit) the release of the address-space handle.
 
 use crate::known::Fact;
-use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
+use crate::{Check, Ctx, Judge, Profile, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::Rc;
 use ompd_loader::library::Fail;
@@ -16,6 +16,7 @@ pub static CHECKS: &[Check] = &[
         summary: "ompd_initialize and ompd_process_initialize succeed on a compatible runtime and give a non-NULL handle",
         severity: Severity::Must,
         entry_points: &[EntryPoint::Initialize, EntryPoint::ProcessInitialize],
+        since: Profile::Tr2,
         real: Some(&[]),
         run: Run::Worker(process_initialize),
         ..Check::TARGET
@@ -26,6 +27,7 @@ pub static CHECKS: &[Check] = &[
         summary: "ompd_process_initialize on a runtime the library does not serve (it lacks a symbol the library looks up) gives ompd_rc_incompatible (other non-ok codes warn)",
         severity: Severity::Must,
         entry_points: &[EntryPoint::ProcessInitialize],
+        since: Profile::Tr2,
         real: Some(&[]),
         run: Run::Worker(foreign_runtime),
         ..Check::TARGET
@@ -69,6 +71,7 @@ pub static RELEASE: &[Check] = &[Check {
     summary: "releasing the unit's address-space handle, after every other handle of it is gone, returns ok",
     severity: Severity::Must,
     entry_points: &[EntryPoint::RelAddressSpaceHandle],
+    since: Profile::Tr2,
     real: Some(&[]),
     run: Run::Worker(release),
     ..Check::TARGET

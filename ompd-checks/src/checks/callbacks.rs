@@ -30,6 +30,7 @@ pub static CONTRACT: &[Check] = &[
         summary: "the library calls back only inside entry points, with contexts the tool gave it (a thread context only for a thread-local symbol, asked for with an id of the kind's size), and frees only its own blocks once",
         severity: Severity::Must,
         entry_points: &[EntryPoint::ProcessInitialize],
+        since: Profile::Tr2,
         real: Some(&[]),
         run: Run::Worker(no_violations),
         ..Check::TARGET
@@ -50,6 +51,7 @@ pub static CONTRACT: &[Check] = &[
         summary: "loading the library and every check of the unit leave the signal dispositions (ignored, caught) and the thread's signal mask as they were",
         severity: Severity::Must,
         entry_points: &[EntryPoint::ProcessInitialize],
+        since: Profile::Tr2,
         real: Some(&[]),
         run: Run::Worker(signals_untouched),
         ..Check::TARGET

@@ -17,12 +17,16 @@ use ompd_serve::callbacks::Target;
 
 macro_rules! law {
     ($id:expr, $kind:literal, $reqs:expr, $sev:expr, $summary:literal, $run:ident) => {
+        law!($id, $kind, $reqs, $sev, $summary, $run, V5_0)
+    };
+    ($id:expr, $kind:literal, $reqs:expr, $sev:expr, $summary:literal, $run:ident, $since:ident) => {
         Check {
             id: $id,
             requirements: $reqs,
             summary: $summary,
             severity: $sev,
             entry_points: &[EntryPoint::by_short_name(concat!($kind, "_handle_compare"))],
+            since: Profile::$since,
             real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
             arg: $kind,
             run: Run::Worker($run),
@@ -65,7 +69,8 @@ macro_rules! laws_for {
                 &["OMPD-CMP-004", "OMPD-CMP-005", "OMPD-CMP-012"],
                 Severity::Must,
                 "handles to one entity reached by different routes compare 0; handles to different entities never do",
-                identity
+                identity,
+                Tr2
             ),
             law!(
                 concat!("compare.", $kind, ".stable"),

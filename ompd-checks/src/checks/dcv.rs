@@ -3,7 +3,7 @@
 //! `ompd_rel_display_control_vars` gives back everything the library allocated for it.
 
 use crate::known::Fact;
-use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
+use crate::{Check, Ctx, Judge, Profile, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_loader::library::{Call, ControlVars};
 use ompd_serve::callbacks;
@@ -16,6 +16,7 @@ pub static CHECKS: &[Check] = &[
         summary: "ok with a readable NULL-terminated vector of readable NUL-terminated NAME=VALUE strings with non-empty names",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetDisplayControlVars, EntryPoint::RelDisplayControlVars],
+    since: Profile::Tr2,
         real: Some(&[]),
         run: Run::Worker(well_formed),
         ..Check::TARGET
@@ -46,6 +47,7 @@ pub static CHECKS: &[Check] = &[
         summary: "the vector and its strings lie in alloc_memory blocks or static library memory, never in the raw heap",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetDisplayControlVars, EntryPoint::RelDisplayControlVars],
+    since: Profile::Tr2,
         real: Some(&[]),
         run: Run::Worker(memory_owned),
         ..Check::TARGET
@@ -66,7 +68,7 @@ pub static CHECKS: &[Check] = &[
 fn get<'l>(ctx: &Ctx<'l>) -> Result<Call<ControlVars<'l>>, Verdict> {
     let ah = ctx.aspace()?;
     let entry = EntryPoint::GetDisplayControlVars;
-    if !ctx.lib.api.has(entry) {
+    if !ctx.lib.api.serves(entry) {
         return Err(Verdict::skip(format!("{entry} is not exported")));
     }
     Ok(ctx.lib.get_display_control_vars(ah))

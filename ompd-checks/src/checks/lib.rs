@@ -145,8 +145,9 @@ pub static INITIALIZE: &[Check] = &[
         requirements: &["OMPD-INIT-033"],
         summary: "after ompd_finalize answered ok, the library makes no callback (the version queries and a second ompd_finalize are called to give it the chance)",
         severity: Severity::Must,
-        entry_points: &[EntryPoint::Finalize, EntryPoint::GetApiVersion],
+        entry_points: &[EntryPoint::Finalize, EntryPoint::GetApiVersion, EntryPoint::Initialize],
         stage: Stage::Library,
+        since: Profile::Tr2,
         real: None,
         run: Run::Worker(no_callbacks_after_finalize),
         ..Check::TARGET
@@ -353,6 +354,13 @@ fn version_queries_no_callbacks(ctx: &mut Ctx, _: &str) -> Verdict {
 /// Runs after `lib.finalize.after_initialize`: every callback since that finalize is a
 /// violation the ledger recorded ([`ompd_serve::ledger::Violation::AfterFinalize`]).
 fn no_callbacks_after_finalize(ctx: &mut Ctx, _: &str) -> Verdict {
+    if ctx.profile < Profile::V5_0 && !callbacks::ledger().finalized() {
+        // The checks that initialize and finalize the others judge 5.x requirements: a TR
+        // library goes through its own lifecycle here, judged only by the skip below.
+        if ctx.lib.tr_initialize().is_ok() {
+            let _ = ctx.lib.finalize();
+        }
+    }
     if !callbacks::ledger().finalized() {
         return Verdict::skip("ompd_finalize did not answer ok: the library was never finalized");
     }

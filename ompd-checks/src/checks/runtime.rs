@@ -11,7 +11,7 @@
 
 use crate::checks::bp::stop_or_skip;
 use crate::known::{BpStop, Fact};
-use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
+use crate::{Check, Ctx, Judge, Profile, Run, Severity, Verdict};
 use ompd_serve::source::{Source, SymbolError};
 use std::collections::BTreeMap;
 
@@ -23,6 +23,7 @@ pub static CHECKS: &[Check] = &[
         summary: "ompd_dll_locations is an unmangled variable pointing to a NULL-terminated vector of non-empty NUL-terminated paths",
         severity: Severity::Must,
         entry_points: &[],
+        since: Profile::Tr2,
         real: Some(&[Fact::RuntimeInterface]),
         run: Run::Worker(dll_locations),
         ..Check::TARGET
@@ -33,6 +34,7 @@ pub static CHECKS: &[Check] = &[
         summary: "the runtime defines the C-linkage symbol ompd_dll_locations_valid",
         severity: Severity::Must,
         entry_points: &[],
+        since: Profile::Tr2,
         real: Some(&[Fact::RuntimeInterface]),
         arg: "ompd_dll_locations_valid",
         run: Run::Worker(defined),
@@ -41,11 +43,13 @@ pub static CHECKS: &[Check] = &[
     Check {
         id: "runtime.breakpoints.defined",
         requirements: &["OMPD-BP-001"],
-        summary: "the runtime defines the eight C-linkage ompd_bp_* breakpoint symbols of OMPD 5.x",
+        summary: "the runtime defines the eight C-linkage ompd_bp_* breakpoint symbols of OMPD 5.x (the four parallel and task ones for a TR 2.001 library)",
         severity: Severity::Must,
         entry_points: &[],
+        since: Profile::Tr2,
         real: Some(&[Fact::RuntimeInterface]),
-        arg: "ompd_bp_parallel_begin ompd_bp_parallel_end ompd_bp_task_begin ompd_bp_task_end \
+        // TR 2.001 §12 names the four before the bar; OMPD 5.0 adds the four after it.
+        arg: "ompd_bp_parallel_begin ompd_bp_parallel_end ompd_bp_task_begin ompd_bp_task_end | \
               ompd_bp_thread_begin ompd_bp_thread_end ompd_bp_device_begin ompd_bp_device_end",
         run: Run::Worker(defined),
         ..Check::TARGET
@@ -67,6 +71,7 @@ pub static CHECKS: &[Check] = &[
         summary: "the runtime passes ompd_bp_parallel_begin once per region (not per thread, not twice) and ompd_bp_parallel_end once after it, both on the encountering thread: as many pairs as the program has regions",
         severity: Severity::Must,
         entry_points: &[],
+        since: Profile::Tr2,
         real: Some(&[Fact::Stop]),
         property: crate::Property::ScenariosOnly,
         run: Run::Worker(parallel_pairs),
@@ -78,6 +83,7 @@ pub static CHECKS: &[Check] = &[
         summary: "the runtime passes ompd_bp_task_begin before every explicit task runs and ompd_bp_task_end once after it, each end after its begin",
         severity: Severity::Must,
         entry_points: &[],
+        since: Profile::Tr2,
         real: Some(&[Fact::Stop]),
         property: crate::Property::ScenariosOnly,
         run: Run::Worker(task_pairs),
@@ -103,6 +109,12 @@ fn defined(ctx: &mut Ctx, names: &str) -> Verdict {
     let src = match source(ctx) {
         Ok(s) => s,
         Err(v) => return v,
+    };
+    let (tr, v5) = names.split_once('|').unwrap_or((names, ""));
+    let names = if ctx.profile < Profile::V5_0 {
+        tr.to_string()
+    } else {
+        format!("{tr} {v5}")
     };
     let mut j = Judge::new(ctx, "every symbol defined under its unmangled name");
     for name in names.split_whitespace() {

@@ -2,7 +2,7 @@
 //! kinds, the thread-id round trip, and identity of handles to the same thread.
 
 use crate::known::Fact;
-use crate::{expect_rc, Check, Ctx, Judge, Run, Severity, Verdict};
+use crate::{expect_rc, Check, Ctx, Judge, Profile, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{thread_id_kind, Rc};
 use ompd_loader::library::Fail;
@@ -65,6 +65,7 @@ pub static CHECKS: &[Check] = &[
         summary: "ompd_get_thread_id gives back exactly the pthread id the handle was obtained with, writing no more than asked",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadId],
+        since: Profile::Tr2,
         real: Some(&[Fact::Threads]),
         run: Run::Worker(id_round_trip),
         ..Check::TARGET
@@ -75,6 +76,7 @@ pub static CHECKS: &[Check] = &[
         summary: "two handles to one thread compare 0; handles to distinct threads do not",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::ThreadHandleCompare],
+        since: Profile::Tr2,
         real: Some(&[Fact::Threads]),
         run: Run::Worker(compare),
         ..Check::TARGET

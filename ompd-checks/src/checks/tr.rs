@@ -1,10 +1,11 @@
 //! The TR 2.001 routines that 5.0 dropped, on TR-era libraries: string ids (TR §7.2–7.4), the
-//! thread vector (§7.2) and the per-ICV getters (§8–11), judged against the model. The TR's
-//! other routines keep a 5.x name and form, and the 5.x families judge those.
+//! thread vector (§7.2) and the per-ICV getters (§8–11), judged against the model. The 5.x
+//! families judge the routines that keep their form under the 5.x name or another
+//! ([`ompd_abi::TR_NAMES`]), in the checks whose requirement TR 2.001 states (their `since`).
 
 use crate::known::Fact;
-use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
-use ompd_abi::{EntryPoint, Generation};
+use crate::{Check, Ctx, Judge, Run, Severity, Stage, Verdict};
+use ompd_abi::{EntryPoint, Generation, Rc};
 use ompd_loader::library::{AspaceH, Call, ToolString, TrWordOf};
 use ompd_serve::source::TargetKind;
 use sim_target::model::{TaskKind, ThreadId};
@@ -13,7 +14,7 @@ use sim_target::model::{TaskKind, ThreadId};
 pub static CHECKS: &[Check] = &[
     Check {
         id: "tr.string_id.thread",
-        requirements: &["OMPD-LEG-001", "OMPD-LEG-003", "OMPD-LEG-004"],
+        requirements: &["OMPD-LEG-001", "OMPD-LEG-003", "OMPD-LEG-004", "OMPD-CMP-009"],
         summary: "every OpenMP thread's string id is a tool-owned string, the same for two handles of the thread, and another thread's differs",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadHandleStringId],
@@ -24,7 +25,7 @@ pub static CHECKS: &[Check] = &[
     },
     Check {
         id: "tr.string_id.parallel",
-        requirements: &["OMPD-LEG-001", "OMPD-LEG-003", "OMPD-LEG-004"],
+        requirements: &["OMPD-LEG-001", "OMPD-LEG-003", "OMPD-LEG-004", "OMPD-CMP-009"],
         summary: "the string ids of the threads' top regions are equal exactly when the region handles compare equal",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetTopParallelRegion, EntryPoint::GetParallelHandleStringId, EntryPoint::ParallelHandleCompare],
@@ -35,7 +36,7 @@ pub static CHECKS: &[Check] = &[
     },
     Check {
         id: "tr.string_id.task",
-        requirements: &["OMPD-LEG-001", "OMPD-LEG-003", "OMPD-LEG-004"],
+        requirements: &["OMPD-LEG-001", "OMPD-LEG-003", "OMPD-LEG-004", "OMPD-CMP-009"],
         summary: "the string ids of the threads' top tasks are equal exactly when the task handles compare equal",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetTopTaskRegion, EntryPoint::GetTaskHandleStringId, EntryPoint::TaskHandleCompare],
@@ -89,6 +90,31 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
 ];
+
+/// The TR's version query, with the other queries before `ompd_initialize`.
+pub static QUERIES: &[Check] = &[Check {
+    id: "tr.get_version.null_version",
+    requirements: &["OMPD-INIT-004"],
+    summary: "TR: ompd_get_version with a NULL version gives ompd_rc_bad_input",
+    severity: Severity::Must,
+    entry_points: &[EntryPoint::GetVersion],
+    stage: Stage::Library,
+    since: Generation::Tr2,
+    real: None,
+    run: Run::Worker(null_version),
+    ..Check::TARGET
+}];
+
+/// TR §4.1: `ompd_get_version(NULL)` is bad input.
+fn null_version(ctx: &mut Ctx, _: &str) -> Verdict {
+    let mut j = Judge::new(ctx, "bad_input");
+    match ctx.lib.tr_get_version_null() {
+        Ok(Rc::BAD_INPUT) => j.holds(),
+        Ok(rc) => j.fail(format!("NULL version: {rc}")),
+        Err(e) => j.fail(format!("NULL version: {e}")),
+    }
+    j.verdict()
+}
 
 /// TR §10.1: a thread that is not an OpenMP thread gives `bad_input` and a NULL handle.
 fn tr_foreign(ctx: &mut Ctx, _: &str) -> Verdict {

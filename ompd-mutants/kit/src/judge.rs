@@ -135,7 +135,7 @@ fn musts_shown(rows: &[Row]) -> (BTreeSet<String>, BTreeSet<String>) {
         .filter(|r| {
             [Profile::V5_2, Profile::V6_0, Profile::Tr2]
                 .iter()
-                .any(|p| ompd_review::coverage::must_for(&r.id, &r.level, *p))
+                .any(|p| r.binds(*p))
         })
         .map(|r| r.id)
         .partition(|id| cited.contains(id.as_str()))

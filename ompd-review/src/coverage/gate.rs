@@ -5,7 +5,7 @@
 //! gate fails on a MUST that is neither judged nor listed, and on a stale entry, so the list can
 //! only shrink.
 
-use super::{must_for, runs_for, Requirement};
+use super::{runs_for, Requirement};
 use ompd_checks::{Check, Profile};
 use serde::Serialize;
 
@@ -135,7 +135,7 @@ fn row(
         open: Vec::new(),
         unlisted: Vec::new(),
     };
-    for r in reqs.iter().filter(|r| must_for(&r.id, &r.level, p)) {
+    for r in reqs.iter().filter(|r| r.binds(p)) {
         g.musts += 1;
         if judged(checks, &r.id, p) {
             g.judged += 1;
@@ -159,7 +159,7 @@ fn staleness(checks: &[&'static Check], reqs: &[Requirement], e: &Exception) -> 
     let binding: Vec<Profile> = Profile::ALL
         .iter()
         .copied()
-        .filter(|&p| must_for(&r.id, &r.level, p))
+        .filter(|&p| r.binds(p))
         .collect();
     if binding.is_empty() {
         return Some(format!("{} ({}) binds no profile as a MUST", e.id, r.level));
