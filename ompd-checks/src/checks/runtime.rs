@@ -43,14 +43,16 @@ pub static CHECKS: &[Check] = &[
     Check {
         id: "runtime.breakpoints.defined",
         requirements: &["OMPD-BP-001"],
-        summary: "the runtime defines the eight C-linkage ompd_bp_* breakpoint symbols of OMPD 5.x (the four parallel and task ones for a TR 2.001 library)",
+        summary: "the runtime defines the C-linkage ompd_bp_* breakpoint symbols of the library's profile: the parallel and task ones (TR 2.001), the thread and device ones (5.0), the teams ones (6.0)",
         severity: Severity::Must,
         entry_points: &[],
         since: Profile::Tr2,
         real: Some(&[Fact::RuntimeInterface]),
-        // TR 2.001 §12 names the four before the bar; OMPD 5.0 adds the four after it.
+        // Groups by `defined`'s GROUPS: TR 2.001 §12, OMPD 5.0 (HL), OpenMP 6.0 §42.7/42.8
+        // (its header declares no target pair, which §42.11/42.12 name).
         arg: "ompd_bp_parallel_begin ompd_bp_parallel_end ompd_bp_task_begin ompd_bp_task_end | \
-              ompd_bp_thread_begin ompd_bp_thread_end ompd_bp_device_begin ompd_bp_device_end",
+              ompd_bp_thread_begin ompd_bp_thread_end ompd_bp_device_begin ompd_bp_device_end | \
+              ompd_bp_teams_begin ompd_bp_teams_end",
         run: Run::Worker(defined),
         ..Check::TARGET
     },
@@ -110,14 +112,16 @@ fn defined(ctx: &mut Ctx, names: &str) -> Verdict {
         Ok(s) => s,
         Err(v) => return v,
     };
-    let (tr, v5) = names.split_once('|').unwrap_or((names, ""));
-    let names = if ctx.profile < Profile::V5_0 {
-        tr.to_string()
-    } else {
-        format!("{tr} {v5}")
-    };
+    // The `|`-separated groups of `names` are required from these generations on.
+    const GROUPS: [Profile; 3] = [Profile::Tr2, Profile::V5_0, Profile::V6_0];
+    let names: Vec<&str> = names
+        .split('|')
+        .zip(GROUPS)
+        .filter(|(_, g)| *g <= ctx.profile)
+        .flat_map(|(group, _)| group.split_whitespace())
+        .collect();
     let mut j = Judge::new(ctx, "every symbol defined under its unmangled name");
-    for name in names.split_whitespace() {
+    for name in names {
         match src.symbol(name, None) {
             Ok(_) => j.holds(),
             Err(SymbolError::NotFound) => j.fail(format!("{name} is not defined")),
