@@ -470,8 +470,9 @@ pub const FORM_CHANGED_IN_5_0: &[EntryPoint] = &[
 
 /// The TR 2.001 routines that 5.0 renamed, keeping their meaning: (5.x routine, TR routine,
 /// same form). TR 2.001 §4.1, §4.3, §7.1–7.4, §10.1, §13; the checklist's table of
-/// generations. Two changed their form too: the display-control release (the TR's takes the
-/// vector, 5.0's its address) and the API version query (an `int`, 5.0's an `ompd_word_t`).
+/// generations. Three changed their form too: the display-control release (the TR's takes the
+/// vector, 5.0's its address), the API version query (an `int`, 5.0's an `ompd_word_t`) and the
+/// implicit tasks of a region (the TR gives them all in a vector, 5.0 one by thread number).
 pub const TR_NAMES: &[(EntryPoint, EntryPoint, bool)] = {
     use EntryPoint as E;
     &[
@@ -498,6 +499,7 @@ pub const TR_NAMES: &[(EntryPoint, EntryPoint, bool)] = {
             false,
         ),
         (E::GetApiVersion, E::GetVersion, false),
+        (E::GetTaskInParallel, E::GetImplicitTaskInParallel, false),
     ]
 };
 

@@ -95,7 +95,7 @@ macro_rules! api {
 
             /// True when the harness can call `e` on the library: [`Api::callable`], or a TR
             /// routine of another form 5.0 renamed to `e`, which the loader adapts (the
-            /// display-control release, the API version query).
+            /// display-control release, the API version query, the implicit tasks of a region).
             pub fn serves(&self, e: EntryPoint) -> bool {
                 let adapted = || match e.tr_name() {
                     Some((tr, false)) => self.tr_era && self.has(tr),

@@ -496,6 +496,9 @@ impl Library {
 
     /// `ompd_get_task_in_parallel`.
     pub fn get_task_in_parallel(&self, ph: &ParallelH, n: i32) -> Call<TaskH<'_>> {
+        if self.api.tr_era && !self.api.has(EntryPoint::GetTaskInParallel) {
+            return self.tr_task_in_parallel(ph, n);
+        }
         let mut h = POISON_PTR as *mut TaskHandle;
         // SAFETY: live handle; valid out-parameter.
         let (rc, _g) = unsafe { self.raw().get_task_in_parallel(ph.ptr, n, &mut h) }?;

@@ -62,6 +62,7 @@ tr_api! {
     initialize: Initialize = Initialize,
     get_version: GetVersion = GetVersion,
     get_threads: GetThreads = GetThreads,
+    implicit_tasks: GetImplicitTaskInParallel = GetImplicitTaskInParallel,
     thread_string_id: ThreadStringId = GetThreadHandleStringId,
     parallel_string_id: ParallelStringId = GetParallelHandleStringId,
     task_string_id: TaskStringId = GetTaskHandleStringId,
@@ -240,23 +241,48 @@ impl Library {
     pub fn tr_get_threads(&self, ah: &AspaceH) -> Call<Vec<ThreadH<'_>>> {
         let mut v = POISON_PTR as *mut *mut ThreadHandle;
         let mut n: c_int = -1;
-        let (rc, _g) = call(
-            self.tr.get_threads,
-            EntryPoint::GetThreads,
-            &[ah.ptr.word()],
-            |f| {
-                // SAFETY: a live handle; valid out-parameters.
-                unsafe { f(ah.ptr, &mut v, &mut n) }
-            },
-        )?;
-        rc_of(rc, || {
-            let n = usize::try_from(n).map_err(|_| Fail::Invalid(format!("count {n}")))?;
-            let words = super::device::tool_words(v.cast(), n, "thread_handle_vector")?;
-            words
-                .into_iter()
-                .map(|w| self.handle(w as *mut ThreadHandle, "thread handle"))
-                .collect()
-        })
+        let f = self.tr.get_threads;
+        let (rc, _g) = call(f, EntryPoint::GetThreads, &[ah.ptr.word()], |f| {
+            // SAFETY: a live handle; valid out-parameters.
+            unsafe { f(ah.ptr, &mut v, &mut n) }
+        })?;
+        rc_of(rc, || self.vector(v, n, "thread_handle_vector"))
+    }
+
+    /// TR 2.001's `ompd_get_implicit_task_in_parallel` (§7.4), which 5.0 made
+    /// `ompd_get_task_in_parallel`: the `n`th handle of its vector, the others released (the TR
+    /// promises no order; thread numbers are the reference's and the model's). An index outside
+    /// the vector is a question the TR form cannot answer ([`Fail::OtherForm`]).
+    pub(super) fn tr_task_in_parallel(&self, ph: &ParallelH, n: i32) -> Call<TaskH<'_>> {
+        let mut v = POISON_PTR as *mut *mut TaskHandle;
+        let mut count: c_int = -1;
+        let (f, ep) = (
+            self.tr.implicit_tasks,
+            EntryPoint::GetImplicitTaskInParallel,
+        );
+        let (rc, _g) = call(f, ep, &[ph.ptr.word()], |f| {
+            // SAFETY: a live handle; valid out-parameters.
+            unsafe { f(ph.ptr, &mut v, &mut count) }
+        })?;
+        let mut all = rc_of(rc, || self.vector(v, count, "task_handle_vector"))?;
+        let i = usize::try_from(n).ok().filter(|i| *i < all.len());
+        let i = i.ok_or(Fail::OtherForm(EntryPoint::GetTaskInParallel))?;
+        Ok(all.swap_remove(i))
+    }
+
+    /// The `n` handles of a tool-owned vector `v` the library allocated (freed here).
+    fn vector<K: super::Kind>(
+        &self,
+        v: *mut *mut K,
+        n: c_int,
+        what: &str,
+    ) -> Call<Vec<super::Handle<'_, K>>> {
+        let n = usize::try_from(n).map_err(|_| Fail::Invalid(format!("count {n}")))?;
+        let words = super::device::tool_words(v.cast(), n, what)?;
+        words
+            .into_iter()
+            .map(|w| self.handle(w as *mut K, K::NAME))
+            .collect()
     }
 
     /// A TR per-ICV getter.

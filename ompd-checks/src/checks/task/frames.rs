@@ -3,7 +3,7 @@
 //! body of an implicit task, the task routine of an explicit one) — judged against the model.
 
 use crate::known::Fact;
-use crate::{Check, Ctx, Judge, Run, Severity, TaskSubject, Verdict};
+use crate::{Check, Ctx, Judge, Profile, Run, Severity, TaskSubject, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{frame_flag, Address, FrameInfo, Rc, SEGMENT_NONE};
 use ompd_loader::library::{Call, Fail, POISON_WORD};
@@ -47,6 +47,7 @@ pub static CHECKS: &[Check] = &[
         summary: "the entry point of every reachable task is the model's (region function or task routine) with segment none; a task without outlined code (the initial task) answers unavailable",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetSchedulingTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetTaskFunction],
+        since: Profile::Tr2,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::Functions]),
         run: Run::Worker(function),
         ..Check::TARGET
@@ -57,6 +58,7 @@ pub static CHECKS: &[Check] = &[
         summary: "the implicit task of a serialized region answers its region's function like any other task (the spec names no exception)",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetTaskFunction],
+        since: Profile::Tr2,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks, Fact::Functions]),
         run: Run::Worker(function_serialized),
         ..Check::TARGET
