@@ -216,11 +216,91 @@ pub mod entry {
     /// `ompd_in_parallel`, `ompd_in_final`, `ompd_get_dynamic`, `ompd_get_nested`,
     /// `ompd_is_implicit`).
     pub type TaskWord = unsafe extern "C" fn(task: *mut TaskHandle, val: *mut TrWord) -> Rc;
+    /// `ompd_get_state` (§10.2, inferred: the declaration is lost; "a third-party version of
+    /// `ompt_get_state`" with a thread handle): an `ompd_state_t` (a C enum, [`super::state`])
+    /// and the optional wait id.
+    pub type GetState =
+        unsafe extern "C" fn(th: *mut ThreadHandle, state: *mut c_int, wait_id: *mut u64) -> Rc;
+}
+
+/// TR 2.001's `ompd_state_t` (§15.9): the OMPT states' names, with values of its own (§10.2:
+/// "no guarantee that the numeric values ... are identical").
+pub mod state {
+    use std::ffi::c_int;
+
+    /// `ompd_state_undefined`.
+    pub const UNDEFINED: c_int = 0x70;
+
+    /// Each TR state with the OMPT 5.x states (`ompt_state_t` values) it mirrors, the specific
+    /// ones before the generic ones that cover them (the generic barrier and mutex waits).
+    /// `ompd_state_first` (0x71) names the start of an enumeration, no thread's state.
+    pub const MIRRORS: &[(c_int, &[u64])] = &[
+        (0x00, &[0x000]),                                           // work_serial
+        (0x01, &[0x001]),                                           // work_parallel
+        (0x02, &[0x002]),                                           // work_reduction
+        (0x10, &[0x100]),                                           // idle
+        (0x20, &[0x101]),                                           // overhead
+        (0x41, &[0x011, 0x012, 0x013]),                             // wait_barrier_implicit
+        (0x42, &[0x014]),                                           // wait_barrier_explicit
+        (0x40, &[0x010, 0x011, 0x012, 0x013, 0x014, 0x015, 0x016]), // wait_barrier
+        (0x50, &[0x020]),                                           // wait_taskwait
+        (0x51, &[0x021]),                                           // wait_taskgroup
+        (0x61, &[0x041]),                                           // wait_lock
+        (0x62, &[0x042]),                                           // wait_critical
+        (0x63, &[0x043]),                                           // wait_atomic
+        (0x64, &[0x044]),                                           // wait_ordered
+        (0x60, &[0x040, 0x041, 0x042, 0x043, 0x044]),               // wait_mutex
+        (UNDEFINED, &[0x102]),                                      // undefined
+    ];
+
+    /// The most specific TR state that mirrors the OMPT state `ompt`, or
+    /// `ompd_state_undefined` for a state the TR has no name for (a target wait, a 6.0 state).
+    pub fn for_ompt(ompt: u64) -> c_int {
+        MIRRORS
+            .iter()
+            .find(|(_, o)| o.contains(&ompt))
+            .map_or(UNDEFINED, |(t, _)| *t)
+    }
+
+    /// True when the TR state `tr` stands for the OMPT state `ompt`: it mirrors it, or it is
+    /// `ompd_state_undefined` and no TR state mirrors `ompt`.
+    pub fn stands_for(tr: c_int, ompt: u64) -> bool {
+        let mirrors = |t: Option<c_int>| {
+            MIRRORS
+                .iter()
+                .any(|(m, o)| t.is_none_or(|t| t == *m) && o.contains(&ompt))
+        };
+        if mirrors(None) {
+            mirrors(Some(tr))
+        } else {
+            tr == UNDEFINED
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tr_state_stands_for_the_ompt_states_it_mirrors() {
+        use state::{for_ompt, stands_for, UNDEFINED};
+        assert_eq!(for_ompt(0x013), 0x41);
+        assert!(stands_for(0x41, 0x013) && stands_for(0x40, 0x013));
+        assert!(!stands_for(0x42, 0x013) && !stands_for(UNDEFINED, 0x013));
+        assert_eq!(for_ompt(0x015), 0x40);
+        assert_eq!(for_ompt(0x041), 0x61);
+        assert!(stands_for(0x60, 0x041));
+        // A target wait has no TR name.
+        assert_eq!(for_ompt(0x080), UNDEFINED);
+        assert!(stands_for(UNDEFINED, 0x080) && !stands_for(0x00, 0x080));
+        for (t, o) in state::MIRRORS {
+            for ompt in *o {
+                assert!(stands_for(*t, *ompt), "{t:#x} {ompt:#x}");
+                assert!(stands_for(for_ompt(*ompt), *ompt), "{ompt:#x}");
+            }
+        }
+    }
 
     #[test]
     fn the_tables_have_the_tr_sizes() {

@@ -81,8 +81,11 @@ impl Check {
     /// the 5.x one the check calls ([`EntryPoint::form_since`]: TR 2.001's `ompd_get_state`,
     /// every routine of the 2014 draft); such a library skips the check. `ompd_initialize` is
     /// not one: the worker calls it in the library's own form, and a check lists it to judge
-    /// that call.
+    /// that call. Nor are the routines of the `tr.*` family, which calls the TR's forms.
     pub fn older_form(&self, profile: Profile) -> Option<EntryPoint> {
+        if self.id.starts_with("tr.") {
+            return None;
+        }
         self.entry_points
             .iter()
             .copied()

@@ -233,6 +233,8 @@ pub enum Deviation {
     TrForeignThreadUnavailable,
     /// TR: `ompd_get_version` answers `ok` for a NULL `version`.
     TrVersionNullOk,
+    /// TR: `ompd_get_state` answers `ompd_state_work_serial` for every thread.
+    TrStateSerial,
     /// `ompd_get_tool_data` answers one more for a parallel handle from
     /// `ompd_get_task_parallel_handle` than for the same region reached another way.
     ParallelToolDataByRoute,
@@ -395,6 +397,7 @@ mutants! {
     "tr_icv_off" Some(E::GetMaxThreads), TrIcvOff => ["tr.icv.matches_model"];
     "tr_foreign_thread_unavailable" Some(E::GetThreadHandle), TrForeignThreadUnavailable => ["tr.thread_handle.non_openmp_thread"];
     "tr_version_null_ok" Some(E::GetVersion), TrVersionNullOk => ["tr.get_version.null_version"];
+    "tr_state_serial" Some(E::GetState), TrStateSerial => ["tr.state.matches_model"];
     "parallel_tool_data_by_route" None, ParallelToolDataByRoute => ["compare.parallel.equal_handles_answer_alike"];
     "task_function_by_route" None, TaskFunctionByRoute => ["compare.task.equal_handles_answer_alike"];
     "thread_handle_expires" None, ThreadHandleExpires => ["bp.thread.handle_kept_until_thread_end"];

@@ -5,10 +5,12 @@
 
 use crate::known::Fact;
 use crate::{Check, Ctx, Judge, Run, Severity, Stage, Verdict};
+use ompd_abi::tr::state::stands_for;
 use ompd_abi::{EntryPoint, Generation, Rc};
-use ompd_loader::library::{AspaceH, Call, ToolString, TrWordOf};
+use ompd_loader::library::{AspaceH, Call, Fail, ToolString, TrWordOf};
 use ompd_serve::source::TargetKind;
 use sim_target::model::{TaskKind, ThreadId};
+use std::ffi::c_int;
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
@@ -79,6 +81,17 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        id: "tr.state.matches_model",
+        requirements: &["OMPD-RT-007"],
+        summary: "TR: every thread's ompd_get_state is the TR state (ompd_state_t, §15.9) that mirrors the model's OMPT state, with the model's wait id in a wait state; without OMP_DEBUG the answer is needs_state_tracking",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetState],
+        since: Generation::Tr2,
+        real: Some(&[Fact::Threads, Fact::States]),
+        run: Run::Worker(states),
+        ..Check::TARGET
+    },
+    Check {
         id: "tr.thread_handle.non_openmp_thread",
         requirements: &["OMPD-LEG-006"],
         summary: "TR: ompd_get_thread_handle for a native thread that never entered OpenMP returns ompd_rc_bad_input and sets *thread_handle to NULL",
@@ -112,6 +125,40 @@ fn null_version(ctx: &mut Ctx, _: &str) -> Verdict {
         Ok(Rc::BAD_INPUT) => j.holds(),
         Ok(rc) => j.fail(format!("NULL version: {rc}")),
         Err(e) => j.fail(format!("NULL version: {e}")),
+    }
+    j.verdict()
+}
+
+/// TR §10.2, §15.9: the TR's state for each thread, as the model's OMPT state mirrored; with
+/// data collection off, `needs_state_tracking` (TR §2: the runtime collects it with `OMP_DEBUG`).
+fn states(ctx: &mut Ctx, _: &str) -> Verdict {
+    if ctx.profile != Generation::Tr2 {
+        return Verdict::skip("TR 2.001's state values; 5.x ones are judged by state.get.*");
+    }
+    let ah = crate::aspace_or_skip!(ctx);
+    let tracking = ctx.model.debug_enabled();
+    let mut j = Judge::new(ctx, "the TR state mirroring the model's, and its wait id");
+    for t in ctx.threads() {
+        let what = format!("gtid {}", t.0);
+        let got = ctx
+            .thread_handle(ah, t)
+            .and_then(|h| ctx.lib.tr_get_state(&h));
+        let m = &ctx.model.threads[t.0];
+        match got {
+            Err(Fail::Rc(Rc::NEEDS_STATE_TRACKING)) if !tracking => j.holds(),
+            Ok((s, _)) if !tracking => j.fail(format!("{what}: state {s:#x} without tracking")),
+            Err(e) if !tracking => j.fail(format!("{what}: {e}, not needs_state_tracking")),
+            Ok((s, w)) => {
+                let ok = c_int::try_from(s).is_ok_and(|s| stands_for(s, m.state as u64));
+                j.expect(ok, || {
+                    format!("{what}: state {s:#x} does not stand for {:#x}", m.state)
+                });
+                if ompd_abi::state::is_wait(m.state) {
+                    j.expect(w == m.wait_id, || format!("{what}: wait id {w:#x}"));
+                }
+            }
+            Err(e) => j.fail(format!("{what}: {e}")),
+        }
     }
     j.verdict()
 }

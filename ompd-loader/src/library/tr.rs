@@ -62,6 +62,7 @@ tr_api! {
     initialize: Initialize = Initialize,
     get_version: GetVersion = GetVersion,
     get_threads: GetThreads = GetThreads,
+    get_state: GetState = GetState,
     implicit_tasks: GetImplicitTaskInParallel = GetImplicitTaskInParallel,
     thread_string_id: ThreadStringId = GetThreadHandleStringId,
     parallel_string_id: ParallelStringId = GetParallelHandleStringId,
@@ -247,6 +248,28 @@ impl Library {
             unsafe { f(ah.ptr, &mut v, &mut n) }
         })?;
         rc_of(rc, || self.vector(v, n, "thread_handle_vector"))
+    }
+
+    /// The TR's `ompd_get_state` (§10.2): its `ompd_state_t`, read as the C `int` it is, and
+    /// the wait id as written (the caller judges it only in a wait state).
+    pub fn tr_get_state(&self, th: &ThreadH) -> Call<(i64, u64)> {
+        const UNWRITTEN: c_int = 0x5A5A_5A5A;
+        let mut s = [UNWRITTEN; 2];
+        let mut w = POISON_WORD as u64;
+        let (rc, _g) = call(
+            self.tr.get_state,
+            EntryPoint::GetState,
+            &[th.ptr.word()],
+            |f| {
+                // SAFETY: a live handle; valid out-parameters (two ints, for a library that writes
+                // a word).
+                unsafe { f(th.ptr, s.as_mut_ptr(), &mut w) }
+            },
+        )?;
+        rc_of(rc, || match s[0] {
+            UNWRITTEN => Err(Fail::Invalid("state was not written".into())),
+            v => Ok((i64::from(v), w)),
+        })
     }
 
     /// TR 2.001's `ompd_get_implicit_task_in_parallel` (§7.4), which 5.0 made

@@ -184,6 +184,7 @@ fn after_more(d: D, w: &[u64], rc: Rc) -> Rc {
         | D::TrStringIdCharset => string_id(d, w),
         D::TrThreadsMissingOne => set(out::<c_int>(w, 2), |n| *n = (*n - 1).max(0)),
         D::TrIcvOff => set(out::<i64>(w, 1), |v| *v += 1),
+        D::TrStateSerial => set(out::<c_int>(w, 1), |v| *v = 0),
         D::IcvNameChanged if w[1] == 0 => {
             set(out::<*const c_char>(w, 3), |s| *s = RENAMED.as_ptr().cast())
         }

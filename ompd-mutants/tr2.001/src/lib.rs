@@ -39,7 +39,7 @@ ompd_mutants::forward! {
     ompd_get_parallel_function = GetParallelFunction: tr::entry::GetParallelFunction (p: *mut ParallelHandle, a: *mut Address);
     ompd_get_thread_handle = GetThreadHandle: tr::entry::GetThreadHandle (h: *mut AddressSpaceHandle, k: c_int, n: u64, id: *const c_void, t: *mut *mut ThreadHandle);
     ompd_get_osthread = GetOsthread: tr::entry::GetOsthread (t: *mut ThreadHandle, k: c_int, n: u64, id: *mut c_void);
-    ompd_get_state = GetState: entry::GetState (t: *mut ThreadHandle, s: *mut i64, w: *mut u64);
+    ompd_get_state = GetState: tr::entry::GetState (t: *mut ThreadHandle, s: *mut c_int, w: *mut u64);
     ompd_get_task_function = GetTaskFunction: entry::GetTaskFunction (k: *mut TaskHandle, a: *mut Address);
     ompd_get_max_threads = GetMaxThreads: tr::entry::TaskWord (k: *mut TaskHandle, v: *mut i64);
     ompd_get_thread_num = GetThreadNum: tr::entry::ThreadWord (t: *mut ThreadHandle, v: *mut i64);

@@ -427,6 +427,26 @@ pub fn get_osthread(
     api::thread::get_thread_id(b, th, kind, size, out)
 }
 
+/// `ompd_get_state` (TR §10.2): the runtime's OMPT state as the TR's `ompd_state_t` (§15.9),
+/// the most specific TR state that mirrors it.
+pub fn get_state(b: &Build, th: *mut ThreadHandle, state: *mut c_int, wait_id: *mut u64) -> Rc {
+    let mut ompt = 0i64;
+    let out = if state.is_null() {
+        std::ptr::null_mut()
+    } else {
+        &mut ompt as *mut i64
+    };
+    let rc = api::thread::get_state(b, th, out, wait_id);
+    if rc != Rc::OK {
+        return rc;
+    }
+    let tr = crate::abi::tr::state::for_ompt(ompt as u64);
+    match crate::handles::put(state, tr) {
+        Ok(()) => Rc::OK,
+        Err(rc) => rc,
+    }
+}
+
 /// `ompd_release_display_control_vars` (TR §13): the vector itself.
 pub fn release_display_control_vars(b: &Build, vars: *const *const c_char) -> Rc {
     let mut v = vars;

@@ -44,7 +44,7 @@ macro_rules! export_tr {
             ompd_get_parallel_function = tr::api::get_parallel_function: tr::entry::GetParallelFunction (p: *mut $crate::abi::ParallelHandle, a: *mut $crate::abi::Address),
             ompd_get_thread_handle = tr::api::get_thread_handle: tr::entry::GetThreadHandle (h: *mut $crate::abi::AddressSpaceHandle, k: std::ffi::c_int, n: u64, id: *const std::ffi::c_void, t: *mut *mut $crate::abi::ThreadHandle),
             ompd_get_osthread = tr::api::get_osthread: tr::entry::GetOsthread (t: *mut $crate::abi::ThreadHandle, k: std::ffi::c_int, n: u64, id: *mut std::ffi::c_void),
-            ompd_get_state = api::thread::get_state: entry::GetState (t: *mut $crate::abi::ThreadHandle, s: *mut i64, w: *mut u64),
+            ompd_get_state = tr::api::get_state: tr::entry::GetState (t: *mut $crate::abi::ThreadHandle, s: *mut std::ffi::c_int, w: *mut u64),
             ompd_get_task_function = api::task::get_task_function: entry::GetTaskFunction (k: *mut $crate::abi::TaskHandle, a: *mut $crate::abi::Address),
             ompd_get_max_threads = tr::api::get_max_threads: tr::entry::TaskWord (k: *mut $crate::abi::TaskHandle, v: *mut i64),
             ompd_get_thread_num = tr::api::get_thread_num: tr::entry::ThreadWord (t: *mut $crate::abi::ThreadHandle, v: *mut i64),
