@@ -4,7 +4,7 @@
 //! starts, which OMPD-HANDLE-THREAD-008 forbids. Within one stop nothing changes, so only a
 //! handle kept across a continue shows it.
 
-use super::{tool, ORIGINS_CAP};
+use super::{keep, tool, written, ORIGINS_CAP};
 use ompd_abi::{Address, EntryPoint, Rc};
 use std::sync::Mutex;
 
@@ -28,14 +28,8 @@ pub(super) fn prepare() {
 
 /// Notes the context of the address-space handle `ompd_process_initialize` just made (`w`).
 pub(super) fn initialized(w: &[u64]) {
-    // SAFETY: the tool's out-parameter for the handle, written by the inner routine on ok.
-    let Some(h) = (unsafe { (w[1] as usize as *const u64).as_ref() }).copied() else {
-        return;
-    };
-    let mut a = ASPACES.lock().unwrap_or_else(|p| p.into_inner());
-    a.retain(|(x, _)| *x != h);
-    if a.len() < ORIGINS_CAP {
-        a.push((h, w[0]));
+    if let Some(h) = written(w[1]) {
+        keep(&ASPACES, |(x, _)| *x, (h, w[0]));
     }
 }
 
@@ -67,8 +61,7 @@ fn thread_count(ctx: u64) -> Option<u32> {
 
 /// Notes the thread count for the thread handle `ompd_get_thread_handle` just made (`w`).
 pub(super) fn made(w: &[u64]) {
-    // SAFETY: the tool's out-parameter for the handle, written by the inner routine on ok.
-    let Some(h) = (unsafe { (w[4] as usize as *const u64).as_ref() }).copied() else {
+    let Some(h) = written(w[4]) else {
         return;
     };
     let ctx = {
@@ -78,12 +71,7 @@ pub(super) fn made(w: &[u64]) {
     let Some((ctx, n)) = ctx.and_then(|c| Some((c, thread_count(c)?))) else {
         return;
     };
-    let mut e = EPOCHS.lock().unwrap_or_else(|p| p.into_inner());
-    e.retain(|(x, _, _)| *x != h);
-    if e.len() >= ORIGINS_CAP {
-        e.remove(0);
-    }
-    e.push((h, ctx, n));
+    keep(&EPOCHS, |(x, _, _)| *x, (h, ctx, n));
 }
 
 /// `stale_handle` in place of a query of thread handle `w[0]` made under another thread count.

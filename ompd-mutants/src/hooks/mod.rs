@@ -150,15 +150,28 @@ fn note_origin(ep: EntryPoint, w: &[u64]) {
         }
         _ => return,
     };
-    // SAFETY: the tool's out-parameter for the handle, written by the inner routine on ok.
-    if let Some(h) = unsafe { (out as usize as *const u64).as_ref() } {
-        let mut o = ORIGINS.lock().unwrap_or_else(|p| p.into_inner());
-        o.retain(|(x, _, _)| x != h);
-        if o.len() >= ORIGINS_CAP {
-            o.remove(0);
-        }
-        o.push((*h, origin.0, origin.1));
+    if let Some(h) = written(out) {
+        keep(&ORIGINS, |(x, _, _)| *x, (h, origin.0, origin.1));
     }
+}
+
+/// The handle the inner routine wrote, on ok, into the tool's out-parameter at address `out`
+/// (none for a NULL one).
+fn written(out: u64) -> Option<u64> {
+    // SAFETY: the tool's out-parameter for a handle, written by the inner routine on ok.
+    unsafe { (out as usize as *const u64).as_ref() }.copied()
+}
+
+/// Records `row` in `table`, replacing the row of the same key (a handle); when the table holds
+/// [`ORIGINS_CAP`] rows the oldest goes, so it never grows past what [`prepare`] reserved.
+fn keep<T>(table: &Mutex<Vec<T>>, key: impl Fn(&T) -> u64, row: T) {
+    let mut t = table.lock().unwrap_or_else(|p| p.into_inner());
+    let k = key(&row);
+    t.retain(|x| key(x) != k);
+    if t.len() >= ORIGINS_CAP {
+        t.remove(0);
+    }
+    t.push(row);
 }
 
 /// Where thread handle `h` came from (see [`ORIGINS`]).

@@ -2,7 +2,7 @@
 //! noted, and a query of such a handle answers one off, though the handle compares equal to
 //! the same entity reached another way (OMPD-CMP-009).
 
-use super::{Deviation as D, ORIGINS_CAP};
+use super::{keep, written, Deviation as D, ORIGINS_CAP};
 use ompd_abi::{Address, EntryPoint, Scope};
 use std::sync::Mutex;
 
@@ -31,13 +31,8 @@ pub(super) fn produced(d: D, ep: EntryPoint, w: &[u64]) {
     let Some((_, i)) = producer(d).filter(|(p, _)| *p == ep) else {
         return;
     };
-    // SAFETY: the tool's out-parameter for the handle, written by the inner routine on ok.
-    let Some(h) = (unsafe { (w[i] as usize as *const u64).as_ref() }).copied() else {
-        return;
-    };
-    let mut r = ROUTED.lock().unwrap_or_else(|p| p.into_inner());
-    if !r.contains(&h) && r.len() < ORIGINS_CAP {
-        r.push(h);
+    if let Some(h) = written(w[i]) {
+        keep(&ROUTED, |x| *x, h);
     }
 }
 
