@@ -30,7 +30,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-LEG-001", "OMPD-LEG-003", "OMPD-LEG-004", "OMPD-CMP-009"],
         summary: "the string ids of the threads' top regions are equal exactly when the region handles compare equal",
         severity: Severity::Must,
-        entry_points: &[EntryPoint::GetTopParallelRegion, EntryPoint::GetParallelHandleStringId, EntryPoint::ParallelHandleCompare],
+        entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetParallelHandleStringId, EntryPoint::ParallelHandleCompare],
         since: Generation::Tr2,
         real: Some(&[Fact::Threads, Fact::Regions]),
         run: Run::Worker(parallel_ids),
@@ -41,7 +41,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-LEG-001", "OMPD-LEG-003", "OMPD-LEG-004", "OMPD-CMP-009"],
         summary: "the string ids of the threads' top tasks are equal exactly when the task handles compare equal",
         severity: Severity::Must,
-        entry_points: &[EntryPoint::GetTopTaskRegion, EntryPoint::GetTaskHandleStringId, EntryPoint::TaskHandleCompare],
+        entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetTaskHandleStringId, EntryPoint::TaskHandleCompare],
         since: Generation::Tr2,
         real: Some(&[Fact::Threads, Fact::Tasks]),
         run: Run::Worker(task_ids),
@@ -74,7 +74,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-ICV-015"],
         summary: "the TR's per-ICV getters (num_procs, thread_num, num_threads, max_threads, dynamic, in_final, is_implicit) answer the model's values",
         severity: Severity::Must,
-        entry_points: &[EntryPoint::GetNumProcs, EntryPoint::GetThreadNum, EntryPoint::GetNumThreads, EntryPoint::GetMaxThreads, EntryPoint::GetDynamic, EntryPoint::InFinal, EntryPoint::IsImplicit, EntryPoint::GetTopParallelRegion, EntryPoint::GetTopTaskRegion],
+        entry_points: &[EntryPoint::GetNumProcs, EntryPoint::GetThreadNum, EntryPoint::GetNumThreads, EntryPoint::GetMaxThreads, EntryPoint::GetDynamic, EntryPoint::InFinal, EntryPoint::IsImplicit, EntryPoint::GetCurrParallelHandle, EntryPoint::GetCurrTaskHandle],
         since: Generation::Tr2,
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
         run: Run::Worker(icvs),
@@ -277,7 +277,7 @@ fn parallel_ids(ctx: &mut Ctx, _: &str) -> Verdict {
         let what = format!("top region of gtid {}", t.0);
         let ph = match ctx
             .thread_handle(ah, t)
-            .and_then(|th| ctx.lib.tr_top_parallel(&th))
+            .and_then(|th| ctx.lib.get_curr_parallel_handle(&th))
         {
             Ok(p) => p,
             Err(e) => {
@@ -287,7 +287,7 @@ fn parallel_ids(ctx: &mut Ctx, _: &str) -> Verdict {
         };
         let again = ctx
             .thread_handle(ah, t)
-            .and_then(|th| ctx.lib.tr_top_parallel(&th));
+            .and_then(|th| ctx.lib.get_curr_parallel_handle(&th));
         let s = text(&mut j, &what, ctx.lib.tr_parallel_string_id(&ph));
         if let (Some(s), Ok(again)) = (&s, again) {
             if let Some(s2) = text(&mut j, &what, ctx.lib.tr_parallel_string_id(&again)) {
@@ -315,7 +315,7 @@ fn task_ids(ctx: &mut Ctx, _: &str) -> Verdict {
         let what = format!("top task of gtid {}", t.0);
         let k = match ctx
             .thread_handle(ah, t)
-            .and_then(|th| ctx.lib.tr_top_task(&th))
+            .and_then(|th| ctx.lib.get_curr_task_handle(&th))
         {
             Ok(k) => k,
             Err(e) => {
@@ -325,7 +325,7 @@ fn task_ids(ctx: &mut Ctx, _: &str) -> Verdict {
         };
         let again = ctx
             .thread_handle(ah, t)
-            .and_then(|th| ctx.lib.tr_top_task(&th));
+            .and_then(|th| ctx.lib.get_curr_task_handle(&th));
         let s = text(&mut j, &what, ctx.lib.tr_task_string_id(&k));
         if let (Some(s), Ok(again)) = (&s, again) {
             if let Some(s2) = text(&mut j, &what, ctx.lib.tr_task_string_id(&again)) {
@@ -421,7 +421,7 @@ fn icvs(ctx: &mut Ctx, _: &str) -> Verdict {
             ctx.lib.tr_word(TrWordOf::ThreadNum(&th)),
             num,
         );
-        if let Ok(ph) = ctx.lib.tr_top_parallel(&th) {
+        if let Ok(ph) = ctx.lib.get_curr_parallel_handle(&th) {
             let size = m.regions[thread.region.0].members.len() as i64;
             word(
                 &mut j,
@@ -430,7 +430,7 @@ fn icvs(ctx: &mut Ctx, _: &str) -> Verdict {
                 size,
             );
         }
-        let Ok(k) = ctx.lib.tr_top_task(&th) else {
+        let Ok(k) = ctx.lib.get_curr_task_handle(&th) else {
             j.fail(format!("gtid {}: no top task", t.0));
             continue;
         };

@@ -10,7 +10,7 @@ use super::{rc_of, Api, AspaceH, Call, Fail, Library, ThreadH, ToolString};
 use super::{ParallelH, TaskH, POISON_PTR, POISON_WORD};
 use libloading::os::unix::Library as RawLibrary;
 use ompd_abi::tr::entry as tr;
-use ompd_abi::{EntryPoint, ParallelHandle, Rc, TaskHandle, ThreadHandle};
+use ompd_abi::{EntryPoint, Rc, TaskHandle, ThreadHandle};
 use ompd_serve::callbacks::{self, SiteGuard};
 use std::ffi::{c_char, c_int, c_void};
 
@@ -67,8 +67,6 @@ tr_api! {
     thread_string_id: ThreadStringId = GetThreadHandleStringId,
     parallel_string_id: ParallelStringId = GetParallelHandleStringId,
     task_string_id: TaskStringId = GetTaskHandleStringId,
-    top_parallel: GetTopParallelRegion = GetTopParallelRegion,
-    top_task: GetTopTaskRegion = GetTopTaskRegion,
     release_control_vars: ReleaseDisplayControlVars = ReleaseDisplayControlVars,
     get_num_procs: SpaceWord = GetNumProcs,
     get_num_threads: ParallelWord = GetNumThreads,
@@ -206,36 +204,6 @@ impl Library {
             EntryPoint::GetTaskHandleStringId,
             task.ptr,
         )
-    }
-
-    /// `ompd_get_top_parallel_region`.
-    pub fn tr_top_parallel(&self, th: &ThreadH) -> Call<ParallelH<'_>> {
-        let mut h = POISON_PTR as *mut ParallelHandle;
-        let (rc, _g) = call(
-            self.tr.top_parallel,
-            EntryPoint::GetTopParallelRegion,
-            &[th.ptr.word()],
-            |f| {
-                // SAFETY: a live handle; a valid out-parameter.
-                unsafe { f(th.ptr, &mut h) }
-            },
-        )?;
-        rc_of(rc, || self.handle(h, "parallel handle"))
-    }
-
-    /// `ompd_get_top_task_region`.
-    pub fn tr_top_task(&self, th: &ThreadH) -> Call<TaskH<'_>> {
-        let mut h = POISON_PTR as *mut TaskHandle;
-        let (rc, _g) = call(
-            self.tr.top_task,
-            EntryPoint::GetTopTaskRegion,
-            &[th.ptr.word()],
-            |f| {
-                // SAFETY: a live handle; a valid out-parameter.
-                unsafe { f(th.ptr, &mut h) }
-            },
-        )?;
-        rc_of(rc, || self.handle(h, "task handle"))
     }
 
     /// `ompd_get_threads`: a handle per OpenMP thread, from a tool-owned vector (freed here).
