@@ -93,15 +93,21 @@ macro_rules! api {
                 }
             }
 
-            /// True when the harness can call `e` on the library: [`Api::callable`], or a TR
-            /// routine of another form 5.0 renamed to `e`, which the loader adapts (the
-            /// display-control release, the API version query, the implicit tasks of a region).
+            /// True when the harness can call `e` on the library: [`Api::callable`], or
+            /// [`Api::adapted`].
             pub fn serves(&self, e: EntryPoint) -> bool {
-                let adapted = || match e.tr_name() {
-                    Some((tr, false)) => self.tr_era && self.has(tr),
+                self.callable(e) || self.adapted(e)
+            }
+
+            /// True when a call of `e` goes to the TR routine of another form 5.0 renamed to
+            /// `e`, which the 5.x wrapper adapts (the display-control release, the API version
+            /// query, the implicit tasks of a region): a TR-era library exports it, not `e`.
+            pub fn adapted(&self, e: EntryPoint) -> bool {
+                let other_form = match e.tr_name() {
+                    Some((tr, false)) => self.has(tr),
                     _ => false,
                 };
-                self.callable(e) || adapted()
+                self.tr_era && other_form && !self.callable(e)
             }
 
             /// The resolved entry points, in the table's order.

@@ -136,7 +136,7 @@ pub struct ControlVars<'l> {
 impl ControlVars<'_> {
     fn rel(&self) -> Call<()> {
         let mut v = self.vec;
-        if self.lib.api.tr_era && !self.lib.api.has(EntryPoint::RelDisplayControlVars) {
+        if self.lib.api.adapted(EntryPoint::RelDisplayControlVars) {
             // SAFETY: as below; the TR's release takes the vector itself.
             return unsafe { super::tr::release_control_vars(self.lib, v) };
         }

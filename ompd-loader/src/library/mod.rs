@@ -272,7 +272,7 @@ impl Library {
 
     /// `ompd_get_api_version` (on a TR-era library, the TR's `ompd_get_version`).
     pub fn get_api_version(&self) -> Call<i64> {
-        if self.api.tr_era && !self.api.has(EntryPoint::GetApiVersion) {
+        if self.api.adapted(EntryPoint::GetApiVersion) {
             return self.tr_get_version().map(i64::from);
         }
         let mut v = POISON_WORD;
@@ -496,7 +496,7 @@ impl Library {
 
     /// `ompd_get_task_in_parallel`.
     pub fn get_task_in_parallel(&self, ph: &ParallelH, n: i32) -> Call<TaskH<'_>> {
-        if self.api.tr_era && !self.api.has(EntryPoint::GetTaskInParallel) {
+        if self.api.adapted(EntryPoint::GetTaskInParallel) {
             return self.tr_task_in_parallel(ph, n);
         }
         let mut h = POISON_PTR as *mut TaskHandle;
