@@ -10,6 +10,7 @@ use crate::{Check, Ctx, IcvEntry, Judge, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope, ICV_UNDEFINED};
 use ompd_loader::library::{AnyHandle, AspaceH, Fail, ParallelH, TaskH, ThreadH};
+use ompd_serve::source::SymbolError;
 use sim_target::model::{Model, RegionId, TaskId, ThreadId};
 use std::collections::BTreeSet;
 
@@ -57,6 +58,34 @@ pub const UNMODELLED: &[&str] = &[
     "nteams-var",
     "teams-thread-limit-var",
 ];
+
+/// ICVs whose storage a kmp runtime describes only in a newer self-description, each with the
+/// layout symbol that describes it (`llvm-kmp-model.md` §2.2). Intel's runtimes up to 2023.2
+/// define none of these: their memory, as the runtime describes it, cannot show the value, so
+/// `ompd_rc_unavailable` is an answer the specification allows (OMPD-ICV-010) there.
+const DESCRIBED_BY: &[(&str, &str)] = &[
+    ("nthreads-var", "ompd_access__kmp_nested_nthreads_t__nth"),
+    (
+        "bind-var",
+        "ompd_access__kmp_nested_proc_bind_t__bind_types",
+    ),
+    (
+        "thread-limit-var",
+        "ompd_access__kmp_internal_control_t__thread_limit",
+    ),
+    ("debug-var", "ompd_state"),
+];
+
+/// Why the target's runtime cannot show the value of ICV `name` (it does not define the layout
+/// symbol that describes where the value lives), or `None` when it can.
+pub(super) fn undescribed(ctx: &Ctx, name: &str) -> Option<String> {
+    let canonical = crate::canonical(name);
+    let (_, symbol) = DESCRIBED_BY.iter().find(|(n, _)| *n == canonical)?;
+    let src = ctx.target?.source();
+    matches!(src.symbol(symbol, None), Err(SymbolError::NotFound)).then(|| {
+        format!("the runtime does not define {symbol}, so its memory cannot show {canonical}")
+    })
+}
 
 macro_rules! value_check {
     ($id:literal, $name:literal, [$($req:literal),*], $real:expr) => {
@@ -448,6 +477,7 @@ fn value(ctx: &mut Ctx, name: &'static str) -> Verdict {
         ));
     };
     let mut unknown = Vec::new();
+    let hidden = undescribed(ctx, name);
     for (label, held, subject) in &subjects {
         // A subject the model has no value for is left out; what was judged stands.
         let Some(want) = truth(ctx.model, name, *subject) else {
@@ -464,6 +494,8 @@ fn value(ctx: &mut Ctx, name: &'static str) -> Verdict {
             }
         };
         match (&want, got) {
+            // The runtime does not say where the value lives: nothing to judge.
+            (_, (Rc::UNAVAILABLE, _)) if hidden.is_some() => unknown.push(label.as_str()),
             (Truth::Int(v), (Rc::OK, Some(g))) => {
                 j.expect(g == *v, || format!("{label}: {g}, model {v}"))
             }
@@ -491,10 +523,18 @@ fn value(ctx: &mut Ctx, name: &'static str) -> Verdict {
             (Truth::Int(v), (rc, g)) => j.fail(format!("{label}: {rc} {g:?}, model {v}")),
         }
     }
-    j.verdict_or_skip(|| {
-        format!(
+    j.verdict_or_skip(|| unjudged(name, hidden, &unknown))
+}
+
+/// Why a value check judged nothing: the runtime does not describe the ICV's storage (`hidden`,
+/// from [`undescribed`]) and the library said unavailable, or the model has no value for the
+/// subjects `unknown`.
+pub(super) fn unjudged(name: &str, hidden: Option<String>, unknown: &[&str]) -> String {
+    match hidden {
+        Some(why) => format!("{why}; the library answers unavailable"),
+        None => format!(
             "the model has no value of {name} for {}",
             unknown.join(", ")
-        )
-    })
+        ),
+    }
 }

@@ -259,6 +259,7 @@ fn string_value(ctx: &mut Ctx, name: &'static str) -> Verdict {
         ));
     };
     let mut unknown = Vec::new();
+    let hidden = icv::undescribed(ctx, name);
     for (label, held, subject) in &subjects {
         // A subject the model has no value for is left out; what was judged stands.
         let Some(want) = denotes(ctx.model, name, *subject) else {
@@ -269,15 +270,12 @@ fn string_value(ctx: &mut Ctx, name: &'static str) -> Verdict {
             Ok(text) => j.expect(matches(&text, &want), || {
                 format!("{label}: {text:?}, model {}", want.show())
             }),
+            // The runtime does not say where the value lives: nothing to judge.
+            Err(Fail::Rc(Rc::UNAVAILABLE)) if hidden.is_some() => unknown.push(label.as_str()),
             Err(e) => j.fail(format!("{label}: {e}, model {}", want.show())),
         }
     }
-    j.verdict_or_skip(|| {
-        format!(
-            "the model has no value of {name} for {}",
-            unknown.join(", ")
-        )
-    })
+    j.verdict_or_skip(|| icv::unjudged(name, hidden, &unknown))
 }
 
 /// The integer getter's answer as a call: `ok` with the value, or the code.
@@ -493,7 +491,9 @@ fn every_pair_answerable(ctx: &mut Ctx, _: &str) -> Verdict {
             match ctx.lib.get_icv(held.any(ah), e.scope, e.id) {
                 Ok((Rc::OK | Rc::INCOMPLETE, Some(_))) => j.holds(),
                 // Nothing the target holds to answer with: not judged.
-                Ok((Rc::UNAVAILABLE, _)) if icv::UNMODELLED.contains(&e.name.as_str()) => {}
+                Ok((Rc::UNAVAILABLE, _))
+                    if icv::UNMODELLED.contains(&e.name.as_str())
+                        || icv::undescribed(ctx, &e.name).is_some() => {}
                 Ok((Rc::INCOMPATIBLE, _)) => {
                     match ctx.lib.get_icv_string(held.any(ah), e.scope, e.id) {
                         Ok(_) => j.holds(),
