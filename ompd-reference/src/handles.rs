@@ -17,9 +17,22 @@ pub struct Aspace {
     pub sizes: DeviceTypeSizes,
     /// The layout words read so far.
     pub cache: Cache,
+    /// What the runtime's self-description has.
+    pub traits: Traits,
+}
+
+/// What a runtime's self-description has, probed once, at `ompd_process_initialize`: Intel's
+/// runtimes up to 2023.2 publish an older one.
+#[derive(Clone, Copy, Debug)]
+pub struct Traits {
     /// The runtime supports OMPT: its layout describes the tool data of threads, regions and
-    /// tasks (probed once, at `ompd_process_initialize`).
+    /// tasks.
     pub ompt: bool,
+    /// The runtime has the `ompd_state` switch that turns its state tracking on and off.
+    pub state_switch: bool,
+    /// The runtime publishes the length of its display-control block (`ompd_env_block_size`);
+    /// without it the block is a NUL-terminated string.
+    pub env_size: bool,
 }
 
 /// A thread handle: the `kmp_base_info_t` of the thread.
@@ -84,13 +97,13 @@ impl Kind for Task {
 
 impl Aspace {
     /// A fresh address-space handle value.
-    pub fn new(ctx: *mut AddressSpaceContext, sizes: DeviceTypeSizes, ompt: bool) -> Aspace {
+    pub fn new(ctx: *mut AddressSpaceContext, sizes: DeviceTypeSizes, traits: Traits) -> Aspace {
         Aspace {
             magic: Aspace::MAGIC,
             ctx,
             sizes,
             cache: Cache::EMPTY,
-            ompt,
+            traits,
         }
     }
 }

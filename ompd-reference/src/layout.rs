@@ -6,6 +6,8 @@
 //! 8-byte target word the runtime fills at startup. One table per kind; [`Field`], [`Size`] and
 //! [`Mask`] index them.
 
+use ompd_abi::DeviceTypeSizes;
+
 /// Declares the fields: an enum indexing a table of (offset symbol, size symbol) names.
 macro_rules! fields {
     ($($v:ident = $t:literal . $f:literal,)*) => {
@@ -30,6 +32,46 @@ macro_rules! words {
         pub enum $name { $(#[doc = concat!("`", $prefix, $s, "`")] $v,)* }
         const $table: &[&[u8]] = &[$(concat!($prefix, $s, "\0").as_bytes(),)*];
     };
+}
+
+/// Declares the sizes: an enum indexing a table of symbol names, and for each the C type the
+/// runtime declares it with, when that type's width is a primitive size the tool reports.
+macro_rules! sizes {
+    ($($v:ident = $s:literal $(as $c:ident)?,)*) => {
+        words!(Size, SIZE_NAMES, "ompd_sizeof__", "A type's size, or a global variable's.", $($v = $s,)*);
+        /// The C type of every size, in [`Size`] order.
+        const SIZE_TYPES: &[Option<CType>] = &[$(sizes!(@ty $($c)?),)*];
+    };
+    (@ty) => { None };
+    (@ty $c:ident) => { Some(CType::$c) };
+}
+
+/// The C type of a sized global or type whose width follows from the tool's primitive sizes.
+///
+/// Runtimes whose self-description predates a size word (Intel's up to 2023.2 publish no
+/// `ompd_sizeof__int`, no `ompd_sizeof____kmp_gtid`, ...) still declare the variable with this
+/// type (`llvm-kmp-model.md` §2.2), so its width is the tool's `sizeof_type` answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CType {
+    /// `int`.
+    Int,
+    /// `size_t`: as wide as a pointer on every ABI the suite's targets use (ILP32, LP64).
+    SizeT,
+}
+
+impl CType {
+    /// The width of this type on a target of primitive sizes `s`.
+    pub fn width(self, s: &DeviceTypeSizes) -> u64 {
+        match self {
+            CType::Int => u64::from(s.sizeof_int),
+            CType::SizeT => u64::from(s.sizeof_pointer),
+        }
+    }
+}
+
+/// The C type of size `s`, when its width follows from the primitive sizes.
+pub fn c_type(s: Size) -> Option<CType> {
+    SIZE_TYPES.get(s as usize).copied().flatten()
 }
 
 fields! {
@@ -86,19 +128,18 @@ fields! {
     BindList = "kmp_nested_proc_bind_t"."bind_types",
 }
 
-words! {
-    Size, SIZE_NAMES, "ompd_sizeof__", "A type's size, or a global variable's.",
+sizes! {
     Taskdata = "kmp_taskdata_t",
     ThreadId = "kmp_thread_t",
-    Int = "int",
+    Int = "int" as Int,
     OmpdState = "ompd_state",
-    Gtid = "__kmp_gtid",
-    AvailProc = "__kmp_avail_proc",
-    Stksize = "__kmp_stksize",
-    Cancellation = "__kmp_omp_cancellation",
-    MaxTaskPriority = "__kmp_max_task_priority",
-    DisplayAffinity = "__kmp_display_affinity",
-    Tool = "__kmp_tool",
+    Gtid = "__kmp_gtid" as Int,
+    AvailProc = "__kmp_avail_proc" as Int,
+    Stksize = "__kmp_stksize" as SizeT,
+    Cancellation = "__kmp_omp_cancellation" as Int,
+    MaxTaskPriority = "__kmp_max_task_priority" as Int,
+    DisplayAffinity = "__kmp_display_affinity" as Int,
+    Tool = "__kmp_tool" as Int,
 }
 
 words! {
@@ -143,6 +184,8 @@ pub struct Cache {
     pub value: [u64; WORDS],
     /// Which slots hold a value.
     pub known: [bool; WORDS],
+    /// Which ICVs the runtime describes (bit `k`: the ICV with id `k + 1`), once probed.
+    pub icvs: Option<u64>,
 }
 
 impl Cache {
@@ -150,6 +193,7 @@ impl Cache {
     pub const EMPTY: Cache = Cache {
         value: [0; WORDS],
         known: [false; WORDS],
+        icvs: None,
     };
 }
 
@@ -171,5 +215,22 @@ mod tests {
                 &b"ompd_bitfield__kmp_tasking_flags_t__final\0"[..]
             )
         );
+    }
+
+    #[test]
+    fn sizes_left_out_follow_their_c_type_and_type_sizes_never_do() {
+        let ilp32 = DeviceTypeSizes {
+            sizeof_char: 1,
+            sizeof_short: 2,
+            sizeof_int: 4,
+            sizeof_long: 4,
+            sizeof_long_long: 8,
+            sizeof_pointer: 4,
+        };
+        assert_eq!(c_type(Size::Gtid).map(|c| c.width(&ilp32)), Some(4));
+        assert_eq!(c_type(Size::Stksize).map(|c| c.width(&ilp32)), Some(4));
+        assert_eq!(c_type(Size::Taskdata), None);
+        assert_eq!(c_type(Size::ThreadId), None);
+        assert_eq!(c_type(Size::OmpdState), None);
     }
 }

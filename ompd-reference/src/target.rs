@@ -5,7 +5,7 @@
 //! target's address space (past 2^32 on a 32-bit target) is an error before any callback.
 
 use crate::cb::Tool;
-use crate::handles::Aspace;
+use crate::handles::{Aspace, Traits};
 use crate::layout::{self, Field, Mask, Size};
 use ompd_abi::{Address, AddressSpaceContext, DeviceTypeSizes, Rc, ThreadContext, SEGMENT_NONE};
 
@@ -16,6 +16,8 @@ pub struct Target<'a> {
     ctx: *mut AddressSpaceContext,
     /// The target's primitive sizes.
     pub sizes: DeviceTypeSizes,
+    /// What the runtime's self-description has.
+    pub traits: Traits,
     cache: &'a mut layout::Cache,
 }
 
@@ -26,6 +28,7 @@ impl<'a> Target<'a> {
             tool,
             ctx: ah.ctx,
             sizes: ah.sizes,
+            traits: ah.traits,
             cache: &mut ah.cache,
         }
     }
@@ -92,11 +95,28 @@ impl<'a> Target<'a> {
     }
 
     /// The value of a layout word, read once per address space.
-    fn layout(&mut self, (slot, name): (usize, &'static [u8])) -> Result<u64, Rc> {
+    fn layout(&mut self, slot: (usize, &'static [u8])) -> Result<u64, Rc> {
+        self.layout_or(slot, None)
+    }
+
+    /// The value of a layout word, read once per address space; `absent` when the runtime does
+    /// not define the word (the lookup finds nothing), which is not cached: only the runtime's
+    /// own words are.
+    fn layout_or(
+        &mut self,
+        (slot, name): (usize, &'static [u8]),
+        absent: Option<u64>,
+    ) -> Result<u64, Rc> {
         if let (Some(true), Some(v)) = (self.cache.known.get(slot), self.cache.value.get(slot)) {
             return Ok(*v);
         }
-        let a = self.tool.lookup(self.ctx, std::ptr::null_mut(), name)?;
+        let a = match (
+            self.tool.lookup(self.ctx, std::ptr::null_mut(), name),
+            absent,
+        ) {
+            (Err(Rc::ERROR), Some(v)) => return Ok(v),
+            (a, _) => a?,
+        };
         let v = self.scalar(a, std::ptr::null_mut(), 8, false)? as u64;
         if let (Some(k), Some(s)) = (
             self.cache.known.get_mut(slot),
@@ -108,9 +128,31 @@ impl<'a> Target<'a> {
         Ok(v)
     }
 
-    /// A type's or global's size.
+    /// A type's or global's size: the runtime's size word, or, where the runtime defines none,
+    /// the width of the C type it declares the object with ([`layout::c_type`]).
     pub fn size(&mut self, s: Size) -> Result<u64, Rc> {
-        self.layout(layout::size_slot(s))
+        let absent = layout::c_type(s).map(|c| c.width(&self.sizes));
+        self.layout_or(layout::size_slot(s), absent)
+    }
+
+    /// True when the runtime defines the symbol `name` (the lookup finds it); the tool's other
+    /// codes are passed on.
+    pub fn defines(&self, name: &[u8]) -> Result<bool, Rc> {
+        match self.global(name) {
+            Ok(_) => Ok(true),
+            Err(Rc::ERROR) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The cached set of ICVs the runtime describes, or `None` before it is probed.
+    pub fn described_icvs(&self) -> Option<u64> {
+        self.cache.icvs
+    }
+
+    /// Caches the set of ICVs the runtime describes.
+    pub fn set_described_icvs(&mut self, set: u64) {
+        self.cache.icvs = Some(set);
     }
 
     /// A bitfield mask.

@@ -2,7 +2,8 @@
 //! 5.2 device routines (OMPD-PROC-*, OMPD-ASP-*).
 
 use super::{handle, rc, target, tool};
-use crate::handles::{self, Aspace, Thread};
+use crate::cb::Tool;
+use crate::handles::{self, Aspace, Thread, Traits};
 use crate::target::Target;
 use crate::text::Buf;
 use crate::{layout::Size, Build};
@@ -11,14 +12,15 @@ use std::ffi::{c_char, c_int, c_void};
 use std::fmt::Write as _;
 
 /// Symbols every kmp runtime this library serves defines; a process without one runs another
-/// runtime, or none (OMPD-PROC-002). `ompd_state` marks the OMPD 5.x self-description: Intel's
-/// runtimes up to 2023.2 publish an older one (an ICV table, no `ompd_state`, no size of the
-/// display-control block), which this library does not read.
-const RUNTIME_SYMBOLS: [&[u8]; 4] = [
+/// runtime, or none (OMPD-PROC-002). Intel's runtimes up to 2023.2 publish an older
+/// self-description (no `ompd_state`, fewer size words and fields); the library serves what it
+/// describes: sizes it leaves out follow from their C types, ICVs whose fields it leaves out are
+/// `unavailable`, and without `ompd_state` the runtime's state words are always kept. A runtime
+/// whose layout words are still zero has published no description: it is declined too.
+const RUNTIME_SYMBOLS: [&[u8]; 3] = [
     b"__kmp_threads\0",
     b"ompd_sizeof__kmp_taskdata_t\0",
     b"__kmp_openmp_version\0",
-    b"ompd_state\0",
 ];
 
 /// The layout word of the thread's OMPT tool data: a runtime that describes it supports OMPT
@@ -54,16 +56,31 @@ pub fn process_initialize(
                 }
             })?;
         }
-        // A lookup that finds nothing (`error`) is a runtime without OMPT support
-        // (OMPD-TDATA-002); any other code is the tool's.
-        let ompt = match tool.lookup(ctx, std::ptr::null_mut(), OMPT_PROBE) {
-            Ok(_) => true,
-            Err(Rc::ERROR) => false,
-            Err(e) => return Err(e),
+        let traits = Traits {
+            // A runtime without OMPT support describes no tool data (OMPD-TDATA-002).
+            ompt: defines(&tool, ctx, OMPT_PROBE)?,
+            state_switch: defines(&tool, ctx, b"ompd_state\0")?,
+            env_size: defines(&tool, ctx, b"ompd_env_block_size\0")?,
         };
-        let ah = handles::make(&tool, Aspace::new(ctx, sizes, ompt))?;
+        let mut a = Aspace::new(ctx, sizes, traits);
+        // The runtime fills its layout words when it starts OMPD support; Intel's up to 2023.2
+        // leave them zero without OMP_DEBUG=enabled, and no type has size 0.
+        if Target::new(tool, &mut a).size(Size::Taskdata)? == 0 {
+            return Err(Rc::INCOMPATIBLE);
+        }
+        let ah = handles::make(&tool, a)?;
         handles::put(out, ah.cast())
     })())
+}
+
+/// True when the process defines `name`: a lookup that finds nothing (`error`) is `false`; any
+/// other code is the tool's.
+fn defines(tool: &Tool, ctx: *mut AddressSpaceContext, name: &[u8]) -> Result<bool, Rc> {
+    match tool.lookup(ctx, std::ptr::null_mut(), name) {
+        Ok(_) => Ok(true),
+        Err(Rc::ERROR) => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 /// `ompd_device_initialize`: this library serves host processes only (OMPD-PROC-010).

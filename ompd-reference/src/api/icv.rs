@@ -1,7 +1,7 @@
 //! ICVs: enumeration, and each ICV's value as an integer or as text (OMPD-ICV-*). What each ICV
 //! is and where it lives is [`super::icv_table::ICVS`].
 
-use super::icv_table::{Icv, Source, ICVS};
+use super::icv_table::{Icv, ListSource, Source, BIND, ICVS, NTHREADS};
 use super::{handle, ompd_state, rc, target};
 use crate::handles::{self, Aspace, Parallel, Task, Thread};
 use crate::kmp;
@@ -23,6 +23,27 @@ fn enumerated(b: &Build) -> impl Iterator<Item = (u64, &'static Icv)> + '_ {
         .enumerate()
         .filter(move |(_, i)| i.since <= b.generation || b.generation == Generation::Tr2)
         .map(|(k, i)| (k as u64 + 1, i))
+}
+
+/// Every ICV has a bit in the described set.
+const _: () = assert!(ICVS.len() <= 64);
+
+/// The ICVs the runtime of `t` describes (bit `k`: the ICV with id `k + 1`): those whose every
+/// needed symbol it defines. Probed once per address space.
+fn described(t: &mut Target) -> Result<u64, Rc> {
+    if let Some(set) = t.described_icvs() {
+        return Ok(set);
+    }
+    let mut set = 0u64;
+    for (k, icv) in ICVS.iter().enumerate() {
+        let mut all = true;
+        for name in icv.source.needs().into_iter().filter(|n| !n.is_empty()) {
+            all &= t.defines(name)?;
+        }
+        set |= u64::from(all) << k;
+    }
+    t.set_described_icvs(set);
+    Ok(set)
 }
 
 /// `ompd_enumerate_icvs`.
@@ -96,14 +117,17 @@ enum Subject {
     Task(u64, u64),
 }
 
-/// The ICV `id` names, its address space and subject; `bad_input` for an unknown id,
-/// `incompatible` when `scope` is not the ICV's scope.
-fn resolve(
+/// The ICV `id` names, the target of its address space and its subject; `bad_input` for an
+/// unknown id, `incompatible` when `scope` is not the ICV's scope, `unavailable` for an ICV
+/// whose storage the runtime's self-description does not describe (every ICV is enumerated,
+/// OMPD-ICV-005; Intel's runtimes up to 2023.2 describe no `thread_limit` field, no nested
+/// lists and no `ompd_state`).
+fn resolve<'a>(
     b: &Build,
     h: *mut c_void,
     scope: Scope,
     id: u64,
-) -> Result<(Icv, *mut Aspace, Subject), Rc> {
+) -> Result<(Icv, Target<'a>, Subject), Rc> {
     if h.is_null() {
         return Err(Rc::STALE_HANDLE);
     }
@@ -126,15 +150,18 @@ fn resolve(
             (k.ah, Subject::Task(k.td, k.lwt))
         }
     };
-    Ok((*icv, ah, subject))
+    let mut t = target(b, ah)?;
+    if (described(&mut t)? >> (id - 1)) & 1 == 0 {
+        return Err(Rc::UNAVAILABLE);
+    }
+    Ok((*icv, t, subject))
 }
 
 /// `ompd_get_icv_from_scope`: integer ICVs; a list's first element with `incomplete`;
 /// `incompatible` for an ICV that is no integer.
 pub fn get_icv_from_scope(b: &Build, h: *mut c_void, scope: Scope, id: u64, out: *mut i64) -> Rc {
     rc((|| {
-        let (icv, ah, subject) = resolve(b, h, scope, id)?;
-        let mut t = target(b, ah)?;
+        let (icv, mut t, subject) = resolve(b, h, scope, id)?;
         handles::need(out)?;
         if matches!(icv.source, Source::Schedule | Source::Text(..)) {
             return Err(Rc::INCOMPATIBLE);
@@ -164,8 +191,7 @@ pub fn get_icv_string_from_scope(
     out: *mut *const c_char,
 ) -> Rc {
     rc((|| {
-        let (icv, ah, subject) = resolve(b, h, scope, id)?;
-        let mut t = target(b, ah)?;
+        let (icv, mut t, subject) = resolve(b, h, scope, id)?;
         handles::need(out)?;
         let v = value(&mut t, icv.source, subject)?;
         let mut s = Buf::<1024>::new();
@@ -243,22 +269,8 @@ fn value(t: &mut Target, source: Source, subject: Subject) -> Result<Value, Rc> 
             let icvs = t.at(td, Field::TdIcvs)?;
             Value::Int(t.field(icvs, f, true)?)
         }
-        Source::NthreadsList => list(
-            t,
-            subject,
-            Field::IcvNproc,
-            b"__kmp_nested_nth\0",
-            Field::NthUsed,
-            Field::NthList,
-        )?,
-        Source::BindList => list(
-            t,
-            subject,
-            Field::IcvProcBind,
-            b"__kmp_nested_proc_bind\0",
-            Field::BindUsed,
-            Field::BindList,
-        )?,
+        Source::NthreadsList => list(t, subject, NTHREADS)?,
+        Source::BindList => list(t, subject, BIND)?,
         Source::Schedule => {
             let (kind, chunk) = schedule_of(t, task_of(subject)?.0)?;
             Value::Schedule(kind, chunk)
@@ -292,23 +304,16 @@ fn scoped(t: &mut Target, source: Source, subject: Subject) -> Result<Value, Rc>
 }
 
 /// A list ICV: the task's own value, then the start list's entries past the task's level.
-fn list(
-    t: &mut Target,
-    subject: Subject,
-    own: Field,
-    global: &[u8],
-    used: Field,
-    items: Field,
-) -> Result<Value, Rc> {
+fn list(t: &mut Target, subject: Subject, src: ListSource) -> Result<Value, Rc> {
     let (td, lwt) = task_of(subject)?;
     let icvs = t.at(td, Field::TdIcvs)?;
     let mut l = [0i64; MAX_LIST];
-    l[0] = t.field(icvs, own, true)?;
+    l[0] = t.field(icvs, src.own, true)?;
     let team = kmp::task_team(t, td)?;
     let level = u64::try_from(kmp::level(t, team, lwt)?).map_err(|_| Rc::ERROR)?;
-    let g = t.global(global)?.address;
-    let n_used = u64::try_from(t.field(g, used, true)?).unwrap_or(0);
-    let base = t.field_ptr(g, items)?;
+    let g = t.global(src.global)?.address;
+    let n_used = u64::try_from(t.field(g, src.used, true)?).unwrap_or(0);
+    let base = t.field_ptr(g, src.items)?;
     let int = t.size(Size::Int)?;
     let mut n = 1;
     for k in level.saturating_add(1)..n_used {

@@ -1,7 +1,7 @@
 //! The one table of the ICVs the library enumerates: id (its position + 1), name, scope, where
 //! the runtime keeps the value, and the first generation that names it.
 
-use crate::layout::{Field, Size};
+use crate::layout::{self, Field, Size};
 use ompd_abi::{Generation, Scope};
 
 /// Where an ICV's value lives in the runtime.
@@ -195,3 +195,123 @@ pub const ICVS: &[Icv] = &[
     ),
     icv(b"ompd-team-size-var\0", Scope::PARALLEL, TeamSize, V5_0),
 ];
+
+/// The most symbols one ICV's source needs.
+pub const MAX_NEEDS: usize = 7;
+
+impl Source {
+    /// The symbols (layout words and globals) the runtime must define for this source to be
+    /// read; unused slots are empty. An ICV whose source the runtime does not describe is
+    /// `unavailable` (Intel's runtimes up to 2023.2 describe no `thread_limit` field and no
+    /// nested lists). A size the runtime may leave to its C type ([`layout::c_type`]) is not
+    /// needed.
+    pub fn needs(self) -> [&'static [u8]; MAX_NEEDS] {
+        let off = |f| layout::field_slot(f, false).1;
+        let size = |f| layout::field_slot(f, true).1;
+        let icvs = off(Field::TdIcvs);
+        match self {
+            TaskField(f) => [icvs, off(f), size(f), b"", b"", b"", b""],
+            NthreadsList => list(icvs, NTHREADS),
+            BindList => list(icvs, BIND),
+            Schedule => [
+                icvs,
+                off(Field::IcvSched),
+                off(Field::SchedType),
+                size(Field::SchedType),
+                off(Field::SchedChunk),
+                size(Field::SchedChunk),
+                b"",
+            ],
+            Global(name, s) => {
+                let word = match layout::c_type(s) {
+                    Some(_) => b"",
+                    None => layout::size_slot(s).1,
+                };
+                [name, word, b"", b"", b"", b"", b""]
+            }
+            Text(name, _) => [name, b"", b"", b"", b"", b"", b""],
+            Debug => [
+                b"ompd_state\0",
+                layout::size_slot(Size::OmpdState).1,
+                b"",
+                b"",
+                b"",
+                b"",
+                b"",
+            ],
+            _ => [b""; MAX_NEEDS],
+        }
+    }
+}
+
+/// Where a list ICV lives: the task's own value, the start list (a global), and the list's
+/// `used` count and items.
+#[derive(Clone, Copy, Debug)]
+pub struct ListSource {
+    /// The field of the task's ICV block holding its own value.
+    pub own: Field,
+    /// The start list, NUL-terminated.
+    pub global: &'static [u8],
+    /// The list's count of entries.
+    pub used: Field,
+    /// The list's array of entries.
+    pub items: Field,
+}
+
+/// nthreads-var's list.
+pub const NTHREADS: ListSource = ListSource {
+    own: Field::IcvNproc,
+    global: b"__kmp_nested_nth\0",
+    used: Field::NthUsed,
+    items: Field::NthList,
+};
+
+/// bind-var's list.
+pub const BIND: ListSource = ListSource {
+    own: Field::IcvProcBind,
+    global: b"__kmp_nested_proc_bind\0",
+    used: Field::BindUsed,
+    items: Field::BindList,
+};
+
+/// The symbols of a list ICV: the task's ICV block, and every part of its [`ListSource`].
+fn list(icvs: &'static [u8], l: ListSource) -> [&'static [u8]; MAX_NEEDS] {
+    let (off, size) = (
+        |f| layout::field_slot(f, false).1,
+        |f| layout::field_slot(f, true).1,
+    );
+    [
+        icvs,
+        off(l.own),
+        size(l.own),
+        l.global,
+        off(l.used),
+        size(l.used),
+        off(l.items),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_needed_symbol_is_terminated_and_lists_need_their_whole_layout() {
+        for icv in ICVS {
+            for name in icv.source.needs() {
+                assert!(name.is_empty() || name.ends_with(b"\0"), "{:?}", icv.name);
+            }
+        }
+        let nth = NthreadsList.needs();
+        assert!(nth.contains(&&b"__kmp_nested_nth\0"[..]));
+        assert!(nth.contains(&layout::field_slot(Field::NthList, false).1));
+        let limit = TaskField(Field::IcvThreadLimit).needs();
+        assert!(limit.contains(&&b"ompd_access__kmp_internal_control_t__thread_limit\0"[..]));
+        // A size the runtime may leave to its C type is not needed; one it may not, is.
+        let stack = Global(b"__kmp_stksize\0", Size::Stksize).needs();
+        assert_eq!(stack.iter().filter(|n| !n.is_empty()).count(), 1);
+        assert!(Debug
+            .needs()
+            .contains(&layout::size_slot(Size::OmpdState).1));
+    }
+}

@@ -62,8 +62,13 @@ fn ompd_state(t: &mut Target) -> Result<u64, Rc> {
     Ok(t.global_sized(b"ompd_state\0", Size::OmpdState, false)? as u64)
 }
 
-/// `needs_state_tracking` unless the runtime tracks state (OMPD-RC-008).
+/// `needs_state_tracking` unless the runtime tracks state (OMPD-RC-008). A runtime without the
+/// `ompd_state` switch (an older self-description) has nothing to turn off: it always keeps the
+/// state words it describes.
 fn tracking(t: &mut Target) -> Result<(), Rc> {
+    if !t.traits.state_switch {
+        return Ok(());
+    }
     if ompd_state(t)? == 0 {
         Err(Rc::NEEDS_STATE_TRACKING)
     } else {

@@ -47,7 +47,7 @@ fn data_of(b: &Build, h: *mut c_void, scope: Scope) -> Result<(*mut Aspace, u64)
             return Err(Rc::BAD_INPUT);
         }
     };
-    if !handle(b, ah)?.ompt {
+    if !handle(b, ah)?.traits.ompt {
         // No OMPT support, so no tool data (OMPD-TDATA-002).
         return Err(Rc::UNSUPPORTED);
     }

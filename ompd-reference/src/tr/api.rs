@@ -266,9 +266,21 @@ pub fn in_parallel(b: &Build, task: *mut TaskHandle, v: *mut TrWord) -> Rc {
     api::rc(handles::need(v).and_then(|()| handles::put(v, i64::from(active_level(b, task)? > 0))))
 }
 
+/// The task's own value of a list ICV (`td_icvs.<own>`): the list's first element, which
+/// every kmp runtime describes (the rest of the list, which the 5.x getter needs, only newer
+/// ones do).
+fn own_list_head(b: &Build, task: *mut TaskHandle, own: Field) -> Result<i64, Rc> {
+    let k = *api::handle(b, task.cast::<Task>())?;
+    let mut t = api::target(b, k.ah)?;
+    let icvs = t.at(k.td, Field::TdIcvs)?;
+    t.field(icvs, own, true)
+}
+
 /// `ompd_get_max_threads` (TR §11.2): nthreads-var's first element.
 pub fn get_max_threads(b: &Build, task: *mut TaskHandle, v: *mut TrWord) -> Rc {
-    icv_word(b, task.cast(), Scope::TASK, b"nthreads-var", v)
+    api::rc(
+        handles::need(v).and_then(|()| handles::put(v, own_list_head(b, task, Field::IcvNproc)?)),
+    )
 }
 
 /// `ompd_get_thread_num` (TR §11.2).
@@ -321,15 +333,11 @@ pub fn get_max_active_levels(b: &Build, th: *mut ThreadHandle, v: *mut TrWord) -
 
 /// `ompd_get_proc_bind` (TR §11.2): bind-var's first element, an `omp_proc_bind_t`.
 pub fn get_proc_bind(b: &Build, task: *mut TaskHandle, bind: *mut c_int) -> Rc {
-    let mut w = 0;
-    match icv_word(b, task.cast(), Scope::TASK, b"bind-var", &mut w) {
-        Rc::OK => api::rc(
-            c_int::try_from(w)
-                .map_err(|_| Rc::ERROR)
-                .and_then(|x| handles::put(bind, x)),
-        ),
-        rc => rc,
-    }
+    api::rc((|| {
+        handles::need(bind)?;
+        let w = own_list_head(b, task, Field::IcvProcBind)?;
+        handles::put(bind, c_int::try_from(w).map_err(|_| Rc::ERROR)?)
+    })())
 }
 
 /// `ompd_get_schedule` (TR §11.2): run-sched-var as an `omp_sched_t` (static 1, dynamic 2,
