@@ -235,6 +235,8 @@ pub enum Deviation {
     TrVersionNullOk,
     /// TR: `ompd_get_state` answers `ompd_state_work_serial` for every thread.
     TrStateSerial,
+    /// TR: `ompd_get_top_parallel_region` answers unavailable for every thread.
+    TrTopRegionUnavailable,
     /// `ompd_get_tool_data` answers one more for a parallel handle from
     /// `ompd_get_task_parallel_handle` than for the same region reached another way.
     ParallelToolDataByRoute,
@@ -398,6 +400,7 @@ mutants! {
     "tr_foreign_thread_unavailable" Some(E::GetThreadHandle), TrForeignThreadUnavailable => ["tr.thread_handle.non_openmp_thread"];
     "tr_version_null_ok" Some(E::GetVersion), TrVersionNullOk => ["tr.get_version.null_version"];
     "tr_state_serial" Some(E::GetState), TrStateSerial => ["tr.state.matches_model"];
+    "tr_top_region_unavailable" Some(E::GetTopParallelRegion), TrTopRegionUnavailable => ["bp.curr.region_team_size"];
     "parallel_tool_data_by_route" None, ParallelToolDataByRoute => ["compare.parallel.equal_handles_answer_alike"];
     "task_function_by_route" None, TaskFunctionByRoute => ["compare.task.equal_handles_answer_alike"];
     "thread_handle_expires" None, ThreadHandleExpires => ["bp.thread.handle_kept_until_thread_end"];

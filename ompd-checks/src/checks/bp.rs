@@ -8,7 +8,7 @@ use crate::known::{BpStop, Fact};
 use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
 use ompd_abi::Scope;
 use ompd_abi::{thread_id_kind, EntryPoint};
-use ompd_loader::library::{AnyHandle, AspaceH, Call, ThreadH};
+use ompd_loader::library::{AnyHandle, AspaceH, Call, ThreadH, TrWordOf};
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[Check {
@@ -25,6 +25,21 @@ pub static CHECKS: &[Check] = &[Check {
     real: Some(&[Fact::Stop]),
     property: crate::Property::ScenariosOnly,
     run: Run::Worker(handles_match_runtime),
+    ..Check::TARGET
+}, Check {
+    id: "bp.curr.region_team_size",
+    requirements: &["OMPD-HANDLE-PAR-009"],
+    summary: "TR 2.001, which has no tool data to tell regions by: stopped at ompd_bp_parallel_begin/_end or ompd_bp_task_begin/_end, the stopped thread's top parallel region has the team size (ompd_get_num_threads) of the region the runtime's OMPT view has current there; the fixtures' nesting levels differ in size (5, 4 and 3 threads under the initial region's 1)",
+    severity: Severity::Must,
+    entry_points: &[
+        EntryPoint::GetThreadHandle,
+        EntryPoint::GetCurrParallelHandle,
+        EntryPoint::GetNumThreads,
+    ],
+    since: crate::Profile::Tr2,
+    real: Some(&[Fact::Stop]),
+    property: crate::Property::ScenariosOnly,
+    run: Run::Worker(region_team_size),
     ..Check::TARGET
 }];
 
@@ -75,21 +90,30 @@ fn same_data(
     });
 }
 
-fn handles_match_runtime(ctx: &mut Ctx, _: &str) -> Verdict {
+/// The stop at a parallel or task breakpoint and the runtime's OMPT view there, or the skip.
+fn region_stop(ctx: &Ctx) -> Result<(BpStop, [u64; 4]), Verdict> {
     let stop = match stop_or_skip(ctx) {
         Ok(s) if s.breakpoint.contains("_parallel_") || s.breakpoint.contains("_task_") => s,
         Ok(s) => {
-            return Verdict::skip(format!(
+            return Err(Verdict::skip(format!(
                 "stopped at {}: judged at parallel and task breakpoints",
                 s.breakpoint
-            ))
+            )))
         }
-        Err(v) => return v,
+        Err(v) => return Err(v),
     };
-    let Some([region_data, _, task_data, _]) = stop.view else {
-        return Verdict::skip(
+    match stop.view {
+        Some(view) => Ok((stop, view)),
+        None => Err(Verdict::skip(
             "no OMPT view of the stopped thread: the fixture's OMPT tool is not loaded",
-        );
+        )),
+    }
+}
+
+fn handles_match_runtime(ctx: &mut Ctx, _: &str) -> Verdict {
+    let (stop, [region_data, _, task_data, _]) = match region_stop(ctx) {
+        Ok(s) => s,
+        Err(v) => return v,
     };
     let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
     let mut j = Judge::new(
@@ -116,4 +140,32 @@ fn handles_match_runtime(ctx: &mut Ctx, _: &str) -> Verdict {
     same_data(&mut j, &at, "region", region_data, region);
     same_data(&mut j, &at, "task", task_data, task);
     j.verdict_or_skip(|| format!("{at}: the runtime's OMPT view gave no region or task data"))
+}
+
+fn region_team_size(ctx: &mut Ctx, _: &str) -> Verdict {
+    let (stop, [_, size, _, _]) = match region_stop(ctx) {
+        Ok(s) => s,
+        Err(v) => return v,
+    };
+    let at = format!("at {} of thread {}", stop.breakpoint, stop.tid);
+    if size == 0 {
+        return Verdict::skip(format!("{at}: the runtime's OMPT view gave no team size"));
+    }
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetNumThreads);
+    let mut j = Judge::new(
+        ctx,
+        "the team size of the region the runtime's OMPT view shows at the stop",
+    );
+    let lib = ctx.lib;
+    let got = stopped_thread(ctx, ah, &stop).and_then(|th| {
+        let p = lib
+            .get_curr_parallel_handle(&th)
+            .map_err(|e| e.to_string())?;
+        lib.tr_word(TrWordOf::NumThreads(&p))
+            .map_err(|e| format!("{}: {e}", EntryPoint::GetNumThreads))
+    });
+    j.expect(got == Ok(size as i64), || {
+        format!("{at}: the top region's team size {got:?}, the runtime's region has {size}")
+    });
+    j.verdict()
 }

@@ -22,6 +22,7 @@ fn code_in_place(d: D, w: &[u64]) -> Option<Rc> {
         D::DeviceInitializeMiscoded => Some(Rc::ERROR),
         D::ThreadHandleUnavailable
         | D::CurrParallelUnavailable
+        | D::TrTopRegionUnavailable
         | D::EnclosingParallelUnavailable
         | D::TaskParallelUnavailable
         | D::CurrTaskUnavailable
