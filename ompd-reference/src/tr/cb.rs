@@ -151,7 +151,10 @@ unsafe extern "C" fn read_string(
         // SAFETY: the adapter above with a valid address and buffer.
         let rc = unsafe { read(ctx, tctx, &at, len, dst.cast()) };
         if !rc.is_ok() {
-            return rc;
+            // The chunk may reach past the string into memory the target does not have: read
+            // it byte by byte, up to the NUL.
+            // SAFETY: `dst` has `len` bytes left.
+            return unsafe { bytewise(ctx, tctx, at, len, dst) };
         }
         // SAFETY: the chunk just read.
         let chunk = unsafe { std::slice::from_raw_parts(dst, len as usize) };
@@ -159,6 +162,38 @@ unsafe extern "C" fn read_string(
             return Rc::OK;
         }
         done += len;
+    }
+    Rc::OK
+}
+
+/// Reads up to `len` bytes at `at` into `dst` one at a time: `ok` at the first NUL, the read's
+/// code at the first byte that cannot be read, `ok` when all `len` were read.
+///
+/// # Safety
+/// `dst` must be writable for `len` bytes.
+unsafe fn bytewise(
+    ctx: *mut AddressSpaceContext,
+    tctx: *mut ThreadContext,
+    at: Address,
+    len: u64,
+    dst: *mut u8,
+) -> Rc {
+    for k in 0..len {
+        let a = Address {
+            segment: at.segment,
+            address: at.address.wrapping_add(k),
+        };
+        // SAFETY: `dst + k` is within the `len` writable bytes.
+        let d = unsafe { dst.add(k as usize) };
+        // SAFETY: the adapter above with a valid address and a one-byte buffer.
+        let rc = unsafe { read(ctx, tctx, &a, 1, d.cast()) };
+        if !rc.is_ok() {
+            return rc;
+        }
+        // SAFETY: the byte just read.
+        if unsafe { d.read() } == 0 {
+            return Rc::OK;
+        }
     }
     Rc::OK
 }
