@@ -78,6 +78,43 @@ pub fn describes_tool_data(word: &str) -> bool {
         .any(|m| word.strip_suffix(m).is_some_and(|w| w.ends_with("__")))
 }
 
+/// Layout words only the newer self-description has (Intel's runtimes up to 2023.2 define none
+/// of them): sizes of primitive types and of the runtime's scalar globals, whose C types fix
+/// them, the `thread_limit` ICV field, and the types of the nested `OMP_NUM_THREADS` and
+/// `OMP_PROC_BIND` lists.
+const NEWER_ONLY: &[&str] = &[
+    "ompd_sizeof__int",
+    "ompd_sizeof__char",
+    "ompd_sizeof__ompd_state",
+    "ompd_sizeof__kmp_task_t",
+    "ompd_sizeof____kmp_gtid",
+    "ompd_sizeof____kmp_stksize",
+    "ompd_sizeof____kmp_display_affinity",
+    "ompd_sizeof____kmp_affinity_format",
+    "ompd_sizeof____kmp_tool",
+    "ompd_sizeof____kmp_tool_libraries",
+    "ompd_sizeof____kmp_tool_verbose_init",
+    "ompd_sizeof____kmp_nested_nth",
+    "ompd_sizeof____kmp_nested_proc_bind",
+    "ompd_access__kmp_internal_control_t__thread_limit",
+    "ompd_sizeof__kmp_internal_control_t__thread_limit",
+];
+
+/// The types whose every layout word only the newer self-description has.
+const NEWER_ONLY_TYPES: &[&str] = &["kmp_nested_nthreads_t", "kmp_nested_proc_bind_t"];
+
+/// True when the layout word `word` is one only the newer self-description has.
+pub fn newer_only(word: &str) -> bool {
+    NEWER_ONLY.contains(&word)
+        || NEWER_ONLY_TYPES.iter().any(|t| {
+            ["ompd_sizeof__", "ompd_access__"].iter().any(|p| {
+                word.strip_prefix(p)
+                    .and_then(|w| w.strip_prefix(t))
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with("__"))
+            })
+        })
+}
+
 /// A primitive field type; its width depends on the architecture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Prim {

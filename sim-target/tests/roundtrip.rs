@@ -49,8 +49,11 @@ fn round_trip(m: &model::Model, arch: Arch, policy: Policy) {
 }
 
 #[test]
-fn default_scenarios_round_trip_everywhere() {
-    for s in model::default_scenarios() {
+fn built_in_scenarios_round_trip_everywhere() {
+    let named = model::known_names().filter(|n| !model::scenario_names().any(|d| d == *n));
+    let extra: Vec<_> = named.filter_map(model::scenario).collect();
+    assert!(!extra.is_empty(), "the scenarios run only when named");
+    for s in model::default_scenarios().into_iter().chain(extra) {
         for arch in Arch::ALL {
             for policy in [
                 Policy::Natural,
@@ -128,4 +131,36 @@ fn a_runtime_without_ompt_describes_no_tool_data() {
     assert!(img
         .symbol("ompd_access__ompt_frame_t__exit_frame")
         .is_some());
+}
+
+#[test]
+fn an_older_runtime_publishes_the_older_self_description() {
+    let m = model::scenario("older-runtime").unwrap().model;
+    assert!(m.older_description);
+    let img = sim_target::image::lower(
+        &m,
+        ompd_serve::arch::Arch::ILP32_BE,
+        sim_target::layout::Policy::Random(7),
+    )
+    .unwrap();
+    for gone in [
+        "ompd_state",
+        "ompd_env_block_size",
+        "ompd_sizeof__int",
+        "ompd_sizeof____kmp_gtid",
+        "ompd_access__kmp_internal_control_t__thread_limit",
+        "ompd_access__kmp_nested_nthreads_t__nth",
+        "ompd_sizeof__kmp_nested_proc_bind_t",
+    ] {
+        assert!(img.symbol(gone).is_none(), "{gone}");
+    }
+    for kept in [
+        "ompd_env_block",
+        "__kmp_nested_nth",
+        "ompd_sizeof__kmp_taskdata_t",
+        "ompd_access__kmp_internal_control_t__nproc",
+        "ompd_sizeof____kmp_avail_proc",
+    ] {
+        assert!(img.symbol(kept).is_some(), "{kept}");
+    }
 }

@@ -223,10 +223,10 @@ impl TryFrom<String> for ScenarioName {
     type Error = String;
 
     fn try_from(name: String) -> Result<Self, String> {
-        if sim_target::model::scenario_names().any(|n| n == name) {
+        if sim_target::model::known_names().any(|n| n == name) {
             return Ok(ScenarioName(name));
         }
-        let known: Vec<_> = sim_target::model::scenario_names().collect();
+        let known: Vec<_> = sim_target::model::known_names().collect();
         Err(format!(
             "unknown scenario `{name}` (known: {})",
             known.join(", ")

@@ -243,7 +243,9 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
     // Layout words: every one an 8-byte target-endian word; a runtime without OMPT support
     // describes no tool-data member.
     for (name, value) in lo.layout.symbols() {
-        if model.ompt_support || !crate::layout::describes_tool_data(&name) {
+        let ompt = model.ompt_support || !crate::layout::describes_tool_data(&name);
+        let described = !model.older_description || !crate::layout::newer_only(&name);
+        if ompt && described {
             lo.global(&name, 8, value);
         }
     }
@@ -522,7 +524,9 @@ impl Lowering {
     fn write_globals(&mut self, model: &Model, info: &[u64]) {
         let p = self.arch.pointer as u64;
         let g = &model.globals;
-        self.global("ompd_state", 8, model.ompd_state);
+        if !model.older_description {
+            self.global("ompd_state", 8, model.ompd_state);
+        }
         self.write_legacy_tables(model);
         self.global("__kmp_openmp_version", 4, model.omp_version as u64);
         let lib_ver = b"\0@(#) sim-target OMP version: 5.0.20261121\0";
@@ -561,7 +565,9 @@ impl Lowering {
             .collect();
         let block_addr = self.cstring(&block, "ompd_env_block text");
         self.global("ompd_env_block", p, block_addr);
-        self.global("ompd_env_block_size", 8, block.len() as u64);
+        if !model.older_description {
+            self.global("ompd_env_block_size", 8, block.len() as u64);
+        }
     }
 
     /// The `char *` globals: a pointer to a string, or null.

@@ -234,10 +234,16 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
         .collect();
     let idle_threads = r.read_idle(&o, thread_addr.len(), &idle_addr)?;
     let globals = r.read_globals(p)?;
+    let older = img.symbol("ompd_state").is_none();
     Ok(Model {
         omp_version: r.global("__kmp_openmp_version", 4)? as i32 as i64,
-        ompd_state: r.global("ompd_state", 8)?,
+        // An older self-description has no switch: its state words are always kept.
+        ompd_state: match older {
+            true => 1,
+            false => r.global("ompd_state", 8)?,
+        },
         ompt_support: img.symbol(crate::layout::TOOL_DATA_PROBE).is_some(),
+        older_description: older,
         gtid_mode: if r.global("__kmp_gtid_mode", 4)? == 3 {
             GtidMode::Tls
         } else {

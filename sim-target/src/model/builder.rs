@@ -50,6 +50,7 @@ impl ModelBuilder {
             omp_version: 201611,
             ompd_state: 1,
             ompt_support: true,
+            older_description: false,
             gtid_mode: GtidMode::Tls,
             globals: Globals::default(),
             threads: vec![Thread {

@@ -41,7 +41,9 @@ mod scenarios;
 mod validate;
 
 pub use builder::ModelBuilder;
-pub use scenarios::{default_scenarios, judges, scenario, scenario_names, Judges, Scenario};
+pub use scenarios::{
+    default_scenarios, judges, known_names, scenario, scenario_names, Judges, Scenario, Set,
+};
 
 /// Index of a thread in [`Model::threads`]; equal to its global thread id (gtid).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -279,6 +281,12 @@ pub struct Model {
     /// the tool data of its threads, regions and tasks are then no fact of its memory.
     #[serde(default = "supported")]
     pub ompt_support: bool,
+    /// The runtime publishes the older self-description of Intel's runtimes up to 2023.2: no
+    /// `ompd_state` switch (its state words are always kept, `ompd_state` stands for that), no
+    /// length of the display-control block, and none of the layout words
+    /// [`crate::layout::newer_only`] names.
+    #[serde(default)]
+    pub older_description: bool,
     /// Gtid lookup mode.
     pub gtid_mode: GtidMode,
     /// Address-space-wide state.

@@ -1,4 +1,4 @@
-//! The default scenario set every check runs on.
+//! The built-in scenarios: the default set every check runs on, and those run when named.
 
 use super::*;
 use std::fmt;
@@ -31,45 +31,67 @@ pub enum Judges {
     Only(&'static [&'static str]),
 }
 
-/// A default scenario's name, description, the function that builds its model and the checks
-/// it runs.
-type Entry = (&'static str, &'static str, fn() -> Model, Judges);
+/// Whether a built-in scenario is in the default set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Set {
+    /// In the default set: every run without `--scenario` runs it.
+    Default,
+    /// Run only when named (`--scenario NAME`).
+    Named,
+}
 
-/// The default scenarios (one table; each model is built only when asked for).
-const DEFAULT: [Entry; 5] = [
+/// A built-in scenario's name, description, the function that builds its model, the checks it
+/// runs and whether it is in the default set.
+type Entry = (&'static str, &'static str, fn() -> Model, Judges, Set);
+
+/// The built-in scenarios (one table; each model is built only when asked for).
+const BUILT_IN: [Entry; 6] = [
     (
         "serial",
         "initial thread in serial code after a region, one idle pool thread, one foreign native thread",
         serial,
         Judges::Every,
+        Set::Default,
     ),
     (
         "nested-tasks",
         "4-thread region, nested 4-thread region, 3-deep explicit task tree",
         nested_tasks,
         Judges::Every,
+        Set::Default,
     ),
     (
         "serialized",
         "2-thread region, inside it 3 nested serialized regions on thread 1",
         serialized,
         Judges::Every,
+        Set::Default,
     ),
     (
         "untracked",
         "OMP_DEBUG disabled (ompd_state 0): 2-thread region, an explicit task",
         untracked,
         Judges::Every,
+        Set::Default,
     ),
     (
         "no-ompt",
         "a runtime built without OMPT support (its layout describes no tool data): 2-thread region, an explicit task",
         no_ompt,
         Judges::Only(&["tool_data."]),
+        Set::Default,
+    ),
+    (
+        "older-runtime",
+        "the older self-description of Intel's runtimes up to 2023.2 (no ompd_state, no thread_limit field or nested-list layout, fewer size words): 2-thread region, an explicit task",
+        older_runtime,
+        Judges::Only(&["aspace.", "thread.", "icv.", "state.", "dcv."]),
+        // Every 5.x vendor library but Intel's own up to 2023.2 declines this runtime.
+        Set::Named,
     ),
 ];
 
-fn build(&(name, description, model, _): &Entry) -> Scenario {
+fn build(&(name, description, model, ..): &Entry) -> Scenario {
     Scenario {
         name,
         description,
@@ -77,28 +99,37 @@ fn build(&(name, description, model, _): &Entry) -> Scenario {
     }
 }
 
+fn defaults() -> impl Iterator<Item = &'static Entry> {
+    BUILT_IN.iter().filter(|d| d.4 == Set::Default)
+}
+
 /// The default scenario set every check runs on.
 pub fn default_scenarios() -> Vec<Scenario> {
-    DEFAULT.iter().map(build).collect()
+    defaults().map(build).collect()
 }
 
 /// The names of the default scenarios, in order (no model is built).
 pub fn scenario_names() -> impl Iterator<Item = &'static str> {
-    DEFAULT.iter().map(|d| d.0)
+    defaults().map(|d| d.0)
 }
 
-/// True when the default scenario `name` runs check `check` (a name outside the default set,
-/// a replayed or generated model, runs every check).
+/// The names of every built-in scenario, the default set first (no model is built).
+pub fn known_names() -> impl Iterator<Item = &'static str> {
+    BUILT_IN.iter().map(|d| d.0)
+}
+
+/// True when the built-in scenario `name` runs check `check` (a name outside the built-in
+/// set, a replayed or generated model, runs every check).
 pub fn judges(name: &str, check: &str) -> bool {
-    match DEFAULT.iter().find(|d| d.0 == name).map(|d| d.3) {
+    match BUILT_IN.iter().find(|d| d.0 == name).map(|d| d.3) {
         Some(Judges::Only(prefixes)) => prefixes.iter().any(|p| check.starts_with(p)),
         Some(Judges::Every) | None => true,
     }
 }
 
-/// Looks up a default scenario by name (building only its model).
+/// Looks up a built-in scenario by name (building only its model).
 pub fn scenario(name: &str) -> Option<Scenario> {
-    DEFAULT.iter().find(|d| d.0 == name).map(build)
+    BUILT_IN.iter().find(|d| d.0 == name).map(build)
 }
 
 fn serial() -> Model {
@@ -213,6 +244,19 @@ fn no_ompt() -> Model {
     let outer = b.parallel(b.initial_thread(), 2);
     b.explicit_task(b.member(outer, 0));
     b.build().expect("no-ompt scenario is valid")
+}
+
+fn older_runtime() -> Model {
+    let mut b = ModelBuilder::new();
+    {
+        let m = b.model_mut();
+        m.older_description = true;
+        m.globals.nthreads_list = vec![2, 3];
+        m.tasks[0].icvs.nthreads = 2;
+    }
+    let outer = b.parallel(b.initial_thread(), 2);
+    b.explicit_task(b.member(outer, 1));
+    b.build().expect("older-runtime scenario is valid")
 }
 
 fn untracked() -> Model {
