@@ -141,7 +141,9 @@ fn resolve<'a>(
             let th = *handle(b, h.cast::<Thread>())?;
             (th.ah, Subject::Thread(th.th))
         }
-        Scope::PARALLEL => {
+        // Teams and target scopes take the parallel handle of the region the construct
+        // generated (6.0 §39.11, Table 39.1).
+        Scope::PARALLEL | Scope::TEAMS | Scope::TARGET => {
             let p = *handle(b, h.cast::<Parallel>())?;
             (p.ah, Subject::Region(p.t, p.lwt))
         }

@@ -61,7 +61,7 @@ const fn icv(name: &'static [u8], scope: Scope, source: Source, since: Generatio
     }
 }
 
-use Generation::{V5_0, V5_1, V5_2};
+use Generation::{V5_0, V5_1, V5_2, V6_0};
 use Source::*;
 
 /// Every ICV, in enumeration order.
@@ -194,6 +194,49 @@ pub const ICVS: &[Icv] = &[
         V5_1,
     ),
     icv(b"ompd-team-size-var\0", Scope::PARALLEL, TeamSize, V5_0),
+    // OpenMP 6.0's additions. No kmp runtime's layout describes them (nor which construct
+    // generated a team): their values are unavailable. The league's ICVs are served at the
+    // teams scope (§39.11: a parallel handle of the region a teams construct generated).
+    icv(
+        b"available-devices-var\0",
+        Scope::ADDRESS_SPACE,
+        NotDescribed,
+        V6_0,
+    ),
+    icv(
+        b"device-num-var\0",
+        Scope::ADDRESS_SPACE,
+        NotDescribed,
+        V6_0,
+    ),
+    icv(
+        b"free-agent-thread-limit-var\0",
+        Scope::ADDRESS_SPACE,
+        NotDescribed,
+        V6_0,
+    ),
+    icv(b"free-agent-var\0", Scope::TASK, NotDescribed, V6_0),
+    icv(b"league-size-var\0", Scope::TEAMS, NotDescribed, V6_0),
+    icv(
+        b"num-devices-var\0",
+        Scope::ADDRESS_SPACE,
+        NotDescribed,
+        V6_0,
+    ),
+    icv(
+        b"place-assignment-var\0",
+        Scope::ADDRESS_SPACE,
+        NotDescribed,
+        V6_0,
+    ),
+    icv(
+        b"structured-thread-limit-var\0",
+        Scope::TASK,
+        NotDescribed,
+        V6_0,
+    ),
+    icv(b"team-generator-var\0", Scope::PARALLEL, NotDescribed, V6_0),
+    icv(b"team-num-var\0", Scope::TEAMS, NotDescribed, V6_0),
 ];
 
 /// The most symbols one ICV's source needs.

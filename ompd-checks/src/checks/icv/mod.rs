@@ -3,47 +3,17 @@
 //!
 //! [`strings`] holds the string getter and the id and scope contract both getters share.
 
+pub(crate) mod names;
 pub(crate) mod strings;
 
 use crate::known::Fact;
-use crate::{Check, Ctx, IcvEntry, Judge, Run, Severity, Verdict};
+use crate::{Check, Ctx, IcvEntry, Judge, Profile, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{Rc, Scope, ICV_UNDEFINED};
 use ompd_loader::library::{AnyHandle, AspaceH, Fail, ParallelH, TaskH, ThreadH};
 use ompd_serve::source::SymbolError;
 use sim_target::model::{Model, RegionId, TaskId, ThreadId};
 use std::collections::BTreeSet;
-
-/// The standard ICV names an OpenMP 5.0 library enumerates, with the 5.0 OMPD-specific names.
-pub const STANDARD_5_0: &[&str] = &[
-    "dyn-var",
-    "nthreads-var",
-    "run-sched-var",
-    "def-sched-var",
-    "bind-var",
-    "stacksize-var",
-    "wait-policy-var",
-    "thread-limit-var",
-    "max-active-levels-var",
-    "active-levels-var",
-    "levels-var",
-    "place-partition-var",
-    "cancel-var",
-    "display-affinity-var",
-    "affinity-format-var",
-    "default-device-var",
-    "target-offload-var",
-    "max-task-priority-var",
-    "tool-var",
-    "tool-libraries-var",
-    "debug-var",
-    "def-allocator-var",
-    "ompd-num-procs-var",
-    "ompd-thread-num-var",
-    "ompd-final-var",
-    "ompd-implicit-var",
-    "ompd-team-size-var",
-];
 
 /// Standard ICVs the kmp runtime keeps where its OMPD layout describes no memory (every
 /// `ompd_sizeof__`/`ompd_access__` symbol it exports is listed in `llvm-kmp-model.md` §2.2, and
@@ -58,6 +28,13 @@ pub const UNMODELLED: &[&str] = &[
     "nteams-var",
     "teams-thread-limit-var",
 ];
+
+/// True when the model holds no value of ICV `name`: an [`UNMODELLED`] one, or one of OpenMP
+/// 6.0's additions ([`names::ADDED_6_0`]), which no kmp runtime's layout describes either (nor
+/// which construct generated a team).
+pub fn unmodelled(name: &str) -> bool {
+    UNMODELLED.contains(&name) || names::ADDED_6_0.contains(&name)
+}
 
 /// ICVs whose storage a kmp runtime describes only in a newer self-description, each with the
 /// layout symbol that describes it (`llvm-kmp-model.md` §2.2). Intel's runtimes up to 2023.2
@@ -126,7 +103,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         id: "icv.enumerate.standard_names",
         requirements: &["OMPD-ICV-005"],
-        summary: "every ICV of the OpenMP 5.0 ICV table and the 5.0 OMPD-specific ICVs are enumerated",
+        summary: "every ICV of the ICV table of the library's OpenMP version is enumerated, with the OMPD-specific names 5.0 and 5.1 require",
         severity: Severity::Must,
         entry_points: &[EntryPoint::EnumerateIcvs],
         real: Some(&[]),
@@ -188,9 +165,11 @@ pub static CHECKS: &[Check] = &[
 fn enumerate(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let t = ctx.icvs(ah);
+    // OpenMP 6.0 adds the teams (7) and target (8) scopes (§39.11).
+    let last = if ctx.profile >= Profile::V6_0 { 8 } else { 6 };
     let mut j = Judge::new(
         ctx,
-        "distinct non-zero ids and non-empty names, scopes 1..=6, more 0 at the end",
+        format!("distinct non-zero ids and non-empty names, scopes 1..={last}, more 0 at the end"),
     );
     match t {
         Ok(list) => {
@@ -206,7 +185,7 @@ fn enumerate(ctx: &mut Ctx, _: &str) -> Verdict {
                 j.expect(!e.name.is_empty(), || {
                     format!("ICV {} has an empty name", e.id)
                 });
-                j.expect((1..=6).contains(&e.scope.0), || {
+                j.expect((1..=last).contains(&e.scope.0), || {
                     format!("{} has scope {:?}", e.name, e.scope)
                 });
             }
@@ -242,15 +221,19 @@ fn stable(ctx: &mut Ctx, _: &str) -> Verdict {
 fn standard_names(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let t = ctx.icvs(ah);
+    let required = names::required(ctx.profile);
     let mut j = Judge::new(
         ctx,
-        "all 27 names of the 5.0 ICV table and OMPD-specific ICVs",
+        format!(
+            "all {} names of the {} ICV table (with its OMPD-specific names)",
+            required.len(),
+            ctx.profile
+        ),
     );
     match t {
         Ok(list) => {
-            let missing: Vec<&str> = STANDARD_5_0
-                .iter()
-                .copied()
+            let missing: Vec<&str> = required
+                .into_iter()
                 .filter(|n| !list.iter().any(|e| e.name == *n))
                 .collect();
             j.expect(missing.is_empty(), || {

@@ -492,8 +492,7 @@ fn every_pair_answerable(ctx: &mut Ctx, _: &str) -> Verdict {
                 Ok((Rc::OK | Rc::INCOMPLETE, Some(_))) => j.holds(),
                 // Nothing the target holds to answer with: not judged.
                 Ok((Rc::UNAVAILABLE, _))
-                    if icv::UNMODELLED.contains(&e.name.as_str())
-                        || icv::undescribed(ctx, &e.name).is_some() => {}
+                    if icv::unmodelled(&e.name) || icv::undescribed(ctx, &e.name).is_some() => {}
                 Ok((Rc::INCOMPATIBLE, _)) => {
                     match ctx.lib.get_icv_string(held.any(ah), e.scope, e.id) {
                         Ok(_) => j.holds(),
