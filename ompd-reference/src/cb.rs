@@ -107,6 +107,16 @@ impl Tool {
         Ok(a)
     }
 
+    /// True when the process of `ctx` defines the global `name` (NUL-terminated): a lookup
+    /// that finds nothing (`error`) is `false`; any other code is the tool's and is passed on.
+    pub fn defines(&self, ctx: *mut AddressSpaceContext, name: &[u8]) -> Result<bool, Rc> {
+        match self.lookup(ctx, std::ptr::null_mut(), name) {
+            Ok(_) => Ok(true),
+            Err(Rc::ERROR) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Fills `buf` from target memory at `addr`.
     pub fn read(
         &self,

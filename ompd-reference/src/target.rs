@@ -135,14 +135,9 @@ impl<'a> Target<'a> {
         self.layout_or(layout::size_slot(s), absent)
     }
 
-    /// True when the runtime defines the symbol `name` (the lookup finds it); the tool's other
-    /// codes are passed on.
+    /// True when the runtime defines the global `name` ([`Tool::defines`]).
     pub fn defines(&self, name: &[u8]) -> Result<bool, Rc> {
-        match self.global(name) {
-            Ok(_) => Ok(true),
-            Err(Rc::ERROR) => Ok(false),
-            Err(e) => Err(e),
-        }
+        self.tool.defines(self.ctx, name)
     }
 
     /// The cached set of ICVs the runtime describes, or `None` before it is probed.

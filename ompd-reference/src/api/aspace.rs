@@ -2,7 +2,6 @@
 //! 5.2 device routines (OMPD-PROC-*, OMPD-ASP-*).
 
 use super::{handle, rc, target, tool};
-use crate::cb::Tool;
 use crate::handles::{self, Aspace, Thread, Traits};
 use crate::target::Target;
 use crate::text::Buf;
@@ -46,21 +45,16 @@ pub fn process_initialize(
             return Err(Rc::INCOMPATIBLE);
         }
         for s in RUNTIME_SYMBOLS {
-            // A symbol the process lacks (`error` from the lookup) means another runtime, or
-            // none; any other code is the tool's and is passed on.
-            tool.lookup(ctx, std::ptr::null_mut(), s).map_err(|e| {
-                if e == Rc::ERROR {
-                    Rc::INCOMPATIBLE
-                } else {
-                    e
-                }
-            })?;
+            // A symbol the process lacks means another runtime, or none.
+            if !tool.defines(ctx, s)? {
+                return Err(Rc::INCOMPATIBLE);
+            }
         }
         let traits = Traits {
             // A runtime without OMPT support describes no tool data (OMPD-TDATA-002).
-            ompt: defines(&tool, ctx, OMPT_PROBE)?,
-            state_switch: defines(&tool, ctx, b"ompd_state\0")?,
-            env_size: defines(&tool, ctx, b"ompd_env_block_size\0")?,
+            ompt: tool.defines(ctx, OMPT_PROBE)?,
+            state_switch: tool.defines(ctx, b"ompd_state\0")?,
+            env_size: tool.defines(ctx, b"ompd_env_block_size\0")?,
         };
         let mut a = Aspace::new(ctx, sizes, traits);
         // The runtime fills its layout words when it starts OMPD support; Intel's up to 2023.2
@@ -71,16 +65,6 @@ pub fn process_initialize(
         let ah = handles::make(&tool, a)?;
         handles::put(out, ah.cast())
     })())
-}
-
-/// True when the process defines `name`: a lookup that finds nothing (`error`) is `false`; any
-/// other code is the tool's.
-fn defines(tool: &Tool, ctx: *mut AddressSpaceContext, name: &[u8]) -> Result<bool, Rc> {
-    match tool.lookup(ctx, std::ptr::null_mut(), name) {
-        Ok(_) => Ok(true),
-        Err(Rc::ERROR) => Ok(false),
-        Err(e) => Err(e),
-    }
 }
 
 /// `ompd_device_initialize`: this library serves host processes only (OMPD-PROC-010).
