@@ -113,7 +113,7 @@ pub fn scenario_names() -> impl Iterator<Item = &'static str> {
     defaults().map(|d| d.0)
 }
 
-/// The names of every built-in scenario, the default set first (no model is built).
+/// The names of every built-in scenario, in table order (no model is built).
 pub fn known_names() -> impl Iterator<Item = &'static str> {
     BUILT_IN.iter().map(|d| d.0)
 }
