@@ -23,7 +23,7 @@ use std::path::PathBuf;
 pub static CHECKS: &[Check] = &[Check {
     id: "bp.thread.handle_kept_until_thread_end",
     requirements: &["OMPD-HANDLE-THREAD-008"],
-    summary: "a thread handle taken at one breakpoint stop still names its thread at the next (unless that thread is at its ompd_bp_thread_end): the same pthread id, comparing equal to a handle taken there, and the same current region",
+    summary: "a thread handle taken at one breakpoint stop still names its thread at the next (unless that thread is at its ompd_bp_thread_end): the pthread id a handle taken there answers, comparing equal to it, and the same current region",
     severity: Severity::Must,
     entry_points: &[
         EntryPoint::GetThreadHandle,
@@ -128,14 +128,31 @@ fn handles_then<'l>(
 }
 
 /// Judges a kept handle against one taken now, for the thread `n`.
+///
+/// The pthread id is judged against the one a handle taken now answers, not against the
+/// thread's own: a thread may pass `ompd_bp_thread_begin` before the thread that created it has
+/// stored its pthread id in its descriptor (a kmp runtime stores it once `pthread_create`
+/// returns), and until then the runtime's memory shows no id for it, at this stop as at the
+/// previous one. A kept handle must answer what a fresh one answers from the same memory.
 fn judge_kept(j: &mut Judge, ctx: &Ctx, n: &Native, kept: &ThreadH, now: &ThreadH) {
     let lib = ctx.lib;
     let who = format!("thread {} (a handle from the previous stop)", n.lwp);
-    match lib.get_thread_id(kept, thread_id_kind::PTHREAD, n.pthread.len()) {
-        Ok(id) => j.expect(id == n.pthread, || {
-            format!("{who}: another pthread id {id:x?}")
+    let id = |h| {
+        lib.get_thread_id(h, thread_id_kind::PTHREAD, n.pthread.len())
+            .map_err(|e| e.to_string())
+    };
+    match (id(kept), id(now)) {
+        (Ok(a), Ok(b)) => j.expect(a == b, || {
+            format!("{who}: pthread id {a:x?}, for a handle taken now {b:x?}")
         }),
-        Err(e) => j.fail(format!("{who}: ompd_get_thread_id: {e}")),
+        (Err(a), Err(b)) => j.expect(a == b, || {
+            format!("{who}: ompd_get_thread_id answers {a}, for a handle taken now {b}")
+        }),
+        (a, b) => j.fail(format!(
+            "{who}: ompd_get_thread_id answers {}, for a handle taken now {}",
+            answer(a),
+            answer(b)
+        )),
     }
     match lib.thread_compare(kept, now) {
         Ok(c) => j.expect(c == 0, || {
@@ -156,10 +173,15 @@ fn judge_kept(j: &mut Judge, ctx: &Ctx, n: &Native, kept: &ThreadH, now: &Thread
         }),
         (a, b) => j.fail(format!(
             "{who}: ompd_get_curr_parallel_handle answers {}, for a handle taken now {}",
-            a.map_or_else(|e| e, |_| "ok".into()),
-            b.map_or_else(|e| e, |_| "ok".into())
+            answer(a),
+            answer(b)
         )),
     }
+}
+
+/// An answer named for a message: `ok`, or the error.
+fn answer<T>(r: Result<T, String>) -> String {
+    r.map_or_else(|e| e, |_| "ok".into())
 }
 
 fn kept_until_thread_end(ctx: &mut Ctx, _: &str) -> Verdict {
