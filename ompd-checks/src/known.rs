@@ -40,6 +40,21 @@ pub enum Fact {
     RuntimeInterface,
     /// The process is stopped at an OMPD breakpoint of a breakpoint tour ([`Known::stop`]).
     Stop,
+    /// The state word a real runtime keeps for each OpenMP thread, read by the harness, beside
+    /// the state the program's point implies ([`Known::state_words`]).
+    StateWords,
+}
+
+/// One OpenMP thread of a real target: the state its program's point implies, and the state
+/// word its runtime keeps (what [`Fact::States`] holds there, for a library to answer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateWord {
+    /// The thread's index in the model.
+    pub thread: usize,
+    /// The state the program's point implies (a thread in `taskwait`: `wait_taskwait`).
+    pub program: i64,
+    /// The state word the runtime keeps.
+    pub word: i64,
 }
 
 /// Where a breakpoint tour stopped a live process, and what the tour saw so far.
@@ -75,10 +90,13 @@ pub struct Known {
     why_not: BTreeMap<Fact, String>,
     /// The breakpoint stop, when the target is stopped at one ([`Fact::Stop`]).
     pub stop: Option<BpStop>,
+    /// Every OpenMP thread's state word, when they were read ([`Fact::StateWords`]).
+    pub state_words: Vec<StateWord>,
 }
 
 impl Known {
-    /// Every fact but the runtime interface: a simulated target built from its model.
+    /// Every fact but the runtime interface (and its state words): a simulated target built
+    /// from its model.
     pub fn everything() -> Known {
         use Fact::*;
         let mut k = Known::default();
@@ -98,6 +116,10 @@ impl Known {
         ] {
             k.facts.insert(f);
         }
+        k.missing(
+            Fact::StateWords,
+            "a simulated runtime keeps the states its model gives: the program is its memory",
+        );
         k
     }
 

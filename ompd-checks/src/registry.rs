@@ -33,6 +33,7 @@ pub fn registry() -> &'static [&'static Check] {
             lib::RUNTIME_VERSION,
             own::CHECKS,
             runtime::CHECKS,
+            runtime_state::CHECKS,
             bp::CHECKS,
             bp_kept::CHECKS,
         ];

@@ -9,18 +9,21 @@
 //!
 //! Submodules, along the seams: [`open`](open()) (opening a target and reading its fixture's
 //! records), `lift` (the records lifted into a model), `ompt` (the OMPT view: tool data and
-//! frames, cross-checked against the API view), `discover` (the OMPD libraries a target's runtime
-//! names). This file keeps [`applies`].
+//! frames, cross-checked against the API view), `words` (the state word the runtime keeps for
+//! each thread, read by the harness), `discover` (the OMPD libraries a target's runtime names).
+//! This file keeps [`applies`].
 
 mod discover;
 mod lift;
 mod ompt;
 mod open;
+mod words;
 
 pub use discover::discover;
 pub use lift::{lift, unknown_state, Lifted};
 pub use ompd_checks::known::{Fact, Known};
 pub use open::{open, recorded, start_environment, OpenedTarget, RealTarget, Recorded};
+pub use words::{read_into as read_state_words, state_words};
 
 use ompd_checks::Check;
 use ompd_serve::source::TargetKind;

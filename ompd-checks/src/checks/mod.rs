@@ -17,6 +17,7 @@ pub(crate) mod null;
 pub(crate) mod own;
 pub(crate) mod parallel;
 pub(crate) mod runtime;
+pub(crate) mod runtime_state;
 pub(crate) mod state;
 pub(crate) mod r#static;
 pub(crate) mod task;

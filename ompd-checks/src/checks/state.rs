@@ -1,5 +1,8 @@
 //! Thread states: the state enumeration, and every thread's state and wait id against the model
-//! (or `ompd_rc_needs_state_tracking` when the runtime tracks no state).
+//! (or `ompd_rc_needs_state_tracking` when the runtime tracks no state). On a real runtime the
+//! model's state is the word the runtime keeps, which the harness reads itself: a library
+//! answers what the runtime's memory shows, and whether that is the program's state is the
+//! runtime's part (`runtime.state.*`).
 
 use crate::known::Fact;
 use crate::{expect_rc, Check, Ctx, Judge, Run, Severity, Verdict};
@@ -42,7 +45,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         id: "state.get.matches_model",
         requirements: &["OMPD-STATE-010", "OMPD-STATE-012", "OMPD-RC-008", "OMPD-RT-007"],
-        summary: "every thread's state (and wait id in wait states) is the model's; without state tracking the answer is needs_state_tracking",
+        summary: "every thread's state (and wait id in wait states) is the one the runtime keeps (on a real runtime, the state word the harness reads); without state tracking the answer is needs_state_tracking",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetState],
         real: Some(&[Fact::Threads, Fact::States]),

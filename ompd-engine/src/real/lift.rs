@@ -30,6 +30,7 @@ pub fn unknown_state(why: &str) -> Lifted {
         Fact::Regions,
         Fact::Tasks,
         Fact::States,
+        Fact::StateWords,
         Fact::ToolData,
         Fact::Frames,
     ] {

@@ -39,7 +39,11 @@ fn open_real(
         _ => env.to_vec(),
     };
     let mut lifted = match crate::real::recorded(&source)? {
-        Some(rec) => crate::real::lift(&rec, &env)?,
+        Some(rec) => {
+            let mut lifted = crate::real::lift(&rec, &env)?;
+            crate::real::read_state_words(&source, &mut lifted);
+            lifted
+        }
         None => crate::real::unknown_state(&format!(
             "the {} target is no fixture: its OpenMP state is not recorded",
             source.kind().name()

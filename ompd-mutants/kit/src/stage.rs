@@ -80,12 +80,16 @@ fn patch(lib: &Path, name: &str) -> Result<(), String> {
 /// of the `tasks` fixture (parallel and task breakpoints), live only, those checks only.
 const TOUR_PLAN: &[&str] = &["--run", "tasks", "--no-core", "--check", "bp.*"];
 
-/// The plan of a mutant judged on its own runtime ([`Flavour::Runtime`]): the breakpoint tour
-/// and the live units of the `tasks` fixture on the runtime's staged copy, the runtime's checks
-/// and the library's against its runtime.
+/// The plan of a mutant judged on its own runtime ([`Flavour::Runtime`]): the breakpoint tours
+/// and the live units of the `tasks` and `nested` fixtures on the runtime's staged copy, the
+/// runtime's checks and the library's against its runtime. `nested` is there for the thread
+/// states: every runtime keeps its thread in `taskwait` in another state than the program's,
+/// so on `tasks` alone the clean baseline already has that finding.
 const RUNTIME_PLAN: &[&str] = &[
     "--run",
     "tasks",
+    "--run",
+    "nested",
     "--no-core",
     "--check",
     "runtime.*",
