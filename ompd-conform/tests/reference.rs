@@ -132,6 +132,8 @@ fn the_reference_builds_serve_the_older_self_description() {
     );
 }
 
+/// Every entry of `reference.toml` names checks of the runtime (`runtime.*`) and a runtime
+/// finding: the reference's own checks have no finding to record, on any target.
 #[test]
 fn every_reference_expectation_is_a_finding_of_a_fixture_runtime() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../suite-data/expectations");
@@ -142,6 +144,11 @@ fn every_reference_expectation_is_a_finding_of_a_fixture_runtime() {
         .expect("reference.toml");
     assert!(!file.expect.is_empty());
     for e in &file.expect {
+        let checks = e.check.patterns();
+        assert!(
+            !checks.is_empty() && checks.iter().all(|c| c.starts_with("runtime.")),
+            "{checks:?}: a library check's finding of the reference must be fixed, not recorded"
+        );
         assert!(
             e.reason.starts_with("runtime finding:"),
             "{:?}: a reference finding must be fixed, not recorded: {}",
