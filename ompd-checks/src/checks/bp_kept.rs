@@ -141,19 +141,18 @@ fn judge_kept(j: &mut Judge, ctx: &Ctx, n: &Native, kept: &ThreadH, now: &Thread
         lib.get_thread_id(h, thread_id_kind::PTHREAD, n.pthread.len())
             .map_err(|e| e.to_string())
     };
-    match (id(kept), id(now)) {
-        (Ok(a), Ok(b)) => j.expect(a == b, || {
-            format!("{who}: pthread id {a:x?}, for a handle taken now {b:x?}")
-        }),
-        (Err(a), Err(b)) => j.expect(a == b, || {
-            format!("{who}: ompd_get_thread_id answers {a}, for a handle taken now {b}")
-        }),
-        (a, b) => j.fail(format!(
-            "{who}: ompd_get_thread_id answers {}, for a handle taken now {}",
-            answer(a),
-            answer(b)
-        )),
-    }
+    alike(
+        j,
+        &who,
+        "ompd_get_thread_id",
+        id(kept),
+        id(now),
+        |j, a, b| {
+            j.expect(a == b, || {
+                format!("{who}: pthread id {a:x?}, for a handle taken now {b:x?}")
+            })
+        },
+    );
     match lib.thread_compare(kept, now) {
         Ok(c) => j.expect(c == 0, || {
             format!("{who}: compares {c} with a handle taken now")
@@ -161,18 +160,39 @@ fn judge_kept(j: &mut Judge, ctx: &Ctx, n: &Native, kept: &ThreadH, now: &Thread
         Err(e) => j.fail(format!("{who}: ompd_thread_handle_compare: {e}")),
     }
     let region = |h| lib.get_curr_parallel_handle(h).map_err(|e| e.to_string());
-    match (region(kept), region(now)) {
-        (Ok(a), Ok(b)) => match lib.parallel_compare(&a, &b) {
+    let call = "ompd_get_curr_parallel_handle";
+    alike(
+        j,
+        &who,
+        call,
+        region(kept),
+        region(now),
+        |j, a, b| match lib.parallel_compare(&a, &b) {
             Ok(c) => j.expect(c == 0, || {
                 format!("{who}: its current region compares {c} with the thread's current region")
             }),
             Err(e) => j.fail(format!("{who}: ompd_parallel_handle_compare: {e}")),
         },
+    );
+}
+
+/// Judges one call's answers for the kept handle and for one taken now: two answers are
+/// judged by `both`, two errors must be the same, and an answer beside an error fails.
+fn alike<T>(
+    j: &mut Judge,
+    who: &str,
+    call: &str,
+    kept: Result<T, String>,
+    now: Result<T, String>,
+    both: impl FnOnce(&mut Judge, T, T),
+) {
+    match (kept, now) {
+        (Ok(a), Ok(b)) => both(j, a, b),
         (Err(a), Err(b)) => j.expect(a == b, || {
-            format!("{who}: ompd_get_curr_parallel_handle answers {a}, for a handle taken now {b}")
+            format!("{who}: {call} answers {a}, for a handle taken now {b}")
         }),
         (a, b) => j.fail(format!(
-            "{who}: ompd_get_curr_parallel_handle answers {}, for a handle taken now {}",
+            "{who}: {call} answers {}, for a handle taken now {}",
             answer(a),
             answer(b)
         )),
