@@ -30,12 +30,14 @@ pub fn state_words(source: &dyn Source, threads: &[NativeId]) -> Result<Vec<i64>
         .iter()
         .map(|n| {
             let gtid = gtid(source, n)?;
-            let info = word(source, table + pointer * gtid, pointer)?;
+            let beyond = || format!("thread {}: an address beyond 64 bits", n.lwp);
+            let slot = table.checked_add(pointer * gtid).ok_or_else(beyond)?;
+            let info = word(source, slot, pointer)?;
             if info == 0 {
                 return Err(format!("thread {}: __kmp_threads[{gtid}] is NULL", n.lwp));
             }
-            let bytes = source.read(info + field.offset, field.size)?;
-            Ok(source.arch().decode_signed(&bytes))
+            let at = info.checked_add(field.offset).ok_or_else(beyond)?;
+            Ok(source.arch().decode_signed(&source.read(at, field.size)?))
         })
         .collect()
 }
@@ -60,7 +62,7 @@ impl StateField {
             layout(source, "ompd_access__ompt_thread_info_t__state"),
         ]
         .into_iter()
-        .try_fold(0u64, |sum, w| Ok::<u64, Absent>(sum + w?))
+        .try_fold(0u64, |sum, w| Ok::<u64, Absent>(sum.saturating_add(w?)))
         .map_err(Absent::why)?;
         let size = layout(source, "ompd_sizeof__ompt_thread_info_t__state").map_err(Absent::why)?;
         match size {
@@ -194,13 +196,24 @@ mod tests {
         }
     }
 
-    /// A runtime that does not describe where it keeps the state, or leaves that description
-    /// zero, gives a reason, not a guess.
+    /// A wild descriptor array, a runtime that does not describe where it keeps the state, or
+    /// one that leaves that description zero, gives a reason, not a guess (nor a panic).
     #[test]
     fn an_undescribed_state_field_is_a_reason() {
         let s = model::scenario("nested-tasks").unwrap();
         let natives: Vec<NativeId> = s.model.threads.iter().map(|t| t.native).collect();
         let mut image = lower(&s.model, Arch::LP64_LE, Policy::Natural).unwrap();
+        let table = image.symbols["__kmp_threads"];
+        let good = image.memory.read(table, 8).unwrap().to_vec();
+        image
+            .memory
+            .write(table, &(u64::MAX - 3).to_le_bytes())
+            .unwrap();
+        assert!(
+            state_words(&image, &natives).is_err(),
+            "a wild descriptor array"
+        );
+        image.memory.write(table, &good).unwrap();
         let size = image.symbols["ompd_sizeof__ompt_thread_info_t__state"];
         image.memory.write(size, &[0; 8]).unwrap();
         let why = state_words(&image, &natives).unwrap_err();
