@@ -97,6 +97,8 @@ pub struct Tour {
     lines: mpsc::Receiver<String>,
     /// The number of the last stop announced (0 before the first).
     last: u64,
+    /// A stop announced as the process exited, so that it never stopped there ([`Tour::lost`]).
+    lost: Option<Stop>,
 }
 
 impl Tour {
@@ -127,6 +129,7 @@ impl Tour {
             child: Some(child),
             lines: rx,
             last: 0,
+            lost: None,
         })
     }
 
@@ -136,7 +139,10 @@ impl Tour {
     }
 
     /// Waits up to `timeout` for the next stop, and for the process to be stopped there;
-    /// `Ok(None)` once the program closed its stderr (it ended).
+    /// `Ok(None)` once the program closed its stderr (it ended), or once it exited after
+    /// announcing a stop it then never made ([`Tour::lost`]): a thread passing a breakpoint while
+    /// another ends the process (a runtime's workers pass `ompd_bp_thread_end` as the program
+    /// exits) cannot stop a process already exiting.
     pub fn next_stop(&mut self, timeout: Duration) -> Result<Option<Stop>, SpawnError> {
         let deadline = Instant::now() + timeout;
         let stop = loop {
@@ -156,12 +162,21 @@ impl Tour {
             }
         };
         while !self.stopped() {
+            if self.exited() {
+                self.lost = Some(stop);
+                return Ok(None);
+            }
             if Instant::now() > deadline {
                 return Err(self.late(&format!("the group stop of stop {}", stop.seq)));
             }
             std::thread::sleep(Duration::from_millis(1));
         }
         Ok(Some(stop))
+    }
+
+    /// The stop announced as the process exited, which it never made (see [`Tour::next_stop`]).
+    pub fn lost(&self) -> Option<&Stop> {
+        self.lost.as_ref()
     }
 
     /// Continues the stopped process (`SIGCONT`).
@@ -204,18 +219,32 @@ impl Tour {
             .unwrap_or(false)
     }
 
-    fn late(&self, what: &str) -> SpawnError {
-        let states: Vec<String> = std::fs::read_dir(format!("/proc/{}/task", self.pid))
+    /// Every thread of the process with its state letter (`/proc/PID/task/*/stat`).
+    fn thread_states(&self) -> Vec<(String, char)> {
+        std::fs::read_dir(format!("/proc/{}/task", self.pid))
             .map(|d| {
                 d.flatten()
                     .filter_map(|e| {
                         let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
                         let state = stat.rsplit_once(") ")?.1.chars().next()?;
-                        Some(format!("{}:{state}", e.file_name().to_string_lossy()))
+                        Some((e.file_name().to_string_lossy().into_owned(), state))
                     })
                     .collect()
             })
-            .unwrap_or_default();
+            .unwrap_or_default()
+    }
+
+    /// Whether the process has exited: no thread is left but zombies (or none at all).
+    fn exited(&self) -> bool {
+        self.thread_states()
+            .iter()
+            .all(|(_, state)| matches!(state, 'Z' | 'X'))
+    }
+
+    fn late(&self, what: &str) -> SpawnError {
+        let states: Vec<String> = (self.thread_states().iter())
+            .map(|(tid, state)| format!("{tid}:{state}"))
+            .collect();
         SpawnError::Timeout {
             pid: self.pid,
             what: format!(
@@ -255,5 +284,18 @@ mod tests {
         assert_eq!(Stop::parse("BPSTOP armed 6"), None);
         assert_eq!(Stop::parse("BP x ompd_bp_task_end 1"), None);
         assert_eq!(Stop::parse("READY 12"), None);
+    }
+
+    /// A stop announced by a program that then exits is lost, not waited for: the tour ends
+    /// at once, as the program did, and names the stop it could not make.
+    #[test]
+    fn a_stop_announced_as_the_program_exits_ends_the_tour() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo 'BP 1 ompd_bp_thread_end 7' >&2; exit 0"]);
+        let mut tour = Tour::start(cmd).unwrap();
+        // Waiting out the deadline for a group stop would be an error, not `None`.
+        assert_eq!(tour.next_stop(Duration::from_secs(30)).unwrap(), None);
+        assert_eq!(tour.lost().map(|s| (s.seq, s.tid)), Some((1, 7)));
+        assert!(tour.finish(Duration::from_secs(5)).unwrap().success());
     }
 }

@@ -103,6 +103,13 @@ fn run_tour(
         let stop = match tour.next_stop(STOP_TIMEOUT) {
             Ok(Some(stop)) => stop,
             Ok(None) => {
+                if let Some(s) = tour.lost() {
+                    walk.note(format_args!(
+                        "stop {} ({} of thread {}) was announced as the program exited, which \
+                         ended it before it stopped there: not judged",
+                        s.seq, s.breakpoint, s.tid
+                    ));
+                }
                 broken = None;
                 break;
             }
