@@ -409,7 +409,8 @@ fn run_fixture(
 /// Checks judged where there is no address space to judge the rest with: process
 /// initialization and the runtime interface.
 fn judged_without_aspace(check: &str) -> bool {
-    check.starts_with("aspace.process_initialize.") || check.starts_with("runtime.")
+    check.starts_with("aspace.process_initialize.")
+        || ompd_report::runtime_row::is_runtime_check(check)
 }
 
 /// Drops the results of every unit whose library declined the runtime (it looked up a symbol

@@ -227,10 +227,11 @@ fn numbered(phase: u32, item: usize, recs: Vec<ResultRecord>) -> Vec<(Order, Res
 /// shard run).
 fn assemble(
     libraries: Vec<LibraryInfo>,
-    keyed: Vec<(Order, ResultRecord)>,
+    mut keyed: Vec<(Order, ResultRecord)>,
     opts: &RunOptions,
     stop: &Stop,
 ) -> Report {
+    ompd_report::runtime_row::fold(&mut keyed);
     let mut report = Report::new();
     report.libraries = libraries;
     let mut order = Vec::with_capacity(keyed.len());

@@ -254,6 +254,9 @@ pub enum Deviation {
     RtNoDllLocationsValid,
     /// The runtime: its copy's symbol table no longer names `ompd_bp_device_begin`.
     RtNoDeviceBreakpoint,
+    /// The runtime: its copy's symbol table no longer names `ompd_bp_teams_end`, though it
+    /// still names `ompd_bp_teams_begin`: a runtime with one of 6.0's breakpoints owes both.
+    RtNoTeamsBreakpoint,
     /// The runtime: its copy's `ompd_bp_thread_begin` and `ompd_bp_thread_end` symbols trade
     /// addresses, so a debugger stops at the one when the runtime passes the other.
     RtThreadBreakpointsSwapped,
@@ -411,6 +414,7 @@ mutants! {
     "rt_no_dll_locations" None, RtNoDllLocations => ["runtime.dll_locations.valid_vector"];
     "rt_no_dll_locations_valid" None, RtNoDllLocationsValid => ["runtime.dll_locations_valid.defined"];
     "rt_no_device_breakpoint" None, RtNoDeviceBreakpoint => ["runtime.breakpoints.defined"];
+    "rt_no_teams_breakpoint" None, RtNoTeamsBreakpoint => ["runtime.breakpoints.defined"];
     "rt_thread_breakpoints_swapped" None, RtThreadBreakpointsSwapped => ["runtime.bp_sequence.thread_begin_first"];
     "rt_parallel_breakpoints_swapped" None, RtParallelBreakpointsSwapped => ["runtime.bp_sequence.parallel_once_per_region"];
     "rt_task_breakpoints_swapped" None, RtTaskBreakpointsSwapped => ["runtime.bp_sequence.task_begin_end_pairs"];
@@ -470,6 +474,7 @@ pub fn runtime_patch(d: Deviation) -> Option<RuntimePatch> {
         Deviation::RtNoDllLocations => Some(Hide("ompd_dll_locations")),
         Deviation::RtNoDllLocationsValid => Some(Hide("ompd_dll_locations_valid")),
         Deviation::RtNoDeviceBreakpoint => Some(Hide("ompd_bp_device_begin")),
+        Deviation::RtNoTeamsBreakpoint => Some(Hide("ompd_bp_teams_end")),
         Deviation::RtThreadBreakpointsSwapped => {
             Some(Swap("ompd_bp_thread_begin", "ompd_bp_thread_end"))
         }

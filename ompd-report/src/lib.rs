@@ -4,6 +4,7 @@
 //! outcome.
 
 pub mod glob;
+pub mod runtime_row;
 pub mod shard;
 pub use glob::glob;
 
@@ -396,6 +397,19 @@ impl Report {
             }
         }
         Ok(r)
+    }
+
+    /// The rows a run's results are judged and shown in: every library, then the runtime row
+    /// ([`runtime_row::ROW`], facts of no file) when a runtime check's result went there.
+    pub fn rows(&self) -> Vec<LibraryInfo> {
+        let mut rows = self.libraries.clone();
+        if self.results.iter().any(|r| r.library == runtime_row::ROW) {
+            rows.push(LibraryInfo {
+                name: runtime_row::ROW.into(),
+                ..LibraryInfo::default()
+            });
+        }
+        rows
     }
 
     /// Adds a result and counts it.

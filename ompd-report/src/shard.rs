@@ -91,6 +91,8 @@ pub fn merge(mut shards: Vec<Report>) -> Result<Report, String> {
     }
     keyed.sort_by_key(|(k, _)| *k);
     keyed.dedup_by_key(|(k, _)| *k);
+    // Each shard folded its own runtime rows; a check and place two shards judged is one.
+    crate::runtime_row::fold(&mut keyed);
     let mut out = Report::new();
     out.libraries = merged_libraries(&shards);
     out.incomplete = shards.iter().any(|r| r.incomplete);

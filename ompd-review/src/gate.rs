@@ -89,7 +89,7 @@ impl Evaluation {
     /// Judges every result of `report` against `files`.
     pub fn new(report: &Report, files: Vec<File>, allow_improvements: bool) -> Evaluation {
         let mut libraries = Vec::new();
-        for lib in &report.libraries {
+        for lib in &report.rows() {
             libraries.push(judge_library(report, lib, &files));
         }
         Evaluation {

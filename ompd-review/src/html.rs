@@ -339,9 +339,15 @@ fn cell(out: &mut String, id: &str, i: usize, c: &Column<'_>, n_cols: usize) {
         ""
     };
     let Some(rs) = c.by_check.get(id) else {
+        // A library's check in the runtime row, or a runtime's in a library's, is elsewhere.
+        let runtime_row = c.info.is_none() && c.label == ompd_report::runtime_row::ROW;
+        let text = match runtime_row != ompd_report::runtime_row::is_runtime_check(id) {
+            true => "—",
+            false => "not run",
+        };
         let _ = write!(
             out,
-            "<td class=\"cell none\" data-library=\"{lib}\" data-outcome=\"none\">not run</td>"
+            "<td class=\"cell none\" data-library=\"{lib}\" data-outcome=\"none\">{text}</td>"
         );
         return;
     };

@@ -25,10 +25,7 @@ pub const EXPECTATIONS: &[(&str, &str)] = &[
     ),
     ("intel.toml", include_str!("../expectations/intel.toml")),
     ("llvm.toml", include_str!("../expectations/llvm.toml")),
-    (
-        "reference.toml",
-        include_str!("../expectations/reference.toml"),
-    ),
+    ("runtime.toml", include_str!("../expectations/runtime.toml")),
 ];
 
 /// The JSON Schema of the `ompd-conformance/report/v2` document (the subset the report uses).

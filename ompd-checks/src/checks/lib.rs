@@ -192,6 +192,18 @@ fn ships_with(runtime: &str, library: &str) -> bool {
 /// The runtime symbol holding the runtime's OpenMP version (`llvm-kmp-model.md`).
 const RUNTIME_VERSION_SYMBOL: &str = "__kmp_openmp_version";
 
+/// The runtime's OpenMP version (yyyymm), from [`RUNTIME_VERSION_SYMBOL`], or why it cannot be
+/// read.
+pub(crate) fn runtime_openmp_version(
+    source: &dyn ompd_serve::source::Source,
+) -> Result<i64, String> {
+    let addr = source
+        .symbol(RUNTIME_VERSION_SYMBOL, None)
+        .map_err(|e| format!("{e:?}"))?;
+    let bytes = source.read(addr, 4)?;
+    Ok(source.arch().decode_signed(&bytes))
+}
+
 fn matches_runtime(ctx: &mut Ctx, _: &str) -> Verdict {
     let Some(runtime) = ctx.runtime else {
         return Verdict::skip(
@@ -207,13 +219,7 @@ fn matches_runtime(ctx: &mut Ctx, _: &str) -> Verdict {
     let Some(Ok(api)) = ctx.setup.api_version.clone() else {
         return Verdict::skip("no API version (lib.api_version.known_value judges that)");
     };
-    let source = ctx.target().source();
-    let version = source
-        .symbol(RUNTIME_VERSION_SYMBOL, None)
-        .map_err(|e| format!("{e:?}"))
-        .and_then(|addr| source.read(addr, 4))
-        .map(|bytes| source.arch().decode_signed(&bytes));
-    let Ok(version) = version else {
+    let Ok(version) = runtime_openmp_version(ctx.target().source()) else {
         return Verdict::skip(format!(
             "the runtime's {RUNTIME_VERSION_SYMBOL} cannot be read"
         ));

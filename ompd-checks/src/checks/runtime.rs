@@ -43,17 +43,12 @@ pub static CHECKS: &[Check] = &[
     Check {
         id: "runtime.breakpoints.defined",
         requirements: &["OMPD-BP-001"],
-        summary: "the runtime defines the C-linkage ompd_bp_* breakpoint symbols of the library's profile: the parallel and task ones (TR 2.001), the thread and device ones (5.0), the teams ones (6.0)",
+        summary: "the runtime defines the C-linkage ompd_bp_* breakpoint symbols of every generation it implements: the parallel and task ones (TR 2.001), the thread and device ones (5.0), the teams ones (6.0); a runtime implements a generation when its OpenMP version (__kmp_openmp_version) is that generation's or newer, or when it defines one of that generation's breakpoints",
         severity: Severity::Must,
         entry_points: &[],
         since: Profile::Tr2,
         real: Some(&[Fact::RuntimeInterface]),
-        // Groups by `defined`'s GROUPS: TR 2.001 §12, OMPD 5.0 (HL), OpenMP 6.0 §42.7/42.8
-        // (its header declares no target pair, which §42.11/42.12 name).
-        arg: "ompd_bp_parallel_begin ompd_bp_parallel_end ompd_bp_task_begin ompd_bp_task_end | \
-              ompd_bp_thread_begin ompd_bp_thread_end ompd_bp_device_begin ompd_bp_device_end | \
-              ompd_bp_teams_begin ompd_bp_teams_end",
-        run: Run::Worker(defined),
+        run: Run::Worker(breakpoints),
         ..Check::TARGET
     },
     Check {
@@ -107,25 +102,93 @@ fn source<'a>(ctx: &'a Ctx) -> Result<&'a dyn Source, Verdict> {
     }
 }
 
-fn defined(ctx: &mut Ctx, names: &str) -> Verdict {
+fn defined(ctx: &mut Ctx, name: &str) -> Verdict {
     let src = match source(ctx) {
         Ok(s) => s,
         Err(v) => return v,
     };
-    // The `|`-separated groups of `names` are required from these generations on.
-    const GROUPS: [Profile; 3] = [Profile::Tr2, Profile::V5_0, Profile::V6_0];
-    let names: Vec<&str> = names
-        .split('|')
-        .zip(GROUPS)
-        .filter(|(_, g)| *g <= ctx.profile)
-        .flat_map(|(group, _)| group.split_whitespace())
-        .collect();
-    let mut j = Judge::new(ctx, "every symbol defined under its unmangled name");
-    for name in names {
-        match src.symbol(name, None) {
-            Ok(_) => j.holds(),
-            Err(SymbolError::NotFound) => j.fail(format!("{name} is not defined")),
-            Err(e) => j.fail(format!("{name}: {e}")),
+    let mut j = Judge::new(ctx, format!("{name} defined under its unmangled name"));
+    match src.symbol(name, None) {
+        Ok(_) => j.holds(),
+        Err(SymbolError::NotFound) => j.fail(format!("{name} is not defined")),
+        Err(e) => j.fail(format!("{name}: {e}")),
+    }
+    j.verdict()
+}
+
+/// The breakpoints each generation asks of the runtime (OMPD-BP-001), with the OpenMP version
+/// from which a runtime owes them: TR 2.001 §12 (every runtime with the interface: no version),
+/// OMPD 5.0 (HL:1238-1252), OpenMP 6.0 §42.7/42.8 (its header declares no target pair, which
+/// §42.11/42.12 name).
+const BREAKPOINTS: [(Profile, Option<i64>, &[&str]); 3] = [
+    (
+        Profile::Tr2,
+        None,
+        &[
+            "ompd_bp_parallel_begin",
+            "ompd_bp_parallel_end",
+            "ompd_bp_task_begin",
+            "ompd_bp_task_end",
+        ],
+    ),
+    (
+        Profile::V5_0,
+        Some(201811),
+        &[
+            "ompd_bp_thread_begin",
+            "ompd_bp_thread_end",
+            "ompd_bp_device_begin",
+            "ompd_bp_device_end",
+        ],
+    ),
+    (
+        Profile::V6_0,
+        Some(202411),
+        &["ompd_bp_teams_begin", "ompd_bp_teams_end"],
+    ),
+];
+
+/// The generations whose breakpoints a runtime owes: TR 2.001's always, a newer one's when the
+/// runtime's OpenMP `version` is that generation's or newer, or when it defines one of them.
+fn owed(version: Option<i64>, defined: impl Fn(&str) -> bool) -> Vec<Profile> {
+    BREAKPOINTS
+        .iter()
+        .filter(|(_, from, names)| match from {
+            None => true,
+            Some(from) => version.is_some_and(|v| v >= *from) || names.iter().any(|n| defined(n)),
+        })
+        .map(|(generation, _, _)| *generation)
+        .collect()
+}
+
+/// Judges the breakpoints of every generation the runtime implements, whatever the library's
+/// profile: what a runtime owes follows from the runtime (the runtime row judges it once).
+fn breakpoints(ctx: &mut Ctx, _: &str) -> Verdict {
+    let src = match source(ctx) {
+        Ok(s) => s,
+        Err(v) => return v,
+    };
+    let version = super::lib::runtime_openmp_version(src).ok();
+    let found = |name: &&str| match src.symbol(name, None) {
+        Ok(_) => Ok(()),
+        Err(SymbolError::NotFound) => Err(format!("{name} is not defined")),
+        Err(e) => Err(format!("{name}: {e}")),
+    };
+    let owed = owed(version, |n| found(&n).is_ok());
+    let names: Vec<&str> = owed.iter().map(|g| g.name()).collect();
+    let shown = version.map_or("unreadable".into(), |v| v.to_string());
+    let mut j = Judge::new(
+        ctx,
+        format!(
+            "the breakpoints of {} (OpenMP version {shown}), each defined under its unmangled name",
+            names.join(", ")
+        ),
+    );
+    let asked = BREAKPOINTS.iter().filter(|(g, _, _)| owed.contains(g));
+    for name in asked.flat_map(|(_, _, names)| names.iter()) {
+        match found(name) {
+            Ok(()) => j.holds(),
+            Err(e) => j.fail(e),
         }
     }
     j.verdict()
@@ -346,6 +409,23 @@ fn task_facts(stop: &BpStop) -> Vec<Result<(), String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_runtime_owes_the_breakpoints_of_the_generations_it_shows() {
+        let none = |_: &str| false;
+        let thread = |n: &str| n == "ompd_bp_thread_begin";
+        let teams = |n: &str| n == "ompd_bp_teams_begin";
+        let (tr, v50, v60) = (Profile::Tr2, Profile::V5_0, Profile::V6_0);
+        // Stripped: no version, no breakpoint: TR 2.001's are owed all the same.
+        assert_eq!(owed(None, none), [tr]);
+        // LLVM 21 says 201611 but defines the thread pair.
+        assert_eq!(owed(Some(201611), thread), [tr, v50]);
+        // Intel 2025.0 says 202111 and defines no 6.0 breakpoint.
+        assert_eq!(owed(Some(202111), none), [tr, v50]);
+        // Intel 2026.2 says 202111 and defines the teams pair.
+        assert_eq!(owed(Some(202111), teams), [tr, v50, v60]);
+        assert_eq!(owed(Some(202411), none), [tr, v50, v60]);
+    }
 
     /// A tour of process 1 whose stops are `log` ("thread_begin@1" = ompd_bp_thread_begin on
     /// thread 1), for a program of one region and one explicit task.
