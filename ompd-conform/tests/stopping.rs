@@ -7,9 +7,10 @@ use ompd_vendors as vendors;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-/// Results a full scenario run (`--cases 0`) of one library plans: the static and lifecycle
-/// checks once, the target checks each scenario runs once per arch/layout pair.
-fn planned_results() -> usize {
+/// Results a full scenario run (`--cases 0`) of `libs` libraries plans: per library the static
+/// and lifecycle checks once and the target checks each scenario runs once per arch/layout pair;
+/// the checks of the runtime once per unit, in the runtime row, whatever the number of libraries.
+fn planned_results(libs: usize) -> usize {
     let out = Command::new(env!("CARGO_BIN_EXE_ompd-conform"))
         .args(["list", "--format", "json"])
         .output()
@@ -17,16 +18,21 @@ fn planned_results() -> usize {
     let checks: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("json list");
     let stage = |s: &str| checks.iter().filter(|c| c["stage"] == s).count();
     let units_per_scenario = 4 * 3 + 1; // four arch variants × three layouts, plus Intel's
-    let per_scenario: usize = sim_target::model::scenario_names()
-        .map(|s| {
-            checks
-                .iter()
-                .filter(|c| c["stage"] == "target")
-                .filter(|c| sim_target::model::judges(s, c["id"].as_str().unwrap_or("")))
-                .count()
-        })
-        .sum();
-    stage("static") + stage("library") + per_scenario * units_per_scenario
+    let per_scenario = |runtime: bool| -> usize {
+        sim_target::model::scenario_names()
+            .map(|s| {
+                checks
+                    .iter()
+                    .filter(|c| c["stage"] == "target")
+                    .map(|c| c["id"].as_str().unwrap_or(""))
+                    .filter(|id| ompd_report::runtime_row::is_runtime_check(id) == runtime)
+                    .filter(|id| sim_target::model::judges(s, id))
+                    .count()
+            })
+            .sum()
+    };
+    let library = stage("static") + stage("library") + per_scenario(false) * units_per_scenario;
+    libs * library + per_scenario(true) * units_per_scenario
 }
 
 fn run_and_stop(
@@ -69,7 +75,7 @@ fn assert_stopped_cleanly(code: i32, report: &Report, libs: usize, why: &str) {
     assert!(report.incomplete, "the report says it is incomplete");
     assert_eq!(
         report.results.len(),
-        libs * planned_results(),
+        planned_results(libs),
         "every planned result is present"
     );
     let total: usize = report.summary.values().sum();
