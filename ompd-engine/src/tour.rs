@@ -257,21 +257,6 @@ fn leave_declined(
 #[derive(Default)]
 struct Tally(BTreeMap<(String, String), ResultRecord>);
 
-/// How bad an outcome is when folding a tour: a skip is the least (a stop that had nothing to
-/// judge), then pass; the worst judged outcome wins.
-fn rank(o: Outcome) -> u8 {
-    match o {
-        Outcome::Skip => 0,
-        Outcome::Pass => 1,
-        Outcome::NotSupported => 2,
-        Outcome::Warn => 3,
-        Outcome::Fail => 4,
-        Outcome::Crash => 5,
-        Outcome::Timeout => 6,
-        Outcome::HarnessError => 7,
-    }
-}
-
 impl Tally {
     fn add(&mut self, records: Vec<ResultRecord>, stop: &live_target::tour::Stop) {
         for mut r in records {
@@ -286,7 +271,7 @@ impl Tally {
             }
             let key = (r.library.clone(), r.check.clone());
             match self.0.get(&key) {
-                Some(old) if rank(old.outcome) >= rank(r.outcome) => {}
+                Some(old) if old.outcome.weight() >= r.outcome.weight() => {}
                 _ => {
                     self.0.insert(key, r);
                 }

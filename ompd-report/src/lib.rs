@@ -62,6 +62,22 @@ impl Outcome {
         }
     }
 
+    /// How much a result says where several results judge one thing (the stops of a breakpoint
+    /// tour, the libraries' units on one runtime) and one is kept: a skip the least (it judged
+    /// nothing), then pass, not-supported, warn, fail, crash, timeout and harness error.
+    pub fn weight(self) -> u8 {
+        match self {
+            Outcome::Skip => 0,
+            Outcome::Pass => 1,
+            Outcome::NotSupported => 2,
+            Outcome::Warn => 3,
+            Outcome::Fail => 4,
+            Outcome::Crash => 5,
+            Outcome::Timeout => 6,
+            Outcome::HarnessError => 7,
+        }
+    }
+
     /// True for outcomes that are findings against the library.
     pub fn is_failure(self) -> bool {
         matches!(self, Outcome::Fail | Outcome::Crash | Outcome::Timeout)

@@ -28,24 +28,13 @@ fn folds(r: &ResultRecord) -> bool {
         )
 }
 
-/// How much a result says, to choose the one the row keeps: a finding over a pass, a pass over
-/// a skip (a library of an older profile skips a check another library's unit judged).
-fn weight(o: Outcome) -> u8 {
-    match o {
-        Outcome::Fail => 5,
-        Outcome::Warn => 4,
-        Outcome::Pass => 3,
-        Outcome::NotSupported => 2,
-        Outcome::Skip => 1,
-        Outcome::Crash | Outcome::Timeout | Outcome::HarnessError => 0,
-    }
-}
-
 /// Moves every judged runtime check's result of `keyed` into the runtime row: one result per
-/// check and place, at the place in the order of the first, the one that says most (`weight`).
-/// Where the libraries' units judged a check differently (which would be a defect of the
-/// harness), the kept result's detail names the other outcomes. Idempotent: the row's own
-/// results join their groups again, so a merge of shard reports may fold once more.
+/// check and place, at the place in the order of the first, the one that says most
+/// ([`Outcome::weight`]: a finding over a pass over a skip, so a library of an older profile
+/// that skips a check never hides another unit's verdict). Where the libraries' units judged a
+/// check differently (which would be a defect of the harness), the kept result's detail names
+/// the other outcomes. Idempotent: the row's own results join their groups again, so a merge
+/// of shard reports may fold once more.
 pub fn fold<K>(keyed: &mut Vec<(K, ResultRecord)>) {
     let mut first: BTreeMap<(String, String), usize> = BTreeMap::new();
     let mut others: BTreeMap<usize, Vec<Outcome>> = BTreeMap::new();
@@ -61,12 +50,12 @@ pub fn fold<K>(keyed: &mut Vec<(K, ResultRecord)>) {
         };
         keep[i] = false;
         let (kept, new) = (keyed[at].1.outcome, keyed[i].1.outcome);
-        if weight(new) > weight(kept) {
+        if new.weight() > kept.weight() {
             // The position stays the first's (`at < i`); the record is the weightier one.
             let (head, tail) = keyed.split_at_mut(i);
             std::mem::swap(&mut head[at].1, &mut tail[0].1);
         }
-        if kept != new && weight(kept).min(weight(new)) > weight(Outcome::Skip) {
+        if kept != new && ![kept, new].contains(&Outcome::Skip) {
             others.entry(at).or_default().push(keyed[i].1.outcome);
         }
     }

@@ -108,12 +108,20 @@ fn defined(ctx: &mut Ctx, name: &str) -> Verdict {
         Err(v) => return v,
     };
     let mut j = Judge::new(ctx, format!("{name} defined under its unmangled name"));
-    match src.symbol(name, None) {
-        Ok(_) => j.holds(),
-        Err(SymbolError::NotFound) => j.fail(format!("{name} is not defined")),
-        Err(e) => j.fail(format!("{name}: {e}")),
+    match lookup(src, name) {
+        Ok(()) => j.holds(),
+        Err(e) => j.fail(e),
     }
     j.verdict()
+}
+
+/// Whether `src` defines the symbol `name`, or what is wrong with it.
+fn lookup(src: &dyn Source, name: &str) -> Result<(), String> {
+    match src.symbol(name, None) {
+        Ok(_) => Ok(()),
+        Err(SymbolError::NotFound) => Err(format!("{name} is not defined")),
+        Err(e) => Err(format!("{name}: {e}")),
+    }
 }
 
 /// The breakpoints each generation asks of the runtime (OMPD-BP-001), with the OpenMP version
@@ -169,12 +177,7 @@ fn breakpoints(ctx: &mut Ctx, _: &str) -> Verdict {
         Err(v) => return v,
     };
     let version = super::lib::runtime_openmp_version(src).ok();
-    let found = |name: &&str| match src.symbol(name, None) {
-        Ok(_) => Ok(()),
-        Err(SymbolError::NotFound) => Err(format!("{name} is not defined")),
-        Err(e) => Err(format!("{name}: {e}")),
-    };
-    let owed = owed(version, |n| found(&n).is_ok());
+    let owed = owed(version, |n| lookup(src, n).is_ok());
     let names: Vec<&str> = owed.iter().map(|g| g.name()).collect();
     let shown = version.map_or("unreadable".into(), |v| v.to_string());
     let mut j = Judge::new(
@@ -186,7 +189,7 @@ fn breakpoints(ctx: &mut Ctx, _: &str) -> Verdict {
     );
     let asked = BREAKPOINTS.iter().filter(|(g, _, _)| owed.contains(g));
     for name in asked.flat_map(|(_, _, names)| names.iter()) {
-        match found(name) {
+        match lookup(src, name) {
             Ok(()) => j.holds(),
             Err(e) => j.fail(e),
         }
