@@ -82,6 +82,8 @@ pub fn family(check: &str) -> &str {
 struct Column<'a> {
     /// The label shown (the library name, made unique across reports).
     label: String,
+    /// Whether it is a report's runtime row ([`ompd_report::runtime_row::ROW`]).
+    runtime_row: bool,
     /// The library's header, when the report has one.
     info: Option<&'a LibraryInfo>,
     /// Results by check id.
@@ -115,6 +117,7 @@ fn columns(reports: &[Report]) -> Vec<Column<'_>> {
             }
             cols.push(Column {
                 label,
+                runtime_row: name == ompd_report::runtime_row::ROW,
                 info: rep.libraries.iter().find(|l| l.name == name),
                 by_check,
                 totals,
@@ -340,8 +343,7 @@ fn cell(out: &mut String, id: &str, i: usize, c: &Column<'_>, n_cols: usize) {
     };
     let Some(rs) = c.by_check.get(id) else {
         // A library's check in the runtime row, or a runtime's in a library's, is elsewhere.
-        let runtime_row = c.info.is_none() && c.label == ompd_report::runtime_row::ROW;
-        let text = match runtime_row != ompd_report::runtime_row::is_runtime_check(id) {
+        let text = match c.runtime_row != ompd_report::runtime_row::is_runtime_check(id) {
             true => "—",
             false => "not run",
         };
@@ -571,6 +573,25 @@ mod tests {
         assert!(html.contains("data-library=\"llvm-19 (report 2)\""));
         // Each library ran one of the two checks: the other cell says so.
         assert_eq!(html.matches("data-outcome=\"none\"").count(), 2);
+    }
+
+    #[test]
+    fn a_check_of_the_other_side_is_a_dash_in_every_report_not_a_check_left_unrun() {
+        let row = ompd_report::runtime_row::ROW;
+        let one = || {
+            report(
+                "l",
+                vec![
+                    rec("l", "icv.a", Outcome::Pass, ""),
+                    rec(row, "runtime.breakpoints.defined", Outcome::Fail, ""),
+                ],
+            )
+        };
+        let html = render(&[one(), one()]);
+        // Per report: the library's runtime-check cell and the runtime row's library-check cell.
+        assert_eq!(html.matches("data-outcome=\"none\">—</td>").count(), 4);
+        assert!(html.contains(">runtime (report 2)<"));
+        assert!(!html.contains("not run"));
     }
 
     #[test]
