@@ -67,6 +67,12 @@ const BROKEN: &[(&str, &str, &str, &str)] = &[
         "ompd_get_task_function",
         "calls exit(0) in the middle of the call",
     ),
+    (
+        "throw",
+        "THROW",
+        "ompd_get_task_function",
+        "throws a C++ exception out of the call",
+    ),
     ("hang", "HANG", "ompd_finalize", "never returns"),
     (
         "stack_smash",
@@ -321,6 +327,9 @@ fn broken_libraries(cc: &Cc, manifest_dir: &Path, out_dir: &Path) -> PathBuf {
         }
         if *define == "STACK_SMASH" {
             extra.push("-fstack-protector-all".into());
+        }
+        if *define == "THROW" {
+            extra.extend(["-Wl,--no-as-needed".into(), "-lstdc++".into()]);
         }
         let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
         cc.shared(&broken_source, &library, &extra);

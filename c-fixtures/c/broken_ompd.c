@@ -12,6 +12,8 @@
  *   SEGFAULT            ompd_get_omp_version writes through NULL.
  *   ABORT               ompd_get_thread_id calls abort().
  *   EXIT0               ompd_get_task_function calls exit(0) in the middle of the call.
+ *   THROW               ompd_get_task_function throws a C++ exception (an int, through the
+ *                       Itanium C++ ABI's __cxa_throw; linked with libstdc++) out of the call.
  *   HANG                ompd_finalize never returns.
  *   STACK_SMASH         ompd_get_task_frame overflows a local buffer (built with
  *                       -fstack-protector-all, so the canary check aborts).
@@ -378,11 +380,23 @@ FORWARD(ompd_task_handle_compare,
          int *cmp_value),
         (task_handle_1, task_handle_2, cmp_value))
 
+#ifdef VIOLATION_THROW
+/* The Itanium C++ ABI's throw, called from C as a C++ library's code calls it. */
+extern void *__cxa_allocate_exception(size_t size);
+extern void __cxa_throw(void *object, void *type, void (*destructor)(void *));
+extern char _ZTIi[]; /* the type_info of int */
+#endif
+
 #ifndef VIOLATION_MISSING_ENTRY
 ompd_rc_t ompd_get_task_function(ompd_task_handle_t *task_handle, ompd_address_t *entry_point) {
   INNER(ompd_get_task_function);
 #ifdef VIOLATION_EXIT0
   exit(0);
+#endif
+#ifdef VIOLATION_THROW
+  int *thrown = __cxa_allocate_exception(sizeof(int));
+  *thrown = 7;
+  __cxa_throw(thrown, _ZTIi, NULL);
 #endif
   return fn(task_handle, entry_point);
 }

@@ -185,6 +185,15 @@ fn expectation(name: &str) -> Expect {
             Outcome::Crash,
             &["exited with code 0"],
         ),
+        // The library's exception, named as such: never the harness's own abort.
+        "throw" => e(
+            "task.function.matches_model",
+            Outcome::Crash,
+            &[
+                "a C++ exception escaped from ompd_get_task_function",
+                "reproduced",
+            ],
+        ),
         "hang" => e(
             "lib.finalize.after_initialize",
             Outcome::Timeout,
@@ -267,6 +276,7 @@ fn every_fixture_has_a_test() {
         "segfault",
         "abort",
         "exit0",
+        "throw",
         "hang",
         "stack_smash",
         "stdout",
@@ -336,6 +346,7 @@ fn the_clean_build_answers_like_its_inner_library() {
 #[case::segfault("segfault")]
 #[case::abort("abort")]
 #[case::exit0("exit0")]
+#[case::throw("throw")]
 #[case::hang("hang")]
 #[case::stack_smash("stack_smash")]
 #[case::stdout("stdout")]

@@ -354,7 +354,8 @@ struct Worker {
     in_flight: Option<String>,
     done: bool,
     hung: Option<(String, String)>,
-    crashed_in: Option<String>,
+    /// The entry point a fatal signal hit in, and whether a C++ exception escaped from it.
+    crashed_in: Option<(String, bool)>,
 }
 
 /// Whether a unit goes on with a fresh worker after one ended.
@@ -467,7 +468,10 @@ impl UnitState<'_, '_> {
             Ok(Event::CallHung {
                 entry_point, call, ..
             }) => w.hung = Some((entry_point, call)),
-            Ok(Event::CrashedIn { entry_point }) => w.crashed_in = Some(entry_point),
+            Ok(Event::CrashedIn {
+                entry_point,
+                exception,
+            }) => w.crashed_in = Some((entry_point, exception)),
             Err(e) => self
                 .out
                 .output
@@ -528,9 +532,13 @@ impl UnitState<'_, '_> {
                      the worker was ended",
                     seconds(self.exec.call_deadline)
                 ),
-                (None, Some(ep)) => format!(
+                (None, Some((ep, false))) => format!(
                     "{} in {ep}",
                     status.map_or_else(|| "worker vanished".into(), describe_exit)
+                ),
+                (None, Some((ep, true))) => format!(
+                    "a C++ exception escaped from {ep}, a C entry point: no tool can catch it, \
+                     and the process aborts (SIGABRT)"
                 ),
                 (None, None) => status.map_or_else(|| "worker vanished".into(), describe_exit),
             },
@@ -539,7 +547,8 @@ impl UnitState<'_, '_> {
             (Ending::TimedOut, _) | (_, Some(_)) => Outcome::Timeout,
             _ => Outcome::Crash,
         };
-        let culprit = w.hung.as_ref().map(|(ep, _)| ep).or(w.crashed_in.as_ref());
+        let culprit =
+            (w.hung.as_ref().map(|(ep, _)| ep)).or(w.crashed_in.as_ref().map(|(ep, _)| ep));
         self.culprit = culprit.cloned();
         let last = match tail(stderr_text, 3) {
             t if t.trim().is_empty() => "the worker printed nothing".to_string(),

@@ -3,8 +3,9 @@
 //! - a watchdog thread ends the worker when one call overruns the per-call deadline, after writing
 //!   a `call_hung` event that names the call and its arguments;
 //! - a handler of the fatal signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) writes a
-//!   `crashed_in` event naming the entry point in flight, then lets the signal kill the worker
-//!   as it would have (the supervisor still sees the same signal).
+//!   `crashed_in` event naming the entry point in flight (and, for an abort with a C++
+//!   exception in flight, that the exception escaped from it), then lets the signal kill the
+//!   worker as it would have (the supervisor still sees the same signal).
 //!
 //! The in-flight call is the loader's ([`ompd_loader::library::watch`]). The lines are written
 //! here by hand (the signal handler may not allocate); the worker's tests read them back as its
@@ -83,7 +84,8 @@ fn write_events(bytes: &[u8]) {
 extern "C" fn on_fatal_signal(sig: nix::libc::c_int) {
     if let Some(ep) = watch::current_entry() {
         let mut buf = [0u8; 128];
-        let n = crashed_in_line(ep.name(), &mut buf);
+        let exception = sig == nix::libc::SIGABRT && watch::uncaught_exceptions() > 0;
+        let n = crashed_in_line(ep.name(), exception, &mut buf);
         write_events(&buf[..n]);
     }
     // SAFETY: raise is async-signal-safe.
@@ -106,13 +108,15 @@ pub(crate) fn call_hung_line(call: &watch::InFlight) -> Vec<u8> {
 }
 
 /// Writes the `crashed_in` event line for `name` into `buf` without allocating; its length.
-pub(crate) fn crashed_in_line(name: &str, buf: &mut [u8]) -> usize {
+/// `exception`: the process aborts with a C++ exception in flight, which escaped from `name`.
+pub(crate) fn crashed_in_line(name: &str, exception: bool, buf: &mut [u8]) -> usize {
     let mut n = 0;
-    for part in [
-        "{\"event\":\"crashed_in\",\"entry_point\":\"",
-        name,
-        "\"}\n",
-    ] {
+    let end = if exception {
+        "\",\"exception\":true}\n"
+    } else {
+        "\"}\n"
+    };
+    for part in ["{\"event\":\"crashed_in\",\"entry_point\":\"", name, end] {
         let part = part.as_bytes();
         let end = (n + part.len()).min(buf.len());
         buf[n..end].copy_from_slice(&part[..end - n]);

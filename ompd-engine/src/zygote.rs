@@ -166,7 +166,7 @@ fn fork_one(
             if let Some((model, image)) = lowered.0.remove(&key) {
                 crate::worker::hand_over(key, model, image);
             }
-            become_worker(&fds)
+            become_worker(fds)
         }
         Ok(ForkResult::Parent { child }) => {
             drop(fds);
@@ -186,11 +186,24 @@ fn fork_one(
 }
 
 /// In the forked child: the request's descriptors become stdin, stdout and stderr, every other
-/// descriptor is closed, and the worker runs.
-fn become_worker(fds: &[OwnedFd]) -> ! {
-    let arranged = nix::unistd::dup2_stdin(&fds[0])
-        .and_then(|_| nix::unistd::dup2_stdout(&fds[1]))
-        .and_then(|_| nix::unistd::dup2_stderr(&fds[2]));
+/// descriptor is closed, and the worker runs. No value of the zygote's that owns a descriptor
+/// outlives the `close_range`: the request's descriptors are given up as raw numbers first, so
+/// nothing the worker does (not even an unwind out of it) can close a number the worker has
+/// reused since.
+fn become_worker(fds: Vec<OwnedFd>) -> ! {
+    use std::os::fd::IntoRawFd;
+    let raw: Vec<RawFd> = fds.into_iter().map(IntoRawFd::into_raw_fd).collect();
+    // SAFETY: the three descriptors are open (received with the request) and owned by no value.
+    let [stdin, stdout, stderr] = raw
+        .iter()
+        .map(|&fd| unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) })
+        .collect::<Vec<_>>()[..]
+    else {
+        std::process::exit(1)
+    };
+    let arranged = nix::unistd::dup2_stdin(stdin)
+        .and_then(|_| nix::unistd::dup2_stdout(stdout))
+        .and_then(|_| nix::unistd::dup2_stderr(stderr));
     if arranged.is_err() {
         std::process::exit(1);
     }

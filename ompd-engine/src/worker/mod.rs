@@ -334,6 +334,9 @@ pub enum Event {
     CrashedIn {
         /// The entry point.
         entry_point: String,
+        /// The process aborts because a C++ exception escaped from the entry point.
+        #[serde(default)]
+        exception: bool,
     },
     /// The harness could not go on with the unit, for a reason that says nothing about the
     /// library: the checks not run yet are harness errors naming `failure`.
@@ -728,12 +731,20 @@ mod tests {
     #[test]
     fn the_watchdog_lines_are_events() {
         let mut buf = [0u8; 128];
-        let n = crate::watchdog::crashed_in_line("ompd_get_thread_id", &mut buf);
-        let line = std::str::from_utf8(&buf[..n]).unwrap();
-        assert!(line.ends_with('\n'));
-        let e: Event = serde_json::from_str(line.trim_end()).unwrap();
-        let entry_point = "ompd_get_thread_id".to_string();
-        assert_eq!(e, Event::CrashedIn { entry_point });
+        for exception in [false, true] {
+            let n = crate::watchdog::crashed_in_line("ompd_get_thread_id", exception, &mut buf);
+            let line = std::str::from_utf8(&buf[..n]).unwrap();
+            assert!(line.ends_with('\n'));
+            let e: Event = serde_json::from_str(line.trim_end()).unwrap();
+            let entry_point = "ompd_get_thread_id".to_string();
+            assert_eq!(
+                e,
+                Event::CrashedIn {
+                    entry_point,
+                    exception
+                }
+            );
+        }
         let call = watch::InFlight {
             seq: 1,
             entry_point: EntryPoint::GetCurrTaskHandle,

@@ -159,6 +159,7 @@ impl Library {
         };
         let api = Api::resolve(&lib);
         let tr = tr::TrApi::resolve(&lib, &api);
+        watch::resolve_exceptions(&lib);
         Ok(Library {
             _lib: lib,
             _preloaded: preloaded,

@@ -35,6 +35,19 @@ impl Raw<'_> {
     }
 }
 
+/// Runs one call into the library. A C++ exception (or another runtime's panic) the library
+/// lets escape from a C entry point cannot be caught in Rust: it ends the process here, at
+/// once, with the call still marked in flight (the crash handler names it and sees the
+/// exception, [`super::watch::uncaught_exceptions`]) and before any harness frame unwinds.
+pub(super) fn contained(go: impl FnOnce() -> Rc) -> Rc {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(go)) {
+        Ok(rc) => rc,
+        // A panic of this process's own Rust runtime: the callbacks catch theirs, so none
+        // reaches here; ending the process keeps the same rule.
+        Err(_) => std::process::abort(),
+    }
+}
+
 macro_rules! raw {
     ($($field:ident = $ep:ident($($arg:ident: $ty:ty),* $(,)?);)*) => {
         impl Raw<'_> {$(
@@ -45,6 +58,11 @@ macro_rules! raw {
             /// that the library refuses it.
             pub(super) unsafe fn $field(self, $($arg: $ty),*) -> Answer {
                 let f = self.0.$field.ok_or(Fail::Missing(EntryPoint::$ep))?;
+                // The routine's C type, checked against the arguments listed here; called as
+                // `C-unwind`, so that a C++ exception it lets escape reaches [`contained`].
+                let f: unsafe extern "C" fn($($ty),*) -> Rc = f;
+                // SAFETY: the same function pointer; only the unwind ABI of the call differs.
+                let f: unsafe extern "C-unwind" fn($($ty),*) -> Rc = unsafe { std::mem::transmute(f) };
                 self.same_form(EntryPoint::$ep)?;
                 watch::gate(EntryPoint::$ep)?;
                 let guard = callbacks::enter(EntryPoint::$ep.name());
@@ -52,7 +70,7 @@ macro_rules! raw {
                 let heap = heap::begin();
                 // SAFETY: the caller guarantees the arguments; the library stays loaded while
                 // its `Api` is in use.
-                let rc = unsafe { f($($arg),*) };
+                let rc = contained(|| unsafe { f($($arg),*) });
                 heap::end(heap, EntryPoint::$ep.name());
                 drop(mark);
                 callbacks::ledger().returned(EntryPoint::$ep.name(), rc);

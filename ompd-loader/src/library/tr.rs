@@ -89,7 +89,7 @@ fn call<F>(
     let guard = callbacks::enter(ep.name());
     let mark = watch::begin(ep, args);
     let heap = super::heap::begin();
-    let rc = go(f);
+    let rc = super::raw::contained(|| go(f));
     super::heap::end(heap, ep.name());
     drop(mark);
     Ok((rc, guard))

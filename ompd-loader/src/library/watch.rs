@@ -11,6 +11,7 @@
 //! ([`take_blocked`]), so the worker reports the check as not run instead of judging it.
 
 use super::Fail;
+use nix::libc;
 use ompd_abi::{EntryPoint, Scope};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -170,6 +171,46 @@ pub fn current_entry() -> Option<EntryPoint> {
         return None;
     }
     EntryPoint::ALL.get(ENTRY.load(Ordering::Relaxed)).copied()
+}
+
+/// `__cxa_get_globals` of the C++ runtime in the process (0: none, or not resolved yet).
+static CXA_GLOBALS: AtomicUsize = AtomicUsize::new(0);
+
+/// Resolves the C++ runtime's exception globals from a loaded library's scope (its own
+/// dependencies, then the process's global ones): a library that can throw has loaded a C++
+/// runtime by then (libstdc++ and LLVM's libc++abi both export them).
+pub(super) fn resolve_exceptions(lib: &libloading::os::unix::Library) {
+    const NAME: &[u8] = b"__cxa_get_globals\0";
+    // SAFETY: only the symbol's address is taken; it is called with its own type.
+    let own = unsafe { lib.get::<*mut libc::c_void>(NAME) }.map(|s| *s);
+    // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name.
+    let global = || unsafe { libc::dlsym(libc::RTLD_DEFAULT, NAME.as_ptr().cast()) };
+    let f = own.unwrap_or_else(|_| global());
+    CXA_GLOBALS.store(f as usize, Ordering::Relaxed);
+}
+
+/// The C++ exceptions thrown on this thread and not caught (0 without a C++ runtime): more than
+/// 0 when a process aborts means an exception escaped to a frame that cannot catch it. Reads a
+/// thread-local of the C++ runtime only, so a signal handler may call it.
+pub fn uncaught_exceptions() -> u32 {
+    /// The head of the Itanium C++ ABI's `__cxa_eh_globals`.
+    #[repr(C)]
+    struct Globals {
+        caught: *mut libc::c_void,
+        uncaught: libc::c_uint,
+    }
+    let f = CXA_GLOBALS.load(Ordering::Relaxed);
+    if f == 0 {
+        return 0;
+    }
+    // SAFETY: the address dlsym gave for `__cxa_get_globals`, whose type this is.
+    let f: extern "C" fn() -> *mut Globals = unsafe { std::mem::transmute(f) };
+    let g = f();
+    if g.is_null() {
+        return 0;
+    }
+    // SAFETY: the runtime's per-thread globals, valid for the thread's life.
+    unsafe { (*g).uncaught }
 }
 
 /// Quarantines `eps` for the rest of the process: calls of them are refused, not made. Only the
