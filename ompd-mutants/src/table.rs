@@ -185,6 +185,12 @@ pub enum Deviation {
     BlocksASignal,
     /// `ompd_initialize` sets SIGUSR2 to be ignored.
     IgnoresASignal,
+    /// `ompd_get_omp_version` installs a SIGSEGV handler of its own over the tool's (which
+    /// chains to the default action): the set of caught signals stays the same.
+    ReplacesASignalHandler,
+    /// 6.0: `ompd_get_omp_version` closes the lowest descriptor from 3 up, once per process, as
+    /// a library that closes a number it once owned does (in a worker, the tool's event stream).
+    ClosesADescriptor,
     /// `ompd_get_omp_version` starts a thread.
     StartsAThread,
     /// A second `ompd_finalize` calls `alloc_memory` and `free_memory`.
@@ -379,6 +385,8 @@ mutants! {
     "needs_openmp_runtime" None, NeedsOpenmpRuntime => ["static.needed.no_openmp_runtime"];
     "blocks_a_signal" Some(E::GetOmpVersion), BlocksASignal => ["callbacks.contract.signals_untouched"];
     "ignores_a_signal" Some(E::Initialize), IgnoresASignal => ["callbacks.contract.signals_untouched"];
+    "replaces_a_signal_handler" Some(E::GetOmpVersion), ReplacesASignalHandler => ["callbacks.contract.signals_untouched"];
+    "v60_closes_a_descriptor" Some(E::GetOmpVersion), ClosesADescriptor => ["callbacks.contract.descriptors_untouched"];
     "starts_a_thread" Some(E::GetOmpVersion), StartsAThread => ["callbacks.contract.no_threads"];
     "calls_back_after_finalize" Some(E::Finalize), CallsBackAfterFinalize => ["lib.finalize.no_callbacks_after"];
     "version_needs_tool" Some(E::GetApiVersion), VersionNeedsTool => ["lib.api_version.known_value"];

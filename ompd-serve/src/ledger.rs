@@ -105,6 +105,14 @@ pub enum Violation {
         /// The check (or setup step) during which it changed.
         during: String,
     },
+    /// A descriptor the tool held was closed or replaced while the library ran (seen by the
+    /// worker around each check; OMPD-THR-003).
+    DescriptorsChanged {
+        /// What changed.
+        what: String,
+        /// The check (or setup step) during which it changed.
+        during: String,
+    },
     /// The process gained threads while the library ran.
     ThreadsStarted {
         /// Threads before.
@@ -356,8 +364,12 @@ impl Counters {
 /// The violation kinds judged by a check of their own (their requirement is not the callback
 /// contract's), by the start of their `Debug` form; every other kind is judged by
 /// `callbacks.contract.no_violations`.
-const DEDICATED: [(&str, &str); 4] = [
+const DEDICATED: [(&str, &str); 5] = [
     ("SignalsChanged", "callbacks.contract.signals_untouched"),
+    (
+        "DescriptorsChanged",
+        "callbacks.contract.descriptors_untouched",
+    ),
     ("DirectHeap", "callbacks.contract.no_direct_heap"),
     ("ThreadsStarted", "callbacks.contract.no_threads"),
     ("AfterFinalize", "lib.finalize.no_callbacks_after"),

@@ -558,8 +558,9 @@ mod tidy {
         // sets the fixture's parent-death signal between fork and exec), and the worker's
         // watchdog (its fatal-signal handler and the `_exit` that ends a hung worker), and the
         // zygote (its fork, the descriptors it receives, and the pre_exec that sets its
-        // parent-death signal), and the reference library's two FFI modules (its calls of the
-        // tool's callbacks, and its handle and out-parameter memory).
+        // parent-death signal), the worker's probes of its own signal actions and descriptors,
+        // and the reference library's two FFI modules (its calls of the tool's callbacks, and
+        // its handle and out-parameter memory).
         let allowed = [
             "ompd-loader/src/library/mod.rs",
             "ompd-loader/src/library/api.rs",
@@ -571,6 +572,7 @@ mod tidy {
             "ompd-loader/src/library/nulls.rs",
             "ompd-loader/src/library/objects.rs",
             "ompd-loader/src/library/raw.rs",
+            "ompd-loader/src/library/watch.rs",
             "ompd-loader/src/library/lifecycle.rs",
             "ompd-loader/src/library/runtimes.rs",
             "ompd-serve/src/callbacks/mod.rs",
@@ -581,6 +583,8 @@ mod tidy {
             "live-target/src/spawn.rs",
             "ompd-engine/src/watchdog.rs",
             "ompd-engine/src/zygote.rs",
+            "ompd-engine/src/worker/probes/signals.rs",
+            "ompd-engine/src/worker/probes/descriptors.rs",
             "ompd-reference/src/cb.rs",
             "ompd-reference/src/handles.rs",
             "ompd-reference/src/tr/cb.rs",

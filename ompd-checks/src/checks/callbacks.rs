@@ -57,6 +57,17 @@ pub static CONTRACT: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        id: "callbacks.contract.descriptors_untouched",
+        requirements: &["OMPD-THR-003"],
+        summary: "loading the library and every check of the unit leave the tool's file descriptors as they were: the library closes, replaces or reuses none it did not open (6.0: it may not write to a descriptor it did not open, and a closed or replaced one sends the tool's own writes elsewhere)",
+        severity: Severity::MustFrom(Profile::V6_0),
+        entry_points: &[EntryPoint::ProcessInitialize],
+        since: Profile::Tr2,
+        real: Some(&[]),
+        run: Run::Worker(descriptors_untouched),
+        ..Check::TARGET
+    },
+    Check {
         id: "callbacks.contract.no_direct_heap",
         requirements: &["OMPD-MEM-001"],
         summary: "inside no entry point does the library's own code call the process heap manager (malloc and its family, the strdup family, global operator new/delete): its dynamic memory comes from alloc_memory",
@@ -104,6 +115,11 @@ fn no_violations(ctx: &mut Ctx, _: &str) -> Verdict {
 fn signals_untouched(ctx: &mut Ctx, _: &str) -> Verdict {
     let j = Judge::new(ctx, "the signal dispositions and mask unchanged");
     judge_violations(j, ctx, "callbacks.contract.signals_untouched")
+}
+
+fn descriptors_untouched(ctx: &mut Ctx, _: &str) -> Verdict {
+    let j = Judge::new(ctx, "the tool's file descriptors unchanged");
+    judge_violations(j, ctx, "callbacks.contract.descriptors_untouched")
 }
 
 fn no_threads(ctx: &mut Ctx, _: &str) -> Verdict {

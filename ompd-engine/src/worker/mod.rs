@@ -400,8 +400,10 @@ pub fn main() -> i32 {
     // inherited: a worker must die of them again. It must also never outlive its supervisor.
     let _ = nix::sys::signal::SigSet::all().thread_unblock();
     let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
+    // Never closed by the worker (the process's end closes it): a library that closed the
+    // number would otherwise make its drop abort the worker.
     let results = match nix::unistd::dup(std::io::stdout()) {
-        Ok(fd) => std::fs::File::from(fd),
+        Ok(fd) => std::mem::ManuallyDrop::new(std::fs::File::from(fd)),
         Err(e) => {
             eprintln!("worker: cannot duplicate stdout: {e}");
             return 1;
@@ -411,8 +413,10 @@ pub fn main() -> i32 {
         eprintln!("worker: cannot redirect stdout: {e}");
         return 1;
     }
-    let events_fd = std::os::fd::AsRawFd::as_raw_fd(&results);
-    let mut sink = std::io::BufWriter::new(results);
+    let events_fd = std::os::fd::AsRawFd::as_raw_fd(&*results);
+    // A library that closes a descriptor it does not own must not silence the worker.
+    probes::descriptors::keep_backups(&[events_fd, 1, 2]);
+    let mut sink = std::io::BufWriter::new(&*results);
     let mut emit = |e: &Event| -> bool {
         serde_json::to_writer(&mut sink, e).is_ok()
             && sink.write_all(b"\n").is_ok()
@@ -549,6 +553,9 @@ fn run_check(
             ),
         }
     };
+    // Before anything is read or written: a descriptor of the worker's that the library closed
+    // is restored here.
+    *probe = probes::compare(probe, id);
     // What the library printed with C stdio may still sit in a buffer.
     ompd_loader::library::flush_c_stdio();
     let mut contract = Contract::default();
@@ -560,7 +567,6 @@ fn run_check(
         }
         *printed = now;
     }
-    *probe = probes::compare(probe, id);
     // Checks take the violations they provoke on purpose; the rest are the unit's.
     let ledger = callbacks::ledger();
     let recorded = ledger.violations();

@@ -71,6 +71,8 @@ fn side_effect(d: D, w: &[u64]) {
         D::FreesContext => {
             free(w[0] as usize as *mut std::ffi::c_void);
         }
+        D::ReplacesASignalHandler => replace_sigsegv_handler(),
+        D::ClosesADescriptor => close_lowest_descriptor(),
         D::ScratchFromHeap => scratch_from_heap(),
         D::VersionQueryCallsBack if tool().is_some() => {
             free(alloc(8));
@@ -82,6 +84,40 @@ fn side_effect(d: D, w: &[u64]) {
             }
         }
         _ => {}
+    }
+}
+
+/// Installs a SIGSEGV handler of this library's own in the tool's place, as a library with a
+/// crash reporter of its own would: the signal stays caught, by other code.
+fn replace_sigsegv_handler() {
+    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+    /// Back to the default action, then the signal again: the process dies of it.
+    extern "C" fn on_segv(sig: c_int) {
+        // SAFETY: raise is async-signal-safe; SA_RESETHAND restored the default action.
+        unsafe { nix::libc::raise(sig) };
+    }
+    let own = SigAction::new(
+        SigHandler::Handler(on_segv),
+        SaFlags::SA_RESETHAND,
+        SigSet::empty(),
+    );
+    // SAFETY: a handler that only re-raises; replacing the tool's is the deviation injected.
+    let _ = unsafe { sigaction(Signal::SIGSEGV, &own) };
+}
+
+/// Closes the lowest open descriptor from 3 up, once per process, as a library that closes a
+/// number it owned once, and which the tool has reused since, does.
+fn close_lowest_descriptor() {
+    static DONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if DONE.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    // SAFETY: F_GETFD and close take integers; closing a descriptor the library does not own is
+    // the deviation injected.
+    unsafe {
+        if let Some(fd) = (3..1024).find(|&fd| nix::libc::fcntl(fd, nix::libc::F_GETFD) >= 0) {
+            nix::libc::close(fd);
+        }
     }
 }
 
