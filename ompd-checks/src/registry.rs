@@ -32,6 +32,7 @@ pub fn registry() -> &'static [&'static Check] {
             alike::CHECKS,
             lib::RUNTIME_VERSION,
             own::CHECKS,
+            lifecycle::CHECKS,
             runtime::CHECKS,
             runtime_state::CHECKS,
             bp::CHECKS,

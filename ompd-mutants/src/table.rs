@@ -193,6 +193,13 @@ pub enum Deviation {
     ClosesADescriptor,
     /// `ompd_get_omp_version` starts a thread.
     StartsAThread,
+    /// `ompd_process_initialize` serves every address space from the first process's context,
+    /// as a library that keeps the first target's type sizes or context process-wide does.
+    ProcessInitializeFirstContext,
+    /// `ompd_process_initialize` answers error once any address space was released.
+    NoReinitializeAfterRelease,
+    /// `ompd_process_initialize` allocates a block it never frees.
+    ProcessInitializeLeaks,
     /// A second `ompd_finalize` calls `alloc_memory` and `free_memory`.
     CallsBackAfterFinalize,
     /// `ompd_get_api_version` fails until a callback table was given.
@@ -388,6 +395,9 @@ mutants! {
     "replaces_a_signal_handler" Some(E::GetOmpVersion), ReplacesASignalHandler => ["callbacks.contract.signals_untouched"];
     "v60_closes_a_descriptor" Some(E::GetOmpVersion), ClosesADescriptor => ["callbacks.contract.descriptors_untouched"];
     "starts_a_thread" Some(E::GetOmpVersion), StartsAThread => ["callbacks.contract.no_threads"];
+    "process_initialize_first_context" Some(E::ProcessInitialize), ProcessInitializeFirstContext => ["lifecycle.second_process.own_answers"];
+    "no_reinitialize_after_release" Some(E::ProcessInitialize), NoReinitializeAfterRelease => ["lifecycle.reinitialize.after_release"];
+    "process_initialize_leaks" Some(E::ProcessInitialize), ProcessInitializeLeaks => ["lifecycle.release.no_leak"];
     "calls_back_after_finalize" Some(E::Finalize), CallsBackAfterFinalize => ["lib.finalize.no_callbacks_after"];
     "version_needs_tool" Some(E::GetApiVersion), VersionNeedsTool => ["lib.api_version.known_value"];
     "state_needs_tracking" Some(E::GetState), StateNeedsTracking => ["state.get.matches_model"];

@@ -513,7 +513,8 @@ fn second_aspace<'l>(ctx: &Ctx<'l>) -> Result<(AspaceH<'l>, &'static Target), Ve
         Ok(ah) => Ok((ah, target)),
         Err(e) => Err(Verdict::skip(format!(
             "a second ompd_process_initialize in one library instance failed ({e}); \
-             handles from two address spaces cannot be obtained"
+             handles from two address spaces cannot be obtained \
+             (lifecycle.second_process.own_answers judges the refusal)"
         ))),
     }
 }

@@ -13,6 +13,7 @@ pub(crate) mod device;
 pub(crate) mod fault;
 pub(crate) mod icv;
 pub(crate) mod lib;
+pub(crate) mod lifecycle;
 pub(crate) mod null;
 pub(crate) mod own;
 pub(crate) mod parallel;

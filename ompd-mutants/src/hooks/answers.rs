@@ -1,6 +1,7 @@
 //! Deviations that answer in the routine's place, or change its arguments, before the call.
 
 use super::{alloc, free, generic::crash, tool, Deviation as D, ICV_STRING, INITIALIZED};
+use super::{FIRST_CONTEXT, RELEASES};
 use crate::inner::routine;
 use ompd_abi::{entry, EntryPoint, Rc};
 use std::ffi::c_int;
@@ -181,6 +182,16 @@ fn changed(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
             None
         }
         D::StateRefusesNullWaitId if w[2] == 0 => Some(Rc::BAD_INPUT),
+        D::ProcessInitializeFirstContext => {
+            // Every address space reads the first process's target.
+            w[0] = FIRST_CONTEXT.load(Ordering::Acquire);
+            None
+        }
+        D::NoReinitializeAfterRelease if RELEASES.load(Ordering::Acquire) > 0 => Some(Rc::ERROR),
+        D::ProcessInitializeLeaks => {
+            alloc(16);
+            None
+        }
         D::ProcessInitializeDeclinesMiscoded => {
             look_up_absent_symbol(w[0]);
             Some(Rc::ERROR)

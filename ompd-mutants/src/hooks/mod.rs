@@ -23,6 +23,10 @@ static TOOL: AtomicPtr<Callbacks> = AtomicPtr::new(std::ptr::null_mut());
 static INITIALIZED: AtomicBool = AtomicBool::new(false);
 /// The address-space context of the last `ompd_process_initialize`.
 static CONTEXT: AtomicU64 = AtomicU64::new(0);
+/// The address-space context of the first `ompd_process_initialize` of the process.
+static FIRST_CONTEXT: AtomicU64 = AtomicU64::new(0);
+/// Calls of `ompd_rel_address_space_handle` so far.
+static RELEASES: AtomicU64 = AtomicU64::new(0);
 /// The last thread id the tool asked a handle for: kind, size, the id's first 8 bytes.
 static THREAD_ID: Mutex<Option<(u64, u64, u64)>> = Mutex::new(None);
 /// Thread handles with where they came from: the tool's id pointer and size for
@@ -68,7 +72,13 @@ fn record(ep: EntryPoint, w: &[u64]) {
         EntryPoint::Initialize if w.len() == 2 && w[1] != 0 => {
             TOOL.store(w[1] as usize as *mut Callbacks, Ordering::Release)
         }
-        EntryPoint::ProcessInitialize => CONTEXT.store(w[0], Ordering::Release),
+        EntryPoint::ProcessInitialize => {
+            CONTEXT.store(w[0], Ordering::Release);
+            let _ = FIRST_CONTEXT.compare_exchange(0, w[0], Ordering::AcqRel, Ordering::Acquire);
+        }
+        EntryPoint::RelAddressSpaceHandle => {
+            RELEASES.fetch_add(1, Ordering::AcqRel);
+        }
         EntryPoint::GetThreadHandle if (1..=8).contains(&w[2]) && w[3] != 0 => {
             let mut id = [0u8; 8];
             // SAFETY: the tool's id buffer of `w[2]` bytes (at most 8 are read).
