@@ -30,6 +30,7 @@ pub fn registry() -> &'static [&'static Check] {
             icv::strings::CHECKS,
             compare::CHECKS,
             alike::CHECKS,
+            route::CHECKS,
             lib::RUNTIME_VERSION,
             own::CHECKS,
             lifecycle::CHECKS,
@@ -47,6 +48,7 @@ pub fn registry() -> &'static [&'static Check] {
             .chain(families.iter().flat_map(|f| f.iter()))
             .chain(nulls_at(Stage::Target))
             .chain(corrupt::CHECKS)
+            .chain(layout::CHECKS)
             .chain(fault::CHECKS)
             .chain(callbacks::OUTPUT)
             .chain(aspace::RELEASE)

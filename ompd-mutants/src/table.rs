@@ -200,6 +200,9 @@ pub enum Deviation {
     NoReinitializeAfterRelease,
     /// `ompd_process_initialize` allocates a block it never frees.
     ProcessInitializeLeaks,
+    /// `ompd_get_task_function` answers ok with address 0 where it failed (as a library does
+    /// that takes a missing layout word for a zero offset).
+    TaskFunctionMadeUp,
     /// A second `ompd_finalize` calls `alloc_memory` and `free_memory`.
     CallsBackAfterFinalize,
     /// `ompd_get_api_version` fails until a callback table was given.
@@ -398,6 +401,7 @@ mutants! {
     "process_initialize_first_context" Some(E::ProcessInitialize), ProcessInitializeFirstContext => ["lifecycle.second_process.own_answers"];
     "no_reinitialize_after_release" Some(E::ProcessInitialize), NoReinitializeAfterRelease => ["lifecycle.reinitialize.after_release"];
     "process_initialize_leaks" Some(E::ProcessInitialize), ProcessInitializeLeaks => ["lifecycle.release.no_leak"];
+    "task_function_made_up" Some(E::GetTaskFunction), TaskFunctionMadeUp => ["layout.missing_word.no_made_up_answer"];
     "calls_back_after_finalize" Some(E::Finalize), CallsBackAfterFinalize => ["lib.finalize.no_callbacks_after"];
     "version_needs_tool" Some(E::GetApiVersion), VersionNeedsTool => ["lib.api_version.known_value"];
     "state_needs_tracking" Some(E::GetState), StateNeedsTracking => ["state.get.matches_model"];
@@ -405,7 +409,7 @@ mutants! {
     "conversion_skipped" None, ConversionSkipped => ["aspace.omp_version.matches_model"];
     "thread_handle_cached" Some(E::GetThreadHandle), ThreadHandleCached => ["own.handles.release_independent"];
     "thread_id_not_copied" Some(E::GetThreadId), ThreadIdNotCopied => ["thread.id.round_trip"];
-    "thread_id_by_route" Some(E::GetThreadId), ThreadIdByRoute => ["compare.thread.equal_handles_answer_alike"];
+    "thread_id_by_route" Some(E::GetThreadId), ThreadIdByRoute => ["compare.thread.equal_handles_answer_alike", "route.thread.answers_match_model"];
     "icvs_unstable" Some(E::EnumerateIcvs), IcvsUnstable => ["icv.enumerate.stable"];
     "undefined_return_code" Some(E::GetState), UndefinedReturnCode => ["callbacks.contract.defined_return_codes"];
     "success_as_incomplete" Some(E::GetOmpVersion), SuccessAsIncomplete => ["aspace.omp_version.matches_model"];
@@ -425,8 +429,8 @@ mutants! {
     "tr_version_null_ok" Some(E::GetVersion), TrVersionNullOk => ["tr.get_version.null_version"];
     "tr_state_serial" Some(E::GetState), TrStateSerial => ["tr.state.matches_model"];
     "tr_top_region_unavailable" Some(E::GetTopParallelRegion), TrTopRegionUnavailable => ["bp.curr.region_team_size"];
-    "parallel_tool_data_by_route" None, ParallelToolDataByRoute => ["compare.parallel.equal_handles_answer_alike"];
-    "task_function_by_route" None, TaskFunctionByRoute => ["compare.task.equal_handles_answer_alike"];
+    "parallel_tool_data_by_route" None, ParallelToolDataByRoute => ["compare.parallel.equal_handles_answer_alike", "route.parallel.answers_match_model"];
+    "task_function_by_route" None, TaskFunctionByRoute => ["compare.task.equal_handles_answer_alike", "route.task.answers_match_model"];
     "thread_handle_expires" None, ThreadHandleExpires => ["bp.thread.handle_kept_until_thread_end"];
     "tool_data_without_ompt" Some(E::GetToolData), ToolDataWithoutOmpt => ["tool_data.no_ompt.unsupported"];
     "rt_no_dll_locations" None, RtNoDllLocations => ["runtime.dll_locations.valid_vector"];

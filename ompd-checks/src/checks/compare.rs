@@ -100,8 +100,11 @@ const MAX_POOL: usize = 16;
 
 /// A handle with the model entity it must denote and how it was obtained.
 pub(crate) struct Item<'l, K: Kind> {
-    entity: usize,
-    route: String,
+    pub(crate) entity: usize,
+    pub(crate) route: String,
+    /// The route the consumer families judge a handle of this kind by (a thread by its pthread
+    /// id, a thread's current region or task).
+    pub(crate) primary: bool,
     pub(crate) h: Handle<'l, K>,
 }
 
@@ -163,6 +166,7 @@ pub(crate) fn threads<'l>(
             Ok(h) => items.push(Item {
                 entity: t.0,
                 route: format!("thread by pthread id of gtid {}", t.0),
+                primary: true,
                 h,
             }),
             Err(e) => j.fail(format!("gtid {}: ompd_get_thread_handle: {e}", t.0)),
@@ -172,6 +176,7 @@ pub(crate) fn threads<'l>(
             items.push(Item {
                 entity: t.0,
                 route: format!("thread by lwp id of gtid {}", t.0),
+                primary: false,
                 h,
             });
         }
@@ -182,6 +187,7 @@ pub(crate) fn threads<'l>(
                 items.push(Item {
                     entity: member.0,
                     route: format!("thread {n} in parallel region {}", r.0),
+                    primary: false,
                     h,
                 });
             }
@@ -214,6 +220,7 @@ pub(crate) fn parallels<'l>(
             items.push(Item {
                 entity: parent.0,
                 route: format!("enclosing region of gtid {}'s region", t.0),
+                primary: false,
                 h: eh,
             });
         }
@@ -223,6 +230,7 @@ pub(crate) fn parallels<'l>(
                 items.push(Item {
                     entity: tr.0,
                     route: format!("region of gtid {}'s current task", t.0),
+                    primary: false,
                     h,
                 });
             }
@@ -230,6 +238,7 @@ pub(crate) fn parallels<'l>(
         items.push(Item {
             entity: r.0,
             route: format!("current region of gtid {}", t.0),
+            primary: true,
             h: ph,
         });
     }
@@ -254,6 +263,7 @@ pub(crate) fn tasks<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<
             items.push(Item {
                 entity: g.0,
                 route: format!("generating task of gtid {}'s task", t.0),
+                primary: false,
                 h: gh,
             });
         }
@@ -261,12 +271,14 @@ pub(crate) fn tasks<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<
             items.push(Item {
                 entity: s.0,
                 route: format!("scheduling task of gtid {}'s task", t.0),
+                primary: false,
                 h: sh,
             });
         }
         items.push(Item {
             entity: task.0,
             route: format!("current task of gtid {}", t.0),
+            primary: true,
             h,
         });
     }
@@ -276,6 +288,7 @@ pub(crate) fn tasks<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<
                 items.push(Item {
                     entity: it.0,
                     route: format!("implicit task {n} of region {}", r.0),
+                    primary: false,
                     h,
                 });
             }

@@ -4,14 +4,17 @@
 //! another pointer width, byte order and layout, must answer from its own target, and the
 //! first must go on answering from its own (a library that keeps type sizes, symbol addresses
 //! or a context from the first `ompd_process_initialize` in process-wide state fails here);
-//! releasing it and initializing another one works again, and leaves no block behind.
+//! releasing it and initializing another one works again, and leaves no block behind. On a
+//! real target (a live process, a core file) the second address space is a copy of the first.
 
 use crate::ctx::native_id_bytes;
+use crate::known::Fact;
 use crate::{Check, Ctx, Judge, Property, Run, Severity, Verdict};
 use ompd_abi::{thread_id_kind, EntryPoint};
 use ompd_loader::library::AspaceH;
 use ompd_serve::arch::Arch;
 use ompd_serve::callbacks::{self, Target};
+use sim_target::image::ServedImage;
 use sim_target::layout::Policy;
 use sim_target::model::Model;
 
@@ -28,10 +31,10 @@ pub static CHECKS: &[Check] = &[
     Check {
         id: "lifecycle.second_process.own_answers",
         requirements: &["OMPD-PROC-001", "OMPD-PROC-004"],
-        summary: "a second address space, opened while the first is open, over the same runtime state lowered for another pointer width, byte order and layout, answers from its own target (the OpenMP version, a handle for every thread by its pthread id), and the first still answers from its own",
+        summary: "a second address space, opened while the first is open, over the same runtime state lowered for another pointer width, byte order and layout (on a real target, a copy of it), answers from its own target (the OpenMP version, a handle for every thread by its pthread id), and the first still answers from its own",
         severity: Severity::Must,
         entry_points: SURVEY,
-        real: None,
+        real: Some(&[Fact::Threads, Fact::OmpVersion]),
         // The law is the lifecycle's, not the runtime state's: the scenarios judge it.
         property: Property::ScenariosOnly,
         run: Run::Worker(second_process),
@@ -43,7 +46,7 @@ pub static CHECKS: &[Check] = &[
         summary: "an extra address space over a copy of the unit's target, released while the unit's stays open, can be initialized again over a new context, and each answers from its target",
         severity: Severity::Must,
         entry_points: SURVEY,
-        real: None,
+        real: Some(&[Fact::Threads, Fact::OmpVersion]),
         // The law is the lifecycle's, not the runtime state's: the scenarios judge it.
         property: Property::ScenariosOnly,
         run: Run::Worker(reinitialize),
@@ -55,7 +58,7 @@ pub static CHECKS: &[Check] = &[
         summary: "initializing, surveying and releasing a second address space leaves no alloc_memory block behind (after a first round fills any process-wide cache)",
         severity: Severity::Should,
         entry_points: SURVEY,
-        real: None,
+        real: Some(&[Fact::Threads, Fact::OmpVersion]),
         // The law is the lifecycle's, not the runtime state's: the scenarios judge it.
         property: Property::ScenariosOnly,
         run: Run::Worker(no_leak),
@@ -82,8 +85,11 @@ fn other_policy(p: Policy) -> Policy {
 }
 
 /// The unit's runtime state lowered for another architecture and layout, served as a new
-/// target the library has never seen.
+/// target the library has never seen; on a real target, a copy of it (the same architecture).
 fn other_target(ctx: &Ctx) -> Result<(&'static Target, Arch), Verdict> {
+    if ctx.target().image().is_none() {
+        return Ok((ctx.fresh_target()?, ctx.arch));
+    }
     let arch = other_arch(ctx.arch);
     let image = sim_target::image::lower(ctx.model, arch, other_policy(ctx.policy))
         .map_err(|e| Verdict::harness_error(format!("cannot lower the second target: {e}")))?;

@@ -95,6 +95,9 @@ pub const POISON_WORD: i64 = 0x5A5A_5A5A_5A5A_5A5A;
 pub struct Library {
     _lib: RawLibrary,
     _preloaded: Vec<RawLibrary>,
+    /// The directory of a fresh copy ([`Library::load_fresh`]), removed after the library is
+    /// unloaded (fields drop in order).
+    _copy: Option<tempfile::TempDir>,
     /// Path it was loaded from.
     pub path: PathBuf,
     /// Resolved entry points.
@@ -163,11 +166,50 @@ impl Library {
         Ok(Library {
             _lib: lib,
             _preloaded: preloaded,
+            _copy: None,
             path: path.to_path_buf(),
             api,
             tr,
             diagnostics,
         })
+    }
+}
+
+impl Library {
+    /// Loads a fresh instance of the library at `path`: a copy of the file (which the dynamic
+    /// linker maps anew, where another `dlopen` of the same file would give back the instance
+    /// already loaded) in a temporary directory beside links to every other file of the
+    /// library's own directory (a library may find its siblings next to itself). The copy starts
+    /// with none of the state an earlier instance keeps; its dependencies are the ones loaded.
+    pub fn load_fresh(path: &Path) -> Result<Library, LoadError> {
+        let fail = |message: String| LoadError {
+            path: path.to_path_buf(),
+            message,
+        };
+        let (Some(name), Some(home)) = (path.file_name(), path.parent()) else {
+            return Err(fail("no file name".into()));
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("ompd-fresh-")
+            .tempdir()
+            .map_err(|e| fail(format!("no temporary directory: {e}")))?;
+        let copy = dir.path().join(name);
+        std::fs::copy(path, &copy).map_err(|e| fail(format!("cannot copy it: {e}")))?;
+        for entry in std::fs::read_dir(home).into_iter().flatten().flatten() {
+            if entry.file_name() != name {
+                let _ =
+                    std::os::unix::fs::symlink(entry.path(), dir.path().join(entry.file_name()));
+            }
+        }
+        let mut lib = Library::load(&copy, &LoadOptions::default())?;
+        lib._copy = Some(dir);
+        Ok(lib)
+    }
+
+    /// True when `other` is the same loaded instance (its routines at the same addresses).
+    pub fn same_instance(&self, other: &Library) -> bool {
+        let at = |l: &Library| l.api.get_api_version.map(|f| f as usize);
+        at(self).is_some() && at(self) == at(other)
     }
 }
 

@@ -34,6 +34,14 @@ pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
         match (d, rc) {
             (D::TrForeignThreadUnavailable, Rc::BAD_INPUT) => return Rc::UNAVAILABLE,
             (D::NoTeamUnsupported, Rc::UNAVAILABLE) => return Rc::UNSUPPORTED,
+            (D::TaskFunctionMadeUp, _) => {
+                return set(out::<Address>(w, 1), |a| {
+                    *a = Address {
+                        segment: 0,
+                        address: 0,
+                    }
+                })
+            }
             (D::ToolDataWithoutOmpt, Rc::UNSUPPORTED) => {
                 set(out::<Address>(w, 3), |a| {
                     *a = Address {

@@ -78,14 +78,16 @@ const BUILT_IN: [Entry; 6] = [
         "no-ompt",
         "a runtime built without OMPT support (its layout describes no tool data): 2-thread region, an explicit task",
         no_ompt,
-        Judges::Only(&["tool_data."]),
+        // With the callback contract, whatever the library did in them (a library that prints
+        // when a layout lookup fails shows here).
+        Judges::Only(&["tool_data.", "callbacks."]),
         Set::Default,
     ),
     (
         "older-runtime",
         "the older self-description of Intel's runtimes up to 2023.2 (no ompd_state, no thread_limit field or nested-list layout, fewer size words): 2-thread region, an explicit task",
         older_runtime,
-        Judges::Only(&["aspace.", "thread.", "icv.", "state.", "dcv."]),
+        Judges::Only(&["aspace.", "thread.", "icv.", "state.", "dcv.", "callbacks."]),
         // Every 5.x vendor library but Intel's own up to 2023.2 declines this runtime.
         Set::Named,
     ),
