@@ -22,6 +22,7 @@ fn producer(d: D) -> Option<(EntryPoint, usize)> {
     match d {
         D::ParallelToolDataByRoute => Some((EntryPoint::GetTaskParallelHandle, 1)),
         D::TaskFunctionByRoute => Some((EntryPoint::GetSchedulingTaskHandle, 1)),
+        D::TaskFunctionByImplicitRoute => Some((EntryPoint::GetTaskInParallel, 2)),
         _ => None,
     }
 }
@@ -58,7 +59,7 @@ pub(super) fn skewed(d: D, ep: EntryPoint, w: &[u64]) {
                 *v += 1;
             }
         }
-        (D::TaskFunctionByRoute, EntryPoint::GetTaskFunction) => {
+        (D::TaskFunctionByRoute | D::TaskFunctionByImplicitRoute, EntryPoint::GetTaskFunction) => {
             // SAFETY: the tool's out-parameter for the address, written by the inner routine on ok.
             if let Some(a) = unsafe { (w[1] as usize as *mut Address).as_mut() } {
                 a.address += 1;
