@@ -106,7 +106,7 @@ fn survey(ctx: &Ctx, image: Image) -> Result<Survey, String> {
                 fact(
                     format!("thread {i}'s state"),
                     format!("{:#x}", t.state),
-                    lib.get_state(&th, false)
+                    lib.get_state(&th, true)
                         .map(|(s, _)| format!("{s:#x}"))
                         .map_err(|e| e.to_string()),
                 );

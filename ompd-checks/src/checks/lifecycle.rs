@@ -34,7 +34,7 @@ pub static CHECKS: &[Check] = &[
         summary: "a second address space, opened while the first is open, over the same runtime state lowered for another pointer width, byte order and layout (on a real target, a copy of it), answers from its own target (the OpenMP version, a handle for every thread by its pthread id), and the first still answers from its own",
         severity: Severity::Must,
         entry_points: SURVEY,
-        real: Some(&[Fact::Threads, Fact::OmpVersion]),
+        real: Some(&[Fact::Threads]),
         // The law is the lifecycle's, not the runtime state's: the scenarios judge it.
         property: Property::ScenariosOnly,
         run: Run::Worker(second_process),
@@ -46,7 +46,7 @@ pub static CHECKS: &[Check] = &[
         summary: "an extra address space over a copy of the unit's target, released while the unit's stays open, can be initialized again over a new context, and each answers from its target",
         severity: Severity::Must,
         entry_points: SURVEY,
-        real: Some(&[Fact::Threads, Fact::OmpVersion]),
+        real: Some(&[Fact::Threads]),
         // The law is the lifecycle's, not the runtime state's: the scenarios judge it.
         property: Property::ScenariosOnly,
         run: Run::Worker(reinitialize),
@@ -58,7 +58,7 @@ pub static CHECKS: &[Check] = &[
         summary: "initializing, surveying and releasing a second address space leaves no alloc_memory block behind (after a first round fills any process-wide cache)",
         severity: Severity::Should,
         entry_points: SURVEY,
-        real: Some(&[Fact::Threads, Fact::OmpVersion]),
+        real: Some(&[Fact::Threads]),
         // The law is the lifecycle's, not the runtime state's: the scenarios judge it.
         property: Property::ScenariosOnly,
         run: Run::Worker(no_leak),
@@ -102,14 +102,17 @@ fn other_target(ctx: &Ctx) -> Result<(&'static Target, Arch), Verdict> {
 /// Each wrong answer is one failed fact naming `which` address space.
 fn survey(j: &mut Judge, ctx: &Ctx, ah: &AspaceH, arch: Arch, which: &str) {
     let truth: Model = ctx.model.normalized(arch);
-    match ctx.lib.get_omp_version(ah) {
-        Ok(v) => j.expect(v == truth.omp_version, || {
-            format!(
-                "{which}: OpenMP version {v}, the runtime's is {}",
-                truth.omp_version
-            )
-        }),
-        Err(e) => j.fail(format!("{which}: ompd_get_omp_version: {e}")),
+    // A real runtime's version is known only where its OpenMP API shows it.
+    if ctx.known.has(Fact::OmpVersion) {
+        match ctx.lib.get_omp_version(ah) {
+            Ok(v) => j.expect(v == truth.omp_version, || {
+                format!(
+                    "{which}: OpenMP version {v}, the runtime's is {}",
+                    truth.omp_version
+                )
+            }),
+            Err(e) => j.fail(format!("{which}: ompd_get_omp_version: {e}")),
+        }
     }
     for (i, t) in truth.threads.iter().enumerate() {
         let id = native_id_bytes(arch, &t.native, thread_id_kind::PTHREAD);

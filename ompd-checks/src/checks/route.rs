@@ -147,7 +147,7 @@ fn threads(ctx: &mut Ctx, _: &str) -> Verdict {
         ctx.model.debug_enabled().then(|| {
             (
                 format!("{want:#x}"),
-                shown(ctx.lib.get_state(h, false), |(s, _)| format!("{s:#x}")),
+                shown(ctx.lib.get_state(h, true), |(s, _)| format!("{s:#x}")),
             )
         })
     });
