@@ -25,35 +25,38 @@ fn out<T>(w: &[u64], i: usize) -> Option<&'static mut T> {
     unsafe { (w.get(i).copied().unwrap_or(0) as usize as *mut T).as_mut() }
 }
 
+/// Writes address 0 (segment 0) to the `ompd_address_t` out-parameter at word `i`; answers ok.
+fn zero_address(w: &[u64], i: usize) -> Rc {
+    set(out::<Address>(w, i), |a| {
+        *a = Address {
+            segment: 0,
+            address: 0,
+        }
+    })
+}
+
+/// The specific deviations' part after a call the inner routine failed.
+fn after_failure(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
+    if d == D::TaskFunctionLeaksOnFailure {
+        alloc(32);
+    }
+    match (d, rc) {
+        (D::TrForeignThreadUnavailable, Rc::BAD_INPUT) => return Rc::UNAVAILABLE,
+        (D::NoTeamUnsupported, Rc::UNAVAILABLE) => return Rc::UNSUPPORTED,
+        (D::TaskFunctionMadeUp, _) => return zero_address(w, 1),
+        (D::ToolDataWithoutOmpt, Rc::UNSUPPORTED) => {
+            zero_address(w, 3);
+            return set(out::<i64>(w, 2), |v| *v = 0);
+        }
+        _ => {}
+    }
+    retried(d, ep, w).unwrap_or(rc)
+}
+
 /// The specific deviations' part after the call.
 pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
     if rc != Rc::OK {
-        if d == D::TaskFunctionLeaksOnFailure {
-            alloc(32);
-        }
-        match (d, rc) {
-            (D::TrForeignThreadUnavailable, Rc::BAD_INPUT) => return Rc::UNAVAILABLE,
-            (D::NoTeamUnsupported, Rc::UNAVAILABLE) => return Rc::UNSUPPORTED,
-            (D::TaskFunctionMadeUp, _) => {
-                return set(out::<Address>(w, 1), |a| {
-                    *a = Address {
-                        segment: 0,
-                        address: 0,
-                    }
-                })
-            }
-            (D::ToolDataWithoutOmpt, Rc::UNSUPPORTED) => {
-                set(out::<Address>(w, 3), |a| {
-                    *a = Address {
-                        segment: 0,
-                        address: 0,
-                    }
-                });
-                return set(out::<i64>(w, 2), |v| *v = 0);
-            }
-            _ => {}
-        }
-        return retried(d, ep, w).unwrap_or(rc);
+        return after_failure(d, ep, w, rc);
     }
     match d {
         D::ApiVersionUnknown => set(out::<i64>(w, 0), |v| *v = 201800),
