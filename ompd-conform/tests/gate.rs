@@ -271,15 +271,18 @@ fn a_changed_answer_fails_the_gate(#[case] fixture: &str, #[case] check: &str) {
     let lib = dir.path().join(format!("libompd_broken_{}.so", f.name));
     std::fs::copy(f.path, &lib).unwrap();
     std::os::unix::fs::symlink(&inner, dir.path().join(c_fixtures::INNER_LIBRARY)).unwrap();
-    // LLVM 14's expectations, applied to the fixtures.
+    // LLVM 14's expectations, applied to the fixtures: the file's and the entries that name
+    // LLVM 14 among other releases.
     let file = dir.path().join("llvm-14.toml");
     std::fs::write(
         &file,
-        llvm_toml().replacen(
-            "libraries = [\"llvm-*\"]",
-            "libraries = [\"libompd_broken_*\"]",
-            1,
-        ),
+        llvm_toml()
+            .replacen(
+                "libraries = [\"llvm-*\"]",
+                "libraries = [\"libompd_broken_*\"]",
+                1,
+            )
+            .replace("\"llvm-14\"", "\"libompd_broken_*\""),
     )
     .unwrap();
     // The fixtures export the 5.0 entry points only: LLVM's extra `ompd_state` warning is gone.

@@ -180,7 +180,8 @@ impl Library {
     /// linker maps anew, where another `dlopen` of the same file would give back the instance
     /// already loaded) in a temporary directory beside links to every other file of the
     /// library's own directory (a library may find its siblings next to itself). The copy starts
-    /// with none of the state an earlier instance keeps; its dependencies are the ones loaded.
+    /// with none of the state an earlier instance keeps; its dependencies, and a sibling it loads
+    /// itself (a forwarder's inner library), are the instances already loaded.
     pub fn load_fresh(path: &Path) -> Result<Library, LoadError> {
         let fail = |message: String| LoadError {
             path: path.to_path_buf(),
