@@ -343,27 +343,14 @@ fn note_unit(li: &mut LibraryInfo, r: &UnitRun) {
         li.profile = Some(*profile);
         li.version_string.clone_from(version_string);
         for d in diagnostics {
-            if !li.diagnostics.contains(d) {
-                li.diagnostics.push(d.clone());
-            }
+            li.add_diagnostic(d);
         }
     }
     if let Some(m) = &r.load_failed {
-        let d = format!("load failed: {m}");
-        if !li.diagnostics.contains(&d) {
-            li.diagnostics.push(d);
-        }
+        li.add_diagnostic(&format!("load failed: {m}"));
     }
-    let printed: Vec<&str> = r.output.lines().filter(|l| !l.trim().is_empty()).collect();
-    if !printed.is_empty() {
-        let d = format!("the library wrote to stdout/stderr (e.g. {:?})", printed[0]);
-        if !li
-            .diagnostics
-            .iter()
-            .any(|x| x.starts_with("the library wrote"))
-        {
-            li.diagnostics.push(d);
-        }
+    if let Some(first) = r.output.lines().find(|l| !l.trim().is_empty()) {
+        li.note_output(first);
     }
 }
 

@@ -340,6 +340,30 @@ pub struct LibraryInfo {
     pub quarantined: Vec<QuarantinedEntry>,
 }
 
+/// The start of the one diagnostic that says a library wrote to stdout or stderr itself.
+const WROTE: &str = "the library wrote to stdout/stderr (e.g. ";
+
+impl LibraryInfo {
+    /// Adds a diagnostic once. The note that the library wrote to stdout or stderr stands once,
+    /// with the least example of all (so the same one whatever order units or shards come in).
+    pub fn add_diagnostic(&mut self, d: &str) {
+        if d.starts_with(WROTE) {
+            match self.diagnostics.iter_mut().find(|x| x.starts_with(WROTE)) {
+                Some(x) if d < x.as_str() => *x = d.to_string(),
+                Some(_) => {}
+                None => self.diagnostics.push(d.to_string()),
+            }
+        } else if !self.diagnostics.iter().any(|x| x == d) {
+            self.diagnostics.push(d.to_string());
+        }
+    }
+
+    /// Notes that the library wrote `first_line` (the first line of what it printed).
+    pub fn note_output(&mut self, first_line: &str) {
+        self.add_diagnostic(&format!("{WROTE}{first_line:?})"));
+    }
+}
+
 /// An entry point quarantined in a library's run: once it hung (or crashed reproducibly) in
 /// enough checks, the checks that would call it again were reported without calling it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -587,6 +611,22 @@ pub fn write_atomic(path: &Path, data: &[u8]) -> std::io::Result<()> {
 
 #[cfg(test)]
 pub(crate) mod tests {
+
+    #[test]
+    fn the_output_note_stands_once_with_the_least_example_in_any_order() {
+        let mut a = LibraryInfo::default();
+        let mut b = LibraryInfo::default();
+        for (i, line) in ["zeta", "alpha", "mid"].iter().enumerate() {
+            a.note_output(line);
+            b.note_output(["mid", "zeta", "alpha"][i]);
+            a.add_diagnostic("load failed: x");
+        }
+        assert_eq!(
+            a.diagnostics,
+            vec![format!("{WROTE}\"alpha\")"), "load failed: x".to_string()]
+        );
+        assert_eq!(b.diagnostics, vec![format!("{WROTE}\"alpha\")")]);
+    }
     use super::*;
 
     /// A result of `outcome` (for the crate's tests).

@@ -157,9 +157,7 @@ fn merged_libraries(shards: &[Report]) -> Vec<LibraryInfo> {
                 into.version_string.clone_from(&from.version_string);
             }
             for d in &from.diagnostics {
-                if !into.diagnostics.contains(d) {
-                    into.diagnostics.push(d.clone());
-                }
+                into.add_diagnostic(d);
             }
             for q in &from.quarantined {
                 match into
