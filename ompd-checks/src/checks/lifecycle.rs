@@ -221,7 +221,7 @@ fn live_blocks() -> usize {
 
 fn no_leak(ctx: &mut Ctx, _: &str) -> Verdict {
     crate::aspace_or_skip!(ctx);
-    let j = Judge::new(ctx, "as many live blocks after the round as before it");
+    let mut j = Judge::new(ctx, "as many live blocks after the round as before it");
     // The answers are judged by the other checks of the family: only the blocks count here.
     let mut answers = Judge::new(ctx, "");
     let mut round = || -> Result<(), Verdict> {
@@ -245,7 +245,6 @@ fn no_leak(ctx: &mut Ctx, _: &str) -> Verdict {
         return v;
     }
     let after = live_blocks();
-    let mut j = j;
     j.expect(after <= before, || {
         format!(
             "{} block(s) stay live after ompd_process_initialize, a survey and \

@@ -55,6 +55,16 @@ impl Descriptors {
         )
     }
 
+    /// The changes since the reading ([`Descriptors::changes`]), after which the worker's vital
+    /// descriptors are restored ([`restore`]) and those still changed are no longer watched, so
+    /// each change is reported once, during the check that made it.
+    pub(super) fn take_changes(&mut self) -> Vec<String> {
+        let changes = self.changes();
+        restore();
+        self.0.retain(|(fd, was, _)| identity(*fd) == Some(*was));
+        changes
+    }
+
     /// Each of these descriptors that is closed or refers to something else now, one line each.
     pub(super) fn changes(&self) -> Vec<String> {
         self.0
@@ -136,5 +146,24 @@ mod tests {
         );
         restore();
         assert!(mine().is_empty(), "restored: {:?}", mine());
+    }
+
+    #[test]
+    fn a_change_is_reported_once() {
+        let file = tempfile::tempfile().unwrap();
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
+        let other = tempfile::tempfile().unwrap();
+        let mut watched = Descriptors::take();
+        let prefix = format!("descriptor {fd} (");
+        let mine = |d: &mut Descriptors| -> usize {
+            d.take_changes()
+                .iter()
+                .filter(|c| c.starts_with(&prefix))
+                .count()
+        };
+        // SAFETY: replaces the test's own temporary file's descriptor (kept by no backup).
+        unsafe { libc::dup2(std::os::fd::AsRawFd::as_raw_fd(&other), fd) };
+        assert_eq!(mine(&mut watched), 1);
+        assert_eq!(mine(&mut watched), 0, "reported again");
     }
 }

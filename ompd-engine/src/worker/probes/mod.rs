@@ -12,10 +12,11 @@ mod signals;
 use ompd_serve::callbacks;
 use ompd_serve::ledger::Violation;
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::Mutex;
 
-/// The tool's descriptors: those open at the worker's first probe, before the library loads.
-static TOOL_FDS: OnceLock<descriptors::Descriptors> = OnceLock::new();
+/// The tool's descriptors: those open at the worker's first probe, before the library loads,
+/// less those already reported changed (a change is recorded once, like the signals').
+static TOOL_FDS: Mutex<Option<descriptors::Descriptors>> = Mutex::new(None);
 
 /// The heap watch's tally: (entry point, allocator) → (calls, entry-point calls).
 type HeapTally = BTreeMap<(&'static str, &'static str), (u64, u64)>;
@@ -42,7 +43,10 @@ fn field(status: &str, name: &str, radix: u32) -> u64 {
 
 /// Reads the process now (a field that cannot be read is 0 both times, so it never differs).
 pub(super) fn take() -> Probe {
-    TOOL_FDS.get_or_init(descriptors::Descriptors::take);
+    TOOL_FDS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert_with(descriptors::Descriptors::take);
     let process = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     Probe {
         signals: signals::Signals::take(),
@@ -56,13 +60,18 @@ pub(super) fn take() -> Probe {
 /// Compares a new reading with the last; records each change as a violation attributed to
 /// `during`, and returns the new reading (so a change is recorded once).
 pub(super) fn compare(last: &Probe, during: &str) -> Probe {
-    for what in TOOL_FDS.get().map(|d| d.changes()).unwrap_or_default() {
+    let changes = TOOL_FDS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_mut()
+        .map(descriptors::Descriptors::take_changes)
+        .unwrap_or_default();
+    for what in changes {
         callbacks::ledger().violate(Violation::DescriptorsChanged {
             what,
             during: during.to_string(),
         });
     }
-    descriptors::restore();
     let now = take();
     for what in now.signals.changes_since(&last.signals) {
         callbacks::ledger().violate(Violation::SignalsChanged {
