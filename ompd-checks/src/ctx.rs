@@ -125,6 +125,17 @@ pub fn knows_kind(kind: u64) -> bool {
 
 /// The id bytes (target byte order) of a native thread for `kind` (0 pthread: pointer-sized, 1
 /// lwp: 4 bytes), as a debugger passes them to `ompd_get_thread_handle`.
+///
+/// **How a thread id's bytes are laid out** (decided once, here; every thread-id check judges by
+/// it). The specification never converts a thread id: TR 2.001 §3.4 and §15 say "the operating
+/// system-specific information can vary in size and format, and therefore is not explicitly
+/// represented in this API", passed "by reference" with its kind and size; 5.0–6.0 keep that
+/// (`const void *thread_id` with `sizeof_thread_id`, and no `device_to_host` step). So the bytes
+/// are the target operating system's own representation of the id: the target's size and the
+/// target's byte order, as they lie in the target's memory (where the runtime keeps `ds_thread`)
+/// and as the tool's `get_thread_context_for_thread_id` receives them back. A library that hands
+/// back an id in the host's byte order, or matches one only in it, fails on a target of the
+/// other byte order.
 pub fn native_id_bytes(arch: Arch, native: &sim_target::model::NativeId, kind: u64) -> Vec<u8> {
     if kind == abi::thread_id_kind::LWP {
         arch.encode(u64::from(native.lwp), 4)

@@ -30,8 +30,12 @@ pub struct RunOptions {
     pub scenarios: Vec<Scenario>,
     /// Architectures (default: all four).
     pub archs: Vec<Arch>,
-    /// Layout policies (default: natural, packed, random, Intel 2026.2 where it applies).
+    /// Layout policies (default: natural, packed, random, Intel 2026.2 where it applies, and the
+    /// far placement on its sample of cells).
     pub layouts: Vec<Policy>,
+    /// Run every layout on every scenario × architecture cell (the nightly product), where by
+    /// default some run on a sample of cells (`Policy::sampled`).
+    pub full: bool,
     /// Check id filters: an id, or a prefix ending in `*`. Empty runs every check.
     pub checks: Vec<String>,
     /// Parallel workers.
@@ -70,7 +74,9 @@ impl Default for RunOptions {
                 Policy::Packed,
                 Policy::Random(DEFAULT_SEED),
                 Policy::Intel2026_2,
+                Policy::Far,
             ],
+            full: false,
             checks: Vec::new(),
             jobs: std::thread::available_parallelism()
                 .map(|n| n.get())
@@ -138,7 +144,9 @@ pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
                 continue;
             }
             for a in &opts.archs {
-                for l in opts.layouts.iter().filter(|l| l.supports(*a)) {
+                let runs =
+                    |l: &&Policy| l.supports(*a) && (opts.full || l.sampled(scenario.name(), *a));
+                for l in opts.layouts.iter().filter(runs) {
                     let t = Target::Simulated {
                         scenario: scenario.clone(),
                         arch: *a,
@@ -491,28 +499,58 @@ pub fn inspect_all(libs: &[Resolved]) -> Result<Vec<StaticInfo>, inspect::Inspec
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_default_plan_covers_four_arches_and_the_intel_layout_once_per_scenario() {
-        let lib = Resolved {
+    fn lib() -> Resolved {
+        Resolved {
             name: "x".into(),
             path: "/x.so".into(),
             preload: vec![],
             needs_cxx_runtime: false,
             version: None,
-        };
-        let units = plan(&lib, &RunOptions::default());
+        }
+    }
+
+    fn far_cells(units: &[Unit]) -> Vec<(String, Arch)> {
+        units
+            .iter()
+            .filter(|u| u.target.layout() == Some(Policy::Far))
+            .map(|u| (u.target.scenario_name().to_string(), u.target.arch()))
+            .collect()
+    }
+
+    #[test]
+    fn the_default_plan_covers_four_arches_and_the_intel_layout_once_per_scenario() {
+        let units = plan(&lib(), &RunOptions::default());
         let scenarios = sim_target::model::default_scenarios().len();
-        assert_eq!(units.len(), 1 + scenarios * (4 * 3 + 1));
+        let far = sim_target::layout::FAR_SAMPLE.len();
+        // A scenario run under one layout only has a unit per arch.
+        let one = sim_target::layout::ONE_LAYOUT.len();
+        let full = scenarios - one;
+        assert_eq!(units.len(), 1 + full * (4 * 3 + 1) + one * 4 + far);
         assert_eq!(
             units
                 .iter()
                 .filter(|u| u.target.layout() == Some(Policy::Intel2026_2))
                 .count(),
-            scenarios
+            full
         );
         assert!(units
             .iter()
             .all(|u| u.target.layout() != Some(Policy::Intel2026_2)
                 || u.target.arch() == Arch::LP64_LE));
+    }
+
+    #[test]
+    fn the_far_placement_runs_on_its_sample_by_default_and_everywhere_in_the_full_product() {
+        let sample: Vec<(String, Arch)> = sim_target::layout::FAR_SAMPLE
+            .iter()
+            .map(|(s, a)| (s.to_string(), *a))
+            .collect();
+        assert_eq!(far_cells(&plan(&lib(), &RunOptions::default())), sample);
+        let full = RunOptions {
+            full: true,
+            ..RunOptions::default()
+        };
+        let scenarios = sim_target::model::default_scenarios().len();
+        assert_eq!(far_cells(&plan(&lib(), &full)).len(), scenarios * 4);
     }
 }

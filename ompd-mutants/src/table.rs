@@ -45,10 +45,18 @@ pub enum Deviation {
     ThreadHandleReadsFreshMemory,
     /// `ompd_get_thread_id` writes an id one off.
     ThreadIdOff,
+    /// `ompd_get_thread_id` answers the pthread id whatever kind is asked for.
+    ThreadIdIgnoresKind,
+    /// `ompd_get_thread_id` answers ok into a buffer too small for the id, with its first bytes.
+    ThreadIdIgnoresSize,
     /// `ompd_thread_handle_compare` answers 0 for every pair.
     ThreadCompareZero,
     /// `ompd_thread_handle_compare` answers 1 for every pair of distinct handles, both ways.
     ThreadCompareAsymmetric,
+    /// `ompd_thread_handle_compare` answers the difference of the two threads' addresses
+    /// truncated to an `int`: right while structures lie close together, wrong for addresses
+    /// 2^31 or 2^32 apart (the far placement).
+    ThreadCompareTruncated,
     /// `ompd_rel_thread_handle` answers an error code (after releasing).
     RelThreadNotOk,
     /// `ompd_get_thread_in_parallel` ignores `thread_num` (takes 0).
@@ -71,6 +79,9 @@ pub enum Deviation {
     ParallelCompareZero,
     /// `ompd_parallel_handle_compare` answers 1 for every pair of distinct handles.
     ParallelCompareAsymmetric,
+    /// `ompd_parallel_handle_compare` answers the truncated difference of the teams' addresses
+    /// (then of their lwt words).
+    ParallelCompareTruncated,
     /// `ompd_rel_parallel_handle` frees a block the tool never allocated.
     RelParallelFreesForeign,
     /// `ompd_get_curr_task_handle` answers unavailable.
@@ -87,6 +98,9 @@ pub enum Deviation {
     TaskCompareZero,
     /// `ompd_task_handle_compare` answers 1 for every pair of distinct handles.
     TaskCompareAsymmetric,
+    /// `ompd_task_handle_compare` answers the truncated difference of the tasks' addresses (then
+    /// of their lwt words).
+    TaskCompareTruncated,
     /// `ompd_rel_task_handle` answers ok without releasing.
     RelTaskLeaks,
     /// `ompd_get_task_function` answers an address one off.
@@ -103,6 +117,8 @@ pub enum Deviation {
     StatesSkipOne,
     /// `ompd_enumerate_states` answers ok for an unknown current state.
     StatesAcceptUnknown,
+    /// `ompd_enumerate_states` from the last state starts over: the first state, more_enums 1.
+    StatesRestartAfterLast,
     /// `ompd_get_display_control_vars` answers unavailable.
     DcvUnavailable,
     /// `ompd_rel_display_control_vars` answers ok without releasing.
@@ -111,6 +127,8 @@ pub enum Deviation {
     IcvScopeOff,
     /// `ompd_enumerate_icvs` answers ok for an unknown current ICV.
     IcvsAcceptUnknown,
+    /// `ompd_enumerate_icvs` from the last ICV starts over: the first ICV, more 1.
+    IcvsRestartAfterLast,
     /// `ompd_get_icv_from_scope` answers one more than the value.
     IcvValueOff,
     /// `ompd_get_icv_string_from_scope` returns a static string.
@@ -333,8 +351,11 @@ mutants! {
     "thread_handle_leaks" Some(E::GetThreadHandle), ThreadHandleLeaks => ["own.handles.released_without_leak", "callbacks.contract.no_violations"];
     "thread_handle_reads_fresh_memory" Some(E::GetThreadHandle), ThreadHandleReadsFreshMemory => ["own.allocator.answers_independent_of_fill"];
     "thread_id_off" Some(E::GetThreadId), ThreadIdOff => ["thread.id.round_trip"];
+    "thread_id_ignores_kind" Some(E::GetThreadId), ThreadIdIgnoresKind => ["thread.id.wrong_size_or_kind", "thread.id.every_kind"];
+    "thread_id_ignores_size" Some(E::GetThreadId), ThreadIdIgnoresSize => ["thread.id.wrong_size_or_kind"];
     "thread_compare_zero" Some(E::ThreadHandleCompare), ThreadCompareZero => ["compare.thread.entity_identity"];
     "thread_compare_asymmetric" Some(E::ThreadHandleCompare), ThreadCompareAsymmetric => ["compare.thread.antisymmetric"];
+    "thread_compare_truncated" Some(E::ThreadHandleCompare), ThreadCompareTruncated => ["compare.thread.entity_identity", "compare.thread.antisymmetric"];
     "rel_thread_not_ok" Some(E::RelThreadHandle), RelThreadNotOk => ["own.handles.release_ok"];
     "thread_in_parallel_ignores_index" Some(E::GetThreadInParallel), ThreadInParallelIgnoresIndex => ["parallel.thread_in_parallel.every_index"];
     "thread_in_parallel_no_range_check" Some(E::GetThreadInParallel), ThreadInParallelNoRangeCheck => ["parallel.thread_in_parallel.out_of_range"];
@@ -346,6 +367,7 @@ mutants! {
     "task_parallel_unavailable" Some(E::GetTaskParallelHandle), TaskParallelUnavailable => ["task.parallel.of_implicit_task"];
     "parallel_compare_zero" Some(E::ParallelHandleCompare), ParallelCompareZero => ["compare.parallel.entity_identity"];
     "parallel_compare_asymmetric" Some(E::ParallelHandleCompare), ParallelCompareAsymmetric => ["compare.parallel.antisymmetric"];
+    "parallel_compare_truncated" Some(E::ParallelHandleCompare), ParallelCompareTruncated => ["compare.parallel.entity_identity", "compare.parallel.antisymmetric"];
     "rel_parallel_frees_foreign" Some(E::RelParallelHandle), RelParallelFreesForeign => ["callbacks.contract.no_violations"];
     "curr_task_unavailable" Some(E::GetCurrTaskHandle), CurrTaskUnavailable => ["task.curr.kind_matches_model", "bp.curr.handles_match_runtime"];
     "generating_task_unavailable" Some(E::GetGeneratingTaskHandle), GeneratingTaskUnavailable => ["task.generating.chain_matches_model"];
@@ -354,6 +376,7 @@ mutants! {
     "task_in_parallel_no_range_check" Some(E::GetTaskInParallel), TaskInParallelNoRangeCheck => ["task.in_parallel.out_of_range"];
     "task_compare_zero" Some(E::TaskHandleCompare), TaskCompareZero => ["compare.task.entity_identity"];
     "task_compare_asymmetric" Some(E::TaskHandleCompare), TaskCompareAsymmetric => ["compare.task.antisymmetric"];
+    "task_compare_truncated" Some(E::TaskHandleCompare), TaskCompareTruncated => ["compare.task.entity_identity", "compare.task.antisymmetric"];
     "rel_task_leaks" Some(E::RelTaskHandle), RelTaskLeaks => ["own.handles.released_without_leak"];
     "task_function_off" Some(E::GetTaskFunction), TaskFunctionOff => ["task.function.matches_model"];
     "task_function_leaks_on_failure" Some(E::GetTaskFunction), TaskFunctionLeaksOnFailure => ["own.failed_calls.no_leak", "corrupt.*"];
@@ -362,10 +385,12 @@ mutants! {
     "task_frame_hangs" Some(E::GetTaskFrame), TaskFrameHangs => ["task.frame.matches_model"];
     "states_skip_one" Some(E::EnumerateStates), StatesSkipOne => ["state.enumerate.well_formed", "state.enumerate.standard_names", "state.get.among_enumerated"];
     "states_accept_unknown" Some(E::EnumerateStates), StatesAcceptUnknown => ["state.enumerate.unknown_current"];
+    "states_restart_after_last" Some(E::EnumerateStates), StatesRestartAfterLast => ["state.enumerate.after_last"];
     "dcv_unavailable" Some(E::GetDisplayControlVars), DcvUnavailable => ["dcv.get.well_formed"];
     "dcv_rel_leaks" Some(E::RelDisplayControlVars), DcvRelLeaks => ["dcv.rel.releases_everything"];
     "icv_scope_off" Some(E::EnumerateIcvs), IcvScopeOff => ["icv.enumerate.well_formed", "icv.scope.every_pair_answerable"];
     "icvs_accept_unknown" Some(E::EnumerateIcvs), IcvsAcceptUnknown => ["icv.enumerate.unknown_current"];
+    "icvs_restart_after_last" Some(E::EnumerateIcvs), IcvsRestartAfterLast => ["icv.enumerate.after_last"];
     "icv_value_off" Some(E::GetIcvFromScope), IcvValueOff => ["icv.value.*"];
     "icv_string_static" Some(E::GetIcvStringFromScope), IcvStringStatic => ["icv.string.*", "callbacks.contract.no_violations"];
     "tool_data_value_off" Some(E::GetToolData), ToolDataValueOff => ["tool_data.*"];
@@ -464,6 +489,14 @@ pub const QUICK: &[&str] = &[
     "state_crashes",
     "null_output_ok",
     "read_fault_ignored",
+];
+
+/// The mutants a plan of the far placement also judges (`--layout far`): only addresses
+/// 2^31 apart show them.
+pub const FAR_PLACED: &[&str] = &[
+    "thread_compare_truncated",
+    "parallel_compare_truncated",
+    "task_compare_truncated",
 ];
 
 /// The bytes a deviation of the file itself replaces in the staged copy (same length): the

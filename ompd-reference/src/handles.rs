@@ -76,6 +76,31 @@ pub struct Task {
     pub lwt: u64,
 }
 
+/// Where the handle blocks keep the words that name their entity, by byte offset in the block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyOffsets {
+    /// A thread handle's `kmp_base_info_t` address.
+    pub thread: usize,
+    /// A parallel handle's team address, then its lwt word.
+    pub parallel: (usize, usize),
+    /// A task handle's `kmp_taskdata_t` address, then its lwt word.
+    pub task: (usize, usize),
+}
+
+/// The offsets of this library's handle blocks. The mutation kit reads them to emulate a
+/// library that orders handles by a truncated address difference.
+pub const KEY_OFFSETS: KeyOffsets = KeyOffsets {
+    thread: std::mem::offset_of!(Thread, th),
+    parallel: (
+        std::mem::offset_of!(Parallel, t),
+        std::mem::offset_of!(Parallel, lwt),
+    ),
+    task: (
+        std::mem::offset_of!(Task, td),
+        std::mem::offset_of!(Task, lwt),
+    ),
+};
+
 /// The kinds of handle, by their magic word.
 pub trait Kind: Sized {
     /// The first word of every live handle of the kind.

@@ -25,6 +25,7 @@ mod target;
 mod text;
 pub mod tr;
 
+pub use handles::{KeyOffsets, KEY_OFFSETS};
 pub use ompd_abi as abi;
 use ompd_abi::{Generation, Rc};
 

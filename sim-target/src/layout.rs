@@ -23,12 +23,45 @@ pub enum Policy {
     Random(u64),
     /// The real layout of Intel `libiomp5.so` 2026.2.0 on x86-64 (lp64-le only).
     Intel2026_2,
+    /// Natural field layout, structures placed at the address extremes on purpose: a lattice of
+    /// step 2^31 above 2^63, the top of the space, pairs exactly 2^31 apart across 2 GiB
+    /// (`image::lower::place`).
+    Far,
 }
+
+/// The built-in scenario × architecture cells a default run places at the address extremes
+/// ([`Policy::Far`]): both widths and both byte orders, the scenarios with the most threads,
+/// regions and tasks to compare and follow. `--full` runs every cell.
+pub const FAR_SAMPLE: [(&str, Arch); 4] = [
+    ("nested-tasks", Arch::LP64_LE),
+    ("nested-tasks", Arch::ILP32_BE),
+    ("serialized", Arch::LP64_BE),
+    ("serialized", Arch::ILP32_LE),
+];
+
+/// Built-in scenarios a default run lowers under one layout only: runtime variants whose path
+/// does not turn on the struct layout (the other layouts would repeat the same verdicts).
+/// `--full` runs every layout.
+pub const ONE_LAYOUT: [(&str, Policy); 1] = [("thread-scan", Policy::Natural)];
 
 impl Policy {
     /// True when the policy can describe a target of this architecture.
     pub fn supports(self, arch: Arch) -> bool {
         !matches!(self, Policy::Intel2026_2) || arch == Arch::LP64_LE
+    }
+
+    /// True when a run that does not ask for the full product judges this policy on the
+    /// built-in scenario `scenario` and `arch`: every policy everywhere, but [`Policy::Far`]
+    /// only on [`FAR_SAMPLE`] and a [`ONE_LAYOUT`] scenario only under its layout (a scenario
+    /// outside the built-in set runs every policy).
+    pub fn sampled(self, scenario: &str, arch: Arch) -> bool {
+        if !crate::model::known_names().any(|n| n == scenario) {
+            return true;
+        }
+        if let Some((_, only)) = ONE_LAYOUT.iter().find(|(s, _)| *s == scenario) {
+            return self == *only;
+        }
+        self != Policy::Far || FAR_SAMPLE.contains(&(scenario, arch))
     }
 }
 
@@ -39,6 +72,7 @@ impl fmt::Display for Policy {
             Policy::Packed => f.write_str("packed"),
             Policy::Random(seed) => write!(f, "random:{seed}"),
             Policy::Intel2026_2 => f.write_str("intel-2026.2"),
+            Policy::Far => f.write_str("far"),
         }
     }
 }
@@ -50,13 +84,14 @@ impl FromStr for Policy {
             "natural" => Ok(Policy::Natural),
             "packed" => Ok(Policy::Packed),
             "intel-2026.2" => Ok(Policy::Intel2026_2),
+            "far" => Ok(Policy::Far),
             _ => match s.strip_prefix("random:") {
                 Some(seed) => seed
                     .parse()
                     .map(Policy::Random)
                     .map_err(|_| format!("bad seed in layout `{s}` (expected random:<u64>)")),
                 None => Err(format!(
-                    "unknown layout `{s}` (expected natural, packed, random:SEED or intel-2026.2)"
+                    "unknown layout `{s}` (expected natural, packed, random:SEED, intel-2026.2 or far)"
                 )),
             },
         }
@@ -435,7 +470,7 @@ impl Layout {
                 })
                 .collect();
             let tl = match policy {
-                Policy::Natural => place(&members, def.union, true, None),
+                Policy::Natural | Policy::Far => place(&members, def.union, true, None),
                 Policy::Packed => place(&members, def.union, false, None),
                 Policy::Random(_) => place(&members, def.union, true, Some(&mut rng)),
                 Policy::Intel2026_2 => intel_type(def.name, &members),
@@ -817,6 +852,7 @@ mod tests {
             Policy::Packed,
             Policy::Random(42),
             Policy::Intel2026_2,
+            Policy::Far,
         ] {
             assert_eq!(p.to_string().parse::<Policy>().unwrap(), p);
         }

@@ -61,6 +61,7 @@ fn built_in_scenarios_round_trip_everywhere() {
                 Policy::Random(1),
                 Policy::Random(0xdead_beef),
                 Policy::Intel2026_2,
+                Policy::Far,
             ] {
                 if policy.supports(arch) {
                     round_trip(&s.model, arch, policy);

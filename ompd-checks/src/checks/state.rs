@@ -43,6 +43,16 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        id: "state.enumerate.after_last",
+        requirements: &["OMPD-STATE-002", "OMPD-STATE-004"],
+        summary: "ompd_enumerate_states from the last state (the one answered with more_enums 0) claims no further state: any non-ok code, or ok with more_enums 0",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::EnumerateStates],
+        real: Some(&[]),
+        run: Run::Worker(after_last),
+        ..Check::TARGET
+    },
+    Check {
         id: "state.get.matches_model",
         requirements: &["OMPD-STATE-010", "OMPD-STATE-012", "OMPD-RC-008", "OMPD-RT-007"],
         summary: "every thread's state (and wait id in wait states) is the one the runtime keeps (on a real runtime, the state word the harness reads); without state tracking the answer is needs_state_tracking",
@@ -130,6 +140,37 @@ fn enumerate(ctx: &mut Ctx, _: &str) -> Verdict {
     j.expect(steps.iter().any(|s| s.0 == state::WORK_SERIAL), || {
         "ompt_state_work_serial is missing".into()
     });
+    j.verdict()
+}
+
+/// The call after the last item: no states remain after the one answered with more_enums 0,
+/// so an ok answer may not say that more do (a tool that goes on would walk the enumeration
+/// again, or read past the library's table).
+fn after_last(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let (steps, err) = match walk(ctx) {
+        Ok(x) => x,
+        Err(v) => return v,
+    };
+    let mut j = Judge::new(ctx, "a non-ok code, or ok with more_enums 0");
+    let last = match (steps.last(), err) {
+        (Some((last, _, 0)), None) => *last,
+        (_, err) => {
+            j.fail(format!(
+                "the enumeration has no last state: {}",
+                err.unwrap_or_else(|| format!("more_enums stayed 1 for {} steps", steps.len()))
+            ));
+            return j.verdict();
+        }
+    };
+    match ctx.lib.enumerate_states(ah, last) {
+        Ok((next, name, more)) => j.expect(more == 0, || {
+            format!(
+                "from the last state {last:#x}: ok with {next:#x} ({name}) and more_enums {more}"
+            )
+        }),
+        Err(_) => j.holds(),
+    }
     j.verdict()
 }
 

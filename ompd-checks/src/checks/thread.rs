@@ -1,11 +1,19 @@
 //! Thread handles: by every thread-id kind, for unknown and foreign threads, wrong sizes and
-//! kinds, the thread-id round trip, and identity of handles to the same thread.
+//! kinds, the thread-id round trip (of every kind the suite can name, from a handle by every
+//! kind), and identity of handles to the same thread. How the id bytes are laid out is decided
+//! once, at [`crate::native_id_bytes`].
 
 use crate::known::Fact;
 use crate::{expect_rc, Check, Ctx, Judge, Profile, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::{thread_id_kind, Rc};
 use ompd_loader::library::Fail;
+
+/// The kinds the suite can name an id of, with their names.
+const KINDS: [(u64, &str); 2] = [
+    (thread_id_kind::PTHREAD, "pthread"),
+    (thread_id_kind::LWP, "lwp"),
+];
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
@@ -42,7 +50,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         id: "thread.handle.wrong_id_size",
         requirements: &["OMPD-HANDLE-THREAD-003"],
-        summary: "a thread id of the wrong size for its kind gives ompd_rc_bad_input",
+        summary: "a thread id of the wrong size for its kind (4 bytes too long, 1 byte short) gives ompd_rc_bad_input",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle],
         real: Some(&[Fact::Threads]),
@@ -52,7 +60,7 @@ pub static CHECKS: &[Check] = &[
     Check {
         id: "thread.handle.unknown_kind",
         requirements: &["OMPD-HANDLE-THREAD-004"],
-        summary: "an unknown thread-id kind gives ompd_rc_unsupported",
+        summary: "a thread-id kind the host does not have (winthread on Linux, 999) gives ompd_rc_unsupported",
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetThreadHandle],
         real: Some(&[Fact::Threads]),
@@ -68,6 +76,27 @@ pub static CHECKS: &[Check] = &[
         since: Profile::Tr2,
         real: Some(&[Fact::Threads]),
         run: Run::Worker(id_round_trip),
+        ..Check::TARGET
+    },
+    Check {
+        id: "thread.id.every_kind",
+        requirements: &["OMPD-HANDLE-THREAD-020", "OMPD-HANDLE-THREAD-021"],
+        summary: "a handle obtained by a pthread or lwp id gives back the thread's own id of each of those kinds (target byte order), or unsupported for a kind the library does not serve",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadId],
+        real: Some(&[Fact::Threads]),
+        run: Run::Worker(every_kind),
+        ..Check::TARGET
+    },
+    Check {
+        id: "thread.id.wrong_size_or_kind",
+        requirements: &["OMPD-HANDLE-THREAD-021", "OMPD-HANDLE-THREAD-022"],
+        summary: "ompd_get_thread_id refuses a buffer too small for the id (bad_input) and a kind the host does not have (winthread, 999: unsupported), writing nothing",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadId],
+        since: Profile::Tr2,
+        real: Some(&[Fact::Threads]),
+        run: Run::Worker(wrong_size_or_kind),
         ..Check::TARGET
     },
     Check {
@@ -142,16 +171,21 @@ fn foreign(ctx: &mut Ctx, _: &str) -> Verdict {
 fn wrong_size(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "bad_input");
-    let mut id = ctx.thread_id(sim_target::model::ThreadId(0), thread_id_kind::PTHREAD);
-    id.extend([0, 0, 0, 0]);
-    let got = ctx.lib.get_thread_handle(ah, thread_id_kind::PTHREAD, &id);
-    expect_rc(
-        &mut j,
-        "pthread id 4 bytes too long",
-        got,
-        Rc::BAD_INPUT,
-        &[],
-    );
+    let id = ctx.thread_id(sim_target::model::ThreadId(0), thread_id_kind::PTHREAD);
+    let long: Vec<u8> = id.iter().copied().chain([0; 4]).collect();
+    let short = &id[..id.len() - 1];
+    for (what, bytes) in [("4 bytes too long", &long[..]), ("1 byte short", short)] {
+        let got = ctx
+            .lib
+            .get_thread_handle(ah, thread_id_kind::PTHREAD, bytes);
+        expect_rc(
+            &mut j,
+            &format!("pthread id {what}"),
+            got,
+            Rc::BAD_INPUT,
+            &[],
+        );
+    }
     j.verdict()
 }
 
@@ -159,8 +193,10 @@ fn unknown_kind(ctx: &mut Ctx, _: &str) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "unsupported");
     let id = ctx.thread_id(sim_target::model::ThreadId(0), thread_id_kind::PTHREAD);
-    let got = ctx.lib.get_thread_handle(ah, 999, &id);
-    expect_rc(&mut j, "kind 999", got, Rc::UNSUPPORTED, &[]);
+    for (kind, name) in [(999, "kind 999"), (thread_id_kind::WINTHREAD, "winthread")] {
+        let got = ctx.lib.get_thread_handle(ah, kind, &id);
+        expect_rc(&mut j, name, got, Rc::UNSUPPORTED, &[]);
+    }
     j.verdict()
 }
 
@@ -223,6 +259,75 @@ fn compare(ctx: &mut Ctx, _: &str) -> Verdict {
                 format!("gtid {} vs {}: {}", ta.0, tb.0, crate::describe(&c))
             });
         }
+    }
+    j.verdict()
+}
+
+fn every_kind(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let mut j = Judge::new(
+        ctx,
+        "the thread's own id of the kind asked for, or unsupported for a kind not served",
+    );
+    for t in ctx.threads() {
+        for (from, from_name) in KINDS {
+            let th = match ctx.lib.get_thread_handle(ah, from, &ctx.thread_id(t, from)) {
+                Ok(h) => h,
+                Err(Fail::Rc(Rc::UNSUPPORTED)) => continue,
+                Err(e) => {
+                    j.fail(format!(
+                        "gtid {}: no handle by its {from_name} id: {e}",
+                        t.0
+                    ));
+                    continue;
+                }
+            };
+            for (to, to_name) in KINDS {
+                let want = ctx.thread_id(t, to);
+                let what = format!("gtid {}: {to_name} id of the handle by {from_name} id", t.0);
+                match ctx.lib.get_thread_id(&th, to, want.len()) {
+                    Ok(got) => j.expect(got == want, || {
+                        format!("{what}: {got:02x?}, the thread's is {want:02x?}")
+                    }),
+                    Err(Fail::Rc(Rc::UNSUPPORTED)) => {
+                        j.unsupported(format!("{to_name} ids are unsupported"))
+                    }
+                    Err(e) => j.fail(format!("{what}: {e}, expected the id or unsupported")),
+                }
+            }
+        }
+    }
+    j.verdict()
+}
+
+fn wrong_size_or_kind(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let mut j = Judge::new(
+        ctx,
+        "bad_input for a short buffer, unsupported for a kind not served",
+    );
+    let t = sim_target::model::ThreadId(0);
+    let th = match ctx.thread_handle(ah, t) {
+        Ok(h) => h,
+        Err(e) => {
+            j.fail(format!("gtid 0: no handle by its pthread id: {e}"));
+            return j.verdict();
+        }
+    };
+    let size = ctx.thread_id(t, thread_id_kind::PTHREAD).len();
+    for short in [size - 1, 0] {
+        let got = ctx.lib.get_thread_id(&th, thread_id_kind::PTHREAD, short);
+        expect_rc(
+            &mut j,
+            &format!("pthread id into {short} bytes"),
+            got,
+            Rc::BAD_INPUT,
+            &[],
+        );
+    }
+    for (kind, name) in [(thread_id_kind::WINTHREAD, "winthread"), (999, "kind 999")] {
+        let got = ctx.lib.get_thread_id(&th, kind, 8);
+        expect_rc(&mut j, name, got, Rc::UNSUPPORTED, &[]);
     }
     j.verdict()
 }

@@ -258,9 +258,14 @@ struct RunArgs {
     /// Architecture variant (repeatable; default: all four).
     #[arg(long)]
     arch: Vec<String>,
-    /// Layout policy: natural, packed, random:SEED, intel-2026.2 (repeatable).
+    /// Layout policy: natural, packed, random:SEED, intel-2026.2, far (repeatable; a named
+    /// layout runs on every scenario and architecture).
     #[arg(long)]
     layout: Vec<String>,
+    /// Run the full product: every layout on every scenario and architecture (by default the
+    /// far placement runs on a sample of four cells), for nightly runs.
+    #[arg(long)]
+    full: bool,
     /// Check id or `prefix*` (repeatable; default: all).
     #[arg(long)]
     check: Vec<String>,

@@ -124,6 +124,7 @@ fn simulated_options(args: &RunArgs, o: &mut RunOptions) -> Result<(), String> {
             .map(|a| a.parse::<Arch>())
             .collect::<Result<_, _>>()?;
     }
+    o.full = args.full || !args.layout.is_empty();
     if !args.layout.is_empty() {
         o.layouts = args
             .layout

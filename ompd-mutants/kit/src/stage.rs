@@ -14,6 +14,22 @@ const PLAN: &[&str] = &[
     "--arch", "lp64-le", "--arch", "ilp32-be", "--layout", "natural", "--cases", "0",
 ];
 
+/// The far placement's plan, for the clean baseline and the [`table::FAR_PLACED`] mutants: the
+/// scenario with the most threads, regions and tasks on both widths, placed at the address
+/// extremes.
+const FAR_PLAN: &[&str] = &[
+    "--scenario",
+    "nested-tasks",
+    "--arch",
+    "lp64-le",
+    "--arch",
+    "ilp32-be",
+    "--layout",
+    "far",
+    "--cases",
+    "0",
+];
+
 /// The mutants of this run: the quick subset, the ones named, or all.
 pub fn chosen(quick: bool, only: &[String]) -> Vec<&'static Mutant> {
     MUTANTS
@@ -108,8 +124,9 @@ const EVERY_PLAN: &[&str] = &[
 ];
 
 /// Stages the build of `flavour` and runs the suite on it; returns its report. A mutant that
-/// targets a `bp.*` check (judged only on breakpoint tours) also runs [`TOUR_PLAN`], whose
-/// results join the report.
+/// targets a `bp.*` check (judged only on breakpoint tours) also runs [`TOUR_PLAN`], and the
+/// clean baseline and the [`table::FAR_PLACED`] mutants [`FAR_PLAN`]; their results join the
+/// report.
 pub fn run_one(args: &Args, name: Option<&str>, flavour: Flavour) -> Result<Report, String> {
     let lib = stage(args, name, flavour)?;
     if flavour == Flavour::Runtime {
@@ -122,6 +139,10 @@ pub fn run_one(args: &Args, name: Option<&str>, flavour: Flavour) -> Result<Repo
     if tours {
         let tour = run_plan(args, &lib, name, TOUR_PLAN, "tour.json")?;
         report.results.extend(tour.results);
+    }
+    if name.is_none_or(|n| table::FAR_PLACED.contains(&n)) {
+        let far = run_plan(args, &lib, name, FAR_PLAN, "far.json")?;
+        report.results.extend(far.results);
     }
     Ok(report)
 }

@@ -166,6 +166,11 @@ fn changed(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
         }
         D::FinalizeBeforeInitializeOk if !INITIALIZED.load(Ordering::Acquire) => Some(Rc::OK),
         D::ThreadHandleIgnoresSize => Some(thread_handle_any_size(w)),
+        D::ThreadIdIgnoresKind => {
+            w[1] = 0;
+            None
+        }
+        D::ThreadIdIgnoresSize => Some(thread_id_any_size(w)),
         D::ThreadHandleIgnoresKind if w[1] > 3 => {
             w[1] = 0;
             None
@@ -287,6 +292,29 @@ fn thread_handle_any_size(w: &[u64]) -> Rc {
         }
     }
     rc
+}
+
+/// `ompd_get_thread_id` into a buffer of any size: the id fetched at the size the inner
+/// library takes, then as many of its bytes as the tool's buffer holds.
+fn thread_id_any_size(w: &[u64]) -> Rc {
+    let Some(f) = routine::<entry::GetThreadId>(EntryPoint::GetThreadId) else {
+        return Rc::UNSUPPORTED;
+    };
+    let mut id = [0u8; 8];
+    for size in [8u64, 4] {
+        // SAFETY: the tool's handle and kind, into a local buffer of `size` (at most 8) bytes.
+        let rc = unsafe { f(w[0] as usize as _, w[1], size, id.as_mut_ptr().cast()) };
+        if rc == Rc::OK {
+            let n = size.min(w[2]) as usize;
+            // SAFETY: the tool's buffer holds `w[2]` bytes; at most that many are written.
+            unsafe { std::ptr::copy_nonoverlapping(id.as_ptr(), w[3] as usize as *mut u8, n) };
+            return Rc::OK;
+        }
+        if rc != Rc::BAD_INPUT {
+            return rc;
+        }
+    }
+    Rc::BAD_INPUT
 }
 
 /// Reads a byte of a fresh `alloc_memory` block and fails when it is not zero.

@@ -35,6 +35,44 @@ fn zero_address(w: &[u64], i: usize) -> Rc {
     })
 }
 
+/// The item an enumeration answered with more 0 (`u64::MAX`: none yet).
+static LAST_ITEM: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// An enumeration that starts over from its last item, as a library that indexes its table
+/// with `current + 1` and wraps: the first item, with more 1.
+fn restart_after_last(d: D, w: &[u64], rc: Rc) -> Rc {
+    if w[1] == LAST_ITEM.load(Ordering::Relaxed) {
+        return if d == D::StatesRestartAfterLast {
+            let f = routine::<entry::EnumerateStates>(EntryPoint::EnumerateStates);
+            // SAFETY: the tool's arguments with the first state (ompt_state_undefined).
+            f.map_or(rc, |f| unsafe {
+                f(p(w[0]), 0x102, p(w[2]), p(w[3]), p(w[4]))
+            })
+        } else {
+            let f = routine::<entry::EnumerateIcvs>(EntryPoint::EnumerateIcvs);
+            // SAFETY: the tool's arguments with the first ICV (ompd_icv_undefined).
+            f.map_or(rc, |f| unsafe {
+                f(p(w[0]), 0, p(w[2]), p(w[3]), p(w[4]), p(w[5]))
+            })
+        };
+    }
+    let (next, more) = if d == D::StatesRestartAfterLast {
+        (
+            out::<i64>(w, 2).map(|n| *n as u64),
+            out::<i64>(w, 4).map(|m| *m),
+        )
+    } else {
+        (
+            out::<u64>(w, 2).map(|n| *n),
+            out::<c_int>(w, 5).map(|m| i64::from(*m)),
+        )
+    };
+    if let (Rc::OK, Some(next), Some(0)) = (rc, next, more) {
+        LAST_ITEM.store(next, Ordering::Relaxed);
+    }
+    rc
+}
+
 /// The specific deviations' part after a call the inner routine failed.
 fn after_failure(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
     if d == D::TaskFunctionLeaksOnFailure {
@@ -55,6 +93,9 @@ fn after_failure(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
 
 /// The specific deviations' part after the call.
 pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
+    if matches!(d, D::StatesRestartAfterLast | D::IcvsRestartAfterLast) {
+        return restart_after_last(d, w, rc);
+    }
     if rc != Rc::OK {
         return after_failure(d, ep, w, rc);
     }
@@ -113,8 +154,35 @@ pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
         D::ToolDataValueOff => set(out::<i64>(w, 2), |v| *v += 1),
         D::ToolDataPtrOff => set(out::<Address>(w, 3), |a| a.address += 8),
         D::DeviceKindsEmpty => set(out::<c_int>(w, 3), |n| *n = 0),
+        D::ThreadCompareTruncated | D::ParallelCompareTruncated | D::TaskCompareTruncated => {
+            truncated_compare(ep, w)
+        }
         _ => after_more(d, w, rc),
     }
+}
+
+/// The word at byte `offset` of the inner library's handle block `handle`.
+fn handle_word(handle: u64, offset: usize) -> u64 {
+    // SAFETY: the inner routine answered ok for this handle, so it is one of the inner
+    // library's live blocks, whose layout `ompd_reference::KEY_OFFSETS` describes.
+    unsafe { ((handle as usize + offset) as *const u64).read_unaligned() }
+}
+
+/// `*cmp_value` as a library computes it that subtracts the entities' addresses (then their
+/// lwt words) into an `int`.
+fn truncated_compare(ep: EntryPoint, w: &[u64]) -> Rc {
+    let keys = ompd_reference::KEY_OFFSETS;
+    let (key, lwt) = match ep {
+        EntryPoint::ThreadHandleCompare => (keys.thread, None),
+        EntryPoint::ParallelHandleCompare => (keys.parallel.0, Some(keys.parallel.1)),
+        _ => (keys.task.0, Some(keys.task.1)),
+    };
+    let diff = |offset: usize| handle_word(w[0], offset).wrapping_sub(handle_word(w[1], offset));
+    let d = match (diff(key), lwt) {
+        (0, Some(l)) => diff(l),
+        (d, _) => d,
+    };
+    set(out::<c_int>(w, 2), |c| *c = d as c_int)
 }
 
 /// The string deviations of `ompd_get_omp_version_string` and the ICV strings: a static

@@ -37,7 +37,7 @@ pub fn get_thread_handle(
         let mut buf = [0u8; MAX_ID];
         let id = handles::copy_in(id, size, &mut buf)?;
         let tctx = t.tool.thread_context(t.ctx(), kind, id)?;
-        let th = if scan_mode(&t) {
+        let th = if scan_mode(&t)? {
             by_scan(&mut t, id)?
         } else {
             by_gtid(&mut t, tctx)?
@@ -48,10 +48,14 @@ pub fn get_thread_handle(
 }
 
 /// True when the runtime keeps no thread-local gtid (`__kmp_gtid_mode` other than 3, native
-/// TLS), so threads are found by their native id.
-fn scan_mode(t: &Target) -> bool {
-    t.global(b"__kmp_gtid_mode\0").is_ok()
-        && t.global_int(b"__kmp_gtid_mode\0").is_ok_and(|m| m != 3)
+/// TLS), so threads are found by their native id. A runtime without the variable (the lookup's
+/// `error`) keeps them thread-local; any other failure to look it up or read it is the answer.
+fn scan_mode(t: &Target) -> Result<bool, Rc> {
+    match t.global(b"__kmp_gtid_mode\0") {
+        Err(Rc::ERROR) => Ok(false),
+        Err(e) => Err(e),
+        Ok(_) => Ok(t.global_int(b"__kmp_gtid_mode\0")? != 3),
+    }
 }
 
 /// The thread whose thread-local `__kmp_gtid` the thread context shows.

@@ -7,13 +7,16 @@
 //! real runtime keeps them. Explicit tasks are a `kmp_taskdata_t` followed by a `kmp_task_t`.
 
 use super::{Image, NativeThread, Placement};
-use crate::layout::{Layout, Policy, SeedRng, UnsupportedLayout};
+use crate::layout::{Layout, Policy, UnsupportedLayout};
 use crate::model::{GtidMode, Model, ModelError, RegionId, SchedKind, SchedModifier, TaskKind};
 use ompd_serve::arch::Arch;
 use ompd_serve::memory::Memory;
 use std::collections::BTreeMap;
 
 mod legacy;
+mod place;
+
+use place::Placer;
 
 /// Why a model could not be lowered.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -42,35 +45,6 @@ pub fn sched_type(kind: SchedKind, chunk: i32, modifier: Option<SchedModifier>) 
         None => 0,
         Some(SchedModifier::Monotonic) => 1 << 29,
         Some(SchedModifier::Nonmonotonic) => 1 << 30,
-    }
-}
-
-struct Placer {
-    rng: Option<SeedRng>,
-    next: u64,
-    limit: u64,
-}
-
-impl Placer {
-    fn place(&mut self, mem: &mut Memory, size: u64, align: u64, label: &str) -> u64 {
-        let size = size.max(1);
-        let align = align.clamp(8, 64);
-        if let Some(rng) = &mut self.rng {
-            for _ in 0..10_000 {
-                let span = self.limit - 0x10_0000 - size;
-                let addr = (0x1_0000 + rng.below(span)) & !(align - 1);
-                // Keep a guard gap so that an overrun never lands in a neighbour.
-                if addr >= 0x1_0000 && !mem.overlaps(addr.saturating_sub(16), size + 32) {
-                    mem.map(addr, size, label);
-                    return addr;
-                }
-            }
-            panic!("could not place {size} bytes in the address space");
-        }
-        let addr = self.next.div_ceil(align) * align;
-        self.next = addr + size + 16;
-        mem.map(addr, size, label);
-        addr
     }
 }
 
@@ -224,14 +198,11 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
     model.validate()?;
     let layout = Layout::new(arch, policy)?;
     check_frames_fit(model, arch)?;
-    let placer = Placer {
-        rng: match policy {
-            Policy::Random(seed) => Some(SeedRng::new(seed ^ 0x5EED_AD0D)),
-            _ => None,
-        },
-        next: 0x1000_0000,
-        limit: arch.address_limit(),
+    let seed = match policy {
+        Policy::Random(seed) => Some(seed),
+        _ => None,
     };
+    let placer = Placer::new(arch, seed, policy == Policy::Far);
     let mut lo = Lowering {
         arch,
         layout,
@@ -615,36 +586,29 @@ impl Lowering {
         }
     }
 
-    /// Thread-local gtid slots, for OpenMP threads (in teams, then idle) then foreign ones.
+    /// Thread-local gtid slots, for OpenMP threads (in teams, then idle) then foreign ones. A
+    /// runtime in scan mode keeps no thread-local gtid: every slot is 0 and `__kmp_gtid` is no
+    /// symbol of its image.
     fn gtid_slots(&mut self, model: &Model) -> Vec<NativeThread> {
+        let tls = model.gtid_mode == GtidMode::Tls;
+        let openmp = model.threads.iter().map(|t| t.native);
+        let idle = model.idle_threads.iter().copied();
+        let known = openmp.chain(idle).enumerate().map(|(g, n)| (n, g as i32));
+        // KMP_GTID_DNE: a thread the runtime does not know.
+        let foreign = model.foreign_threads.iter().map(|n| (*n, -2));
         let mut threads = Vec::new();
-        for (gtid, t) in model.threads.iter().enumerate() {
-            let slot = self.alloc(4, 4, &format!("__kmp_gtid tls {gtid}"));
-            self.scalar(slot, 4, gtid as u64);
+        for (native, gtid) in known.chain(foreign).collect::<Vec<_>>() {
+            let gtid_slot = if tls {
+                let slot = self.alloc(4, 4, &format!("__kmp_gtid tls of {}", native.lwp));
+                self.scalar(slot, 4, gtid as u32 as u64);
+                slot
+            } else {
+                0
+            };
             threads.push(NativeThread {
-                native: t.native,
-                gtid_slot: slot,
-                gtid: gtid as i32,
-            });
-        }
-        for (k, native) in model.idle_threads.iter().enumerate() {
-            let gtid = model.threads.len() + k;
-            let slot = self.alloc(4, 4, &format!("__kmp_gtid tls {gtid}"));
-            self.scalar(slot, 4, gtid as u64);
-            threads.push(NativeThread {
-                native: *native,
-                gtid_slot: slot,
-                gtid: gtid as i32,
-            });
-        }
-        for (k, native) in model.foreign_threads.iter().enumerate() {
-            let slot = self.alloc(4, 4, &format!("__kmp_gtid tls foreign {k}"));
-            // KMP_GTID_DNE: a thread the runtime does not know.
-            self.scalar(slot, 4, (-2i32) as u32 as u64);
-            threads.push(NativeThread {
-                native: *native,
-                gtid_slot: slot,
-                gtid: -2,
+                native,
+                gtid_slot,
+                gtid,
             });
         }
         threads

@@ -29,7 +29,7 @@ pub const GTID_SYMBOL: &str = "__kmp_gtid";
 pub struct NativeThread {
     /// Native ids.
     pub native: NativeId,
-    /// Address of this thread's `__kmp_gtid` TLS variable.
+    /// Address of this thread's `__kmp_gtid` TLS variable (0: the runtime keeps none, scan mode).
     pub gtid_slot: u64,
     /// The gtid stored there (negative for a thread that never entered OpenMP).
     pub gtid: i32,

@@ -36,17 +36,20 @@ impl Source for Image {
                     "{name} is thread-local and was looked up without a thread context"
                 )));
             };
+            // A runtime in scan mode has no thread-local gtid (slot 0).
             return self
                 .threads
                 .get(i)
                 .map(|t| t.gtid_slot)
+                .filter(|slot| *slot != 0)
                 .ok_or(SymbolError::NotFound);
         }
         Image::symbol(self, name).ok_or(SymbolError::NotFound)
     }
 
     fn is_thread_local(&self, name: &str) -> Option<bool> {
-        (name == GTID_SYMBOL || Image::symbol(self, name).is_some()).then_some(name == GTID_SYMBOL)
+        let tls = name == GTID_SYMBOL && self.threads.iter().any(|t| t.gtid_slot != 0);
+        (tls || Image::symbol(self, name).is_some()).then_some(tls)
     }
 
     fn thread_count(&self) -> usize {

@@ -45,7 +45,7 @@ pub enum Set {
 type Entry = (&'static str, &'static str, fn() -> Model, Judges, Set);
 
 /// The built-in scenarios (one table; each model is built only when asked for).
-const BUILT_IN: [Entry; 6] = [
+const BUILT_IN: [Entry; 7] = [
     (
         "serial",
         "initial thread in serial code after a region, one idle pool thread, one foreign native thread",
@@ -81,6 +81,15 @@ const BUILT_IN: [Entry; 6] = [
         // With the callback contract, whatever the library did in them (a library that prints
         // when a layout lookup fails shows here).
         Judges::Only(&["tool_data.", "callbacks."]),
+        Set::Default,
+    ),
+    (
+        "thread-scan",
+        "a runtime without thread-local gtids (__kmp_gtid_mode 1, no __kmp_gtid symbol): a thread is found by scanning __kmp_threads for its id; the nested-tasks state",
+        thread_scan,
+        // The thread lookup is the one path the mode changes; every other family starts from a
+        // thread handle and would repeat the lookup's findings.
+        Judges::Only(&["thread.", "fault.get_thread_handle.", "null.get_thread_handle.", "callbacks."]),
         Set::Default,
     ),
     (
@@ -233,6 +242,12 @@ fn serialized() -> Model {
     b.parallel(t1, 1);
     b.parallel(t1, 1);
     b.build().expect("serialized scenario is valid")
+}
+
+fn thread_scan() -> Model {
+    let mut m = nested_tasks();
+    m.gtid_mode = GtidMode::Scan;
+    m
 }
 
 fn no_ompt() -> Model {

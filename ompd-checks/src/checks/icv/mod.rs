@@ -130,6 +130,16 @@ pub static CHECKS: &[Check] = &[
         run: Run::Worker(unknown_current),
         ..Check::TARGET
     },
+    Check {
+        id: "icv.enumerate.after_last",
+        requirements: &["OMPD-ICV-002", "OMPD-ICV-004"],
+        summary: "ompd_enumerate_icvs from the last ICV (the one answered with more 0) claims no further ICV: any non-ok code, or ok with more 0",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::EnumerateIcvs],
+        real: Some(&[]),
+        run: Run::Worker(after_last),
+        ..Check::TARGET
+    },
     value_check!("icv.value.dyn-var", "dyn-var", [], RECORDED),
     value_check!("icv.value.nthreads-var", "nthreads-var", ["OMPD-ICV-014"], WITH_LISTS),
     value_check!("icv.value.run-sched-var", "run-sched-var", ["OMPD-ICV-013"], RECORDED),
@@ -264,6 +274,39 @@ fn unknown_current(ctx: &mut Ctx, _: &str) -> Verdict {
             Rc::BAD_INPUT,
             &[],
         );
+    }
+    j.verdict()
+}
+
+/// The call after the last item: no ICVs remain after the one answered with more 0, so an ok
+/// answer may not say that more do (a library that indexes its table with the next id reads
+/// past its end).
+fn after_last(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let listed = ctx.icvs(ah);
+    let mut j = Judge::new(ctx, "a non-ok code, or ok with more 0");
+    let last = match listed {
+        Ok(list) if list.len() <= 1024 => list.last().map(|e| e.id),
+        Ok(list) => {
+            j.fail(format!(
+                "the enumeration has no last ICV: more stayed 1 for {} steps",
+                list.len()
+            ));
+            return j.verdict();
+        }
+        Err(e) => {
+            j.fail(format!("the enumeration has no last ICV: {e}"));
+            return j.verdict();
+        }
+    };
+    let Some(last) = last else {
+        return j.verdict();
+    };
+    match ctx.lib.enumerate_icvs(ah, last) {
+        Ok((next, name, _, more)) => j.expect(more == 0, || {
+            format!("from the last ICV {last}: ok with {next} ({name}) and more {more}")
+        }),
+        Err(_) => j.holds(),
     }
     j.verdict()
 }
