@@ -195,7 +195,12 @@ fn expectation(name: &str) -> Expect {
             Outcome::Crash,
             &["SIGSEGV", "reproduced"],
         ),
-        "abort" => e("thread.id.round_trip", Outcome::Crash, &["SIGABRT"]),
+        // The inner (LLVM) library finds no thread in scan mode, so there no call reaches the
+        // broken ompd_get_thread_id.
+        "abort" => Expect {
+            scenarios: &["serial", "nested-tasks", "serialized", "untracked"],
+            ..e("thread.id.round_trip", Outcome::Crash, &["SIGABRT"])
+        },
         "exit0" => e(
             "task.function.matches_model",
             Outcome::Crash,

@@ -349,7 +349,12 @@ impl Lowering {
                 .thread_num(t.region, crate::model::ThreadId(g))
                 .expect("validated membership");
             self.put(th, bi, &["th_info", "ds", "ds_tid"], tid as u64);
-            self.put(th, bi, &["th_info", "ds", "ds_gtid"], g as u64);
+            self.put(
+                th,
+                bi,
+                &["th_info", "ds", "ds_gtid"],
+                model.runtime_gtid(g) as u64,
+            );
             self.put(th, bi, &["th_team"], o.team[t.region.0] - o.t_off);
             self.put(th, bi, &["th_current_task"], o.task[t.current_task.0]);
             self.put(th, bi, &["ompt_thread_info", "state"], t.state as u64);
@@ -362,7 +367,8 @@ impl Lowering {
             let bi = "kmp_base_info_t";
             self.put(th, bi, &["th_info", "ds", "ds_thread"], native.pthread);
             self.put(th, bi, &["th_info", "ds", "ds_tid"], 0);
-            self.put(th, bi, &["th_info", "ds", "ds_gtid"], (first + k) as u64);
+            let gtid = model.runtime_gtid(first + k) as u64;
+            self.put(th, bi, &["th_info", "ds", "ds_gtid"], gtid);
             self.put(th, bi, &["th_team"], 0);
             self.put(th, bi, &["th_current_task"], 0);
             self.put(
@@ -505,10 +511,11 @@ impl Lowering {
         self.mem.write(a, lib_ver).expect("fits");
         self.symbols.insert("__kmp_version_lib_ver".into(), a);
         let all = (model.threads.len() + model.idle_threads.len()) as u64;
-        let capacity = all + 2;
+        // Vacant slots stay NULL (memory is mapped zeroed).
+        let capacity = all + model.vacant_gtids.len() as u64 + 2;
         let arr = self.alloc(capacity * p, p, "__kmp_threads array");
-        for (gtid, i) in info.iter().enumerate() {
-            self.ptr(arr + p * gtid as u64, *i);
+        for (k, i) in info.iter().enumerate() {
+            self.ptr(arr + p * model.runtime_gtid(k) as u64, *i);
         }
         self.global("__kmp_threads", p, arr);
         self.global("__kmp_threads_capacity", 4, capacity);
@@ -593,7 +600,10 @@ impl Lowering {
         let tls = model.gtid_mode == GtidMode::Tls;
         let openmp = model.threads.iter().map(|t| t.native);
         let idle = model.idle_threads.iter().copied();
-        let known = openmp.chain(idle).enumerate().map(|(g, n)| (n, g as i32));
+        let known = openmp
+            .chain(idle)
+            .enumerate()
+            .map(|(k, n)| (n, model.runtime_gtid(k) as i32));
         // KMP_GTID_DNE: a thread the runtime does not know.
         let foreign = model.foreign_threads.iter().map(|n| (*n, -2));
         let mut threads = Vec::new();

@@ -202,11 +202,10 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
         t_off: img.layout.field("kmp_team_p", "t").offset,
         td_size: img.layout.ty("kmp_taskdata_t").size,
     };
-    let mut thread_addr = Vec::new();
-    for g in 0..nth {
-        let info = r.ptr(arr + p * g as u64)?;
-        thread_addr.push(info + o.th_off);
-    }
+    let (infos, gtids) = thread_slots(&mut r, arr, p, nth)?;
+    let mut thread_addr: Vec<u64> = infos.iter().map(|i| i + o.th_off).collect();
+    let last = gtids.last().copied().unwrap_or(0);
+    let vacant_gtids = (0..last).filter(|g| !gtids.contains(g)).collect();
     let idle_addr = r.split_idle(&mut thread_addr)?;
     let by_thread_addr: BTreeMap<u64, usize> = thread_addr
         .iter()
@@ -221,7 +220,7 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
     r.read_tasks(&o, &mut g, &thread_addr)?;
     g.link_serialized_runs();
     r.lwt_scheduling(&mut g)?;
-    let threads = r.read_threads(&o, &g, &thread_addr)?;
+    let threads = r.read_threads(&o, &g, &thread_addr, &gtids)?;
     let mask = u64::MAX >> (64 - 8 * p);
     let foreign_threads: Vec<NativeId> = img
         .threads
@@ -232,7 +231,7 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
             ..t.native
         })
         .collect();
-    let idle_threads = r.read_idle(&o, thread_addr.len(), &idle_addr)?;
+    let idle_threads = r.read_idle(&o, &gtids[thread_addr.len()..], &idle_addr)?;
     let globals = r.read_globals(p)?;
     let older = img.symbol("ompd_state").is_none();
     Ok(Model {
@@ -249,6 +248,7 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
         } else {
             GtidMode::Scan
         },
+        vacant_gtids,
         globals,
         threads,
         foreign_threads,
@@ -256,6 +256,35 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
         regions: g.regions,
         tasks: g.tasks,
     })
+}
+
+/// The `kmp_info_t` addresses of the `nth` threads of `__kmp_threads` at `arr`, and their gtids
+/// (slot indices): vacant (NULL) slots are skipped.
+fn thread_slots(
+    r: &mut Reader,
+    arr: u64,
+    p: u64,
+    nth: usize,
+) -> Result<(Vec<u64>, Vec<usize>), ReadError> {
+    let capacity = r.global("__kmp_threads_capacity", 4)? as usize;
+    let (mut infos, mut gtids) = (Vec::new(), Vec::new());
+    for g in 0..capacity {
+        if infos.len() == nth {
+            break;
+        }
+        let info = r.ptr(arr + p * g as u64)?;
+        if info != 0 {
+            infos.push(info);
+            gtids.push(g);
+        }
+    }
+    if infos.len() < nth {
+        return Err(ReadError::Graph(format!(
+            "__kmp_threads holds {} of its {nth} threads",
+            infos.len()
+        )));
+    }
+    Ok((infos, gtids))
 }
 
 impl Reader<'_> {
@@ -525,17 +554,17 @@ impl Reader<'_> {
         Ok(thread_addr.split_off(first))
     }
 
-    /// The idle threads' native ids, their gtids from `first` on, checked against the native
+    /// The idle threads' native ids (their gtids are `gtids`), checked against the native
     /// thread table.
     fn read_idle(
         &mut self,
         o: &Offsets,
-        first: usize,
+        gtids: &[usize],
         idle: &[u64],
     ) -> Result<Vec<NativeId>, ReadError> {
         let mut out = Vec::new();
-        for (k, th) in idle.iter().enumerate() {
-            let gtid = (first + k) as i32;
+        for (th, gtid) in idle.iter().zip(gtids) {
+            let gtid = *gtid as i32;
             let pthread = self.get(*th, BI, &["th_info", "ds", "ds_thread"])?;
             let native = self
                 .img
@@ -559,9 +588,10 @@ impl Reader<'_> {
         o: &Offsets,
         g: &Graph,
         thread_addr: &[u64],
+        gtids: &[usize],
     ) -> Result<Vec<Thread>, ReadError> {
         let mut threads = Vec::new();
-        for (gtid, th) in thread_addr.iter().enumerate() {
+        for (th, gtid) in thread_addr.iter().zip(gtids.iter().copied()) {
             let team = self.get(*th, BI, &["th_team"])? + o.t_off;
             let region = *g.team_info[&team]
                 .regions

@@ -52,6 +52,7 @@ impl ModelBuilder {
             ompt_support: true,
             older_description: false,
             gtid_mode: GtidMode::Tls,
+            vacant_gtids: Vec::new(),
             globals: Globals::default(),
             threads: vec![Thread {
                 native: NativeId {

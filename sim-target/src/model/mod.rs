@@ -289,6 +289,11 @@ pub struct Model {
     pub older_description: bool,
     /// Gtid lookup mode.
     pub gtid_mode: GtidMode,
+    /// Slots of `__kmp_threads` left NULL before the last thread: gtids of root threads that
+    /// registered and left (the runtime clears their slot). The OpenMP threads, then the idle
+    /// ones, take the other gtids in order ([`Model::runtime_gtid`]).
+    #[serde(default)]
+    pub vacant_gtids: Vec<usize>,
     /// Address-space-wide state.
     pub globals: Globals,
     /// OpenMP threads, indexed by gtid.
@@ -317,6 +322,15 @@ fn supported() -> bool {
 pub struct ModelError(pub String);
 
 impl Model {
+    /// The runtime's gtid of thread `i` (OpenMP threads, then idle ones): its slot of
+    /// `__kmp_threads`, the `i`-th that is not vacant.
+    pub fn runtime_gtid(&self, i: usize) -> usize {
+        (0..)
+            .filter(|g| !self.vacant_gtids.contains(g))
+            .nth(i)
+            .expect("an unbounded range has an i-th element")
+    }
+
     /// Nesting level of a region (levels-var): 0 for the initial region.
     pub fn level(&self, r: RegionId) -> usize {
         let mut level = 0;

@@ -85,7 +85,7 @@ const BUILT_IN: [Entry; 7] = [
     ),
     (
         "thread-scan",
-        "a runtime without thread-local gtids (__kmp_gtid_mode 1, no __kmp_gtid symbol): a thread is found by scanning __kmp_threads for its id; the nested-tasks state",
+        "a runtime without thread-local gtids (__kmp_gtid_mode 1, no __kmp_gtid symbol): a thread is found by scanning __kmp_threads for its id, where slot 1 is vacant (a root thread that left); the nested-tasks state",
         thread_scan,
         // The thread lookup is the one path the mode changes; every other family starts from a
         // thread handle and would repeat the lookup's findings.
@@ -247,6 +247,9 @@ fn serialized() -> Model {
 fn thread_scan() -> Model {
     let mut m = nested_tasks();
     m.gtid_mode = GtidMode::Scan;
+    // A root thread registered as gtid 1 and left: the runtime cleared its slot, and the
+    // threads after it keep their gtids.
+    m.vacant_gtids = vec![1];
     m
 }
 

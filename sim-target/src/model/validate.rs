@@ -24,7 +24,7 @@ impl Model {
         for i in 0..self.tasks.len() {
             self.validate_task_links(i)?;
         }
-        Ok(())
+        self.validate_vacant_gtids()
     }
 
     /// Region `i`: its team, parent, implicit tasks and nested regions.
@@ -147,5 +147,18 @@ impl Model {
             }
         }
         Ok(())
+    }
+
+    /// Vacant gtids are distinct, after the initial thread's 0 and before the last thread.
+    fn validate_vacant_gtids(&self) -> Result<(), ModelError> {
+        let live = self.threads.len() + self.idle_threads.len();
+        let v = &self.vacant_gtids;
+        let distinct = v.iter().collect::<std::collections::BTreeSet<_>>().len() == v.len();
+        if distinct && v.iter().all(|g| *g > 0 && *g < live + v.len()) {
+            return Ok(());
+        }
+        Err(ModelError(format!(
+            "vacant gtids {v:?} must be distinct, after 0 and before the last of {live} threads"
+        )))
     }
 }
