@@ -17,22 +17,36 @@ fn planned_results(libs: usize) -> usize {
         .expect("ompd-conform list runs");
     let checks: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("json list");
     let stage = |s: &str| checks.iter().filter(|c| c["stage"] == s).count();
-    let units_per_scenario = 4 * 3 + 1; // four arch variants × three layouts, plus Intel's
+    // The default plan's units of a scenario: the arch variants × the layouts that describe
+    // them and that a default run samples there.
+    let opts = ompd_engine::run::RunOptions::default();
+    let units = |s: &str| -> usize {
+        opts.archs
+            .iter()
+            .map(|a| {
+                opts.layouts
+                    .iter()
+                    .filter(|l| l.supports(*a) && l.sampled(s, *a))
+                    .count()
+            })
+            .sum()
+    };
     let per_scenario = |runtime: bool| -> usize {
         sim_target::model::scenario_names()
             .map(|s| {
-                checks
+                let judged = checks
                     .iter()
                     .filter(|c| c["stage"] == "target")
                     .map(|c| c["id"].as_str().unwrap_or(""))
                     .filter(|id| ompd_report::runtime_row::is_runtime_check(id) == runtime)
                     .filter(|id| sim_target::model::judges(s, id))
-                    .count()
+                    .count();
+                judged * units(s)
             })
             .sum()
     };
-    let library = stage("static") + stage("library") + per_scenario(false) * units_per_scenario;
-    libs * library + per_scenario(true) * units_per_scenario
+    let library = stage("static") + stage("library") + per_scenario(false);
+    libs * library + per_scenario(true)
 }
 
 fn run_and_stop(
