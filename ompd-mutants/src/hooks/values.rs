@@ -42,19 +42,12 @@ static LAST_ITEM: AtomicU64 = AtomicU64::new(u64::MAX);
 /// with `current + 1` and wraps: the first item, with more 1.
 fn restart_after_last(d: D, w: &[u64], rc: Rc) -> Rc {
     if w[1] == LAST_ITEM.load(Ordering::Relaxed) {
-        return if d == D::StatesRestartAfterLast {
-            let f = routine::<entry::EnumerateStates>(EntryPoint::EnumerateStates);
-            // SAFETY: the tool's arguments with the first state (ompt_state_undefined).
-            f.map_or(rc, |f| unsafe {
-                f(p(w[0]), 0x102, p(w[2]), p(w[3]), p(w[4]))
-            })
+        let ep = if d == D::StatesRestartAfterLast {
+            EntryPoint::EnumerateStates
         } else {
-            let f = routine::<entry::EnumerateIcvs>(EntryPoint::EnumerateIcvs);
-            // SAFETY: the tool's arguments with the first ICV (ompd_icv_undefined).
-            f.map_or(rc, |f| unsafe {
-                f(p(w[0]), 0, p(w[2]), p(w[3]), p(w[4]), p(w[5]))
-            })
+            EntryPoint::EnumerateIcvs
         };
+        return from_the_start(ep, w).unwrap_or(rc);
     }
     let (next, more) = if d == D::StatesRestartAfterLast {
         (
@@ -299,22 +292,28 @@ fn set<T>(p: Option<&mut T>, f: impl FnOnce(&mut T)) -> Rc {
 /// current one.
 fn retried(d: D, ep: EntryPoint, w: &[u64]) -> Option<Rc> {
     match d {
-        D::StatesAcceptUnknown if ep == EntryPoint::EnumerateStates => {
-            let f = routine::<entry::EnumerateStates>(ep)?;
-            // SAFETY: the tool's arguments with the first state (ompt_state_undefined).
-            Some(unsafe { f(p(w[0]), 0x102, p(w[2]), p(w[3]), p(w[4])) })
-        }
-        D::IcvsAcceptUnknown if ep == EntryPoint::EnumerateIcvs => {
-            let f = routine::<entry::EnumerateIcvs>(ep)?;
-            // SAFETY: the tool's arguments with the first ICV (ompd_icv_undefined).
-            Some(unsafe { f(p(w[0]), 0, p(w[2]), p(w[3]), p(w[4]), p(w[5])) })
-        }
+        D::StatesAcceptUnknown if ep == EntryPoint::EnumerateStates => from_the_start(ep, w),
+        D::IcvsAcceptUnknown if ep == EntryPoint::EnumerateIcvs => from_the_start(ep, w),
         D::IcvStringAsInteger if ep == EntryPoint::GetIcvFromScope => {
             let v = out::<i64>(w, 3)?;
             *v = 0;
             Some(Rc::OK)
         }
         _ => None,
+    }
+}
+
+/// The inner enumeration `ep` (`ompd_enumerate_states` or `ompd_enumerate_icvs`) called with the
+/// tool's arguments but from its start (`ompt_state_undefined`, `ompd_icv_undefined`).
+fn from_the_start(ep: EntryPoint, w: &[u64]) -> Option<Rc> {
+    if ep == EntryPoint::EnumerateStates {
+        let f = routine::<entry::EnumerateStates>(ep)?;
+        // SAFETY: the tool's arguments with the first state (ompt_state_undefined).
+        Some(unsafe { f(p(w[0]), 0x102, p(w[2]), p(w[3]), p(w[4])) })
+    } else {
+        let f = routine::<entry::EnumerateIcvs>(ep)?;
+        // SAFETY: the tool's arguments with the first ICV (ompd_icv_undefined).
+        Some(unsafe { f(p(w[0]), 0, p(w[2]), p(w[3]), p(w[4]), p(w[5])) })
     }
 }
 

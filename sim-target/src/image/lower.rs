@@ -198,11 +198,7 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
     model.validate()?;
     let layout = Layout::new(arch, policy)?;
     check_frames_fit(model, arch)?;
-    let seed = match policy {
-        Policy::Random(seed) => Some(seed),
-        _ => None,
-    };
-    let placer = Placer::new(arch, seed, policy == Policy::Far);
+    let placer = Placer::new(arch, policy);
     let mut lo = Lowering {
         arch,
         layout,

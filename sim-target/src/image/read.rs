@@ -202,10 +202,12 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
         t_off: img.layout.field("kmp_team_p", "t").offset,
         td_size: img.layout.ty("kmp_taskdata_t").size,
     };
-    let (infos, gtids) = thread_slots(&mut r, arr, p, nth)?;
+    let Slots {
+        infos,
+        gtids,
+        vacant: vacant_gtids,
+    } = thread_slots(&mut r, arr, p, nth)?;
     let mut thread_addr: Vec<u64> = infos.iter().map(|i| i + o.th_off).collect();
-    let last = gtids.last().copied().unwrap_or(0);
-    let vacant_gtids = (0..last).filter(|g| !gtids.contains(g)).collect();
     let idle_addr = r.split_idle(&mut thread_addr)?;
     let by_thread_addr: BTreeMap<u64, usize> = thread_addr
         .iter()
@@ -258,33 +260,40 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
     })
 }
 
-/// The `kmp_info_t` addresses of the `nth` threads of `__kmp_threads` at `arr`, and their gtids
-/// (slot indices): vacant (NULL) slots are skipped.
-fn thread_slots(
-    r: &mut Reader,
-    arr: u64,
-    p: u64,
-    nth: usize,
-) -> Result<(Vec<u64>, Vec<usize>), ReadError> {
+/// What the slots of `__kmp_threads` hold up to its last thread.
+#[derive(Default)]
+struct Slots {
+    /// The `kmp_info_t` address of each thread.
+    infos: Vec<u64>,
+    /// Its gtid (slot index).
+    gtids: Vec<usize>,
+    /// The vacant (NULL) slots before the last thread, ascending.
+    vacant: Vec<usize>,
+}
+
+/// The slots of the `nth` threads of `__kmp_threads` at `arr`, and the vacant ones among them.
+fn thread_slots(r: &mut Reader, arr: u64, p: u64, nth: usize) -> Result<Slots, ReadError> {
     let capacity = r.global("__kmp_threads_capacity", 4)? as usize;
-    let (mut infos, mut gtids) = (Vec::new(), Vec::new());
+    let mut s = Slots::default();
     for g in 0..capacity {
-        if infos.len() == nth {
+        if s.infos.len() == nth {
             break;
         }
-        let info = r.ptr(arr + p * g as u64)?;
-        if info != 0 {
-            infos.push(info);
-            gtids.push(g);
+        match r.ptr(arr + p * g as u64)? {
+            0 => s.vacant.push(g),
+            info => {
+                s.infos.push(info);
+                s.gtids.push(g);
+            }
         }
     }
-    if infos.len() < nth {
+    if s.infos.len() < nth {
         return Err(ReadError::Graph(format!(
             "__kmp_threads holds {} of its {nth} threads",
-            infos.len()
+            s.infos.len()
         )));
     }
-    Ok((infos, gtids))
+    Ok(s)
 }
 
 impl Reader<'_> {

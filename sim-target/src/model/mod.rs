@@ -289,9 +289,9 @@ pub struct Model {
     pub older_description: bool,
     /// Gtid lookup mode.
     pub gtid_mode: GtidMode,
-    /// Slots of `__kmp_threads` left NULL before the last thread: gtids of root threads that
-    /// registered and left (the runtime clears their slot). The OpenMP threads, then the idle
-    /// ones, take the other gtids in order ([`Model::runtime_gtid`]).
+    /// Slots of `__kmp_threads` left NULL before the last thread, ascending: gtids of root
+    /// threads that registered and left (the runtime clears their slot). The OpenMP threads,
+    /// then the idle ones, take the other gtids in order ([`Model::runtime_gtid`]).
     #[serde(default)]
     pub vacant_gtids: Vec<usize>,
     /// Address-space-wide state.
@@ -325,10 +325,10 @@ impl Model {
     /// The runtime's gtid of thread `i` (OpenMP threads, then idle ones): its slot of
     /// `__kmp_threads`, the `i`-th that is not vacant.
     pub fn runtime_gtid(&self, i: usize) -> usize {
-        (0..)
-            .filter(|g| !self.vacant_gtids.contains(g))
-            .nth(i)
-            .expect("an unbounded range has an i-th element")
+        // Each vacant slot at or before the gtid reached so far moves it one on (ascending).
+        self.vacant_gtids
+            .iter()
+            .fold(i, |g, v| if *v <= g { g + 1 } else { g })
     }
 
     /// Nesting level of a region (levels-var): 0 for the initial region.
@@ -448,6 +448,17 @@ mod tests {
         assert!(!judges("no-ompt", "state.get.matches_model"));
         assert!(judges("serial", "state.get.matches_model"));
         assert!(judges("replay:case", "state.get.matches_model"));
+    }
+
+    #[test]
+    fn threads_take_the_gtids_the_vacant_slots_leave() {
+        let mut m = scenario("nested-tasks").unwrap().model;
+        m.vacant_gtids = vec![1, 3];
+        let gtids: Vec<usize> = (0..5).map(|i| m.runtime_gtid(i)).collect();
+        assert_eq!(gtids, [0, 2, 4, 5, 6]);
+        m.validate().unwrap();
+        m.vacant_gtids = vec![3, 1];
+        assert!(m.validate().is_err(), "vacant gtids out of order");
     }
 
     #[test]

@@ -149,16 +149,16 @@ impl Model {
         Ok(())
     }
 
-    /// Vacant gtids are distinct, after the initial thread's 0 and before the last thread.
+    /// Vacant gtids ascend, after the initial thread's 0 and before the last thread.
     fn validate_vacant_gtids(&self) -> Result<(), ModelError> {
         let live = self.threads.len() + self.idle_threads.len();
         let v = &self.vacant_gtids;
-        let distinct = v.iter().collect::<std::collections::BTreeSet<_>>().len() == v.len();
-        if distinct && v.iter().all(|g| *g > 0 && *g < live + v.len()) {
+        let ascending = v.windows(2).all(|p| p[0] < p[1]);
+        if ascending && v.iter().all(|g| *g > 0 && *g < live + v.len()) {
             return Ok(());
         }
         Err(ModelError(format!(
-            "vacant gtids {v:?} must be distinct, after 0 and before the last of {live} threads"
+            "vacant gtids {v:?} must ascend, after 0 and before the last of {live} threads"
         )))
     }
 }

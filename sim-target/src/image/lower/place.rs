@@ -11,7 +11,7 @@
 //! - on both, one object in four is stacked down from the very top of the address space (the
 //!   first ends at its last byte).
 
-use crate::layout::SeedRng;
+use crate::layout::{Policy, SeedRng};
 use ompd_serve::arch::Arch;
 use ompd_serve::memory::Memory;
 
@@ -60,16 +60,18 @@ pub(super) struct Far {
 }
 
 impl Placer {
-    /// The placer for a target of `arch`; `seed` spreads the objects, `far` puts them at the
-    /// extremes, neither packs them into one heap area.
-    pub(super) fn new(arch: Arch, seed: Option<u64>, far: bool) -> Placer {
-        match (seed, far) {
-            (_, true) => Placer::Far(Far::new(arch)),
-            (Some(seed), false) => Placer::Spread {
+    /// The placer of `policy` for a target of `arch`: a random layout spreads the objects, the
+    /// far one puts them at the extremes, the others pack them into one heap area.
+    pub(super) fn new(arch: Arch, policy: Policy) -> Placer {
+        match policy {
+            Policy::Far => Placer::Far(Far::new(arch)),
+            Policy::Random(seed) => Placer::Spread {
                 rng: SeedRng::new(seed ^ 0x5EED_AD0D),
                 limit: arch.address_limit(),
             },
-            (None, false) => Placer::Heap { next: 0x1000_0000 },
+            Policy::Natural | Policy::Packed | Policy::Intel2026_2 => {
+                Placer::Heap { next: 0x1000_0000 }
+            }
         }
     }
 
@@ -172,7 +174,7 @@ mod tests {
 
     fn placed(arch: Arch, sizes: &[u64]) -> Vec<u64> {
         let mut mem = Memory::default();
-        let mut p = Placer::new(arch, None, true);
+        let mut p = Placer::new(arch, Policy::Far);
         sizes
             .iter()
             .map(|s| p.place(&mut mem, *s, 64, "object"))
