@@ -173,19 +173,34 @@ impl<'l> Ctx<'l> {
 }
 
 impl<'l> ThreadHandles<'l> {
-    /// An ICV (handle, scope, id) the getter answers with `ok`: the first enumerated ICV whose
-    /// scope one of these handles (or `ah`) stands for and that the getter (the string getter
-    /// when `string`) answers; the first with a handle when none answers.
+    /// An ICV (handle, scope, id) the getter answers with `ok`: the first of
+    /// [`ThreadHandles::answered_icvs`].
     pub fn answered_icv<'a>(
         &'a self,
         ctx: &Ctx<'l>,
         ah: &'a AspaceH<'l>,
         string: bool,
     ) -> Option<(AnyHandle<'a, 'l>, abi::Scope, u64)> {
+        let first = self.answered_icvs(ctx, ah, string).into_iter().next();
+        first.map(|(_, icv)| icv)
+    }
+
+    /// Every ICV (name, and handle, scope, id) the getter (the string getter when `string`)
+    /// answers with `ok` through one of these handles (or `ah`) of its enumerated scope, in
+    /// enumeration order; the first with a handle when none answers.
+    pub fn answered_icvs<'a>(
+        &'a self,
+        ctx: &Ctx<'l>,
+        ah: &'a AspaceH<'l>,
+        string: bool,
+    ) -> Vec<(String, (AnyHandle<'a, 'l>, abi::Scope, u64))> {
         use abi::Scope;
-        let table = ctx.icvs(ah).ok()?;
+        let Ok(table) = ctx.icvs(ah) else {
+            return Vec::new();
+        };
         let implicit = is_implicit(ctx.model, ctx.model.threads[self.gtid.0].current_task);
         let mut first = None;
+        let mut answered = Vec::new();
         for e in table {
             let handle = match e.scope {
                 Scope::GLOBAL | Scope::ADDRESS_SPACE => Some(AnyHandle::Aspace(ah)),
@@ -201,12 +216,17 @@ impl<'l> ThreadHandles<'l> {
             } else {
                 matches!(ctx.lib.get_icv(h, e.scope, e.id), Ok((Rc::OK, _)))
             };
+            let row = (e.name, (h, e.scope, e.id));
             if answers {
-                return Some((h, e.scope, e.id));
+                answered.push(row);
+            } else if first.is_none() {
+                first = Some(row);
             }
-            first.get_or_insert((h, e.scope, e.id));
         }
-        first
+        if answered.is_empty() {
+            answered.extend(first);
+        }
+        answered
     }
 }
 

@@ -61,6 +61,16 @@ impl Judge {
         self.failures.push(what.into());
     }
 
+    /// Takes in the facts `other` established, each message led by `label` (one of several
+    /// items judged apart).
+    pub fn absorb(&mut self, other: Judge, label: &str) {
+        let led = |v: Vec<String>| v.into_iter().map(move |m| format!("{label}: {m}"));
+        self.checked += other.checked;
+        self.failures.extend(led(other.failures));
+        self.allowed.extend(led(other.allowed));
+        self.unsupported.extend(led(other.unsupported));
+    }
+
     /// [`Judge::verdict`], but a judge that established no fact skips saying `why` (what left
     /// nothing to judge), not with the generic reason.
     pub fn verdict_or_skip(self, why: impl FnOnce() -> String) -> Verdict {
@@ -182,5 +192,25 @@ mod tests {
         let mut j = judge(Severity::MustFrom(crate::Profile::V6_0).at(crate::Profile::V5_0));
         j.fail("wrong");
         assert_eq!(j.verdict().outcome, Outcome::Warn, "ambiguous before 6.0");
+    }
+
+    #[test]
+    fn an_absorbed_judge_adds_its_facts_each_led_by_its_label() {
+        let mut all = judge(Severity::Must);
+        let mut one = judge(Severity::Should);
+        one.holds();
+        one.allowed("another code");
+        all.absorb(one, "dyn-var");
+        let mut two = judge(Severity::Should);
+        two.fail("ok with 0");
+        all.absorb(two, "stacksize-var");
+        let v = all.verdict();
+        assert_eq!(
+            v.outcome,
+            Outcome::Fail,
+            "the absorbing judge's severity rules"
+        );
+        assert_eq!(v.actual, "stacksize-var: ok with 0");
+        assert_eq!(v.detail, "1 of 3 facts violated");
     }
 }

@@ -47,12 +47,35 @@ pub(crate) fn mutant() -> Option<&'static Mutant> {
 fn library() -> Option<&'static libloading::Library> {
     static L: OnceLock<Option<libloading::Library>> = OnceLock::new();
     L.get_or_init(|| {
-        let path = own_directory()?.join(INNER_FILE);
+        let dir = own_directory()?;
+        let mut path = dir.join(INNER_FILE);
+        if loaded(&path) {
+            path = private_copy(&dir, &path)?;
+        }
         // SAFETY: the inner library is an OMPD library the kit staged; loading runs its
         // initializers, as loading it directly would.
         unsafe { libloading::Library::new(path) }.ok()
     })
     .as_ref()
+}
+
+/// True when the process already holds the library at `path` (another instance of the
+/// forwarder loaded it: the dynamic linker knows a file by its device and inode, so the same
+/// file by another name or link is the same instance).
+fn loaded(path: &std::path::Path) -> bool {
+    use libloading::os::unix::{Library, RTLD_NOW};
+    // SAFETY: with RTLD_NOLOAD nothing is loaded and no initializer runs.
+    unsafe { Library::open(Some(path), RTLD_NOW | nix::libc::RTLD_NOLOAD) }.is_ok()
+}
+
+/// A copy of the inner library beside this forwarder, for a fresh instance of the forwarder
+/// (`ompd_loader::Library::load_fresh`): its inner library must be fresh too, or the inner
+/// state the staged forwarder built (its caches, and the callback table this copy hands it,
+/// which dies with the copy) would be shared.
+fn private_copy(dir: &std::path::Path, inner: &std::path::Path) -> Option<PathBuf> {
+    let copy = dir.join(format!("libompd_inner.{}.so", std::process::id()));
+    std::fs::copy(inner, &copy).ok()?;
+    Some(copy)
 }
 
 /// The inner library's routine `e`, as the function-pointer type `F` of `ompd_abi::entry`.

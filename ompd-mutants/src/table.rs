@@ -133,6 +133,12 @@ pub enum Deviation {
     IcvValueOff,
     /// `ompd_get_icv_string_from_scope` returns a static string.
     IcvStringStatic,
+    /// `ompd_get_icv_string_from_scope` answers ok with the first 511 bytes of a longer string
+    /// (a fixed 512-byte buffer).
+    IcvStringCapped,
+    /// `ompd_get_display_control_vars` drops the last variable when the runtime's block does
+    /// not end in a newline.
+    DcvDropsUnterminatedLast,
     /// `ompd_get_tool_data` answers a value one off.
     ToolDataValueOff,
     /// `ompd_get_tool_data` answers a pointer 8 bytes off.
@@ -147,6 +153,10 @@ pub enum Deviation {
     NullHandleCrashes,
     /// A failed `read_memory`/`read_string` is taken for a zero-filled success.
     ReadFaultIgnored,
+    /// A failed `read_memory`/`read_string` is taken for a zero-filled success while
+    /// `ompd_get_icv_from_scope` answers an address-space ICV (the runtime's globals), not
+    /// the task's ICVs enumerated first.
+    AspaceIcvReadFaultIgnored,
     /// A failed `symbol_addr_lookup` is taken for address 0.
     SymbolFaultIgnored,
     /// A failed `device_to_host` is taken for a plain copy.
@@ -284,6 +294,9 @@ pub enum Deviation {
     /// A thread handle is refused as `stale_handle` by the thread's queries once the runtime's
     /// thread count changed since it was made (the process continued and a thread started).
     ThreadHandleExpires,
+    /// A thread handle is refused as `stale_handle` by the thread's queries once the tool
+    /// released any address space after it was made (another process's included).
+    ThreadHandleDiesWithASpace,
     /// `ompd_get_tool_data` answers ok with value 0 where the runtime has no OMPT support.
     ToolDataWithoutOmpt,
     /// The runtime: its copy's symbol table no longer names `ompd_dll_locations`.
@@ -393,6 +406,8 @@ mutants! {
     "icvs_restart_after_last" Some(E::EnumerateIcvs), IcvsRestartAfterLast => ["icv.enumerate.after_last"];
     "icv_value_off" Some(E::GetIcvFromScope), IcvValueOff => ["icv.value.*"];
     "icv_string_static" Some(E::GetIcvStringFromScope), IcvStringStatic => ["icv.string.*", "callbacks.contract.no_violations"];
+    "icv_string_capped" Some(E::GetIcvStringFromScope), IcvStringCapped => ["icv.string.tool-libraries-var"];
+    "dcv_drops_unterminated_last" Some(E::GetDisplayControlVars), DcvDropsUnterminatedLast => ["dcv.get.names_match_model"];
     "tool_data_value_off" Some(E::GetToolData), ToolDataValueOff => ["tool_data.*"];
     "tool_data_ptr_off" Some(E::GetToolData), ToolDataPtrOff => ["tool_data.*"];
     "device_kinds_empty" Some(E::GetDeviceThreadIdKinds), DeviceKindsEmpty => ["device.thread_id_kinds.well_formed"];
@@ -400,6 +415,7 @@ mutants! {
     "null_output_ok" None, NullOutputOk => ["null.*"];
     "null_handle_crashes" None, NullHandleCrashes => ["null.*"];
     "read_fault_ignored" None, ReadFaultIgnored => ["fault.*"];
+    "aspace_icv_read_fault_ignored" None, AspaceIcvReadFaultIgnored => ["fault.get_icv_from_scope.*"];
     "symbol_fault_ignored" None, SymbolFaultIgnored => ["fault.*"];
     "conversion_fault_ignored" None, ConversionFaultIgnored => ["fault.*"];
     "alloc_fault_ignored" None, AllocFaultIgnored => ["fault.*", "callbacks.contract.no_direct_heap"];
@@ -462,6 +478,7 @@ mutants! {
     "parallel_tool_data_by_route" None, ParallelToolDataByRoute => ["compare.parallel.equal_handles_answer_alike", "route.parallel.answers_match_model"];
     "task_function_by_route" None, TaskFunctionByRoute => ["compare.task.equal_handles_answer_alike"];
     "thread_handle_expires" None, ThreadHandleExpires => ["bp.thread.handle_kept_until_thread_end"];
+    "thread_handle_dies_with_a_space" None, ThreadHandleDiesWithASpace => ["lifecycle.release.held_handles_intact"];
     "tool_data_without_ompt" Some(E::GetToolData), ToolDataWithoutOmpt => ["tool_data.no_ompt.unsupported"];
     "rt_no_dll_locations" None, RtNoDllLocations => ["runtime.dll_locations.valid_vector"];
     "rt_no_dll_locations_valid" None, RtNoDllLocationsValid => ["runtime.dll_locations_valid.defined"];
@@ -498,6 +515,17 @@ pub const FAR_PLACED: &[&str] = &[
     "parallel_compare_truncated",
     "task_compare_truncated",
 ];
+
+impl Deviation {
+    /// True for the deviations whose thread handles die before they are released
+    /// (`hooks::epoch`).
+    pub fn expires_handles(self) -> bool {
+        matches!(
+            self,
+            Deviation::ThreadHandleExpires | Deviation::ThreadHandleDiesWithASpace
+        )
+    }
+}
 
 /// The bytes a deviation of the file itself replaces in the staged copy (same length): the
 /// exported name of `ompd_get_task_function`, the DT_NEEDED entry `libgcc_s.so.1` turned into

@@ -4,11 +4,20 @@
 use crate::table::Deviation;
 use ompd_abi::{Address, AddressSpaceContext as Ctx, Callbacks, OmpdSize, Rc, ThreadContext as Tc};
 use std::ffi::{c_char, c_void};
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::OnceLock;
 
 /// The tool's table the wrappers call through.
 static TOOL: AtomicPtr<Callbacks> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Whether the wrappers turn a failure into a success now: always, but for a deviation confined
+/// to some calls, which [`arm`] before each call.
+static ARMED: AtomicBool = AtomicBool::new(true);
+
+/// Makes the wrappers act (`true`) or pass the tool's answers on (`false`) from now on.
+pub(crate) fn arm(on: bool) {
+    ARMED.store(on, Ordering::Release);
+}
 
 /// The tool's table (set before the wrapped table is handed out).
 fn tool() -> &'static Callbacks {
@@ -24,7 +33,7 @@ pub(crate) fn table(d: Deviation, t: *mut Callbacks) -> *const Callbacks {
     WRAPPED.get_or_init(|| {
         let mut c = *tool();
         match d {
-            Deviation::ReadFaultIgnored => {
+            Deviation::ReadFaultIgnored | Deviation::AspaceIcvReadFaultIgnored => {
                 c.read_memory = Some(read_memory);
                 c.read_string = Some(read_string);
             }
@@ -38,8 +47,11 @@ pub(crate) fn table(d: Deviation, t: *mut Callbacks) -> *const Callbacks {
     })
 }
 
-/// Zero-fills the buffer when the tool's read fails, and answers ok.
+/// Zero-fills the buffer when the tool's read fails, and answers ok (while armed).
 fn zero_on_failure(rc: Rc, buffer: *mut c_void, n: OmpdSize) -> Rc {
+    if !ARMED.load(Ordering::Acquire) {
+        return rc;
+    }
     if rc != Rc::OK && !buffer.is_null() {
         // SAFETY: the library's buffer of `n` bytes, as it passed it to the read.
         unsafe { std::ptr::write_bytes(buffer.cast::<u8>(), 0, n as usize) };

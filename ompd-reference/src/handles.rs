@@ -282,6 +282,13 @@ pub fn read_table<T: Copy>(p: *const T) -> Result<T, Rc> {
     Ok(unsafe { p.read_unaligned() })
 }
 
+/// A fresh tool block of `n` bytes, as bytes (the caller frees it with `Tool::free`).
+pub fn fresh_bytes<'a>(tool: &Tool, n: u64) -> Result<&'a mut [u8], Rc> {
+    let p = tool.alloc(n)?;
+    // SAFETY: a fresh block of `n` bytes from the tool, the caller's alone until it frees it.
+    Ok(unsafe { std::slice::from_raw_parts_mut(p, n as usize) })
+}
+
 /// Fills the first `size` bytes of the fresh block `text` (of `size + 1` bytes) with `read`,
 /// terminates it, and cuts it into lines at each newline; the number of non-empty lines.
 pub fn fill_block(

@@ -42,7 +42,11 @@ pub const FAR_SAMPLE: [(&str, Arch); 4] = [
 /// Built-in scenarios a default run lowers under one layout only: runtime variants whose path
 /// does not turn on the struct layout (the other layouts would repeat the same verdicts).
 /// `--full` runs every layout.
-pub const ONE_LAYOUT: [(&str, Policy); 1] = [("thread-scan", Policy::Natural)];
+pub const ONE_LAYOUT: [(&str, Policy); 3] = [
+    ("no-ompt", Policy::Natural),
+    ("thread-scan", Policy::Natural),
+    ("string-edges", Policy::Natural),
+];
 
 impl Policy {
     /// True when the policy can describe a target of this architecture.

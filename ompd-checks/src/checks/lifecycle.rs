@@ -4,7 +4,8 @@
 //! another pointer width, byte order and layout, must answer from its own target, and the
 //! first must go on answering from its own (a library that keeps type sizes, symbol addresses
 //! or a context from the first `ompd_process_initialize` in process-wide state fails here);
-//! releasing it and initializing another one works again, and leaves no block behind. On a
+//! releasing it and initializing another one works again, leaves the thread handles the first
+//! holds intact, and leaves no block behind. On a
 //! real target (a live process, a core file) the second address space is a copy of the first.
 
 use crate::ctx::native_id_bytes;
@@ -50,6 +51,24 @@ pub static CHECKS: &[Check] = &[
         // The law is the lifecycle's, not the runtime state's: the scenarios judge it.
         property: Property::ScenariosOnly,
         run: Run::Worker(reinitialize),
+        ..Check::TARGET
+    },
+    Check {
+        id: "lifecycle.release.held_handles_intact",
+        requirements: &["OMPD-HANDLE-THREAD-008", "OMPD-REL-001"],
+        summary: "thread handles of the unit's address space, made before a second address space was opened and released, still answer the ids they answered before and compare equal to new handles of the same threads",
+        severity: Severity::Must,
+        entry_points: &[
+            EntryPoint::ProcessInitialize,
+            EntryPoint::GetThreadHandle,
+            EntryPoint::GetThreadId,
+            EntryPoint::ThreadHandleCompare,
+            EntryPoint::RelAddressSpaceHandle,
+        ],
+        real: Some(&[Fact::Threads]),
+        // The law is the lifecycle's, not the runtime state's: the scenarios judge it.
+        property: Property::ScenariosOnly,
+        run: Run::Worker(held_handles),
         ..Check::TARGET
     },
     Check {
@@ -210,6 +229,65 @@ fn reinitialize(ctx: &mut Ctx, _: &str) -> Verdict {
         j.expect(rc.is_ok(), || {
             format!("releasing the {round} extra address space: {rc}")
         });
+    }
+    j.verdict()
+}
+
+fn held_handles(ctx: &mut Ctx, _: &str) -> Verdict {
+    let ah = crate::aspace_or_skip!(
+        ctx,
+        EntryPoint::GetThreadId,
+        EntryPoint::ThreadHandleCompare
+    );
+    let kind = thread_id_kind::PTHREAD;
+    let truth: Model = ctx.model.normalized(ctx.arch);
+    // The handles kept, with the id each answered before: one per thread the library finds and
+    // answers (finding them and their ids are other checks' law; here only the lifecycle is).
+    let held: Vec<_> = truth
+        .threads
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let id = native_id_bytes(ctx.arch, &t.native, kind);
+            let h = ctx.lib.get_thread_handle(ah, kind, &id).ok()?;
+            let before = ctx.lib.get_thread_id(&h, kind, id.len()).ok()?;
+            Some((i, h, id, before))
+        })
+        .collect();
+    if held.is_empty() {
+        return Verdict::skip("the library gives no thread handle and id to keep");
+    }
+    let mut j = Judge::new(
+        ctx,
+        "every kept thread handle answers the id it answered before and compares 0 with a new handle of its thread",
+    );
+    let (ah2, _) = match open_other(ctx, &mut j) {
+        Ok(Some(x)) => x,
+        Ok(None) => return j.verdict(),
+        Err(v) => return v,
+    };
+    let rc = ah2.release();
+    j.expect(rc.is_ok(), || {
+        format!("releasing the second address space: {rc}")
+    });
+    for (i, h, id, before) in &held {
+        match ctx.lib.get_thread_id(h, kind, id.len()) {
+            Ok(got) => j.expect(&got == before, || {
+                format!("thread {i}'s kept handle answers id {got:02x?}, before {before:02x?}")
+            }),
+            Err(e) => j.fail(format!("thread {i}'s kept handle, ompd_get_thread_id: {e}")),
+        }
+        let Ok(new) = ctx.lib.get_thread_handle(ah, kind, id) else {
+            continue;
+        };
+        match ctx.lib.thread_compare(h, &new) {
+            Ok(c) => j.expect(c == 0, || {
+                format!("thread {i}'s kept handle compares {c} with a new one")
+            }),
+            Err(e) => j.fail(format!(
+                "thread {i}'s kept handle, ompd_thread_handle_compare: {e}"
+            )),
+        }
     }
     j.verdict()
 }

@@ -1,15 +1,19 @@
-//! `ThreadHandleExpires`: a thread handle remembers the runtime's thread count
-//! (`__kmp_all_nth`) when it was made, and the thread's queries refuse it as `stale_handle` once
-//! that count changed: a handle that dies when the process continues and another thread
-//! starts, which OMPD-HANDLE-THREAD-008 forbids. Within one stop nothing changes, so only a
-//! handle kept across a continue shows it.
+//! Thread handles that die before they are released, which OMPD-HANDLE-THREAD-008 forbids: a
+//! handle remembers an epoch when it was made, and the thread's queries refuse it as
+//! `stale_handle` once the epoch changed.
+//! - `ThreadHandleExpires`: the epoch is the runtime's thread count (`__kmp_all_nth`), so a
+//!   handle dies when the process continues and another thread starts. Within one stop nothing
+//!   changes, so only a handle kept across a continue shows it.
+//! - `ThreadHandleDiesWithASpace`: the epoch is the number of address spaces released, so a
+//!   handle dies when the tool releases any other address space.
 
-use super::{keep, tool, written, ORIGINS_CAP};
+use super::{keep, tool, written, ORIGINS_CAP, RELEASES};
+use crate::table::Deviation;
 use ompd_abi::{Address, EntryPoint, Rc};
+use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
-/// Thread handles with their address space's context and the thread count read when each was
-/// made.
+/// Thread handles with their address space's context and the epoch when each was made.
 static EPOCHS: Mutex<Vec<(u64, u64, u32)>> = Mutex::new(Vec::new());
 /// Address-space handles with the tool's context each was initialized with.
 static ASPACES: Mutex<Vec<(u64, u64)>> = Mutex::new(Vec::new());
@@ -59,8 +63,16 @@ fn thread_count(ctx: u64) -> Option<u32> {
     }
 }
 
-/// Notes the thread count for the thread handle `ompd_get_thread_handle` just made (`w`).
-pub(super) fn made(w: &[u64]) {
+/// The epoch of deviation `d` now in the address space of context `ctx`.
+fn epoch(d: Deviation, ctx: u64) -> Option<u32> {
+    match d {
+        Deviation::ThreadHandleDiesWithASpace => Some(RELEASES.load(Ordering::Acquire) as u32),
+        _ => thread_count(ctx),
+    }
+}
+
+/// Notes the epoch for the thread handle `ompd_get_thread_handle` just made (`w`).
+pub(super) fn made(d: Deviation, w: &[u64]) {
     let Some(h) = written(w[4]) else {
         return;
     };
@@ -68,14 +80,14 @@ pub(super) fn made(w: &[u64]) {
         let a = ASPACES.lock().unwrap_or_else(|p| p.into_inner());
         a.iter().find(|(x, _)| *x == w[0]).map(|(_, c)| *c)
     };
-    let Some((ctx, n)) = ctx.and_then(|c| Some((c, thread_count(c)?))) else {
+    let Some((ctx, n)) = ctx.and_then(|c| Some((c, epoch(d, c)?))) else {
         return;
     };
     keep(&EPOCHS, |(x, _, _)| *x, (h, ctx, n));
 }
 
-/// `stale_handle` in place of a query of thread handle `w[0]` made under another thread count.
-pub(super) fn refused(ep: EntryPoint, w: &[u64]) -> Option<Rc> {
+/// `stale_handle` in place of a query of thread handle `w[0]` made in another epoch.
+pub(super) fn refused(d: Deviation, ep: EntryPoint, w: &[u64]) -> Option<Rc> {
     let queries = [
         EntryPoint::GetThreadId,
         EntryPoint::ThreadHandleCompare,
@@ -90,5 +102,5 @@ pub(super) fn refused(ep: EntryPoint, w: &[u64]) -> Option<Rc> {
             .find(|(x, _, _)| *x == w[0])
             .map(|(_, c, n)| (*c, *n))?
     };
-    (thread_count(ctx)? != then).then_some(Rc::STALE_HANDLE)
+    (epoch(d, ctx)? != then).then_some(Rc::STALE_HANDLE)
 }

@@ -26,7 +26,13 @@ pub(super) fn before(d: Deviation, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> 
             crash();
             Some(Rc::ERROR)
         }
+        Deviation::AspaceIcvReadFaultIgnored if ep != EntryPoint::Initialize => {
+            let aspace = ompd_abi::Scope::ADDRESS_SPACE.0 as u64;
+            wrap::arm(ep == EntryPoint::GetIcvFromScope && w.get(1) == Some(&aspace));
+            None
+        }
         Deviation::ReadFaultIgnored
+        | Deviation::AspaceIcvReadFaultIgnored
         | Deviation::SymbolFaultIgnored
         | Deviation::ConversionFaultIgnored
         | Deviation::AllocFaultIgnored

@@ -8,6 +8,7 @@ mod epoch;
 mod extra;
 mod generic;
 mod route;
+mod strings;
 mod values;
 
 use crate::inner;
@@ -57,8 +58,8 @@ fn active(ep: EntryPoint) -> Option<Deviation> {
 pub fn before(ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
     record(ep, w);
     let d = active(ep)?;
-    if d == Deviation::ThreadHandleExpires {
-        return epoch::refused(ep, w);
+    if d.expires_handles() {
+        return epoch::refused(d, ep, w);
     }
     generic::before(d, ep, w)
         .or_else(|| extra::before(d, ep, w))
@@ -112,10 +113,10 @@ pub fn after(ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
             route::produced(d, ep, w);
             route::skewed(d, ep, w);
         }
-        if active(ep) == Some(Deviation::ThreadHandleExpires) {
+        if let Some(d) = active(ep).filter(|d| d.expires_handles()) {
             match ep {
                 EntryPoint::ProcessInitialize => epoch::initialized(w),
-                EntryPoint::GetThreadHandle => epoch::made(w),
+                EntryPoint::GetThreadHandle => epoch::made(d, w),
                 _ => {}
             }
         }
@@ -127,6 +128,11 @@ pub fn after(ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
         }
     }
     match active(ep) {
+        Some(d @ (Deviation::IcvStringCapped | Deviation::DcvDropsUnterminatedLast))
+            if rc == Rc::OK =>
+        {
+            strings::after(d, w, rc)
+        }
         Some(d) => values::after(d, ep, w, rc),
         None => rc,
     }

@@ -16,6 +16,9 @@ use std::fmt::Write as _;
 /// The most list elements reported.
 const MAX_LIST: usize = 64;
 
+/// The longest string ICV the library copies (a larger one is an error).
+const MAX_TEXT: u64 = 1 << 20;
+
 /// The ICVs of the build's generation, with their ids (position in the table + 1). The TR
 /// build, which has no ICV enumeration, serves its per-ICV getters from all of them.
 fn enumerated(b: &Build) -> impl Iterator<Item = (u64, &'static Icv)> + '_ {
@@ -97,6 +100,8 @@ pub(crate) fn schedule_of(t: &mut Target, td: u64) -> Result<(i64, i64), Rc> {
 }
 
 /// What an ICV's value is.
+// The library calls no heap manager (OMPD-MEM-001): a list stays inline, on the stack.
+#[allow(clippy::large_enum_variant)]
 enum Value {
     /// An integer.
     Int(i64),
@@ -104,8 +109,6 @@ enum Value {
     List([i64; MAX_LIST], usize),
     /// A schedule: the runtime's `kmp_sched_t` and chunk.
     Schedule(i64, i64),
-    /// Text.
-    Text(Buf<513>),
 }
 
 /// The entity an ICV is read for, from a handle of the ICV's scope.
@@ -178,7 +181,7 @@ pub fn get_icv_from_scope(b: &Build, h: *mut c_void, scope: Scope, id: u64, out:
                     Ok(())
                 }
             }
-            Value::Schedule(..) | Value::Text(_) => Err(Rc::INCOMPATIBLE),
+            Value::Schedule(..) => Err(Rc::INCOMPATIBLE),
         }
     })())
 }
@@ -195,6 +198,9 @@ pub fn get_icv_string_from_scope(
     rc((|| {
         let (icv, mut t, subject) = resolve(b, h, scope, id)?;
         handles::need(out)?;
+        if let Source::Text(name, unset) = icv.source {
+            return handles::put(out, text(&t, name, unset)?);
+        }
         let v = value(&mut t, icv.source, subject)?;
         let mut s = Buf::<1024>::new();
         let is_bind = matches!(icv.source, Source::BindList);
@@ -219,10 +225,6 @@ fn show(s: &mut Buf<1024>, v: &Value, bind_names: bool) -> std::fmt::Result {
             Ok(())
         }
         Value::Schedule(kind, chunk) => show_schedule(s, *kind, *chunk),
-        Value::Text(t) => {
-            s.push(t.bytes().unwrap_or_default());
-            Ok(())
-        }
     }
 }
 
@@ -280,7 +282,7 @@ fn value(t: &mut Target, source: Source, subject: Subject) -> Result<Value, Rc> 
         Source::Global(name, size) => {
             Value::Int(t.global_sized(name, size, size != Size::Stksize)?)
         }
-        Source::Text(name, unset) => text(t, name, unset)?,
+        Source::Text(..) => return Err(Rc::INCOMPATIBLE),
         Source::Debug => Value::Int(i64::from(ompd_state(t)? != 0)),
         Source::NotDescribed => return Err(Rc::UNAVAILABLE),
         _ => scoped(t, source, subject)?,
@@ -327,16 +329,26 @@ fn list(t: &mut Target, subject: Subject, src: ListSource) -> Result<Value, Rc> 
     Ok(Value::List(l, n))
 }
 
-/// A string global; an unset one reads as its specified initial value.
-fn text(t: &mut Target, name: &[u8], unset: Option<&'static [u8]>) -> Result<Value, Rc> {
+/// A string ICV as a tool-owned NUL-terminated block: the runtime's string, of any length up to
+/// [`MAX_TEXT`] (read into ever larger blocks while the tool says it did not fit), or the text an
+/// unset (NULL) one stands for.
+fn text(t: &Target, name: &[u8], unset: Option<&'static [u8]>) -> Result<*const c_char, Rc> {
     let p = t.global_ptr(name)?;
-    let mut s = Buf::<513>::new();
     if p == 0 {
-        s.push(unset.ok_or(Rc::UNAVAILABLE)?);
-        return Ok(Value::Text(s));
+        return handles::c_string(&t.tool, unset.ok_or(Rc::UNAVAILABLE)?);
     }
-    let mut buf = [0u8; 513];
-    let n = t.string(p, &mut buf)?;
-    s.push(buf.get(..n).ok_or(Rc::ERROR)?);
-    Ok(Value::Text(s))
+    let mut size = 512;
+    loop {
+        let buf = handles::fresh_bytes(&t.tool, size)?;
+        let block = buf.as_mut_ptr();
+        match t.string(p, buf) {
+            Ok(_) => return Ok(block.cast()),
+            Err(Rc::INCOMPLETE) if size < MAX_TEXT => size *= 4,
+            Err(e) => {
+                t.tool.free(block);
+                return Err(e);
+            }
+        }
+        t.tool.free(block);
+    }
 }

@@ -532,11 +532,14 @@ impl Lowering {
         self.global("__kmp_tool", 4, g.tool as u32 as u64);
         self.write_string_globals(g);
         self.write_nested_lists(g);
-        let block: String = g
+        let mut block: String = g
             .display_env
             .iter()
             .map(|(k, v)| format!("{k}={v}\n"))
             .collect();
+        if g.display_env_unterminated {
+            block.pop();
+        }
         let block_addr = self.cstring(&block, "ompd_env_block text");
         self.global("ompd_env_block", p, block_addr);
         if !model.older_description {

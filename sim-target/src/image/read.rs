@@ -671,6 +671,7 @@ impl Reader<'_> {
                 "kmp_nested_proc_bind_t",
                 "bind_types",
             )?,
+            display_env_unterminated: !env.is_empty() && !env.ends_with('\n'),
             display_env: env
                 .lines()
                 .map(|l| {

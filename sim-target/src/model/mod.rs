@@ -234,6 +234,10 @@ pub struct Globals {
     pub bind_list: Vec<i32>,
     /// Display control variables, in order (`NAME`, `value`).
     pub display_env: Vec<(String, String)>,
+    /// True when the runtime's display-control block does not end in a newline after its last
+    /// variable (a boundary a library that splits at newlines may miss).
+    #[serde(default)]
+    pub display_env_unterminated: bool,
 }
 
 impl Default for Globals {
@@ -255,6 +259,7 @@ impl Default for Globals {
                 ("OMP_DYNAMIC".into(), "false".into()),
                 ("OMP_NUM_THREADS".into(), "".into()),
             ],
+            display_env_unterminated: false,
         }
     }
 }
@@ -444,8 +449,9 @@ mod tests {
 
     #[test]
     fn a_runtime_variant_runs_only_the_checks_it_varies() {
-        assert!(judges("no-ompt", "tool_data.no_ompt.unsupported"));
-        assert!(!judges("no-ompt", "state.get.matches_model"));
+        assert!(judges("thread-scan", "thread.handle.by_pthread_id"));
+        assert!(!judges("thread-scan", "state.get.matches_model"));
+        assert!(judges("no-ompt", "state.get.matches_model"));
         assert!(judges("serial", "state.get.matches_model"));
         assert!(judges("replay:case", "state.get.matches_model"));
     }

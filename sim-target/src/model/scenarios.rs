@@ -45,7 +45,7 @@ pub enum Set {
 type Entry = (&'static str, &'static str, fn() -> Model, Judges, Set);
 
 /// The built-in scenarios (one table; each model is built only when asked for).
-const BUILT_IN: [Entry; 7] = [
+const BUILT_IN: [Entry; 8] = [
     (
         "serial",
         "initial thread in serial code after a region, one idle pool thread, one foreign native thread",
@@ -78,9 +78,9 @@ const BUILT_IN: [Entry; 7] = [
         "no-ompt",
         "a runtime built without OMPT support (its layout describes no tool data): 2-thread region, an explicit task",
         no_ompt,
-        // With the callback contract, whatever the library did in them (a library that prints
-        // when a layout lookup fails shows here).
-        Judges::Only(&["tool_data.", "callbacks."]),
+        // Every family: a library may look for the missing tool-data words on any path (and
+        // print, or read what it did not find), not only in ompd_get_tool_data.
+        Judges::Every,
         Set::Default,
     ),
     (
@@ -90,6 +90,22 @@ const BUILT_IN: [Entry; 7] = [
         // The thread lookup is the one path the mode changes; every other family starts from a
         // thread handle and would repeat the lookup's findings.
         Judges::Only(&["thread.", "fault.get_thread_handle.", "null.get_thread_handle.", "callbacks."]),
+        Set::Default,
+    ),
+    (
+        "string-edges",
+        "the runtime's strings at their boundaries: an empty affinity format, a tool-verbose-init path of exactly 512 bytes, a tool-libraries list of 2,000 bytes, and a display-control block whose last variable (that list) has no newline after it: 2-thread region",
+        string_edges,
+        // The families that read the runtime's strings.
+        Judges::Only(&[
+            "dcv.",
+            "icv.",
+            "fault.get_display_control_vars.",
+            "fault.get_icv_string_from_scope.",
+            "null.get_display_control_vars.",
+            "null.get_icv_string_from_scope.",
+            "callbacks.",
+        ]),
         Set::Default,
     ),
     (
@@ -264,6 +280,45 @@ fn no_ompt() -> Model {
     let outer = b.parallel(b.initial_thread(), 2);
     b.explicit_task(b.member(outer, 0));
     b.build().expect("no-ompt scenario is valid")
+}
+
+/// A path of exactly `len` bytes under `dir`, named after `seed`.
+fn path_of(dir: &str, seed: &str, len: usize) -> String {
+    let mut p = format!("{dir}/{seed}-");
+    while p.len() < len - 3 {
+        p.push_str("x/");
+    }
+    p.truncate(len - 3);
+    p.push_str(".so");
+    p
+}
+
+fn string_edges() -> Model {
+    let mut b = ModelBuilder::new();
+    {
+        let m = b.model_mut();
+        let g = &mut m.globals;
+        let tools: Vec<String> = (0..40)
+            .map(|i| format!("/opt/vendor/tools/release-{i:02}/lib/libompt-tool.so"))
+            .collect();
+        let tools = tools.join(":");
+        let verbose = path_of("/var/log/openmp", "ompt-init", 512);
+        g.nthreads_list = vec![2];
+        g.affinity_format = Some(String::new());
+        g.tool_libraries = Some(tools.clone());
+        g.tool_verbose_init = Some(verbose.clone());
+        g.display_env = vec![
+            ("OMP_DEBUG".into(), "enabled".into()),
+            ("OMP_AFFINITY_FORMAT".into(), String::new()),
+            ("OMP_NUM_THREADS".into(), "2".into()),
+            ("OMP_TOOL_VERBOSE_INIT".into(), verbose),
+            ("OMP_TOOL_LIBRARIES".into(), tools),
+        ];
+        g.display_env_unterminated = true;
+        m.tasks[0].icvs.nthreads = 2;
+    }
+    b.parallel(b.initial_thread(), 2);
+    b.build().expect("string-edges scenario is valid")
 }
 
 fn older_runtime() -> Model {

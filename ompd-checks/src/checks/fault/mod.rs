@@ -37,6 +37,8 @@ use ompd_serve::callbacks::{self, Target};
 use ompd_serve::faults::{Census, Fault, FaultPlan};
 use ompd_serve::ledger::Mark;
 
+mod icv;
+
 /// The most positions of one kind injected per check; beyond it positions are spread evenly over
 /// the callbacks the routine made.
 pub const CAP: u64 = 64;
@@ -424,16 +426,17 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
     let subjects = Subjects {
         held: &held,
         thread_id: ctx.thread_id(t, thread_id_kind::PTHREAD),
-        icv: match entry {
-            EntryPoint::GetIcvFromScope => held.answered_icv(ctx, ah, false),
-            EntryPoint::GetIcvStringFromScope => held.answered_icv(ctx, ah, true),
-            _ => None,
-        },
+        icv: None,
         fresh: (entry == EntryPoint::ProcessInitialize)
             .then(|| ctx.fresh_target().ok())
             .flatten(),
     };
-    judge(ctx, ah, &subjects, entry, kind)
+    match entry {
+        EntryPoint::GetIcvFromScope | EntryPoint::GetIcvStringFromScope => {
+            icv::every_icv(ctx, ah, subjects, entry, kind)
+        }
+        _ => judge(ctx, ah, &subjects, entry, kind),
+    }
 }
 
 /// One call of `entry` under `plan`: its result and the census of the callbacks it made.
@@ -454,44 +457,88 @@ fn planned<'l>(
 
 fn judge(ctx: &Ctx, ah: &AspaceH, s: &Subjects, entry: EntryPoint, kind: Kind) -> Verdict {
     let mut j = Judge::new(ctx, kind.expected());
-    let r = match reference(ctx, ah, s, entry, &mut j) {
-        Ok(Some(r)) => r,
-        Ok(None) => return j.verdict(),
-        Err(skip) => return skip,
-    };
-    let n = kind.count(&r.census);
-    if n == 0 {
-        return j.verdict_or_skip(|| {
-            format!(
-                "{entry} made no {} call when fault-free: nothing to inject",
-                kind.callbacks()
-            )
-        });
+    match judge_into(ctx, ah, s, entry, kind, &mut j) {
+        Judged::Injected(n) => noted(j.verdict(), &n.note(kind)),
+        Judged::Nothing(why) => j.verdict_or_skip(|| why),
     }
-    let (planned, fired) = match inject(ctx, ah, s, entry, kind, &r, &mut j) {
-        Ok(counts) => counts,
-        Err(skip) => return skip,
-    };
-    if fired == 0 {
-        return j.verdict_or_skip(|| {
-            format!(
-                "none of the {planned} planned {} failures fired ({n} such calls when fault-free)",
-                kind.callbacks()
-            )
-        });
-    }
-    recovered(ctx, ah, s, entry, &r.want, &mut j);
-    let mut v = j.verdict();
-    let note = format!(
-        "{fired} of {planned} planned failure(s) fired; {n} {} call(s) fault-free",
-        kind.callbacks()
-    );
+}
+
+/// `v` with `note` appended to its detail.
+fn noted(mut v: Verdict, note: &str) -> Verdict {
     v.detail = if v.detail.is_empty() {
-        note
+        note.to_string()
     } else {
         format!("{}; {note}", v.detail)
     };
     v
+}
+
+/// How many failures were planned and fired, and how many callbacks of the kind the
+/// fault-free call made.
+#[derive(Clone, Copy, Default)]
+struct Counts {
+    planned: usize,
+    fired: usize,
+    calls: u64,
+}
+
+impl Counts {
+    fn note(self, kind: Kind) -> String {
+        format!(
+            "{} of {} planned failure(s) fired; {} {} call(s) fault-free",
+            self.fired,
+            self.planned,
+            self.calls,
+            kind.callbacks()
+        )
+    }
+}
+
+/// What [`judge_into`] did besides the facts it recorded.
+enum Judged {
+    /// Failures were injected and judged.
+    Injected(Counts),
+    /// Nothing was injected: why (the skip reason when no fact was recorded either).
+    Nothing(String),
+}
+
+/// Judges `entry` under failures of `kind` with the subjects `s`, recording the facts in `j`.
+fn judge_into(
+    ctx: &Ctx,
+    ah: &AspaceH,
+    s: &Subjects,
+    entry: EntryPoint,
+    kind: Kind,
+    j: &mut Judge,
+) -> Judged {
+    let r = match reference(ctx, ah, s, entry, j) {
+        Ok(Some(r)) => r,
+        Ok(None) => return Judged::Nothing(format!("{entry} answered only once")),
+        Err(why) => return Judged::Nothing(why),
+    };
+    let n = kind.count(&r.census);
+    if n == 0 {
+        return Judged::Nothing(format!(
+            "{entry} made no {} call when fault-free: nothing to inject",
+            kind.callbacks()
+        ));
+    }
+    let (planned, fired) = match inject(ctx, ah, s, entry, kind, &r, j) {
+        Ok(counts) => counts,
+        Err(why) => return Judged::Nothing(why),
+    };
+    if fired == 0 {
+        return Judged::Nothing(format!(
+            "none of the {planned} planned {} failures fired ({n} such calls when fault-free)",
+            kind.callbacks()
+        ));
+    }
+    recovered(ctx, ah, s, entry, &r.want, j);
+    Judged::Injected(Counts {
+        planned,
+        fired,
+        calls: n,
+    })
 }
 
 /// The fault-free answer of a routine and the callbacks the call made.
@@ -501,7 +548,7 @@ struct Reference<'l> {
 }
 
 /// The fault-free answer to protect (the second of two fault-free calls: the first fills any
-/// cache) with the callbacks it made, or the skip verdict saying why there is none. Two
+/// cache) with the callbacks it made, or why there is none. Two
 /// fault-free calls that answer differently on the same stopped target are a finding (in `j`),
 /// and the second answer is the reference; `None` when only one of them answered (a finding,
 /// with nothing to protect).
@@ -511,14 +558,14 @@ fn reference<'l>(
     s: &Subjects<'_, 'l>,
     entry: EntryPoint,
     j: &mut Judge,
-) -> Result<Option<Reference<'l>>, Verdict> {
+) -> Result<Option<Reference<'l>>, String> {
     let reference = planned(ctx, ah, s, entry, None).and_then(|(first, _)| {
         let (second, census) = planned(ctx, ah, s, entry, None)?;
         Ok((first, second, census))
     });
     let (first, want, census) = match reference {
         Ok(r) => r,
-        Err(why) => return Err(Verdict::skip(format!("{entry} is not called: {why}"))),
+        Err(why) => return Err(format!("{entry} is not called: {why}")),
     };
     match (first, want) {
         (Ok(a), Ok(b)) => {
@@ -535,15 +582,15 @@ fn reference<'l>(
             ));
             Ok(None)
         }
-        (Err(e), Err(_)) => Err(Verdict::skip(format!(
+        (Err(e), Err(_)) => Err(format!(
             "the fault-free call of {entry} fails ({e}): no answer to protect"
-        ))),
+        )),
     }
 }
 
 /// Calls `entry` once per planned position ([`positions`] of the reference's calls of the kind)
 /// with the kind's failure injected there and judges each call whose failure fired: the numbers
-/// planned and fired, or the skip verdict when the routine could not be called.
+/// planned and fired, or why the routine could not be called.
 fn inject<'l>(
     ctx: &Ctx<'l>,
     ah: &AspaceH<'l>,
@@ -552,7 +599,7 @@ fn inject<'l>(
     kind: Kind,
     r: &Reference<'l>,
     j: &mut Judge,
-) -> Result<(usize, usize), Verdict> {
+) -> Result<(usize, usize), String> {
     let planned_at = positions(kind.count(&r.census));
     let mut fired = 0usize;
     for &k in &planned_at {
@@ -561,7 +608,7 @@ fn inject<'l>(
         let mark = callbacks::ledger().mark();
         let (got, c) = match planned(ctx, ah, s, entry, Some(fault)) {
             Ok(x) => x,
-            Err(why) => return Err(Verdict::skip(format!("{entry} is not called: {why}"))),
+            Err(why) => return Err(format!("{entry} is not called: {why}")),
         };
         let Some(injected) = c.injected.first() else {
             continue;
@@ -590,9 +637,9 @@ fn paired<'l>(
     r: &Reference<'l>,
     k: u64,
     j: &mut Judge,
-) -> Result<Option<Answer<'l>>, Verdict> {
-    let (base, _) = planned(ctx, ah, s, entry, None)
-        .map_err(|why| Verdict::skip(format!("{entry} is not called: {why}")))?;
+) -> Result<Option<Answer<'l>>, String> {
+    let (base, _) =
+        planned(ctx, ah, s, entry, None).map_err(|why| format!("{entry} is not called: {why}"))?;
     match base {
         Ok(b) => {
             if let Some(d) = differs(ctx, &r.want, &b) {
