@@ -36,14 +36,17 @@ fn sources() -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-/// Where a check is defined: the line holding its id as a string literal, or else, in the file
-/// that builds ids of its family with `concat!("FAMILY.`, the first line holding the most of its
-/// remaining components as literals (its second component or the whole tail among them).
+/// Where a check is defined: the table row `id: "ID"`, else the line holding its id as a string
+/// literal (a macro invocation), or else, in the file that builds ids of its family with
+/// `concat!("FAMILY.`, the first line holding the most of its remaining components as literals
+/// (its second component or the whole tail among them). A test that names the id elsewhere is
+/// never taken for its definition.
 fn defined_at(id: &str, srcs: &[(String, Vec<String>)]) -> Option<(String, usize)> {
-    let quoted = format!("\"{id}\"");
-    for (name, lines) in srcs {
-        if let Some(i) = lines.iter().position(|l| l.contains(&quoted)) {
-            return Some((name.clone(), i + 1));
+    for pattern in [format!("id: \"{id}\""), format!("\"{id}\"")] {
+        for (name, lines) in srcs {
+            if let Some(i) = lines.iter().position(|l| l.contains(&pattern)) {
+                return Some((name.clone(), i + 1));
+            }
         }
     }
     let (family, tail) = id.split_once('.')?;
@@ -102,4 +105,19 @@ fn the_committed_index_is_current() {
         committed == fresh,
         "ompd-checks/CHECKS.tsv is stale: run `cargo xtask checks-index` and commit it"
     );
+}
+
+#[test]
+fn no_check_is_indexed_at_a_test() {
+    let srcs = sources();
+    for c in ompd_checks::registry() {
+        let (file, line) = defined_at(c.id, &srcs).expect("defined");
+        let lines = &srcs.iter().find(|(n, _)| *n == file).expect("indexed file").1;
+        let tests = lines.iter().position(|l| l.trim() == "#[cfg(test)]");
+        assert!(
+            tests.is_none_or(|t| line <= t),
+            "{} is indexed at {file}:{line}, inside the file's tests",
+            c.id
+        );
+    }
 }
