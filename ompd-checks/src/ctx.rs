@@ -123,8 +123,11 @@ pub fn knows_kind(kind: u64) -> bool {
     kind == abi::thread_id_kind::PTHREAD || kind == abi::thread_id_kind::LWP
 }
 
-/// The id bytes (target byte order) of a native thread for `kind` (0 pthread: pointer-sized, 1
-/// lwp: 4 bytes), as a debugger passes them to `ompd_get_thread_handle`.
+/// The id bytes (target byte order) of a native thread of `model`'s runtime lowered for `arch`,
+/// for `kind` (0 pthread: the runtime's `kmp_thread_t` width, [`Model::pthread_size`]; 1 lwp: 4
+/// bytes), as a debugger passes them to `ompd_get_thread_handle`.
+///
+/// [`Model::pthread_size`]: sim_target::model::Model::pthread_size
 ///
 /// **How a thread id's bytes are laid out** (decided once, here; every thread-id check judges by
 /// it). The specification never converts a thread id: TR 2.001 §3.4 and §15 say "the operating
@@ -136,11 +139,16 @@ pub fn knows_kind(kind: u64) -> bool {
 /// and as the tool's `get_thread_context_for_thread_id` receives them back. A library that hands
 /// back an id in the host's byte order, or matches one only in it, fails on a target of the
 /// other byte order.
-pub fn native_id_bytes(arch: Arch, native: &sim_target::model::NativeId, kind: u64) -> Vec<u8> {
+pub fn native_id_bytes(
+    model: &Model,
+    arch: Arch,
+    native: &sim_target::model::NativeId,
+    kind: u64,
+) -> Vec<u8> {
     if kind == abi::thread_id_kind::LWP {
         arch.encode(u64::from(native.lwp), 4)
     } else {
-        arch.encode(native.pthread, arch.pointer as usize)
+        arch.encode(native.pthread, model.pthread_size(arch) as usize)
     }
 }
 
@@ -187,7 +195,7 @@ impl<'l> Ctx<'l> {
 
     /// Native id bytes (target byte order) of OpenMP thread `t` for `kind`.
     pub fn thread_id(&self, t: ThreadId, kind: u64) -> Vec<u8> {
-        native_id_bytes(self.arch, &self.model.threads[t.0].native, kind)
+        native_id_bytes(self.model, self.arch, &self.model.threads[t.0].native, kind)
     }
 
     /// A thread handle for OpenMP thread `t`, obtained by its pthread id.

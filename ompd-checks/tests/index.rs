@@ -112,7 +112,11 @@ fn no_check_is_indexed_at_a_test() {
     let srcs = sources();
     for c in ompd_checks::registry() {
         let (file, line) = defined_at(c.id, &srcs).expect("defined");
-        let lines = &srcs.iter().find(|(n, _)| *n == file).expect("indexed file").1;
+        let lines = &srcs
+            .iter()
+            .find(|(n, _)| *n == file)
+            .expect("indexed file")
+            .1;
         let tests = lines.iter().position(|l| l.trim() == "#[cfg(test)]");
         assert!(
             tests.is_none_or(|t| line <= t),

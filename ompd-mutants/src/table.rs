@@ -49,6 +49,8 @@ pub enum Deviation {
     ThreadIdIgnoresKind,
     /// `ompd_get_thread_id` answers ok into a buffer too small for the id, with its first bytes.
     ThreadIdIgnoresSize,
+    /// `ompd_get_thread_id` takes a thread id for pointer-sized: any other size is bad_input.
+    ThreadIdPointerSized,
     /// `ompd_thread_handle_compare` answers 0 for every pair.
     ThreadCompareZero,
     /// `ompd_thread_handle_compare` answers 1 for every pair of distinct handles, both ways.
@@ -366,6 +368,7 @@ mutants! {
     "thread_id_off" Some(E::GetThreadId), ThreadIdOff => ["thread.id.round_trip"];
     "thread_id_ignores_kind" Some(E::GetThreadId), ThreadIdIgnoresKind => ["thread.id.wrong_size_or_kind", "thread.id.every_kind"];
     "thread_id_ignores_size" Some(E::GetThreadId), ThreadIdIgnoresSize => ["thread.id.wrong_size_or_kind"];
+    "thread_id_pointer_sized" Some(E::GetThreadId), ThreadIdPointerSized => ["thread.id.round_trip", "thread.id.every_kind"];
     "thread_compare_zero" Some(E::ThreadHandleCompare), ThreadCompareZero => ["compare.thread.entity_identity"];
     "thread_compare_asymmetric" Some(E::ThreadHandleCompare), ThreadCompareAsymmetric => ["compare.thread.antisymmetric"];
     "thread_compare_truncated" Some(E::ThreadHandleCompare), ThreadCompareTruncated => ["compare.thread.entity_identity", "compare.thread.antisymmetric"];

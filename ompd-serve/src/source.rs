@@ -56,6 +56,12 @@ pub trait Source: Send + Sync + std::fmt::Debug {
     /// Pointer width and byte order (and so the `sizeof_type` answer).
     fn arch(&self) -> Arch;
 
+    /// The width of the target's native pthread ids: the pointer width unless the source
+    /// knows its runtime's ids are another.
+    fn pthread_size(&self) -> u64 {
+        self.arch().pointer as u64
+    }
+
     /// Exactly `len` bytes at `addr`, or why they cannot be read.
     fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, String>;
 

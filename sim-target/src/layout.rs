@@ -42,9 +42,10 @@ pub const FAR_SAMPLE: [(&str, Arch); 4] = [
 /// Built-in scenarios a default run lowers under one layout only: runtime variants whose path
 /// does not turn on the struct layout (the other layouts would repeat the same verdicts).
 /// `--full` runs every layout.
-pub const ONE_LAYOUT: [(&str, Policy); 3] = [
+pub const ONE_LAYOUT: [(&str, Policy); 4] = [
     ("no-ompt", Policy::Natural),
     ("thread-scan", Policy::Natural),
+    ("thread-id-width", Policy::Natural),
     ("string-edges", Policy::Natural),
 ];
 
@@ -163,8 +164,11 @@ pub enum Prim {
     I32,
     /// 8 bytes on every target (`uint64_t`, `ompt_data_t` members).
     U64,
-    /// Pointer-sized (pointers, `long`, `size_t`, `pthread_t`).
+    /// Pointer-sized (pointers, `long`, `size_t`).
     Ptr,
+    /// A native thread id (`kmp_thread_t`): pointer-sized unless the layout says otherwise
+    /// ([`Layout::with_thread_ids`]).
+    ThreadId,
 }
 
 impl Prim {
@@ -174,7 +178,7 @@ impl Prim {
             Prim::I8 => 1,
             Prim::I32 => 4,
             Prim::U64 => 8,
-            Prim::Ptr => arch.pointer as u64,
+            Prim::Ptr | Prim::ThreadId => arch.pointer as u64,
         }
     }
 }
@@ -257,7 +261,7 @@ static SCHEMA: &[TypeDef] = &[
         fields: &[
             ("ds_stackbase", P(Prim::Ptr)),
             ("ds_stacksize", P(Prim::Ptr)),
-            ("ds_thread", P(Prim::Ptr)),
+            ("ds_thread", P(Prim::ThreadId)),
             ("ds_tid", P(Prim::I32)),
             ("ds_gtid", P(Prim::I32)),
         ],
@@ -417,6 +421,8 @@ pub struct Layout {
     pub policy: Policy,
     types: BTreeMap<&'static str, TypeLayout>,
     masks: BTreeMap<&'static str, u64>,
+    /// The width of a native thread id (`kmp_thread_t`).
+    thread_id: u64,
 }
 
 /// Asking for a layout the policy cannot give.
@@ -454,8 +460,18 @@ impl SeedRng {
 }
 
 impl Layout {
-    /// Computes every type layout for `arch` under `policy`.
+    /// Computes every type layout for `arch` under `policy`, with pointer-sized thread ids.
     pub fn new(arch: Arch, policy: Policy) -> Result<Layout, UnsupportedLayout> {
+        Layout::with_thread_ids(arch, policy, arch.pointer)
+    }
+
+    /// Computes every type layout for `arch` under `policy`, with native thread ids
+    /// (`kmp_thread_t`) of `thread_id` bytes.
+    pub fn with_thread_ids(
+        arch: Arch,
+        policy: Policy,
+        thread_id: u8,
+    ) -> Result<Layout, UnsupportedLayout> {
         if !policy.supports(arch) {
             return Err(UnsupportedLayout { policy, arch });
         }
@@ -469,6 +485,9 @@ impl Layout {
                 .fields
                 .iter()
                 .map(|(name, ty)| match ty {
+                    FieldTy::Prim(Prim::ThreadId) => {
+                        (*name, u64::from(thread_id), u64::from(thread_id))
+                    }
                     FieldTy::Prim(p) => (*name, p.width(arch), p.width(arch)),
                     FieldTy::Struct(s) => (*name, types[s].size, types[s].align),
                 })
@@ -500,7 +519,13 @@ impl Layout {
             policy,
             types,
             masks,
+            thread_id: u64::from(thread_id),
         })
+    }
+
+    /// The width of a native thread id (`kmp_thread_t`) in bytes.
+    pub fn thread_id_size(&self) -> u64 {
+        self.thread_id
     }
 
     /// The layout of type `name`. Panics on a type outside the schema (a programming error).
@@ -573,7 +598,7 @@ impl Layout {
             [
                 ("ompd_sizeof__int", 4),
                 ("ompd_sizeof__char", 1),
-                ("ompd_sizeof__kmp_thread_t", p),
+                ("ompd_sizeof__kmp_thread_t", self.thread_id),
                 ("ompd_sizeof__kmp_tasking_flags_t", 4),
                 ("ompd_sizeof__ompd_state", 8),
                 ("ompd_sizeof____kmp_gtid", 4),
@@ -738,9 +763,11 @@ fn intel_type(name: &str, members: &[(&str, u64, u64)]) -> TypeLayout {
         "kmp_nested_proc_bind_t" => (16, &[("bind_types", 0, 8), ("size", 8, 4), ("used", 12, 4)]),
         other => unreachable!("type {other} has no Intel preset"),
     };
+    // A member narrower than its preset's slot (a 4-byte thread id) fills the slot's start.
+    let width = |f: &str| members.iter().find(|m| m.0 == f).map(|m| m.1);
     debug_assert!(table
         .iter()
-        .all(|(f, _, s)| members.iter().any(|m| m.0 == *f && m.1 == *s)));
+        .all(|(f, _, s)| width(f).is_some_and(|w| w <= *s)));
     let fields = table
         .iter()
         .map(|(f, o, s)| {
@@ -748,7 +775,7 @@ fn intel_type(name: &str, members: &[(&str, u64, u64)]) -> TypeLayout {
                 f.to_string(),
                 FieldLayout {
                     offset: *o,
-                    size: *s,
+                    size: width(f).map_or(*s, |w| w.min(*s)),
                 },
             )
         })

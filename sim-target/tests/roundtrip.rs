@@ -165,3 +165,26 @@ fn an_older_runtime_publishes_the_older_self_description() {
         assert!(img.symbol(kept).is_some(), "{kept}");
     }
 }
+
+#[test]
+fn thread_ids_of_the_other_width_are_laid_out_served_and_read_back() {
+    use ompd_serve::source::Source;
+    let m = model::scenario("thread-id-width").unwrap().model;
+    for (arch, width) in [(Arch::ILP32_BE, 8usize), (Arch::LP64_LE, 4)] {
+        for policy in [Policy::Natural, Policy::Packed, Policy::Far] {
+            let img = lower(&m, arch, policy).unwrap();
+            let word = |n: &str| img.memory.read(img.symbol(n).unwrap(), 8).unwrap().to_vec();
+            assert_eq!(
+                arch.decode(&word("ompd_sizeof__kmp_thread_t")),
+                width as u64
+            );
+            assert_eq!(img.pthread_size(), width as u64);
+            let id = img.thread_id_bytes(0, 0).unwrap();
+            assert_eq!((id.len(), img.find_thread(0, &id)), (width, Some(0)));
+            assert_eq!(
+                read(&img).unwrap().canonical(),
+                m.normalized(arch).canonical()
+            );
+        }
+    }
+}

@@ -83,7 +83,7 @@ fn survey(ctx: &Ctx, image: Image) -> Result<Survey, String> {
                     .map_err(|e| e.to_string()),
             );
             for (i, t) in truth.threads.iter().enumerate() {
-                let id = native_id_bytes(ctx.arch, &t.native, thread_id_kind::PTHREAD);
+                let id = native_id_bytes(ctx.model, ctx.arch, &t.native, thread_id_kind::PTHREAD);
                 let th = match lib.get_thread_handle(&ah, thread_id_kind::PTHREAD, &id) {
                     Ok(th) => th,
                     Err(e) => {

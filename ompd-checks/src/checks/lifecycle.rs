@@ -134,7 +134,7 @@ fn survey(j: &mut Judge, ctx: &Ctx, ah: &AspaceH, arch: Arch, which: &str) {
         }
     }
     for (i, t) in truth.threads.iter().enumerate() {
-        let id = native_id_bytes(arch, &t.native, thread_id_kind::PTHREAD);
+        let id = native_id_bytes(&truth, arch, &t.native, thread_id_kind::PTHREAD);
         if let Err(e) = ctx.lib.get_thread_handle(ah, thread_id_kind::PTHREAD, &id) {
             j.fail(format!("{which}: thread {i} by pthread id {id:02x?}: {e}"));
         }
@@ -248,7 +248,7 @@ fn held_handles(ctx: &mut Ctx, _: &str) -> Verdict {
         .iter()
         .enumerate()
         .filter_map(|(i, t)| {
-            let id = native_id_bytes(ctx.arch, &t.native, kind);
+            let id = native_id_bytes(ctx.model, ctx.arch, &t.native, kind);
             let h = ctx.lib.get_thread_handle(ah, kind, &id).ok()?;
             let before = ctx.lib.get_thread_id(&h, kind, id.len()).ok()?;
             Some((i, h, id, before))

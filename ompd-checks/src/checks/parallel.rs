@@ -200,7 +200,7 @@ fn idle_thread(ctx: &mut Ctx, _: &str) -> Verdict {
     let kind = ompd_abi::thread_id_kind::PTHREAD;
     for (k, native) in ctx.model.idle_threads.iter().enumerate() {
         let what = format!("idle thread {k} (gtid {})", ctx.model.threads.len() + k);
-        let id = crate::native_id_bytes(ctx.arch, native, kind);
+        let id = crate::native_id_bytes(ctx.model, ctx.arch, native, kind);
         // An idle pool thread is an OpenMP thread: no handle is a finding, never a skip.
         match ctx.lib.get_thread_handle(ah, kind, &id) {
             Ok(th) => expect_rc(

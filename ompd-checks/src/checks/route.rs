@@ -129,7 +129,12 @@ fn pthread_id(
     t: usize,
     get: impl FnOnce(usize) -> ompd_loader::library::Call<Vec<u8>>,
 ) -> Option<(String, Result<String, String>)> {
-    let want = native_id_bytes(ctx.arch, &m.threads[t].native, thread_id_kind::PTHREAD);
+    let want = native_id_bytes(
+        ctx.model,
+        ctx.arch,
+        &m.threads[t].native,
+        thread_id_kind::PTHREAD,
+    );
     let got = get(want.len());
     Some((format!("{want:02x?}"), shown(got, |b| format!("{b:02x?}"))))
 }

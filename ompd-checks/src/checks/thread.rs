@@ -155,7 +155,7 @@ fn foreign(ctx: &mut Ctx, _: &str) -> Verdict {
     }
     let mut j = Judge::new(ctx, "unavailable");
     for native in &ctx.model.foreign_threads {
-        let id = crate::native_id_bytes(ctx.arch, native, thread_id_kind::PTHREAD);
+        let id = crate::native_id_bytes(ctx.model, ctx.arch, native, thread_id_kind::PTHREAD);
         let got = ctx.lib.get_thread_handle(ah, thread_id_kind::PTHREAD, &id);
         expect_rc(
             &mut j,

@@ -177,7 +177,7 @@ fn tr_foreign(ctx: &mut Ctx, _: &str) -> Verdict {
     let mut j = Judge::new(ctx, "bad_input, *thread_handle NULL");
     let kind = ompd_abi::thread_id_kind::PTHREAD;
     for native in &ctx.model.foreign_threads {
-        let id = crate::native_id_bytes(ctx.arch, native, kind);
+        let id = crate::native_id_bytes(ctx.model, ctx.arch, native, kind);
         match ctx.lib.get_thread_handle_out(ah, kind, &id) {
             Ok((ompd_abi::Rc::BAD_INPUT, 0)) => j.holds(),
             Ok((rc, out)) => j.fail(format!(
@@ -366,7 +366,7 @@ fn threads(ctx: &mut Ctx, _: &str) -> Verdict {
             ctx.model
                 .idle_threads
                 .iter()
-                .map(|n| crate::native_id_bytes(ctx.arch, n, kind)),
+                .map(|n| crate::native_id_bytes(ctx.model, ctx.arch, n, kind)),
         )
         .collect();
     let n = ids.len();

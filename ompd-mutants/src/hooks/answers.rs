@@ -1,7 +1,7 @@
 //! Deviations that answer in the routine's place, or change its arguments, before the call.
 
 use super::{alloc, free, generic::crash, tool, Deviation as D, ICV_STRING, INITIALIZED};
-use super::{FIRST_CONTEXT, RELEASES};
+use super::{CONTEXT, FIRST_CONTEXT, RELEASES};
 use crate::inner::routine;
 use ompd_abi::{entry, EntryPoint, Rc};
 use std::ffi::c_int;
@@ -32,6 +32,9 @@ fn code_in_place(d: D, w: &[u64]) -> Option<Rc> {
         | D::DcvUnavailable
         | D::DeviceFromThreadUnavailable => Some(Rc::UNAVAILABLE),
         D::RelTaskLeaks | D::DcvRelLeaks => Some(Rc::OK),
+        D::ThreadIdPointerSized if target_pointer_size().is_some_and(|p| w[2] != p) => {
+            Some(Rc::BAD_INPUT)
+        }
         D::TrVersionNullOk if w.first() == Some(&0) => Some(Rc::OK),
         D::StateCrashes => {
             crash();
@@ -47,6 +50,16 @@ fn code_in_place(d: D, w: &[u64]) -> Option<Rc> {
         },
         _ => None,
     }
+}
+
+/// The target's pointer size, from the tool's `sizeof_type` in the last address space
+/// initialized.
+fn target_pointer_size() -> Option<u64> {
+    let f = tool()?.sizeof_type?;
+    let ctx = CONTEXT.load(Ordering::Acquire) as usize as *mut ompd_abi::AddressSpaceContext;
+    let mut sizes = ompd_abi::DeviceTypeSizes::default();
+    // SAFETY: the tool's callback with its own context and a valid out-parameter.
+    (unsafe { f(ctx, &mut sizes) } == Rc::OK).then_some(u64::from(sizes.sizeof_pointer))
 }
 
 /// The deviations that act before forwarding and change nothing of the call: output, a foreign

@@ -429,7 +429,7 @@ pub(super) unsafe extern "C" fn get_thread_context_for_thread_id(
             return rc;
         }
         let expected = match kind {
-            abi::thread_id_kind::PTHREAD => t.source.arch().pointer as u64,
+            abi::thread_id_kind::PTHREAD => t.source.pthread_size(),
             abi::thread_id_kind::LWP => 4,
             _ => {
                 ledger().record(Event::ThreadContext {

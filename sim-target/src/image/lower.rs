@@ -196,7 +196,7 @@ struct Objects {
 /// Lowers `model` for `arch` under `policy`.
 pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerError> {
     model.validate()?;
-    let layout = Layout::new(arch, policy)?;
+    let layout = Layout::with_thread_ids(arch, policy, model.pthread_size(arch))?;
     check_frames_fit(model, arch)?;
     let placer = Placer::new(arch, policy);
     let mut lo = Lowering {

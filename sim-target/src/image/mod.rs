@@ -77,14 +77,16 @@ impl Image {
     pub fn find_thread(&self, kind: u64, id: &[u8]) -> Option<usize> {
         // The id is decoded once; every thread's is compared as a number.
         let (native, width): (fn(&NativeThread) -> u64, usize) = match kind {
-            ompd_abi::thread_id_kind::PTHREAD => (|t| t.native.pthread, self.arch.pointer as usize),
+            ompd_abi::thread_id_kind::PTHREAD => {
+                (|t| t.native.pthread, self.layout.thread_id_size() as usize)
+            }
             ompd_abi::thread_id_kind::LWP => (|t| u64::from(t.native.lwp), 4),
             _ => return None,
         };
         if id.len() != width {
             return None;
         }
-        // A pthread_t is pointer-sized: the target holds the id truncated to that width.
+        // The target holds the id truncated to the width of its kmp_thread_t.
         let mask = u64::MAX >> (64 - 8 * width as u32);
         let want = self.arch.decode(id);
         self.threads.iter().position(|t| native(t) & mask == want)
@@ -96,7 +98,7 @@ impl Image {
         match kind {
             ompd_abi::thread_id_kind::PTHREAD => Some(
                 self.arch
-                    .encode(t.native.pthread, self.arch.pointer as usize),
+                    .encode(t.native.pthread, self.layout.thread_id_size() as usize),
             ),
             ompd_abi::thread_id_kind::LWP => Some(self.arch.encode(t.native.lwp as u64, 4)),
             _ => None,

@@ -141,6 +141,8 @@ fn sched_from(raw: u64, chunk: i32) -> Result<Schedule, ReadError> {
 struct Offsets {
     /// Pointer width.
     p: u64,
+    /// The mask of a native thread id's width.
+    tid_mask: u64,
     /// Offset of `th` in `kmp_info_t` (a thread is `info + th_off`).
     th_off: u64,
     /// Offset of `t` in `kmp_team_p` (a team is `team pointer + t_off`).
@@ -198,6 +200,7 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
     let arr = r.global("__kmp_threads", p)?;
     let o = Offsets {
         p,
+        tid_mask: u64::MAX >> (64 - 8 * img.layout.thread_id_size()),
         th_off: img.layout.field("kmp_info_t", "th").offset,
         t_off: img.layout.field("kmp_team_p", "t").offset,
         td_size: img.layout.ty("kmp_taskdata_t").size,
@@ -223,7 +226,7 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
     g.link_serialized_runs();
     r.lwt_scheduling(&mut g)?;
     let threads = r.read_threads(&o, &g, &thread_addr, &gtids)?;
-    let mask = u64::MAX >> (64 - 8 * p);
+    let mask = o.tid_mask;
     let foreign_threads: Vec<NativeId> = img
         .threads
         .iter()
@@ -245,6 +248,10 @@ pub fn read(img: &Image) -> Result<Model, ReadError> {
         },
         ompt_support: img.symbol(crate::layout::TOOL_DATA_PROBE).is_some(),
         older_description: older,
+        thread_id_width: match img.layout.thread_id_size() == p {
+            true => crate::model::ThreadIdWidth::Pointer,
+            false => crate::model::ThreadIdWidth::Other,
+        },
         gtid_mode: if r.global("__kmp_gtid_mode", 4)? == 3 {
             GtidMode::Tls
         } else {
@@ -579,9 +586,7 @@ impl Reader<'_> {
                 .img
                 .threads
                 .iter()
-                .find(|t| {
-                    t.gtid == gtid && t.native.pthread & (u64::MAX >> (64 - 8 * o.p)) == pthread
-                })
+                .find(|t| t.gtid == gtid && t.native.pthread & o.tid_mask == pthread)
                 .map(|t| t.native)
                 .ok_or_else(|| {
                     ReadError::Graph(format!("no native thread for idle gtid {gtid}"))
@@ -615,7 +620,7 @@ impl Reader<'_> {
                 .map(|t| t.native)
                 .ok_or_else(|| ReadError::Graph(format!("no native thread for gtid {gtid}")))?;
             let pthread = self.get(*th, BI, &["th_info", "ds", "ds_thread"])?;
-            if pthread != native.pthread & (u64::MAX >> (64 - 8 * o.p)) {
+            if pthread != native.pthread & o.tid_mask {
                 return Err(ReadError::Graph(format!(
                     "gtid {gtid}: ds_thread disagrees with the thread table"
                 )));

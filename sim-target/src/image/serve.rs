@@ -18,6 +18,10 @@ impl Source for Image {
         self.arch
     }
 
+    fn pthread_size(&self) -> u64 {
+        self.layout.thread_id_size()
+    }
+
     fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, String> {
         self.memory
             .read(addr, len)

@@ -52,6 +52,7 @@ impl ModelBuilder {
             ompt_support: true,
             older_description: false,
             gtid_mode: GtidMode::Tls,
+            thread_id_width: ThreadIdWidth::Pointer,
             vacant_gtids: Vec::new(),
             globals: Globals::default(),
             threads: vec![Thread {

@@ -117,13 +117,14 @@ impl Model {
     /// (the runtime keeps only their OMPT data in memory the libraries can see).
     pub fn normalized(&self, arch: ompd_serve::arch::Arch) -> Model {
         let mask = u64::MAX >> (64 - 8 * arch.pointer as u32);
+        let tid_mask = u64::MAX >> (64 - 8 * self.pthread_size(arch) as u32);
         let mut m = self.clone();
         m.globals.stacksize &= mask;
         for t in &mut m.threads {
-            t.native.pthread &= mask;
+            t.native.pthread &= tid_mask;
         }
         for t in m.foreign_threads.iter_mut().chain(&mut m.idle_threads) {
-            t.pthread &= mask;
+            t.pthread &= tid_mask;
         }
         for r in &mut m.regions {
             r.function &= mask;

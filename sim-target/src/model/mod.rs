@@ -273,6 +273,17 @@ pub enum GtidMode {
     Scan,
 }
 
+/// How wide the runtime's native thread ids (`kmp_thread_t`, a `pthread_t`) are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ThreadIdWidth {
+    /// The target's pointer width (every Linux ABI).
+    #[default]
+    Pointer,
+    /// The other width: 8 bytes on a 32-bit target, 4 on a 64-bit one (an ABI whose
+    /// `pthread_t` is no pointer).
+    Other,
+}
+
 /// The whole runtime state of one process.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Model {
@@ -294,6 +305,9 @@ pub struct Model {
     pub older_description: bool,
     /// Gtid lookup mode.
     pub gtid_mode: GtidMode,
+    /// The width of the runtime's native thread ids.
+    #[serde(default)]
+    pub thread_id_width: ThreadIdWidth,
     /// Slots of `__kmp_threads` left NULL before the last thread, ascending: gtids of root
     /// threads that registered and left (the runtime clears their slot). The OpenMP threads,
     /// then the idle ones, take the other gtids in order ([`Model::runtime_gtid`]).
@@ -327,6 +341,14 @@ fn supported() -> bool {
 pub struct ModelError(pub String);
 
 impl Model {
+    /// The size in bytes of the runtime's native thread ids (`kmp_thread_t`) on `arch`.
+    pub fn pthread_size(&self, arch: ompd_serve::arch::Arch) -> u8 {
+        match self.thread_id_width {
+            ThreadIdWidth::Pointer => arch.pointer,
+            ThreadIdWidth::Other => 12 - arch.pointer,
+        }
+    }
+
     /// The runtime's gtid of thread `i` (OpenMP threads, then idle ones): its slot of
     /// `__kmp_threads`, the `i`-th that is not vacant.
     pub fn runtime_gtid(&self, i: usize) -> usize {

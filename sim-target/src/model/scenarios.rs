@@ -45,7 +45,7 @@ pub enum Set {
 type Entry = (&'static str, &'static str, fn() -> Model, Judges, Set);
 
 /// The built-in scenarios (one table; each model is built only when asked for).
-const BUILT_IN: [Entry; 8] = [
+const BUILT_IN: [Entry; 9] = [
     (
         "serial",
         "initial thread in serial code after a region, one idle pool thread, one foreign native thread",
@@ -90,6 +90,25 @@ const BUILT_IN: [Entry; 8] = [
         // The thread lookup is the one path the mode changes; every other family starts from a
         // thread handle and would repeat the lookup's findings.
         Judges::Only(&["thread.", "fault.get_thread_handle.", "null.get_thread_handle.", "callbacks."]),
+        Set::Default,
+    ),
+    (
+        "thread-id-width",
+        "a runtime whose native thread ids (kmp_thread_t) are not pointer-sized: 8 bytes on 32-bit targets, 4 on 64-bit ones; the nested-tasks state",
+        thread_id_width,
+        // The families that pass, return, compare or look up thread ids.
+        Judges::Only(&[
+            "thread.",
+            "compare.thread.",
+            "route.thread.",
+            "device.",
+            "lifecycle.",
+            "fault.get_thread_handle.",
+            "fault.get_thread_id.",
+            "null.get_thread_handle.",
+            "null.get_thread_id.",
+            "callbacks.",
+        ]),
         Set::Default,
     ),
     (
@@ -280,6 +299,12 @@ fn no_ompt() -> Model {
     let outer = b.parallel(b.initial_thread(), 2);
     b.explicit_task(b.member(outer, 0));
     b.build().expect("no-ompt scenario is valid")
+}
+
+fn thread_id_width() -> Model {
+    let mut m = nested_tasks();
+    m.thread_id_width = ThreadIdWidth::Other;
+    m
 }
 
 /// A path of exactly `len` bytes under `dir`, named after `seed`.

@@ -313,7 +313,7 @@ impl<'w, 'l> Walk<'w, 'l> {
             Some(Answer::Thread(i)) => At::Thread(i),
             _ => At::Before,
         };
-        let size = self.ctx.arch.pointer as usize;
+        let size = self.ctx.model.pthread_size(self.ctx.arch) as usize;
         self.probe("thread ompd_get_thread_id".into(), |w| {
             value(lib.get_thread_id(w.at(th), thread_id_kind::PTHREAD, size))
         });
