@@ -9,7 +9,7 @@ use std::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::Ordering;
 
 /// The longest string a capped ICV string keeps (a 512-byte buffer with its NUL).
-pub(super) const CAP: usize = 511;
+const CAP: usize = 511;
 
 /// The boundary deviations after an ok call; `rc` unchanged.
 pub(super) fn after(d: D, w: &[u64], rc: Rc) -> Rc {

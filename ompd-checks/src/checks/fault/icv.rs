@@ -29,11 +29,7 @@ pub(super) fn every_icv(
         let mut one = Judge::new(ctx, "");
         match judge_into(ctx, ah, &s, entry, kind, &mut one) {
             Judged::Injected(n) => {
-                sum = Counts {
-                    planned: sum.planned + n.planned,
-                    fired: sum.fired + n.fired,
-                    calls: sum.calls + n.calls,
-                };
+                sum = sum.plus(n);
                 injected.push(name.clone());
             }
             Judged::Nothing(why) => nothing.push(format!("{name}: {why}")),

@@ -483,6 +483,15 @@ struct Counts {
 }
 
 impl Counts {
+    /// The counts of two judgements together.
+    fn plus(self, o: Counts) -> Counts {
+        Counts {
+            planned: self.planned + o.planned,
+            fired: self.fired + o.fired,
+            calls: self.calls + o.calls,
+        }
+    }
+
     fn note(self, kind: Kind) -> String {
         format!(
             "{} of {} planned failure(s) fired; {} {} call(s) fault-free",
