@@ -173,16 +173,18 @@ impl<'l> Ctx<'l> {
 }
 
 impl<'l> ThreadHandles<'l> {
-    /// An ICV (handle, scope, id) the getter answers with `ok`: the first of
-    /// [`ThreadHandles::answered_icvs`].
+    /// An ICV (handle, scope, id) the getter (the string getter when `string`) answers with
+    /// `ok`: the first of [`ThreadHandles::answered_icvs`], found without asking past it.
     pub fn answered_icv<'a>(
         &'a self,
         ctx: &Ctx<'l>,
         ah: &'a AspaceH<'l>,
         string: bool,
     ) -> Option<(AnyHandle<'a, 'l>, abi::Scope, u64)> {
-        let first = self.answered_icvs(ctx, ah, string).into_iter().next();
-        first.map(|(_, icv)| icv)
+        let all = self.icvs_with_handles(ctx, ah);
+        let first = all.first().map(|(_, icv)| *icv);
+        let answered = all.into_iter().find(|(_, icv)| answers(ctx, *icv, string));
+        answered.map(|(_, icv)| icv).or(first)
     }
 
     /// Every ICV (name, and handle, scope, id) the getter (the string getter when `string`)
@@ -194,39 +196,48 @@ impl<'l> ThreadHandles<'l> {
         ah: &'a AspaceH<'l>,
         string: bool,
     ) -> Vec<(String, (AnyHandle<'a, 'l>, abi::Scope, u64))> {
+        let mut all = self.icvs_with_handles(ctx, ah);
+        let first = all.first().cloned();
+        all.retain(|(_, icv)| answers(ctx, *icv, string));
+        if all.is_empty() {
+            all.extend(first);
+        }
+        all
+    }
+
+    /// Every enumerated ICV (name, and handle, scope, id) whose scope one of these handles (or
+    /// `ah`) stands for, in enumeration order.
+    fn icvs_with_handles<'a>(
+        &'a self,
+        ctx: &Ctx<'l>,
+        ah: &'a AspaceH<'l>,
+    ) -> Vec<(String, (AnyHandle<'a, 'l>, abi::Scope, u64))> {
         use abi::Scope;
         let Ok(table) = ctx.icvs(ah) else {
             return Vec::new();
         };
         let implicit = is_implicit(ctx.model, ctx.model.threads[self.gtid.0].current_task);
-        let mut first = None;
-        let mut answered = Vec::new();
-        for e in table {
-            let handle = match e.scope {
-                Scope::GLOBAL | Scope::ADDRESS_SPACE => Some(AnyHandle::Aspace(ah)),
-                Scope::THREAD => self.thread.as_ref().map(AnyHandle::Thread),
-                Scope::PARALLEL => self.parallel.as_ref().map(AnyHandle::Parallel),
-                Scope::TASK => self.task.as_ref().map(AnyHandle::Task),
-                Scope::IMPLICIT_TASK if implicit => self.task.as_ref().map(AnyHandle::Task),
-                _ => None,
-            };
-            let Some(h) = handle else { continue };
-            let answers = if string {
-                ctx.lib.get_icv_string(h, e.scope, e.id).is_ok()
-            } else {
-                matches!(ctx.lib.get_icv(h, e.scope, e.id), Ok((Rc::OK, _)))
-            };
-            let row = (e.name, (h, e.scope, e.id));
-            if answers {
-                answered.push(row);
-            } else if first.is_none() {
-                first = Some(row);
-            }
-        }
-        if answered.is_empty() {
-            answered.extend(first);
-        }
-        answered
+        let handle = |scope| match scope {
+            Scope::GLOBAL | Scope::ADDRESS_SPACE => Some(AnyHandle::Aspace(ah)),
+            Scope::THREAD => self.thread.as_ref().map(AnyHandle::Thread),
+            Scope::PARALLEL => self.parallel.as_ref().map(AnyHandle::Parallel),
+            Scope::TASK => self.task.as_ref().map(AnyHandle::Task),
+            Scope::IMPLICIT_TASK if implicit => self.task.as_ref().map(AnyHandle::Task),
+            _ => None,
+        };
+        table
+            .into_iter()
+            .filter_map(|e| Some((e.name, (handle(e.scope)?, e.scope, e.id))))
+            .collect()
+    }
+}
+
+/// True when the getter (the string getter when `string`) answers `ok` for the ICV.
+fn answers(ctx: &Ctx, (h, scope, id): (AnyHandle, abi::Scope, u64), string: bool) -> bool {
+    if string {
+        ctx.lib.get_icv_string(h, scope, id).is_ok()
+    } else {
+        matches!(ctx.lib.get_icv(h, scope, id), Ok((Rc::OK, _)))
     }
 }
 

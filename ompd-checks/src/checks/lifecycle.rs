@@ -17,7 +17,7 @@ use ompd_serve::arch::Arch;
 use ompd_serve::callbacks::{self, Target};
 use sim_target::image::ServedImage;
 use sim_target::layout::Policy;
-use sim_target::model::Model;
+use sim_target::model::{Model, ThreadId};
 
 /// The entry points a survey of one address space calls.
 const SURVEY: &[EntryPoint] = &[
@@ -240,15 +240,11 @@ fn held_handles(ctx: &mut Ctx, _: &str) -> Verdict {
         EntryPoint::ThreadHandleCompare
     );
     let kind = thread_id_kind::PTHREAD;
-    let truth: Model = ctx.model.normalized(ctx.arch);
     // The handles kept, with the id each answered before: one per thread the library finds and
     // answers (finding them and their ids are other checks' law; here only the lifecycle is).
-    let held: Vec<_> = truth
-        .threads
-        .iter()
-        .enumerate()
-        .filter_map(|(i, t)| {
-            let id = native_id_bytes(ctx.model, ctx.arch, &t.native, kind);
+    let held: Vec<_> = (0..ctx.model.threads.len())
+        .filter_map(|i| {
+            let id = ctx.thread_id(ThreadId(i), kind);
             let h = ctx.lib.get_thread_handle(ah, kind, &id).ok()?;
             let before = ctx.lib.get_thread_id(&h, kind, id.len()).ok()?;
             Some((i, h, id, before))

@@ -439,7 +439,8 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
     }
 }
 
-/// One call of `entry` under `plan`: its result and the census of the callbacks it made.
+/// One call of `entry` under `plan`: its result and the census of the callbacks it made, or why
+/// it cannot be called.
 fn planned<'l>(
     ctx: &Ctx<'l>,
     ah: &AspaceH<'l>,
@@ -451,7 +452,7 @@ fn planned<'l>(
         site: Some(entry.name()),
         fault,
     });
-    let got = call(ctx, ah, s, entry)?;
+    let got = call(ctx, ah, s, entry).map_err(|why| format!("{entry} is not called: {why}"))?;
     Ok((got, guard.finish()))
 }
 
@@ -572,10 +573,7 @@ fn reference<'l>(
         let (second, census) = planned(ctx, ah, s, entry, None)?;
         Ok((first, second, census))
     });
-    let (first, want, census) = match reference {
-        Ok(r) => r,
-        Err(why) => return Err(format!("{entry} is not called: {why}")),
-    };
+    let (first, want, census) = reference?;
     match (first, want) {
         (Ok(a), Ok(b)) => {
             if let Some(d) = differs(ctx, &a, &b) {
@@ -615,10 +613,7 @@ fn inject<'l>(
         let want = paired(ctx, ah, s, entry, r, k, j)?;
         let (fault, what) = kind.fault(&r.census, k);
         let mark = callbacks::ledger().mark();
-        let (got, c) = match planned(ctx, ah, s, entry, Some(fault)) {
-            Ok(x) => x,
-            Err(why) => return Err(format!("{entry} is not called: {why}")),
-        };
+        let (got, c) = planned(ctx, ah, s, entry, Some(fault))?;
         let Some(injected) = c.injected.first() else {
             continue;
         };
@@ -647,8 +642,7 @@ fn paired<'l>(
     k: u64,
     j: &mut Judge,
 ) -> Result<Option<Answer<'l>>, String> {
-    let (base, _) =
-        planned(ctx, ah, s, entry, None).map_err(|why| format!("{entry} is not called: {why}"))?;
+    let (base, _) = planned(ctx, ah, s, entry, None)?;
     match base {
         Ok(b) => {
             if let Some(d) = differs(ctx, &r.want, &b) {
@@ -688,9 +682,7 @@ fn recovered<'l>(
                 ));
             }
         }
-        Err(why) => j.fail(format!(
-            "after the injected failures {entry} is not called: {why}"
-        )),
+        Err(why) => j.fail(format!("after the injected failures {why}")),
     }
 }
 
