@@ -301,6 +301,37 @@ pub enum Deviation {
     ThreadHandleDiesWithASpace,
     /// `ompd_get_tool_data` answers ok with value 0 where the runtime has no OMPT support.
     ToolDataWithoutOmpt,
+    /// Every handle comparison answers by the handle blocks' addresses, not the entities':
+    /// two handles to one entity compare unequal.
+    CompareByHandle,
+    /// Every handle comparison answers 1 for a handle compared with itself.
+    CompareSelfUnequal,
+    /// Every handle comparison answers the opposite sign when a pair is compared again.
+    CompareAgainNegated,
+    /// Every handle comparison orders entities of three classes in a cycle (a < b < c < a): a
+    /// consistent answer for every pair, yet no total order.
+    CompareCyclic,
+    /// Every handle comparison answers ok with 0 for handles to one entity from two address
+    /// spaces, where the inner library refused the pair.
+    CompareAcrossSpacesEqual,
+    /// `ompd_get_thread_handle` answers `ompd_rc_error` for a thread that is not an OpenMP
+    /// thread, where the inner library answered unavailable.
+    ForeignThreadError,
+    /// `ompd_get_thread_handle` answers `ompd_rc_error` for every lwp id.
+    LwpIdError,
+    /// `ompd_get_enclosing_parallel_handle` answers bad_input for the outermost region.
+    OutermostEnclosingBadInput,
+    /// `ompd_get_generating_task_handle` answers `ompd_rc_error` for the initial task.
+    InitialGeneratingError,
+    /// `ompd_finalize` answers `ompd_rc_error` after finalizing.
+    FinalizeNotOk,
+    /// `ompd_get_icv_string_from_scope` answers unsupported for an ICV id it does not know.
+    IcvStringUnknownIdUnsupported,
+    /// `ompd_get_icv_string_from_scope` answers bad_input for a scope that is not the ICV's.
+    IcvStringScopeBadInput,
+    /// The forwarder's spare export is named `ompd_unknown_symbol` (no specification defines
+    /// it).
+    ExportsUnknownOmpdSymbol,
     /// The runtime: its copy's symbol table no longer names `ompd_dll_locations`.
     RtNoDllLocations,
     /// The runtime: its copy's symbol table no longer names `ompd_dll_locations_valid`.
@@ -331,7 +362,8 @@ pub struct Mutant {
     pub entry_point: Option<E>,
     /// The deviation.
     pub deviation: Deviation,
-    /// The checks that must catch it: ids, or a prefix ending in `*`; at least one must kill.
+    /// The checks that must catch it: ids, or patterns with one `*` ([`targets`]); at least one
+    /// must kill.
     pub targets: &'static [&'static str],
 }
 
@@ -417,16 +449,16 @@ mutants! {
     "device_from_thread_unavailable" Some(E::GetDeviceFromThread), DeviceFromThreadUnavailable => ["device.from_thread.identity"];
     "null_output_ok" None, NullOutputOk => ["null.*"];
     "null_handle_crashes" None, NullHandleCrashes => ["null.*"];
-    "read_fault_ignored" None, ReadFaultIgnored => ["fault.*"];
-    "aspace_icv_read_fault_ignored" None, AspaceIcvReadFaultIgnored => ["fault.get_icv_from_scope.*"];
-    "symbol_fault_ignored" None, SymbolFaultIgnored => ["fault.*"];
-    "conversion_fault_ignored" None, ConversionFaultIgnored => ["fault.*"];
-    "alloc_fault_ignored" None, AllocFaultIgnored => ["fault.*", "callbacks.contract.no_direct_heap"];
-    "symbol_failure_miscoded" None, SymbolFailureMiscoded => ["fault.*"];
-    "read_failure_miscoded" None, ReadFailureMiscoded => ["fault.*"];
-    "conversion_failure_miscoded" None, ConversionFailureMiscoded => ["fault.*"];
-    "alloc_failure_miscoded" None, AllocFailureMiscoded => ["fault.*"];
-    "thread_context_failure_miscoded" None, ThreadContextFailureMiscoded => ["fault.*"];
+    "read_fault_ignored" None, ReadFaultIgnored => ["fault.*.read", "fault.*.short_read", "fault.*.stale_handle"];
+    "aspace_icv_read_fault_ignored" None, AspaceIcvReadFaultIgnored => ["fault.get_icv_from_scope.read", "fault.get_icv_from_scope.short_read"];
+    "symbol_fault_ignored" None, SymbolFaultIgnored => ["fault.*.symbol"];
+    "conversion_fault_ignored" None, ConversionFaultIgnored => ["fault.*.conversion", "fault.*.stale_handle"];
+    "alloc_fault_ignored" None, AllocFaultIgnored => ["fault.*.alloc", "callbacks.contract.no_direct_heap"];
+    "symbol_failure_miscoded" None, SymbolFailureMiscoded => ["fault.*.symbol"];
+    "read_failure_miscoded" None, ReadFailureMiscoded => ["fault.*.read", "fault.*.short_read"];
+    "conversion_failure_miscoded" None, ConversionFailureMiscoded => ["fault.*.conversion"];
+    "alloc_failure_miscoded" None, AllocFailureMiscoded => ["fault.*.alloc"];
+    "thread_context_failure_miscoded" None, ThreadContextFailureMiscoded => ["fault.*.thread_context"];
     "null_input_ok" None, NullInputOk => ["null.*"];
     "device_initialize_miscoded" Some(E::DeviceInitialize), DeviceInitializeMiscoded => ["aspace.device_initialize.unsupported_device"];
     "process_initialize_declines_miscoded" Some(E::ProcessInitialize), ProcessInitializeDeclinesMiscoded => ["aspace.process_initialize.foreign_runtime"];
@@ -483,6 +515,19 @@ mutants! {
     "thread_handle_expires" None, ThreadHandleExpires => ["bp.thread.handle_kept_until_thread_end"];
     "thread_handle_dies_with_a_space" None, ThreadHandleDiesWithASpace => ["lifecycle.release.held_handles_intact"];
     "tool_data_without_ompt" Some(E::GetToolData), ToolDataWithoutOmpt => ["tool_data.no_ompt.unsupported"];
+    "compare_by_handle" None, CompareByHandle => ["thread.compare.same_thread_equal", "parallel.curr.same_region_compares_equal"];
+    "compare_self_unequal" None, CompareSelfUnequal => ["compare.thread.reflexive", "compare.parallel.reflexive", "compare.task.reflexive"];
+    "compare_again_negated" None, CompareAgainNegated => ["compare.thread.stable", "compare.parallel.stable", "compare.task.stable"];
+    "compare_cyclic" None, CompareCyclic => ["compare.thread.transitive", "compare.parallel.transitive", "compare.task.transitive"];
+    "compare_across_spaces_equal" None, CompareAcrossSpacesEqual => ["compare.thread.other_address_space", "compare.parallel.other_address_space", "compare.task.other_address_space"];
+    "foreign_thread_error" Some(E::GetThreadHandle), ForeignThreadError => ["thread.handle.non_openmp_thread"];
+    "lwp_id_error" Some(E::GetThreadHandle), LwpIdError => ["thread.handle.by_lwp_id"];
+    "outermost_enclosing_bad_input" Some(E::GetEnclosingParallelHandle), OutermostEnclosingBadInput => ["parallel.enclosing.outermost_unavailable"];
+    "initial_generating_error" Some(E::GetGeneratingTaskHandle), InitialGeneratingError => ["task.generating.initial_task_unavailable"];
+    "finalize_not_ok" Some(E::Finalize), FinalizeNotOk => ["lib.finalize.after_initialize"];
+    "icv_string_unknown_id_unsupported" Some(E::GetIcvStringFromScope), IcvStringUnknownIdUnsupported => ["icv.string.unknown_id"];
+    "icv_string_scope_bad_input" Some(E::GetIcvStringFromScope), IcvStringScopeBadInput => ["icv.string.scope_mismatch"];
+    "exports_unknown_ompd_symbol" None, ExportsUnknownOmpdSymbol => ["lib.inventory.no_unknown_ompd_symbols"];
     "rt_no_dll_locations" None, RtNoDllLocations => ["runtime.dll_locations.valid_vector"];
     "rt_no_dll_locations_valid" None, RtNoDllLocationsValid => ["runtime.dll_locations_valid.defined"];
     "rt_no_device_breakpoint" None, RtNoDeviceBreakpoint => ["runtime.breakpoints.defined"];
@@ -544,6 +589,9 @@ pub fn file_patch(d: Deviation) -> Option<(&'static [u8], &'static [u8])> {
         Deviation::NeedsOpenmpRuntime => Some((b"\0libgcc_s.so.1\0", b"\0libomp.so.555\0")),
         Deviation::ExportsOperatorNew => {
             Some((b"\0mutant_operator_new\0", b"\0_ZnwmRKSt9nothrow_t\0"))
+        }
+        Deviation::ExportsUnknownOmpdSymbol => {
+            Some((b"\0mutant_operator_new\0", b"\0ompd_unknown_symbol\0"))
         }
         _ => None,
     }
@@ -627,10 +675,16 @@ pub fn find(name: &str) -> Option<&'static Mutant> {
     MUTANTS.iter().find(|m| m.name == name)
 }
 
-/// True when `check` is one of `m`'s targets (an id, or a prefix ending in `*`).
+/// True when `check` is one of `m`'s targets: an id, or a pattern with one `*` standing for
+/// any run of characters (`fault.*.read`: the read-fault check of every routine; `null.*`:
+/// every NULL-argument check).
 pub fn targets(m: &Mutant, check: &str) -> bool {
-    m.targets.iter().any(|t| match t.strip_suffix('*') {
-        Some(prefix) => check.starts_with(prefix),
+    m.targets.iter().any(|t| match t.split_once('*') {
+        Some((head, tail)) => {
+            check.len() >= head.len() + tail.len()
+                && check.starts_with(head)
+                && check.ends_with(tail)
+        }
         None => check == *t,
     })
 }
@@ -669,5 +723,8 @@ mod tests {
             find("null_output_ok").unwrap(),
             "null.get_state.state"
         ));
+        let read = find("read_fault_ignored").unwrap();
+        assert!(targets(read, "fault.get_state.read"));
+        assert!(!targets(read, "fault.get_state.alloc"));
     }
 }

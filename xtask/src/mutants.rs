@@ -6,9 +6,12 @@
 use super::{cargo, run, target_dir};
 use std::process::Command;
 
-/// `cargo xtask mutants [--base SO] [--quick] [--only NAME]..` (`--base`: the inner library of
-/// the 5.2 mutants; the TR mutants wrap the reference's TR build); the exit code is the driver's
-/// (0 only when every mutant run is killed by a check it targets).
+/// `cargo xtask mutants [--base SO] [--quick] [--only NAME].. [--bless]` (`--base`: the inner
+/// library of the 5.2 mutants; the TR mutants wrap the reference's TR build). Around the
+/// reference, a full run is judged against the committed `ompd-mutants/kill-matrix.md` and the
+/// ledger `ompd-mutants/owed.tsv` (`--bless` rewrites the matrix). The exit code is the
+/// driver's: 0 only when every mutant run, and on a full run every check, has a targeted kill
+/// or an owed entry, and the matrix is the committed one.
 pub fn mutants(args: &[String]) -> i32 {
     // The runner and the reference builds (the inner libraries), then the kit.
     let runner = match super::runner() {
@@ -25,18 +28,28 @@ pub fn mutants(args: &[String]) -> i32 {
         return code;
     }
     let debug = target_dir().join("debug");
-    let mut base = debug.join("libompd_reference_52.so");
+    let mut base = None;
     let mut rest = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match (a.as_str(), it.clone().next()) {
             ("--base", Some(path)) => {
-                base = path.into();
+                base = Some(std::path::PathBuf::from(path));
                 it.next();
             }
             _ => rest.push(a.clone()),
         }
     }
+    // Around the reference, the run is judged against the committed matrix and ledger.
+    if base.is_none() {
+        let kit = super::root().join("ompd-mutants");
+        rest.extend([
+            "--matrix".into(),
+            kit.join("kill-matrix.md").display().to_string(),
+        ]);
+        rest.extend(["--owed".into(), kit.join("owed.tsv").display().to_string()]);
+    }
+    let base = base.unwrap_or_else(|| debug.join("libompd_reference_52.so"));
     let mut driver = Command::new(debug.join("ompd-mutants"));
     driver
         .arg("--runner")

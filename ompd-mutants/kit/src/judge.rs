@@ -1,11 +1,16 @@
-//! Judging the kill: a mutant's results against the clean baseline's, the kill matrix and the
-//! score.
+//! Judging the kill: a mutant's results against the clean baseline's, place by place.
+//!
+//! A mutant is killed by a check it targets, at a place its clean baseline also ran, when
+//! that result turns fail, crash or timeout where the baseline's had no finding (a *fail
+//! kill*). A warning kills only through a target whose violation warns by its requirement at
+//! the flavour's profile (a SHOULD or ambiguous level: a *warn kill*). Findings of checks the
+//! mutant does not target are collateral: listed, never a kill.
 
 use crate::{stage, Args};
-use ompd_mutants::table::{self, flavour, targets, Flavour, Mutant};
+use ompd_checks::{Profile, Severity};
+use ompd_mutants::table::{flavour, targets, Flavour, Mutant};
 use ompd_report::{Outcome, Report};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 
 /// True for an outcome that reports a finding.
 fn finding(o: Outcome) -> bool {
@@ -13,6 +18,11 @@ fn finding(o: Outcome) -> bool {
         o,
         Outcome::Warn | Outcome::Fail | Outcome::Crash | Outcome::Timeout
     )
+}
+
+/// True for an outcome that fails a library.
+fn failing(o: Outcome) -> bool {
+    matches!(o, Outcome::Fail | Outcome::Crash | Outcome::Timeout)
 }
 
 /// Every result's outcome by (check, place).
@@ -26,30 +36,101 @@ fn outcomes(r: &Report) -> Outcomes {
         .collect()
 }
 
-/// The checks with a finding in `mutant` where the baseline had none.
-fn killers(base: &Outcomes, mutant: &Report) -> BTreeSet<String> {
-    outcomes(mutant)
-        .into_iter()
-        .filter(|(k, o)| finding(*o) && !base.get(k).is_some_and(|b| finding(*b)))
-        .map(|((check, _), _)| check)
-        .collect()
+/// The profile a flavour's libraries report, at which a check's severity is read.
+fn profile(f: Flavour) -> Profile {
+    match f {
+        Flavour::V5_2 | Flavour::Runtime => Profile::V5_2,
+        Flavour::V6_0 => Profile::V6_0,
+        Flavour::Tr2 => Profile::Tr2,
+    }
 }
 
-/// One row of the matrix.
-struct Row {
-    mutant: &'static Mutant,
-    killers: BTreeSet<String>,
+/// True when a violation of `check` warns by its requirement at `p` (SHOULD or ambiguous).
+pub fn warns_by_level(check: &str, p: Profile) -> bool {
+    ompd_checks::find(check)
+        .is_some_and(|c| matches!(c.severity.at(p), Severity::Should | Severity::Ambig))
+}
+
+/// One mutant's verdict.
+pub struct Row {
+    /// The mutant.
+    pub mutant: &'static Mutant,
+    /// Targeted checks that turned fail, crash or timeout.
+    pub fails: BTreeSet<String>,
+    /// Targeted checks of a warning level that turned warn.
+    pub warns: BTreeSet<String>,
+    /// Checks it does not target that turned to a finding.
+    pub collateral: BTreeSet<String>,
+    /// Targeted checks with a finding at a place the baseline did not run.
+    pub unbased: BTreeSet<String>,
 }
 
 impl Row {
-    fn target_hit(&self) -> bool {
-        self.killers.iter().any(|c| targets(self.mutant, c))
+    /// Judges `mutant`'s report against its flavour's baseline.
+    fn judge(mutant: &'static Mutant, base: &Outcomes, report: &Report) -> Row {
+        let p = profile(flavour(mutant));
+        let mut row = Row {
+            mutant,
+            fails: BTreeSet::new(),
+            warns: BTreeSet::new(),
+            collateral: BTreeSet::new(),
+            unbased: BTreeSet::new(),
+        };
+        for ((check, place), o) in outcomes(report) {
+            let was = base.get(&(check.clone(), place));
+            if !finding(o) || was.is_some_and(|b| finding(*b)) {
+                continue;
+            }
+            let set = match (targets(mutant, &check), was) {
+                (false, _) => &mut row.collateral,
+                (true, None) => &mut row.unbased,
+                (true, Some(_)) if failing(o) => &mut row.fails,
+                (true, Some(_)) if warns_by_level(&check, p) => &mut row.warns,
+                (true, Some(_)) => &mut row.collateral,
+            };
+            set.insert(check);
+        }
+        row
+    }
+
+    /// True when a check it targets killed it.
+    pub fn killed(&self) -> bool {
+        !self.fails.is_empty() || !self.warns.is_empty()
+    }
+
+    /// The one-line verdict on the mutant.
+    pub fn line(&self) -> String {
+        let verdict = match (self.fails.is_empty(), self.warns.is_empty()) {
+            (false, _) => "killed",
+            (true, false) => "killed by a warning of a SHOULD-level target",
+            (true, true) if self.collateral.is_empty() && self.unbased.is_empty() => "SURVIVED",
+            (true, true) => "not killed by a target",
+        };
+        let shown: Vec<&str> = self
+            .kills()
+            .chain(self.collateral.iter())
+            .take(4)
+            .map(String::as_str)
+            .collect();
+        format!(
+            "{:<34} {verdict} ({} targeted, {} collateral{}{})",
+            self.mutant.name,
+            self.fails.len() + self.warns.len(),
+            self.collateral.len(),
+            if shown.is_empty() { "" } else { ": " },
+            shown.join(", ")
+        )
+    }
+
+    /// Its targeted kills: the fails, then the warnings.
+    pub fn kills(&self) -> impl Iterator<Item = &String> {
+        self.fails.iter().chain(&self.warns)
     }
 }
 
 /// Runs the clean baseline of a forwarder and says what findings it has (those results
-/// cannot kill); returns its outcomes and its check ids.
-fn baseline(args: &Args, f: Flavour) -> Result<(Outcomes, BTreeSet<String>), String> {
+/// cannot kill); returns its outcomes.
+fn baseline(args: &Args, f: Flavour) -> Result<Outcomes, String> {
     let base = stage::run_one(args, None, f)?;
     let dirty: Vec<String> = base
         .results
@@ -64,131 +145,25 @@ fn baseline(args: &Args, f: Flavour) -> Result<(Outcomes, BTreeSet<String>), Str
             dirty.len(),
         );
     }
-    let checks = base.results.iter().map(|r| r.check.clone()).collect();
-    Ok((outcomes(&base), checks))
+    Ok(outcomes(&base))
 }
 
-/// Runs the baselines and every chosen mutant, prints and writes the matrix; true when every
-/// mutant was killed by one of its targets.
-pub fn run(args: &Args, chosen: &[&'static Mutant]) -> Result<bool, String> {
+/// Runs the baselines and every chosen mutant; prints one line per mutant and returns the
+/// rows.
+pub fn run(args: &Args, chosen: &[&'static Mutant]) -> Result<Vec<Row>, String> {
     let mut bases: BTreeMap<Flavour, Outcomes> = BTreeMap::new();
-    let mut all = BTreeSet::new();
     let flavours: BTreeSet<Flavour> = std::iter::once(Flavour::V5_2)
         .chain(chosen.iter().map(|m| flavour(m)))
         .collect();
     for f in flavours {
-        let (b, checks) = baseline(args, f)?;
-        all.extend(checks);
-        bases.insert(f, b);
+        bases.insert(f, baseline(args, f)?);
     }
     let mut rows = Vec::new();
     for m in chosen {
-        let f = flavour(m);
-        let report = stage::run_one(args, Some(m.name), f)?;
-        let row = Row {
-            mutant: m,
-            killers: bases
-                .get(&f)
-                .map(|b| killers(b, &report))
-                .unwrap_or_default(),
-        };
-        eprintln!("{}", line(&row));
+        let report = stage::run_one(args, Some(m.name), flavour(m))?;
+        let row = Row::judge(m, &bases[&flavour(m)], &report);
+        eprintln!("{}", row.line());
         rows.push(row);
     }
-    let text = matrix(&rows, &all);
-    let path = args.out.join("kill-matrix.md");
-    std::fs::write(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    print!("{}", summary(&rows, &all));
-    println!("kill matrix: {}", path.display());
-    Ok(rows.iter().all(Row::target_hit))
-}
-
-/// The one-line verdict on a mutant.
-fn line(r: &Row) -> String {
-    let verdict = match (r.killers.is_empty(), r.target_hit()) {
-        (true, _) => "SURVIVED",
-        (false, false) => "killed, but by none of its targets",
-        (false, true) => "killed",
-    };
-    let first: Vec<&str> = r.killers.iter().take(4).map(String::as_str).collect();
-    format!(
-        "{:<34} {verdict} ({} checks{}{})",
-        r.mutant.name,
-        r.killers.len(),
-        if first.is_empty() { "" } else { ": " },
-        first.join(", ")
-    )
-}
-
-/// The MUST requirements of OpenMP 5.2, 6.0 and TR 2.001 a killing check cites (shown violated by a
-/// mutant), and those none does.
-fn musts_shown(rows: &[Row]) -> (BTreeSet<String>, BTreeSet<String>) {
-    use ompd_checks::Profile;
-    let cited: BTreeSet<&str> = rows
-        .iter()
-        .flat_map(|r| r.killers.iter())
-        .filter_map(|c| ompd_checks::find(c))
-        .flat_map(|c| c.requirements.iter().copied())
-        .collect();
-    ompd_review::coverage::checklist()
-        .into_iter()
-        .filter(|r| {
-            [Profile::V5_2, Profile::V6_0, Profile::Tr2]
-                .iter()
-                .any(|p| r.binds(*p))
-        })
-        .map(|r| r.id)
-        .partition(|id| cited.contains(id.as_str()))
-}
-
-/// The score lines.
-fn summary(rows: &[Row], all: &BTreeSet<String>) -> String {
-    let killed = rows.iter().filter(|r| r.target_hit()).count();
-    let killing: BTreeSet<&String> = rows.iter().flat_map(|r| r.killers.iter()).collect();
-    let (shown, not_shown) = musts_shown(rows);
-    format!(
-        "score: {killed} of {} mutants killed by a targeted check ({:.0} %); {} of {} checks kill at least one mutant; {} of {} MUST requirements (5.2, 6.0, TR 2.001) shown violated by a killed mutant\n",
-        rows.len(),
-        100.0 * killed as f64 / rows.len().max(1) as f64,
-        killing.len(),
-        all.len(),
-        shown.len(),
-        shown.len() + not_shown.len()
-    )
-}
-
-/// The Markdown kill matrix: mutant → killing checks, then the checks no mutant killed.
-fn matrix(rows: &[Row], all: &BTreeSet<String>) -> String {
-    let mut s = String::from("# Kill matrix\n\n| mutant | entry point | killed by a target | killing checks |\n|---|---|---|---|\n");
-    for r in rows {
-        let ep = match (
-            r.mutant.entry_point,
-            table::runtime_patch(r.mutant.deviation),
-        ) {
-            (_, Some(_)) => "none: the runtime".into(),
-            (None, None) => "every one".into(),
-            (Some(e), None) => e.to_string(),
-        };
-        let list: Vec<&str> = r.killers.iter().map(String::as_str).collect();
-        let _ = writeln!(
-            s,
-            "| {} | {ep} | {} | {} |",
-            r.mutant.name,
-            if r.target_hit() { "yes" } else { "**no**" },
-            list.join(", ")
-        );
-    }
-    let killing: BTreeSet<&String> = rows.iter().flat_map(|r| r.killers.iter()).collect();
-    let _ = writeln!(s, "\n{}\n## Checks no mutant killed\n", summary(rows, all));
-    for c in all.iter().filter(|c| !killing.contains(c)) {
-        let _ = writeln!(s, "- {c}");
-    }
-    let _ = writeln!(
-        s,
-        "\n## MUST requirements no killed mutant shows violated\n"
-    );
-    for id in musts_shown(rows).1 {
-        let _ = writeln!(s, "- {id}");
-    }
-    s
+    Ok(rows)
 }

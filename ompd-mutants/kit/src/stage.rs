@@ -124,9 +124,9 @@ const EVERY_PLAN: &[&str] = &[
 ];
 
 /// Stages the build of `flavour` and runs the suite on it; returns its report. A mutant that
-/// targets a `bp.*` check (judged only on breakpoint tours) also runs [`TOUR_PLAN`], and the
-/// clean baseline and the [`table::FAR_PLACED`] mutants [`FAR_PLAN`]; their results join the
-/// report.
+/// targets a `bp.*` check (judged only on breakpoint tours) also runs [`TOUR_PLAN`], the
+/// [`table::FAR_PLACED`] mutants [`FAR_PLAN`], and the clean baseline both, so that every place
+/// a mutant runs has a baseline result; their results join the report.
 pub fn run_one(args: &Args, name: Option<&str>, flavour: Flavour) -> Result<Report, String> {
     let lib = stage(args, name, flavour)?;
     if flavour == Flavour::Runtime {
@@ -135,7 +135,7 @@ pub fn run_one(args: &Args, name: Option<&str>, flavour: Flavour) -> Result<Repo
     let mut report = run_plan(args, &lib, name, PLAN, "report.json")?;
     let tours = name
         .and_then(table::find)
-        .is_some_and(|m| m.targets.iter().any(|t| t.starts_with("bp.")));
+        .is_none_or(|m| m.targets.iter().any(|t| t.starts_with("bp.")));
     if tours {
         let tour = run_plan(args, &lib, name, TOUR_PLAN, "tour.json")?;
         report.results.extend(tour.results);

@@ -7,6 +7,7 @@ mod answers;
 mod epoch;
 mod extra;
 mod generic;
+mod laws;
 mod route;
 mod strings;
 mod values;
@@ -133,7 +134,7 @@ pub fn after(ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
         {
             strings::after(d, w, rc)
         }
-        Some(d) => values::after(d, ep, w, rc),
+        Some(d) => laws::after(d, ep, w, rc).unwrap_or_else(|| values::after(d, ep, w, rc)),
         None => rc,
     }
 }
@@ -153,6 +154,7 @@ pub(crate) fn prepare() {
     h.reserve(ORIGINS_CAP);
     epoch::prepare();
     route::prepare();
+    laws::prepare();
 }
 
 /// Notes where a new thread handle came from ([`ORIGINS`]), and counts ICV enumerations.

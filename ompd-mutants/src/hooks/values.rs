@@ -161,15 +161,31 @@ fn handle_word(handle: u64, offset: usize) -> u64 {
     unsafe { ((handle as usize + offset) as *const u64).read_unaligned() }
 }
 
-/// `*cmp_value` as a library computes it that subtracts the entities' addresses (then their
-/// lwt words) into an `int`.
-fn truncated_compare(ep: EntryPoint, w: &[u64]) -> Rc {
+/// The offsets of a comparison's handle kind: the entity's address word, and its lwt word.
+fn key_offsets(ep: EntryPoint) -> (usize, Option<usize>) {
     let keys = ompd_reference::KEY_OFFSETS;
-    let (key, lwt) = match ep {
+    match ep {
         EntryPoint::ThreadHandleCompare => (keys.thread, None),
         EntryPoint::ParallelHandleCompare => (keys.parallel.0, Some(keys.parallel.1)),
         _ => (keys.task.0, Some(keys.task.1)),
-    };
+    }
+}
+
+/// The entity a handle of the comparison `ep` stands for: its address word, plus its lwt word.
+pub(super) fn entity_key(ep: EntryPoint, handle: u64) -> u64 {
+    let (key, lwt) = key_offsets(ep);
+    handle_word(handle, key).wrapping_add(lwt.map_or(0, |l| handle_word(handle, l)))
+}
+
+/// Changes the `c_int` out-parameter at word `i` (when the tool passed one); answers ok.
+pub(super) fn set_int(w: &[u64], i: usize, f: impl FnOnce(&mut c_int)) -> Rc {
+    set(out::<c_int>(w, i), f)
+}
+
+/// `*cmp_value` as a library computes it that subtracts the entities' addresses (then their
+/// lwt words) into an `int`.
+fn truncated_compare(ep: EntryPoint, w: &[u64]) -> Rc {
+    let (key, lwt) = key_offsets(ep);
     let diff = |offset: usize| handle_word(w[0], offset).wrapping_sub(handle_word(w[1], offset));
     let d = match (diff(key), lwt) {
         (0, Some(l)) => diff(l),
