@@ -98,6 +98,10 @@ pub enum Gate {
     /// A warning (a SHOULD-level miss or an allowed alternative) that no entry accepts. Fails
     /// the gate unless `--allow-warnings`.
     NewWarning,
+    /// A skip or not-supported where the judged baseline (`ompd_review::judged`) says the check
+    /// judged the library (a pass, warning or failure), no result of the check judges it there
+    /// now, and no entry records the skip: the library stopped answering. Fails the gate.
+    Silenced,
     /// A crash that did not reproduce when re-run (`flaky`), and no entry accepts a crash.
     /// Fails the gate: the library did crash once.
     Flake,
@@ -113,6 +117,7 @@ impl Gate {
             Gate::ExpectedFail => "expected-fail",
             Gate::UnexpectedPass => "unexpected-pass",
             Gate::NewWarning => "new-warning",
+            Gate::Silenced => "silenced",
             Gate::Flake => "flake",
             Gate::Regression => "regression",
         }

@@ -1,8 +1,9 @@
 //! Adopting a run as the new baseline: the unexpected results of a run written in the
 //! expectations format (`LIB.unexpected.toml`, every run), and `--bless`, which rewrites the
 //! expectations files: new entries for regressions and flakes, entries whose outcome changed
-//! updated (removed when everything they cover now passes), stale entries removed. Comments and
-//! the layout of untouched entries are kept.
+//! updated (removed when everything they cover now passes), stale entries removed; and the
+//! judged baseline beside each file records where its libraries are judged now (a silenced
+//! check leaves it, and the diff shows). Comments and the layout of untouched entries are kept.
 //!
 //! A new entry is as broad as the run allows: one for the whole check when every result of the
 //! check that no entry covers is unexpected, else one per scenario, per scenario × arch, or per
@@ -12,6 +13,7 @@
 
 use crate::expectations::{File, Outcomes};
 use crate::gate::{EntryRef, Evaluation};
+use crate::judged;
 use ompd_report::glob;
 use ompd_report::{Gate, Outcome, Report, ResultRecord};
 use std::collections::{BTreeMap, BTreeSet};
@@ -396,6 +398,44 @@ pub fn bless(report: &Report, ev: &Evaluation, date: &str) -> Result<Vec<String>
             re.len(),
             rm.len()
         ));
+    }
+    written.extend(record_judged(report, ev)?);
+    Ok(written)
+}
+
+/// Records where each library of the run was judged, for the target kinds whose silence the
+/// run judges and of which it has results, in the judged baseline of the first file applying
+/// to it; returns the files written.
+fn record_judged(report: &Report, ev: &Evaluation) -> Result<Vec<String>, BlessError> {
+    let mut baselines: BTreeMap<usize, judged::Baseline> = BTreeMap::new();
+    for lg in &ev.libraries {
+        let Some(&fi) = lg.files.first() else {
+            continue;
+        };
+        let results = || lg.judged.iter().map(|j| &report.results[j.result]);
+        // Only the kinds the run had results of: a run of real targets keeps the simulated rows.
+        let kinds: BTreeSet<String> = results()
+            .map(|r| r.target.clone())
+            .filter(|k| ev.silence_kinds.contains(k))
+            .collect();
+        baselines
+            .entry(fi)
+            .or_insert_with(|| ev.files[fi].judged.clone())
+            .record(&lg.library, &kinds, &judged::judged_places(results()));
+    }
+    let mut written = Vec::new();
+    for (fi, b) in baselines {
+        let path = judged::path_of(&ev.files[fi].path);
+        if b == ev.files[fi].judged && path.exists() {
+            continue;
+        }
+        ompd_report::write_atomic(&path, b.render().as_bytes()).map_err(|source| {
+            BlessError::Io {
+                path: path.display().to_string(),
+                source,
+            }
+        })?;
+        written.push(format!("{}: where each library is judged", path.display()));
     }
     Ok(written)
 }

@@ -48,6 +48,10 @@ pub struct File {
     /// Where it was read from.
     #[serde(skip)]
     pub path: PathBuf,
+    /// Where its libraries were judged when it was blessed (the file beside it,
+    /// [`crate::judged::path_of`]; empty when there is none).
+    #[serde(skip)]
+    pub judged: crate::judged::Baseline,
 }
 
 /// The outcome(s) an entry accepts: one, or a list.
@@ -286,11 +290,28 @@ impl File {
     /// Parses one file; every entry needs a reason, and each of its check globs must name a known
     /// check.
     pub fn load(path: &Path) -> Result<File, ExpectError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ExpectError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
-        File::parse(&text, path)
+        let read = |p: &Path| {
+            std::fs::read_to_string(p).map_err(|source| ExpectError::Io {
+                path: p.display().to_string(),
+                source,
+            })
+        };
+        let beside = crate::judged::path_of(path);
+        let judged = match beside.exists() {
+            true => read(&beside)?,
+            false => String::new(),
+        };
+        File::parse(&read(path)?, path)?.with_judged(&judged)
+    }
+
+    /// The file with its judged baseline parsed from `text`.
+    pub fn with_judged(mut self, text: &str) -> Result<File, ExpectError> {
+        self.judged =
+            crate::judged::Baseline::parse(text).map_err(|message| ExpectError::Invalid {
+                path: crate::judged::path_of(&self.path).display().to_string(),
+                message,
+            })?;
+        Ok(self)
     }
 
     /// Parses `text` as the file at `path` (which need not exist: embedded files keep the path
@@ -335,7 +356,9 @@ impl File {
 pub fn embedded() -> Result<Vec<File>, ExpectError> {
     suite_data::EXPECTATIONS
         .iter()
-        .map(|(name, text)| File::parse(text, &suite_data::expectations_dir().join(name)))
+        .map(|(name, text, judged)| {
+            File::parse(text, &suite_data::expectations_dir().join(name))?.with_judged(judged)
+        })
         .collect()
 }
 

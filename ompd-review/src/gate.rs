@@ -10,7 +10,9 @@
 //! entries it left out stale (nor one shadowed by an earlier entry).
 
 use crate::expectations::{Expectation, File};
+use crate::judged;
 use ompd_report::{Gate, LibraryInfo, Outcome, Report, ResultRecord};
+use std::collections::BTreeSet;
 
 /// An entry of one of the evaluation's files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -59,7 +61,13 @@ pub struct Evaluation {
     /// A shard's evaluation: stale entries are judged when the shards are merged (a shard ran
     /// only part of the run, so an entry covering nothing in it may cover a result of another).
     pub stale_deferred: bool,
+    /// The target kinds whose silence is judged, and whose judged baseline `--bless` records
+    /// ([`Evaluation::limit_silence`]; every kind unless the run was narrowed).
+    pub silence_kinds: BTreeSet<String>,
 }
+
+/// Every target kind.
+const KINDS: [&str; 3] = ["sim", "live", "core"];
 
 /// True for outcomes that are findings (including harness errors).
 pub fn finding(o: Outcome) -> bool {
@@ -98,6 +106,21 @@ impl Evaluation {
             allow_improvements,
             allow_warnings: false,
             stale_deferred: false,
+            silence_kinds: KINDS.iter().map(|k| k.to_string()).collect(),
+        }
+    }
+
+    /// Judges silence only on results of the target kinds `kinds` (a run narrowed to some
+    /// scenarios or runtimes of a kind cannot say what the others stopped judging): a silenced
+    /// result of another kind is a match again.
+    pub fn limit_silence(&mut self, report: &Report, kinds: &[&str]) {
+        self.silence_kinds = kinds.iter().map(|k| k.to_string()).collect();
+        for j in self.libraries.iter_mut().flat_map(|l| &mut l.judged) {
+            if j.gate == Gate::Silenced
+                && !kinds.contains(&report.results[j.result].target.as_str())
+            {
+                j.gate = Gate::Match;
+            }
         }
     }
 
@@ -143,10 +166,11 @@ impl Evaluation {
         self.libraries.iter().map(|l| l.stale.len()).sum()
     }
 
-    /// Whether the run fails the gate: a regression or a flake, (without `--allow-warnings`) a
-    /// new warning, or (without `--allow-improvements`) an unexpected pass or a stale entry.
+    /// Whether the run fails the gate: a regression, a flake or a silenced check, (without
+    /// `--allow-warnings`) a new warning, or (without `--allow-improvements`) an unexpected pass
+    /// or a stale entry.
     pub fn fails(&self) -> bool {
-        self.count(Gate::Regression) + self.count(Gate::Flake) > 0
+        self.count(Gate::Regression) + self.count(Gate::Flake) + self.count(Gate::Silenced) > 0
             || (!self.allow_warnings && self.count(Gate::NewWarning) > 0)
             || (!self.allow_improvements
                 && self.count(Gate::UnexpectedPass) + self.stale_count() > 0)
@@ -161,6 +185,7 @@ impl Evaluation {
             n(self.count(Gate::Regression), "regression", "regressions"),
             n(self.count(Gate::Flake), "flake", "flakes"),
             n(self.count(Gate::NewWarning), "new warning", "new warnings"),
+            n(self.count(Gate::Silenced), "silenced", "silenced"),
             n(
                 self.count(Gate::UnexpectedPass),
                 "unexpected pass",
@@ -228,6 +253,7 @@ fn judge_library(report: &Report, lib: &LibraryInfo, files: &[File]) -> LibraryG
             entry,
         });
     }
+    silence(report, lib, files, &mut judged);
     let mine: Vec<&ResultRecord> = judged.iter().map(|j| &report.results[j.result]).collect();
     let stage_of: std::collections::HashMap<&str, ompd_checks::Stage> = ompd_checks::registry()
         .iter()
@@ -271,6 +297,32 @@ fn judge_library(report: &Report, lib: &LibraryInfo, files: &[File]) -> LibraryG
             .collect(),
         judged,
         stale,
+    }
+}
+
+/// Marks as silenced the skips and not-supported results no entry covers, at each place where
+/// the judged baseline of a file applying to `lib` says the library was judged and no result
+/// judges it now.
+fn silence(report: &Report, lib: &LibraryInfo, files: &[File], judged: &mut [Judged]) {
+    let baselines: Vec<&judged::Baseline> = files
+        .iter()
+        .filter(|f| f.applies_to(&lib.name))
+        .map(|f| &f.judged)
+        .collect();
+    let now = judged::judged_places(judged.iter().map(|j| &report.results[j.result]));
+    for j in judged.iter_mut() {
+        let r = &report.results[j.result];
+        let Some(place) = judged::place(r) else {
+            continue;
+        };
+        if j.entry.is_none()
+            && j.gate == Gate::Match
+            && !judged::judges(r.outcome)
+            && !now.contains(&place)
+            && baselines.iter().any(|b| b.judged(&lib.name, &place))
+        {
+            j.gate = Gate::Silenced;
+        }
     }
 }
 
@@ -349,6 +401,46 @@ mod tests {
         );
         assert!(ev.fails());
         assert!(ev.libraries[0].stale.is_empty());
+    }
+
+    #[test]
+    fn a_check_that_stops_judging_is_silenced_unless_an_entry_records_the_skip() {
+        let judged = "state.get.matches_model\tsim\tserial\tv-1\n\
+                      task.frame.matches_model\tsim\tserial\tv-1\n\
+                      thread.id.round_trip\tsim\tserial\tv-1\n";
+        let f = vec![File::parse(
+            &format!("{HEAD}[[expect]]\ncheck = 'task.frame.matches_model'\noutcome = 'skip'\nreason = 'r'\n"),
+            Path::new("v.toml"),
+        )
+        .unwrap()
+        .with_judged(judged)
+        .unwrap()];
+        let rep = report(vec![
+            // Judged before, skips now, no entry: silenced.
+            rec("state.get.matches_model", "serial", Outcome::Skip),
+            // An entry records the skip.
+            rec("task.frame.matches_model", "serial", Outcome::Skip),
+            // One unit still judges it: not silent.
+            rec("thread.id.round_trip", "serial", Outcome::NotSupported),
+            rec("thread.id.round_trip", "serial", Outcome::Pass),
+            // Never judged before: a skip is a skip.
+            rec("thread.id.every_kind", "serial", Outcome::Skip),
+        ]);
+        let mut ev = Evaluation::new(&rep, f, false);
+        let gates: Vec<Gate> = ev.libraries[0].judged.iter().map(|j| j.gate).collect();
+        use Gate::{Match, Silenced};
+        assert_eq!(gates, [Silenced, Match, Match, Match, Match]);
+        assert!(ev.fails());
+        assert!(
+            ev.summary_line().contains("1 silenced"),
+            "{}",
+            ev.summary_line()
+        );
+        ev.limit_silence(&rep, &["live", "core"]);
+        assert!(
+            !ev.fails(),
+            "a run narrowed on the simulated target judges no silence there"
+        );
     }
 
     #[test]

@@ -4,9 +4,12 @@
 //! a vendor line's releases.
 //!
 //! Modules, each depending only on the ones listed before it (no module cycles):
+//! - [`judged`]: the judged baseline beside each expectations file: where each library was
+//!   judged when its expectations were blessed.
 //! - [`expectations`]: per-vendor expected results with reasons, folded with a run.
 //! - [`gate`]: every result judged against the expectations (match, expected-fail,
-//!   unexpected-pass, flake, regression), stale entries, the gate's verdict.
+//!   unexpected-pass, new-warning, silenced, flake, regression), stale entries, the gate's
+//!   verdict.
 //! - [`bless`]: a run's unexpected results in the expectations format, and `--bless`.
 //! - [`output`]: the gate-aware human tree and the JUnit XML rendering.
 //! - [`regression`]: the comparison of two JSON reports (regressions, fixes, changed answers).
@@ -22,5 +25,6 @@ pub mod expectations;
 pub mod gate;
 pub mod history;
 pub mod html;
+pub mod judged;
 pub mod output;
 pub mod regression;

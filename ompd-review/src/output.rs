@@ -90,6 +90,8 @@ fn acceptable(ev: &Evaluation, j: &Judged) -> String {
                 x.reason
             )
         }
+        None if j.gate == Gate::Silenced => "a verdict (pass, warn or fail), as when the expectations were blessed (the judged baseline beside them), or an entry recording the skip with its reason".into(),
+        None if j.gate == Gate::NewWarning => "pass, not-supported or skip (no expectation entry)".into(),
         None => "pass, warn, not-supported or skip (no expectation entry)".into(),
     }
 }
@@ -277,7 +279,11 @@ fn unexpected_lines(
         .filter(|j| {
             matches!(
                 j.gate,
-                Gate::UnexpectedPass | Gate::NewWarning | Gate::Flake | Gate::Regression
+                Gate::UnexpectedPass
+                    | Gate::NewWarning
+                    | Gate::Silenced
+                    | Gate::Flake
+                    | Gate::Regression
             )
         })
         .collect();
@@ -335,7 +341,7 @@ pub fn junit(report: &Report, ev: &Evaluation) -> Result<String, String> {
         for j in &lg.judged {
             let r = &report.results[j.result];
             let failing = match j.gate {
-                Gate::Regression | Gate::Flake => true,
+                Gate::Regression | Gate::Flake | Gate::Silenced => true,
                 Gate::UnexpectedPass => !ev.allow_improvements,
                 Gate::NewWarning => !ev.allow_warnings,
                 Gate::Match | Gate::ExpectedFail => false,

@@ -4,7 +4,8 @@
 //! and kind), plus the library name when a report holds several libraries; when each report holds
 //! exactly one library the names are ignored, so `llvm-19` compares with `intel-2026.2`.
 //!
-//! It names regressions (passed in OLD, fails in NEW; a warning that now fails among them), new
+//! It names regressions (passed in OLD, fails in NEW, a warning that now fails among them; or
+//! judged in OLD, a pass or warning, and skipped or not-supported in NEW: silenced), new
 //! warnings (passed cleanly in OLD, warns in NEW), fixes (failed in OLD, passes in NEW), other
 //! changed outcomes, checks only in NEW or only in OLD, and changed snapshot answers (the optional
 //! `answers` section a `--golden` run writes).
@@ -44,14 +45,14 @@ pub struct Comparison {
     /// Results present in both.
     pub common: usize,
     /// Passed (pass, warn, not-supported) in OLD, failed (fail, crash, timeout, harness-error)
-    /// in NEW.
+    /// in NEW; or judged (pass, warn) in OLD, skipped or not-supported in NEW.
     pub regressions: Vec<Moved>,
     /// Passed cleanly (pass, not-supported) in OLD, warns in NEW: a SHOULD-level finding or an
     /// allowed alternative the library did not show before.
     pub new_warnings: Vec<Moved>,
     /// Failed in OLD, passed in NEW.
     pub fixes: Vec<Moved>,
-    /// Any other outcome change (warn → pass, fail → crash, pass → skip, ...).
+    /// Any other outcome change (warn → pass, fail → crash, skip → pass, ...).
     pub changed: Vec<Moved>,
     /// Check ids only in NEW.
     pub new_checks: Vec<String>,
@@ -78,6 +79,12 @@ pub fn load(path: &Path) -> Result<Report, String> {
 
 fn passed(o: Outcome) -> bool {
     matches!(o, Outcome::Pass | Outcome::Warn | Outcome::NotSupported)
+}
+
+/// A check that judged the library (pass or warn) and now judges nothing there: the library
+/// stopped answering.
+fn silenced(o: Outcome, n: Outcome) -> bool {
+    matches!(o, Outcome::Pass | Outcome::Warn) && matches!(n, Outcome::Skip | Outcome::NotSupported)
 }
 
 fn failed(o: Outcome) -> bool {
@@ -156,7 +163,7 @@ pub fn compare(old: &Report, new: &Report) -> Comparison {
             new: n,
             places,
         };
-        if passed(o) && failed(n) {
+        if (passed(o) && failed(n)) || silenced(o, n) {
             c.regressions.push(m);
         } else if matches!(o, Outcome::Pass | Outcome::NotSupported) && n == Outcome::Warn {
             c.new_warnings.push(m);
@@ -406,6 +413,30 @@ pub(crate) mod tests {
             ["~ serial/lp64-le/icv/nthreads-var@thread[0]: 4 → 2"]
         );
         insta::assert_snapshot!("compare_hand_made", c.human());
+    }
+
+    #[test]
+    fn a_check_that_stops_judging_is_a_regression() {
+        use Outcome::*;
+        let old = report(
+            "l-1",
+            &[("a.b.quiet", "serial", Pass), ("a.b.ns", "serial", Warn)],
+        );
+        let new = report(
+            "l-2",
+            &[
+                ("a.b.quiet", "serial", Skip),
+                ("a.b.ns", "serial", NotSupported),
+            ],
+        );
+        let c = compare(&old, &new);
+        let r: Vec<&str> = c.regressions.iter().map(|m| m.check.as_str()).collect();
+        assert_eq!(r, ["a.b.ns", "a.b.quiet"]);
+        let back = compare(&new, &old);
+        assert!(
+            back.regressions.is_empty(),
+            "a skip that judges again is no regression"
+        );
     }
 
     #[test]

@@ -17,15 +17,29 @@ pub const REQUIREMENTS_TSV: &str = include_str!("../requirements.tsv");
 pub const MUST_EXCEPTIONS_TSV: &str = include_str!("../must-exceptions.tsv");
 
 /// The per-vendor expectations files, embedded at compile time so that an installed runner has
-/// them: (file name, TOML text), sorted by name. A test keeps the list equal to the directory.
-pub const EXPECTATIONS: &[(&str, &str)] = &[
+/// them: (file name, TOML text, the judged baseline beside it), sorted by name. A test keeps the
+/// list equal to the directory.
+pub const EXPECTATIONS: &[(&str, &str, &str)] = &[
     (
         "intel-legacy.toml",
         include_str!("../expectations/intel-legacy.toml"),
+        include_str!("../expectations/intel-legacy.judged.tsv"),
     ),
-    ("intel.toml", include_str!("../expectations/intel.toml")),
-    ("llvm.toml", include_str!("../expectations/llvm.toml")),
-    ("runtime.toml", include_str!("../expectations/runtime.toml")),
+    (
+        "intel.toml",
+        include_str!("../expectations/intel.toml"),
+        include_str!("../expectations/intel.judged.tsv"),
+    ),
+    (
+        "llvm.toml",
+        include_str!("../expectations/llvm.toml"),
+        include_str!("../expectations/llvm.judged.tsv"),
+    ),
+    (
+        "runtime.toml",
+        include_str!("../expectations/runtime.toml"),
+        include_str!("../expectations/runtime.judged.tsv"),
+    ),
 ];
 
 /// The JSON Schema of the `ompd-conformance/report/v2` document (the subset the report uses).
@@ -61,11 +75,14 @@ mod tests {
             .filter(|n| n.ends_with(".toml"))
             .collect();
         on_disk.sort();
-        let embedded: Vec<&str> = super::EXPECTATIONS.iter().map(|(n, _)| *n).collect();
+        let embedded: Vec<&str> = super::EXPECTATIONS.iter().map(|(n, _, _)| *n).collect();
         assert_eq!(on_disk, embedded);
-        for (name, text) in super::EXPECTATIONS {
-            let disk = std::fs::read_to_string(super::expectations_dir().join(name)).unwrap();
+        for (name, text, judged) in super::EXPECTATIONS {
+            let dir = super::expectations_dir();
+            let disk = std::fs::read_to_string(dir.join(name)).unwrap();
             assert_eq!(&disk, text, "{name}");
+            let beside = dir.join(name.replace(".toml", ".judged.tsv"));
+            assert_eq!(&std::fs::read_to_string(beside).unwrap(), judged, "{name}");
         }
     }
 

@@ -34,6 +34,7 @@ pub(super) fn expectation_files(
                 libraries: libs.iter().map(|l| l.name.clone()).collect(),
                 expect: Vec::new(),
                 path: p.clone(),
+                judged: Default::default(),
             });
             continue;
         }
@@ -100,8 +101,10 @@ pub(super) fn run_gate(
             Err(e) => return Err(harness(e.to_string())),
         }
     }
-    let again = ompd_review::gate::Evaluation::new(report, files, review.allow_improvements)
+    let mut again = ompd_review::gate::Evaluation::new(report, files, review.allow_improvements)
         .allowing_warnings(review.allow_warnings);
+    let kinds: Vec<&str> = ev.silence_kinds.iter().map(String::as_str).collect();
+    again.limit_silence(report, &kinds);
     if again.fails() {
         eprintln!("ompd-conform: error: the blessed expectations still do not match the run");
         return Ok(EXIT_FINDINGS);

@@ -231,8 +231,32 @@ pub(super) fn run(args: RunArgs) -> i32 {
     if args.shard.is_some() {
         ev.defer_stale();
     }
+    ev.limit_silence(&report, &silence_kinds(&args, opts.sim));
     ev.mark(&mut report);
     finish(&report, &ev, &args, &stop)
+}
+
+/// The target kinds a run judges silence on: the simulated target when the run ran it (`sim`:
+/// a run of real targets runs only its library-level checks there) and was not narrowed to some
+/// scenarios, arch variants or layouts (or replays), the real ones unless it was narrowed to
+/// some runtimes; none for a shard (it ran part of the run).
+fn silence_kinds(args: &RunArgs, sim: bool) -> Vec<&'static str> {
+    let mut kinds = Vec::new();
+    if args.shard.is_some() {
+        return kinds;
+    }
+    let sim_narrowed = !sim
+        || !args.scenario.is_empty()
+        || !args.arch.is_empty()
+        || !args.layout.is_empty()
+        || !args.replay.is_empty();
+    if !sim_narrowed {
+        kinds.push("sim");
+    }
+    if args.runtime.is_empty() {
+        kinds.extend(["live", "core"]);
+    }
+    kinds
 }
 
 /// The libraries a run finds itself when none is named: the ones a fixture's runtime names (for
