@@ -329,6 +329,9 @@ pub enum Deviation {
     IcvStringUnknownIdUnsupported,
     /// `ompd_get_icv_string_from_scope` answers bad_input for a scope that is not the ICV's.
     IcvStringScopeBadInput,
+    /// `ompd_get_icv_from_scope` answers bad_input where the inner library answered
+    /// incompatible (a scope that is not the ICV's, an ICV that is no integer).
+    IcvValueScopeBadInput,
     /// The forwarder's spare export is named `ompd_unknown_symbol` (no specification defines
     /// it).
     ExportsUnknownOmpdSymbol,
@@ -527,6 +530,7 @@ mutants! {
     "finalize_not_ok" Some(E::Finalize), FinalizeNotOk => ["lib.finalize.after_initialize"];
     "icv_string_unknown_id_unsupported" Some(E::GetIcvStringFromScope), IcvStringUnknownIdUnsupported => ["icv.string.unknown_id"];
     "icv_string_scope_bad_input" Some(E::GetIcvStringFromScope), IcvStringScopeBadInput => ["icv.string.scope_mismatch"];
+    "v60_icv_value_scope_bad_input" Some(E::GetIcvFromScope), IcvValueScopeBadInput => ["icv.value.scope_mismatch"];
     "exports_unknown_ompd_symbol" None, ExportsUnknownOmpdSymbol => ["lib.inventory.no_unknown_ompd_symbols"];
     "rt_no_dll_locations" None, RtNoDllLocations => ["runtime.dll_locations.valid_vector"];
     "rt_no_dll_locations_valid" None, RtNoDllLocationsValid => ["runtime.dll_locations_valid.defined"];

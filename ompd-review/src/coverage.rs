@@ -289,6 +289,39 @@ mod tests {
         }
     }
 
+    /// `MustFrom(p)` fails from profile `p` on: one of the requirements the check cites must be
+    /// a MUST from `p` on, and not in the profile before it, as its level names.
+    #[test]
+    fn a_must_from_check_starts_where_its_requirement_does() {
+        let levels: BTreeMap<String, String> =
+            checklist().into_iter().map(|r| (r.id, r.level)).collect();
+        let binds = |id: &str, p: Profile| levels.get(id).is_some_and(|l| must_for(id, l, p));
+        let mut wrong = Vec::new();
+        for c in registry() {
+            let Severity::MustFrom(p) = c.severity else {
+                continue;
+            };
+            let before = Profile::ALL[Profile::ALL.iter().position(|x| *x == p).unwrap_or(1) - 1];
+            let starts = c
+                .requirements
+                .iter()
+                .any(|r| binds(r, p) && !binds(r, before));
+            if !starts {
+                let cited: Vec<String> = c
+                    .requirements
+                    .iter()
+                    .map(|r| format!("{r} ({})", levels.get(*r).map_or("?", String::as_str)))
+                    .collect();
+                wrong.push(format!(
+                    "{} is MustFrom({p:?}) but cites {}",
+                    c.id,
+                    cited.join(", ")
+                ));
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
     #[test]
     fn a_requirement_binds_the_profiles_its_level_names() {
         assert!(must_for("OMPD-GEN-001", "MUST", Profile::V5_0));

@@ -52,7 +52,9 @@ pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Option<Rc> {
         (D::InitialGeneratingError, Rc::UNAVAILABLE) => Some(Rc::ERROR),
         (D::FinalizeNotOk, Rc::OK) => Some(Rc::ERROR),
         (D::IcvStringUnknownIdUnsupported, Rc::BAD_INPUT) if w[3] != 0 => Some(Rc::UNSUPPORTED),
-        (D::IcvStringScopeBadInput, Rc::INCOMPATIBLE) => Some(Rc::BAD_INPUT),
+        (D::IcvStringScopeBadInput | D::IcvValueScopeBadInput, Rc::INCOMPATIBLE) => {
+            Some(Rc::BAD_INPUT)
+        }
         _ => None,
     }
 }

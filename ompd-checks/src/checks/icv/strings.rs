@@ -84,8 +84,8 @@ pub static CHECKS: &[Check] = &[
     Check {
         id: "icv.value.scope_mismatch",
         requirements: &["OMPD-ICV-012"],
-        summary: "a scope other than the enumerated one, with a handle of that scope, gives ompd_rc_incompatible from the integer getter (from 5.1; the 5.0 text leaves the code open, so another answer warns there)",
-        severity: Severity::MustFrom(Profile::V5_1),
+        summary: "a scope other than the enumerated one, with a handle of that scope, gives ompd_rc_incompatible from the integer getter (from 6.0, whose text states it; the 5.x texts leave the code open, so another answer warns there)",
+        severity: Severity::MustFrom(Profile::V6_0),
         entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope],
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
         run: Run::Worker(value_scope_mismatch),
