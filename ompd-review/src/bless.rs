@@ -403,9 +403,9 @@ pub fn bless(report: &Report, ev: &Evaluation, date: &str) -> Result<Vec<String>
     Ok(written)
 }
 
-/// Records where each library of the run was judged, for the target kinds whose silence the
-/// run judges and of which it has results, in the judged baseline of the first file applying
-/// to it; returns the files written.
+/// Records where each library of the run was judged, at the places it ran of the target kinds
+/// whose silence the run judges, in the judged baseline of the first file applying to it;
+/// returns the files written.
 fn record_judged(report: &Report, ev: &Evaluation) -> Result<Vec<String>, BlessError> {
     let mut baselines: BTreeMap<usize, judged::Baseline> = BTreeMap::new();
     for lg in &ev.libraries {
@@ -421,7 +421,12 @@ fn record_judged(report: &Report, ev: &Evaluation) -> Result<Vec<String>, BlessE
         baselines
             .entry(fi)
             .or_insert_with(|| ev.files[fi].judged.clone())
-            .record(&lg.library, &kinds, &judged::judged_places(results()));
+            .record(
+                &lg.library,
+                &kinds,
+                &judged::places(results()),
+                &judged::judged_places(results()),
+            );
     }
     let mut written = Vec::new();
     for (fi, b) in baselines {

@@ -85,22 +85,33 @@ impl Baseline {
         self.rows.get(place).is_some_and(|l| l.contains(lib))
     }
 
-    /// Records where `lib` is judged now: its rows for the target kinds in `targets` become the
-    /// places of `judged` (rows of other kinds and other libraries stay).
-    pub fn record(&mut self, lib: &str, targets: &BTreeSet<String>, judged: &BTreeSet<Place>) {
-        for (place, libs) in self.rows.iter_mut() {
-            if targets.contains(&place.1) {
+    /// Records where `lib` is judged now, at the places a run ran (`ran`) of the target kinds in
+    /// `targets`: a place it `judged` names the library, another one no longer does. Places
+    /// the run did not run, other kinds and other libraries stay as they were.
+    pub fn record(
+        &mut self,
+        lib: &str,
+        targets: &BTreeSet<String>,
+        ran: &BTreeSet<Place>,
+        judged: &BTreeSet<Place>,
+    ) {
+        for p in ran.iter().filter(|p| targets.contains(&p.1)) {
+            if judged.contains(p) {
+                self.rows
+                    .entry(p.clone())
+                    .or_default()
+                    .insert(lib.to_string());
+            } else if let Some(libs) = self.rows.get_mut(p) {
                 libs.remove(lib);
             }
         }
-        for p in judged.iter().filter(|p| targets.contains(&p.1)) {
-            self.rows
-                .entry(p.clone())
-                .or_default()
-                .insert(lib.to_string());
-        }
         self.rows.retain(|_, libs| !libs.is_empty());
     }
+}
+
+/// Every place of `results` (of the scenario phase).
+pub fn places<'a>(results: impl Iterator<Item = &'a ResultRecord>) -> BTreeSet<Place> {
+    results.filter_map(place).collect()
 }
 
 /// The places where `results` (one library's) judged the library.
@@ -123,16 +134,22 @@ mod tests {
     fn a_baseline_renders_what_it_parses_and_records_one_library_per_target_kind() {
         let mut b = Baseline::default();
         let sim: BTreeSet<String> = ["sim".to_string()].into();
-        b.record("a", &sim, &[p("x.y", "sim"), p("x.z", "live")].into());
-        b.record("b", &sim, &[p("x.y", "sim")].into());
+        let all: BTreeSet<Place> = [p("x.y", "sim"), p("x.z", "live"), p("x.w", "sim")].into();
+        b.record("a", &sim, &all, &all);
+        b.record("b", &sim, &all, &[p("x.y", "sim")].into());
         assert!(b.judged("a", &p("x.y", "sim")) && b.judged("b", &p("x.y", "sim")));
         assert!(
             !b.judged("a", &p("x.z", "live")),
             "a live place of a sim-only run"
         );
         assert_eq!(Baseline::parse(&b.render()).unwrap(), b);
-        b.record("a", &sim, &BTreeSet::new());
+        // A run of one check that judges nothing there leaves the other checks' rows alone.
+        b.record("a", &sim, &[p("x.y", "sim")].into(), &BTreeSet::new());
         assert!(!b.judged("a", &p("x.y", "sim")) && b.judged("b", &p("x.y", "sim")));
+        assert!(
+            b.judged("a", &p("x.w", "sim")),
+            "a place the run did not run"
+        );
         assert!(Baseline::parse("x.y\tsim\n").is_err());
         assert_eq!(
             path_of(Path::new("e/llvm.toml")),
