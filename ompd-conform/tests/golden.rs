@@ -139,6 +139,25 @@ fn compare(old: &Path, new: &Path) -> (i32, Comparison) {
     (code, c)
 }
 
+/// A regression that leaves the check unjudged (skip or not-supported in NEW).
+fn quiet(m: &&ompd_review::regression::Moved) -> bool {
+    matches!(
+        m.new,
+        ompd_report::Outcome::Skip | ompd_report::Outcome::NotSupported
+    )
+}
+
+/// The checks of the silenced regressions, once each, sorted.
+fn silenced(c: &Comparison) -> Vec<&str> {
+    let set: std::collections::BTreeSet<&str> = c
+        .regressions
+        .iter()
+        .filter(quiet)
+        .map(|m| m.check.as_str())
+        .collect();
+    set.into_iter().collect()
+}
+
 #[test]
 fn compare_llvm_19_with_llvm_22_and_with_intel() {
     fetch();
@@ -169,20 +188,8 @@ fn compare_llvm_19_with_llvm_22_and_with_intel() {
     // What LLVM judged and Intel leaves unjudged is a regression too (silenced): the checks that
     // need a second address space, which Intel refuses, skip; Intel answers unsupported for the
     // lwp ids LLVM serves.
-    let quiet = |m: &&ompd_review::regression::Moved| {
-        matches!(
-            m.new,
-            ompd_report::Outcome::Skip | ompd_report::Outcome::NotSupported
-        )
-    };
-    let silenced: std::collections::BTreeSet<&str> = c
-        .regressions
-        .iter()
-        .filter(quiet)
-        .map(|m| m.check.as_str())
-        .collect();
     assert_eq!(
-        silenced.into_iter().collect::<Vec<_>>(),
+        silenced(&c),
         [
             "fault.process_initialize.alloc",
             "fault.process_initialize.conversion",
@@ -321,12 +328,6 @@ fn compare_llvm_19_with_llvm_22_and_with_intel() {
         .map(|m| m.check.as_str())
         .collect();
     assert_eq!(regressed, fixed);
-    let silenced: std::collections::BTreeSet<&str> = c
-        .regressions
-        .iter()
-        .filter(quiet)
-        .map(|m| m.check.as_str())
-        .collect();
     let kinds = [
         "alloc",
         "conversion",
@@ -343,12 +344,7 @@ fn compare_llvm_19_with_llvm_22_and_with_intel() {
         "device.thread_id_kinds.well_formed",
     ];
     want.extend(faults.iter().map(String::as_str));
-    assert_eq!(
-        silenced.into_iter().collect::<Vec<_>>(),
-        want,
-        "{}",
-        c.human()
-    );
+    assert_eq!(silenced(&c), want, "{}", c.human());
 }
 
 #[test]
