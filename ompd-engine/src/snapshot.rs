@@ -584,13 +584,10 @@ pub fn render(library: &str, answers: &Answers) -> String {
 /// Parses a snapshot file (comments and blank lines skipped).
 pub fn parse(text: &str) -> Result<Answers, String> {
     let mut out = Answers::new();
-    for (i, l) in text.lines().enumerate() {
-        if l.starts_with('#') || l.trim().is_empty() {
-            continue;
-        }
+    for (n, l) in ompd_report::data_lines(text) {
         let (k, v) = l
             .split_once(" = ")
-            .ok_or_else(|| format!("line {}: not `path = value`", i + 1))?;
+            .ok_or_else(|| format!("line {n}: not `path = value`"))?;
         out.insert(k.to_string(), v.to_string());
     }
     Ok(out)

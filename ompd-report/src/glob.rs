@@ -1,6 +1,6 @@
 //! The one glob matcher of the suite: check ids in `--check`, expectation entries (check, library,
-//! scenario, arch, layout, version, profile, target globs), bless filters and the real-target
-//! table all match through [`glob`].
+//! scenario, arch, layout, version, profile, target globs), bless filters, the real-target
+//! table and the mutation kit's targets all match through [`glob`].
 
 /// Whether `text` matches `pattern`, where `*` stands for any run of characters (none
 /// included) and every other character stands for itself. A pattern without `*` matches only

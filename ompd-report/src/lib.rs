@@ -4,9 +4,11 @@
 //! outcome.
 
 pub mod glob;
+pub mod lines;
 pub mod runtime_row;
 pub mod shard;
 pub use glob::glob;
+pub use lines::data_lines;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -44,16 +44,11 @@ pub(crate) type IdRow<'a> = (usize, [&'a str; 3]);
 /// is not such a row.
 pub(crate) fn id_rows(tsv: &str) -> Result<Vec<IdRow<'_>>, (usize, &str)> {
     let mut out = Vec::new();
-    for (n, line) in tsv.lines().enumerate() {
-        if line.starts_with('#') || line.trim().is_empty() {
-            continue;
-        }
+    for (n, line) in ompd_report::data_lines(tsv) {
         let mut f = line.splitn(3, '\t');
         match (f.next(), f.next(), f.next()) {
-            (Some(id), Some(b), Some(c)) if id.starts_with("OMPD-") => {
-                out.push((n + 1, [id, b, c]))
-            }
-            _ => return Err((n + 1, line)),
+            (Some(id), Some(b), Some(c)) if id.starts_with("OMPD-") => out.push((n, [id, b, c])),
+            _ => return Err((n, line)),
         }
     }
     Ok(out)

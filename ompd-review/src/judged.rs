@@ -44,15 +44,11 @@ impl Baseline {
     /// Parses the rows; `#` comments and blank lines are skipped.
     pub fn parse(text: &str) -> Result<Baseline, String> {
         let mut rows = BTreeMap::new();
-        for (n, l) in text.lines().enumerate() {
-            if l.starts_with('#') || l.trim().is_empty() {
-                continue;
-            }
+        for (n, l) in ompd_report::data_lines(text) {
             let f: Vec<&str> = l.split('\t').collect();
             let [check, target, scenario, libs] = f.as_slice() else {
                 return Err(format!(
-                    "line {}: not check, target, scenario and libraries",
-                    n + 1
+                    "line {n}: not check, target, scenario and libraries"
                 ));
             };
             let libs: BTreeSet<String> = libs.split(' ').map(str::to_string).collect();

@@ -21,21 +21,18 @@ impl Owed {
     /// Parses the ledger: `check|mutant<TAB>id<TAB>reason` rows; `#` comments and blank lines.
     pub fn parse(text: &str) -> Result<Owed, String> {
         let mut owed = Owed::default();
-        for (n, l) in text.lines().enumerate() {
-            if l.starts_with('#') || l.trim().is_empty() {
-                continue;
-            }
+        for (n, l) in ompd_report::data_lines(text) {
             let f: Vec<&str> = l.splitn(3, '\t').collect();
             let map = match f.first() {
                 Some(&"check") => &mut owed.checks,
                 Some(&"mutant") => &mut owed.mutants,
-                _ => return Err(format!("owed.tsv:{}: not a check or mutant row", n + 1)),
+                _ => return Err(format!("owed.tsv:{n}: not a check or mutant row")),
             };
             match f.as_slice() {
                 [_, id, why] if !why.trim().is_empty() => {
                     map.insert(id.to_string(), why.to_string());
                 }
-                _ => return Err(format!("owed.tsv:{}: a row is kind, id and reason", n + 1)),
+                _ => return Err(format!("owed.tsv:{n}: a row is kind, id and reason")),
             }
         }
         Ok(owed)
