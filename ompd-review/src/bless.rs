@@ -413,17 +413,12 @@ fn record_judged(report: &Report, ev: &Evaluation) -> Result<Vec<String>, BlessE
             continue;
         };
         let results = || lg.judged.iter().map(|j| &report.results[j.result]);
-        // Only the kinds the run had results of: a run of real targets keeps the simulated rows.
-        let kinds: BTreeSet<String> = results()
-            .map(|r| r.target.clone())
-            .filter(|k| ev.silence_kinds.contains(k))
-            .collect();
         baselines
             .entry(fi)
             .or_insert_with(|| ev.files[fi].judged.clone())
             .record(
                 &lg.library,
-                &kinds,
+                &ev.silence_kinds,
                 &judged::places(results()),
                 &judged::judged_places(results()),
             );

@@ -309,18 +309,17 @@ fn silence(report: &Report, lib: &LibraryInfo, files: &[File], judged: &mut [Jud
         .filter(|f| f.applies_to(&lib.name))
         .map(|f| &f.judged)
         .collect();
+    if baselines.is_empty() {
+        return;
+    }
     let now = judged::judged_places(judged.iter().map(|j| &report.results[j.result]));
     for j in judged.iter_mut() {
         let r = &report.results[j.result];
-        let Some(place) = judged::place(r) else {
+        let unjudged = j.entry.is_none() && j.gate == Gate::Match && !judged::judges(r.outcome);
+        let Some(place) = judged::place(r).filter(|_| unjudged) else {
             continue;
         };
-        if j.entry.is_none()
-            && j.gate == Gate::Match
-            && !judged::judges(r.outcome)
-            && !now.contains(&place)
-            && baselines.iter().any(|b| b.judged(&lib.name, &place))
-        {
+        if !now.contains(&place) && baselines.iter().any(|b| b.judged(&lib.name, &place)) {
             j.gate = Gate::Silenced;
         }
     }

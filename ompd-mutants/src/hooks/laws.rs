@@ -34,18 +34,29 @@ fn compares(ep: EntryPoint) -> bool {
     )
 }
 
+/// True for the deviations of the comparison laws.
+fn law(d: D) -> bool {
+    matches!(
+        d,
+        D::CompareByHandle
+            | D::CompareSelfUnequal
+            | D::CompareAgainNegated
+            | D::CompareCyclic
+            | D::CompareAcrossSpacesEqual
+    )
+}
+
 /// What the deviation answers in place of the inner routine's `rc`; `None`: not one of these.
 pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Option<Rc> {
+    if law(d) {
+        return Some(match rc {
+            _ if !compares(ep) => rc,
+            _ if d == D::CompareAcrossSpacesEqual => across_spaces(ep, w, rc),
+            Rc::OK => compare(d, ep, w),
+            _ => rc,
+        });
+    }
     match (d, rc) {
-        (D::CompareByHandle | D::CompareSelfUnequal | D::CompareAgainNegated, Rc::OK)
-        | (D::CompareCyclic, Rc::OK)
-            if compares(ep) =>
-        {
-            Some(compare(d, ep, w))
-        }
-        (D::CompareAcrossSpacesEqual, rc) if compares(ep) => Some(across_spaces(ep, w, rc)),
-        (D::CompareByHandle | D::CompareSelfUnequal | D::CompareAgainNegated, _)
-        | (D::CompareCyclic | D::CompareAcrossSpacesEqual, _) => Some(rc),
         (D::ForeignThreadError, Rc::UNAVAILABLE) => Some(Rc::ERROR),
         (D::LwpIdError, _) if w[1] == thread_id_kind::LWP => Some(Rc::ERROR),
         (D::OutermostEnclosingBadInput, Rc::UNAVAILABLE) => Some(Rc::BAD_INPUT),
