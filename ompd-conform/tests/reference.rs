@@ -8,6 +8,7 @@ mod common;
 use common::{build_references, conform};
 use ompd_report::Outcome;
 use ompd_review::expectations;
+use std::collections::BTreeSet;
 use std::path::Path;
 
 #[test]
@@ -17,6 +18,7 @@ fn the_reference_builds_pass_every_check_of_the_default_run() {
     let found = findings(&report);
     assert!(found.is_empty(), "findings:\n{}", found.join("\n"));
     assert_eq!(code, 0);
+    unjudged_as_listed(&report);
     for name in &names {
         let lib = report
             .libraries
@@ -43,7 +45,16 @@ fn the_reference_builds_pass_every_check_of_the_default_run() {
                 .and_then(|l| l.api_version)
         })
         .collect();
-    assert_eq!(api, [Some(202111), Some(202411), Some(201607)]);
+    assert_eq!(
+        api,
+        [
+            Some(201811),
+            Some(202011),
+            Some(202111),
+            Some(202411),
+            Some(201607)
+        ]
+    );
     let tr = report
         .libraries
         .iter()
@@ -67,6 +78,38 @@ fn the_reference_builds_pass_every_check_of_the_default_run() {
             .any(|r| r.library == tr.name && r.check == id && r.outcome == Outcome::Pass);
         assert!(passed, "{id} passes on the TR build");
     }
+}
+
+/// Every check that judges none of the reference builds is listed with its reason in
+/// `suite-data/reference-unjudged.tsv`, and every listed check judges none.
+fn unjudged_as_listed(report: &ompd_report::Report) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../suite-data/reference-unjudged.tsv");
+    let text = std::fs::read_to_string(&path).expect("the list reads");
+    let listed: BTreeSet<&str> = ompd_report::lines::data_lines(&text)
+        .map(|(n, l)| match l.split_once('\t') {
+            Some((check, why)) if !why.trim().is_empty() => check,
+            _ => panic!("{}:{n}: `check<TAB>reason`", path.display()),
+        })
+        .collect();
+    let rows = report
+        .results
+        .iter()
+        .filter(|r| r.library != ompd_report::runtime_row::ROW);
+    let judged: BTreeSet<&str> = rows
+        .clone()
+        .filter(|r| matches!(r.outcome, Outcome::Pass | Outcome::Warn | Outcome::Fail))
+        .map(|r| r.check.as_str())
+        .collect();
+    let unjudged: BTreeSet<&str> = rows
+        .map(|r| r.check.as_str())
+        .filter(|c| !judged.contains(c))
+        .collect();
+    let unlisted: Vec<_> = unjudged.difference(&listed).collect();
+    let stale: Vec<_> = listed.intersection(&judged).collect();
+    assert!(
+        unlisted.is_empty() && stale.is_empty(),
+        "judge nothing on any reference build, unlisted: {unlisted:?}; listed, yet judged: {stale:?}"
+    );
 }
 
 /// The findings (fail, warn, crash, timeout) of a report, the first ten rendered.
@@ -139,7 +182,7 @@ fn the_reference_builds_serve_the_older_self_description() {
 fn no_expectation_applies_to_a_reference_build() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../suite-data/expectations");
     let files = expectations::load_dir(&dir).expect("expectations load");
-    for name in ["reference-5.2", "reference-6.0", "reference-tr2.001"] {
+    for name in ompd_vendors::REFERENCES.map(|r| r.name) {
         let lib = ompd_report::LibraryInfo {
             name: name.into(),
             ..Default::default()

@@ -1,21 +1,25 @@
-//! The tool's callback table, copied at `ompd_initialize` and dropped at `ompd_finalize`, and one
-//! typed call per callback. Every call into the tool is made here, and only while an entry point
+//! The tool's callback table, copied at `ompd_initialize` with the generation the tool asked for,
+//! and dropped at `ompd_finalize`; and one typed call per callback. Every call into the tool is made here, and only while an entry point
 //! runs, on the calling thread (OMPD-THR-004).
 
-use ompd_abi::{Address, AddressSpaceContext, Callbacks, DeviceTypeSizes, Rc, ThreadContext};
+use ompd_abi::{
+    Address, AddressSpaceContext, Callbacks, DeviceTypeSizes, Generation, Rc, ThreadContext,
+};
 use std::ffi::c_void;
 use std::sync::Mutex;
 
-/// The table copied at `ompd_initialize` (the tool's own table need not outlive the call).
-static TABLE: Mutex<Option<Callbacks>> = Mutex::new(None);
+/// The table copied at `ompd_initialize` (the tool's own table need not outlive the call), and
+/// the generation whose API version the tool asked for.
+static TABLE: Mutex<Option<(Callbacks, Generation)>> = Mutex::new(None);
 
-fn slot() -> std::sync::MutexGuard<'static, Option<Callbacks>> {
+fn slot() -> std::sync::MutexGuard<'static, Option<(Callbacks, Generation)>> {
     // Nothing panics while holding the lock, so a poisoned lock still holds a sound table.
     TABLE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Installs the tool's table; `bad_input` when a callback the library needs is missing.
-pub fn install(c: Callbacks) -> Result<(), Rc> {
+/// Installs the tool's table for the generation `g` it asked for; `bad_input` when a callback
+/// the library needs is missing.
+pub fn install(c: Callbacks, g: Generation) -> Result<(), Rc> {
     let complete = c.alloc_memory.is_some()
         && c.free_memory.is_some()
         && c.sizeof_type.is_some()
@@ -27,7 +31,7 @@ pub fn install(c: Callbacks) -> Result<(), Rc> {
     if !complete {
         return Err(Rc::BAD_INPUT);
     }
-    *slot() = Some(c);
+    *slot() = Some((c, g));
     Ok(())
 }
 
@@ -38,7 +42,13 @@ pub fn clear() -> bool {
 
 /// The tool: the installed table, or `callback_error` before `ompd_initialize`.
 pub fn tool() -> Result<Tool, Rc> {
-    slot().map(|cb| Tool { cb }).ok_or(Rc::CALLBACK_ERROR)
+    slot().map(|(cb, _)| Tool { cb }).ok_or(Rc::CALLBACK_ERROR)
+}
+
+/// The generation the tool asked for at `ompd_initialize`; none before it or after
+/// `ompd_finalize`.
+pub fn asked() -> Option<Generation> {
+    slot().map(|(_, g)| g)
 }
 
 /// A copy of the installed table, with one safe call per callback.

@@ -9,11 +9,12 @@
 //!   symbols ([`layout`]), so it serves any pointer width, byte order and layout they describe.
 //! - It allocates only through `alloc_memory` (text is built in fixed buffers, [`text`]), prints
 //!   nothing, starts no thread, installs no handler, and keeps no state but the copied callback
-//!   table ([`cb`]).
+//!   table and the API version the tool asked for ([`cb`]).
 //! - No entry point panics: every index is checked and every address sum is checked arithmetic.
 //!
 //! The crate is the library's code; a build is a `cdylib` crate that calls [`export!`] with its
-//! [`Build`] (`v5.2/`: API version 202111, `v6.0/`: 202411), or [`export_tr!`] for the TR 2.001
+//! [`Build`] (`v5.2/`: API version 202111, `v6.0/`: 202411), or [`export_5_0!`] (`v5.0/`:
+//! 201811, `v5.1/`: 202011), or [`export_tr!`] for the TR 2.001
 //! build (`v2.001/`: the TR's routines, types and callback table, string ids included).
 
 pub mod api;
@@ -32,7 +33,8 @@ use ompd_abi::{Generation, Rc};
 /// What distinguishes one build of the library: the generation it implements.
 #[derive(Clone, Copy, Debug)]
 pub struct Build {
-    /// The OMPD generation (its API version is what `ompd_get_api_version` reports).
+    /// The newest OMPD generation it implements (its API version is what
+    /// `ompd_get_api_version` reports); a tool may ask `ompd_initialize` for any from 5.0 on.
     pub generation: Generation,
     /// The string `ompd_get_version_string` returns (NUL-terminated, static).
     pub version_string: &'static [u8],
@@ -44,9 +46,16 @@ impl Build {
         self.generation.api_version().unwrap_or(0)
     }
 
-    /// True from OpenMP 6.0 on.
+    /// The generation whose meaning the calls have: the one the tool asked for at
+    /// `ompd_initialize` (an older API version gets that version's codes and ICVs), else the
+    /// build's own.
+    pub fn semantics(&self) -> Generation {
+        cb::asked().unwrap_or(self.generation)
+    }
+
+    /// True when the calls have OpenMP 6.0's meaning.
     pub fn is_6_0(&self) -> bool {
-        self.generation >= Generation::V6_0
+        self.semantics() >= Generation::V6_0
     }
 
     /// The code for a live handle of the wrong kind: `ompd_rc_incompatible_handle` from 6.0,
@@ -60,10 +69,24 @@ impl Build {
     }
 }
 
-/// Exports every OMPD routine of a build as an unmangled C symbol, each forwarding to [`api`]
-/// and type-checked against `ompd_abi::entry`.
+/// Exports every OMPD routine of a 5.2 or later build as an unmangled C symbol, each forwarding
+/// to [`api`] and type-checked against `ompd_abi::entry`: those of [`export_5_0!`] and the two
+/// device routines 5.2 added.
 #[macro_export]
 macro_rules! export {
+    ($build:expr) => {
+        $crate::export_5_0!($build);
+        $crate::export_routines!(
+            ompd_get_device_thread_id_kinds = api::aspace::get_device_thread_id_kinds: entry::GetDeviceThreadIdKinds (h: *mut $crate::abi::AddressSpaceHandle, k: *mut *mut u64, s: *mut *mut u64, n: *mut std::ffi::c_int),
+            ompd_get_device_from_thread = api::aspace::get_device_from_thread: entry::GetDeviceFromThread (t: *mut $crate::abi::ThreadHandle, h: *mut *mut $crate::abi::AddressSpaceHandle),
+        );
+    };
+}
+
+/// Exports the 35 routines OpenMP 5.0 and 5.1 declare, for a build of either (and, through
+/// [`export!`], of every later one).
+#[macro_export]
+macro_rules! export_5_0 {
     ($build:expr) => {
         const BUILD: &$crate::Build = &$build;
         $crate::export_routines!(
@@ -76,8 +99,6 @@ macro_rules! export {
             ompd_rel_address_space_handle = api::aspace::rel_address_space_handle: entry::RelAddressSpaceHandle (h: *mut $crate::abi::AddressSpaceHandle),
             ompd_get_omp_version = api::aspace::get_omp_version: entry::GetOmpVersion (h: *mut $crate::abi::AddressSpaceHandle, v: *mut i64),
             ompd_get_omp_version_string = api::aspace::get_omp_version_string: entry::GetOmpVersionString (h: *mut $crate::abi::AddressSpaceHandle, s: *mut *const std::ffi::c_char),
-            ompd_get_device_thread_id_kinds = api::aspace::get_device_thread_id_kinds: entry::GetDeviceThreadIdKinds (h: *mut $crate::abi::AddressSpaceHandle, k: *mut *mut u64, s: *mut *mut u64, n: *mut std::ffi::c_int),
-            ompd_get_device_from_thread = api::aspace::get_device_from_thread: entry::GetDeviceFromThread (t: *mut $crate::abi::ThreadHandle, h: *mut *mut $crate::abi::AddressSpaceHandle),
             ompd_get_thread_handle = api::thread::get_thread_handle: entry::GetThreadHandle (h: *mut $crate::abi::AddressSpaceHandle, k: u64, n: u64, id: *const std::ffi::c_void, t: *mut *mut $crate::abi::ThreadHandle),
             ompd_get_thread_id = api::thread::get_thread_id: entry::GetThreadId (t: *mut $crate::abi::ThreadHandle, k: u64, n: u64, id: *mut std::ffi::c_void),
             ompd_rel_thread_handle = api::thread::rel_thread_handle: entry::RelThreadHandle (t: *mut $crate::abi::ThreadHandle),

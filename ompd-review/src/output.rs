@@ -22,7 +22,7 @@ pub fn replay_command(report: &Report, r: &ResultRecord) -> String {
     let lib = if r.library == ompd_report::runtime_row::ROW {
         // A check of the runtime calls no library: any library's unit judges it, and the
         // reference's 5.2 build, there wherever the runner is, judges every generation's.
-        ompd_vendors::REFERENCES[0].name.to_string()
+        ompd_vendors::REFERENCE_5_2.name.to_string()
     } else if named {
         r.library.clone()
     } else {

@@ -19,7 +19,9 @@ mod reference;
 
 pub use fetch::fetch;
 use fetch::{create_dir_all, file_name};
-pub use reference::{reference, reference_dir, Reference, REFERENCES, REFERENCE_DIR_ENV};
+pub use reference::{
+    reference, reference_dir, Reference, REFERENCES, REFERENCE_5_2, REFERENCE_DIR_ENV,
+};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 

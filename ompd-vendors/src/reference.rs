@@ -20,8 +20,21 @@ pub struct Reference {
     pub file: &'static str,
 }
 
+/// The 5.2 build, the one a replay of a runtime check loads.
+pub const REFERENCE_5_2: Reference = REFERENCES[2];
+
 /// Every reference build.
-pub const REFERENCES: [Reference; 3] = [
+pub const REFERENCES: [Reference; 5] = [
+    Reference {
+        name: "reference-5.0",
+        package: "ompd-reference-50",
+        file: "libompd_reference_50.so",
+    },
+    Reference {
+        name: "reference-5.1",
+        package: "ompd-reference-51",
+        file: "libompd_reference_51.so",
+    },
     Reference {
         name: "reference-5.2",
         package: "ompd-reference-52",
@@ -95,5 +108,6 @@ mod tests {
             assert_eq!(reference(r.name), Some(&r));
         }
         assert_eq!(reference("llvm-19"), None);
+        assert_eq!(REFERENCE_5_2.name, "reference-5.2");
     }
 }

@@ -78,7 +78,9 @@ fn run(mut c: Command) -> i32 {
 
 /// The packages of the reference library builds (`ompd_vendors::REFERENCES`; a test keeps the
 /// two equal), built beside the runner so that a run with no library named runs them too.
-const REFERENCE_PACKAGES: [&str; 3] = [
+const REFERENCE_PACKAGES: [&str; 5] = [
+    "ompd-reference-50",
+    "ompd-reference-51",
     "ompd-reference-52",
     "ompd-reference-60",
     "ompd-reference-tr2",

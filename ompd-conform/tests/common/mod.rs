@@ -4,6 +4,7 @@ use ompd_report::Report;
 use std::process::Command;
 
 /// Runs `ompd-conform run ARGS --format json` and returns the exit code and the report.
+#[allow(dead_code)] // Not every test binary runs the runner.
 pub fn conform(args: &[&str]) -> (i32, Report) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("report.json");

@@ -19,12 +19,13 @@ const MAX_LIST: usize = 64;
 /// The longest string ICV the library copies (a larger one is an error).
 const MAX_TEXT: u64 = 1 << 20;
 
-/// The ICVs of the build's generation, with their ids (position in the table + 1). The TR
-/// build, which has no ICV enumeration, serves its per-ICV getters from all of them.
+/// The ICVs of the generation the calls follow, with their ids (position in the table + 1). The
+/// TR build, which has no ICV enumeration, serves its per-ICV getters from all of them.
 fn enumerated(b: &Build) -> impl Iterator<Item = (u64, &'static Icv)> + '_ {
+    let g = b.semantics();
     ICVS.iter()
         .enumerate()
-        .filter(move |(_, i)| i.since <= b.generation || b.generation == Generation::Tr2)
+        .filter(move |(_, i)| i.since <= g || g == Generation::Tr2)
         .map(|(k, i)| (k as u64 + 1, i))
 }
 

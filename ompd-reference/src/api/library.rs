@@ -2,18 +2,20 @@
 
 use super::rc;
 use crate::{cb, handles, Build};
-use ompd_abi::{Callbacks, Rc};
+use ompd_abi::{Callbacks, Generation, Rc};
 use std::ffi::c_char;
 
-/// `ompd_initialize`: copies the tool's table; only the build's own API version is provided.
+/// `ompd_initialize`: copies the tool's table. Every API version from 5.0 to the build's own is
+/// provided, with that version's semantics ([`Build::semantics`]); others are `unsupported`.
 pub fn initialize(b: &Build, version: i64, table: *const Callbacks) -> Rc {
     if table.is_null() {
         return Rc::BAD_INPUT;
     }
-    if version != b.api_version() {
+    let asked = Generation::from_api_version(version);
+    let Some(g) = asked.filter(|g| (Generation::V5_0..=b.generation).contains(g)) else {
         return Rc::UNSUPPORTED;
-    }
-    rc(handles::read_table(table).and_then(cb::install))
+    };
+    rc(handles::read_table(table).and_then(|t| cb::install(t, g)))
 }
 
 /// `ompd_get_api_version`: the build's API version; no callback.

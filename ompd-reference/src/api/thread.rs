@@ -15,7 +15,8 @@ use std::ffi::{c_int, c_void};
 /// The longest native thread id the library accepts.
 const MAX_ID: usize = 64;
 
-/// `ompd_get_thread_handle`: the OpenMP thread of a native pthread id.
+/// `ompd_get_thread_handle`: the OpenMP thread of a native pthread id, or of an lwp id (the
+/// kernel's; its size is the tool's to judge) where the runtime keeps its gtid thread-local.
 pub fn get_thread_handle(
     b: &Build,
     h: *mut AddressSpaceHandle,
@@ -28,16 +29,12 @@ pub fn get_thread_handle(
         let ah = h.cast::<Aspace>();
         let mut t = target(b, ah)?;
         handles::need(out)?;
-        if kind != thread_id_kind::PTHREAD {
-            return Err(Rc::UNSUPPORTED);
-        }
-        if size != t.size(Size::ThreadId)? {
-            return Err(Rc::BAD_INPUT);
-        }
+        let scan = scan_mode(&t)?;
+        id_accepted(&mut t, kind, size, scan)?;
         let mut buf = [0u8; MAX_ID];
         let id = handles::copy_in(id, size, &mut buf)?;
         let tctx = t.tool.thread_context(t.ctx(), kind, id)?;
-        let th = if scan_mode(&t)? {
+        let th = if scan {
             by_scan(&mut t, id)?
         } else {
             by_gtid(&mut t, tctx)?
@@ -45,6 +42,18 @@ pub fn get_thread_handle(
         let made = handles::make(&t.tool, Thread::new(ah, tctx, th))?;
         handles::put(out, made.cast())
     })())
+}
+
+/// Whether an id of `kind` and `size` can name a thread: a pthread id of the runtime's
+/// `kmp_thread_t` width; a non-empty lwp id where the runtime keeps its gtid thread-local (only
+/// the thread's own TLS leads from an lwp id to its gtid; a scanned runtime keeps none).
+fn id_accepted(t: &mut Target, kind: u64, size: u64, scan: bool) -> Result<(), Rc> {
+    let fits = match kind {
+        thread_id_kind::PTHREAD => size == t.size(Size::ThreadId)?,
+        thread_id_kind::LWP if !scan => size != 0,
+        _ => return Err(Rc::UNSUPPORTED),
+    };
+    fits.then_some(()).ok_or(Rc::BAD_INPUT)
 }
 
 /// True when the runtime keeps no thread-local gtid (`__kmp_gtid_mode` other than 3, native

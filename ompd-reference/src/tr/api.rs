@@ -26,7 +26,7 @@ pub fn initialize(_: &Build, table: *const TrCallbacks) -> Rc {
     api::rc(
         handles::read_table(table)
             .and_then(super::cb::adopt)
-            .and_then(cb::install),
+            .and_then(|t| cb::install(t, ompd_abi::Generation::Tr2)),
     )
 }
 
