@@ -10,7 +10,7 @@ use crate::zygote::{Descriptors, Forked};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -51,8 +51,7 @@ impl Worker {
         keep_env: &[String],
         unit: &Unit,
     ) -> Result<(Worker, std::fs::File), String> {
-        let exe =
-            std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
+        let exe = own_exe()?;
         let io = |e: std::io::Error| format!("cannot set up a worker's descriptors: {e}");
         let capture = memory_file("ompd-worker-output").map_err(io)?;
         let events = memory_file("ompd-worker-events").map_err(io)?;
@@ -137,6 +136,17 @@ impl Worker {
         self.signal(Signal::SIGKILL);
         let _ = self.wait();
     }
+}
+
+/// This binary, to execute again as a worker or zygote: `/proc/self/exe`, which names this
+/// process's own image even when its file was replaced during the run (a rebuild unlinks it),
+/// else the path it was started from.
+fn own_exe() -> Result<PathBuf, String> {
+    let image = Path::new("/proc/self/exe");
+    if image.exists() {
+        return Ok(image.to_path_buf());
+    }
+    std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))
 }
 
 /// Starts a worker by executing `exe __worker` again on `fds`.

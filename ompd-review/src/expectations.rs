@@ -22,13 +22,21 @@
 //! #   build:   the compiler that built the fixture ("gcc", "clang-19")
 //! #   fixture: the fixture's scenario ("nested")
 //! #   omp_debug: true or false, whether the fixture ran with OMP_DEBUG=enabled (default: either)
+//! # nondeterministic = true: on real targets only, where the library's answers vary from run to
+//! #   run; only then may an entry accept both a pass and the check's finding
 //! ```
+//!
+//! An entry is refused when it accepts both a pass and the finding its check reaches at its
+//! severity (a fail for a MUST, a warning for a SHOULD) without being nondeterministic, and when
+//! it covers real targets alone and its reason speaks of layouts or images ([`narrow`]).
 //!
 //! `check`, `library`, `scenario`, `arch`, `layout`, `runtime`, `build` and `fixture` may each be a
 //! list of globs, any of which matches (`layout = ["natural", "packed"]`): one finding that shows
 //! in several places is one entry. A field a result does not have (the layout of a real target's
 //! result, the runtime of a simulated one) matches only the default `*`. On a real target the
 //! `scenario` is the fixture's scenario, or `attached` for a process or core file the user named.
+
+mod narrow;
 
 use ompd_report::{LibraryInfo, Outcome, ResultRecord};
 use serde::Deserialize;
@@ -192,6 +200,10 @@ pub struct Expectation {
     /// Target kind glob(s) (`sim`).
     #[serde(default)]
     pub target: Globs,
+    /// The library's answers on these real targets vary from run to run (it reads memory the
+    /// runtime does not keep), so the entry may accept a pass and the finding alike.
+    #[serde(default)]
+    pub nondeterministic: bool,
 }
 
 /// A malformed expectations file.
@@ -335,6 +347,9 @@ impl File {
                     "entry for {} accepts every outcome ({}): it judges nothing and can never go stale; name the outcomes the library has",
                     e.check, e.outcome
                 )));
+            }
+            if let Some(why) = narrow::refusal(e) {
+                return Err(invalid(why));
             }
             for g in e.check.patterns() {
                 if !ids.iter().any(|id| glob(g, id)) {

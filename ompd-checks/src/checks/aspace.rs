@@ -12,8 +12,8 @@ use ompd_loader::library::Fail;
 pub static CHECKS: &[Check] = &[
     Check {
         id: "aspace.process_initialize.compatible_target",
-        requirements: &["OMPD-PROC-001", "OMPD-INIT-021"],
-        summary: "ompd_initialize and ompd_process_initialize succeed on a compatible runtime and give a non-NULL handle",
+        requirements: &["OMPD-PROC-001", "OMPD-INIT-021", "OMPD-GEN-006"],
+        summary: "ompd_initialize and ompd_process_initialize succeed on a compatible runtime, in another process than the library's and reached only through the callbacks, and give a non-NULL handle",
         severity: Severity::Must,
         entry_points: &[EntryPoint::Initialize, EntryPoint::ProcessInitialize],
         since: Profile::Tr2,

@@ -83,7 +83,7 @@ macro_rules! laws_for {
             law!(
                 concat!("compare.", $kind, ".other_address_space"),
                 $kind,
-                &["OMPD-CMP-011", "OMPD-RC-005"],
+                &["OMPD-CMP-011", "OMPD-RC-005", "OMPD-CMP-005"],
                 Severity::Must,
                 "handles to the same entity from two address spaces never compare equal (ok with 0 fails in every profile); 6.0 requires ompd_rc_incompatible_handle, before it another non-ok code holds and a non-zero ok warns",
                 other_aspace

@@ -91,8 +91,8 @@ pub static CHECKS: &[Check] = &[
     Check {
         id: "thread.id.wrong_size_or_kind",
         requirements: &["OMPD-HANDLE-THREAD-021", "OMPD-HANDLE-THREAD-022"],
-        summary: "ompd_get_thread_id refuses a buffer too small for the id (bad_input) and a kind the host does not have (winthread, 999: unsupported), writing nothing",
-        severity: Severity::Must,
+        summary: "ompd_get_thread_id refuses a buffer too small for the id (bad_input) and a kind the host does not have (winthread, 999: unsupported), writing nothing; TR 2.001 asks only that such a call should fail, with no code named, so there a deviation warns",
+        severity: Severity::MustFrom(Profile::V5_0),
         entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadId],
         since: Profile::Tr2,
         real: Some(&[Fact::Threads]),

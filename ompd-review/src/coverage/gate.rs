@@ -6,7 +6,7 @@
 //! only shrink.
 
 use super::{runs_for, Requirement};
-use ompd_checks::{Check, Profile};
+use ompd_checks::{Check, Profile, Severity};
 use serde::Serialize;
 
 /// Why a MUST requirement is not judged by a check.
@@ -112,11 +112,12 @@ pub struct Gate {
     pub stale: Vec<String>,
 }
 
-/// Whether `id` is cited by a check that runs for `p`.
+/// Whether `id` is cited by a check that runs for `p` and can fail there (a check that only
+/// warns at `p` shows no violation of a MUST).
 fn judged(checks: &[&'static Check], id: &str, p: Profile) -> bool {
-    checks
-        .iter()
-        .any(|c| runs_for(c, p) && c.requirements.contains(&id))
+    checks.iter().any(|c| {
+        runs_for(c, p) && c.requirements.contains(&id) && c.severity.at(p) == Severity::Must
+    })
 }
 
 /// One profile's row.
@@ -208,7 +209,7 @@ impl Gate {
             .into_iter()
             .map(|(id, ps)| {
                 format!(
-                    "{id} is a MUST for {} and no check running there cites it: judge it, or list it in suite-data/must-exceptions.tsv with a reason",
+                    "{id} is a MUST for {} and no check that can fail there cites it: judge it, or list it in suite-data/must-exceptions.tsv with a reason",
                     ps.join(", ")
                 )
             })

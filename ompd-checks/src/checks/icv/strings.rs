@@ -73,7 +73,7 @@ pub static CHECKS: &[Check] = &[
     },
     Check {
         id: "icv.string.scope_mismatch",
-        requirements: &["OMPD-ICV-021", "OMPD-RC-002"],
+        requirements: &["OMPD-ICV-021", "OMPD-RC-002", "OMPD-ICV-012"],
         summary: "a scope other than the enumerated one, with a handle of that scope, gives ompd_rc_incompatible from the string getter (ok fails; another non-ok code fails from 5.1 and warns for a 5.0 library, whose text names no code)",
         severity: Severity::Must,
         entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvStringFromScope],
