@@ -20,9 +20,35 @@ pub enum Stage {
     Target,
 }
 
+/// Where a check is defined: the file and line of the row that writes it, as the compiler saw
+/// them ([`crate::here!`]). A family built by a macro from a table records the line of the row
+/// whose tokens name the check, or, where the macro writes the checks itself, of its invocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Site {
+    /// The source file, from the workspace root (`ompd-checks/src/checks/lib.rs`).
+    pub file: &'static str,
+    /// Its 1-based line.
+    pub line: u32,
+}
+
+/// The [`Site`] of the row it is written in: in a macro's body, the line of the invocation that
+/// the row's tokens come from.
+#[macro_export]
+macro_rules! here {
+    () => {
+        $crate::Site {
+            file: file!(),
+            line: line!(),
+        }
+    };
+}
+
 /// A registered check.
 #[derive(Debug, Serialize)]
 pub struct Check {
+    /// Where it is defined (`CHECKS.tsv` is generated from it).
+    #[serde(skip)]
+    pub at: Site,
     /// Stable dotted id.
     pub id: &'static str,
     /// Requirement ids from the checklist.
@@ -63,6 +89,7 @@ impl Check {
     /// well-formed input and no argument. Its id, requirements, summary, entry points and `run`
     /// are no check's: every row names its own (the registry's tests hold it).
     pub const TARGET: Check = Check {
+        at: Site { file: "", line: 0 },
         id: "",
         requirements: &[],
         summary: "",

@@ -38,7 +38,7 @@ pub mod profile;
 mod registry;
 mod verdict;
 
-pub use check::{Check, Input, Property, Run, Stage};
+pub use check::{Check, Input, Property, Run, Site, Stage};
 pub use checks::lib::OWN_RUNTIME;
 pub use checks::runtime::dll_locations_of;
 pub use ctx::{

@@ -13,6 +13,7 @@ use ompd_loader::library::{AnyHandle, AspaceH, Call, Kind};
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "compare.thread.equal_handles_answer_alike",
         requirements: &["OMPD-CMP-009"],
         summary: "thread handles that compare 0, whatever route gave them, answer the same thread id and state",
@@ -23,6 +24,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "compare.parallel.equal_handles_answer_alike",
         requirements: &["OMPD-CMP-009"],
         summary: "parallel handles that compare 0, whatever route gave them, answer the same tool data, parallel-scope ICVs and thread 0",
@@ -33,6 +35,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "compare.task.equal_handles_answer_alike",
         requirements: &["OMPD-CMP-009"],
         summary: "task handles that compare 0, whatever route gave them, answer the same tool data, task-scope ICVs, entry point and frames",

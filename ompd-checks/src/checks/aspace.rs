@@ -11,6 +11,7 @@ use ompd_loader::library::Fail;
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "aspace.process_initialize.compatible_target",
         requirements: &["OMPD-PROC-001", "OMPD-INIT-021", "OMPD-GEN-006"],
         summary: "ompd_initialize and ompd_process_initialize succeed on a compatible runtime, in another process than the library's and reached only through the callbacks, and give a non-NULL handle",
@@ -22,6 +23,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "aspace.process_initialize.foreign_runtime",
         requirements: &["OMPD-PROC-002"],
         summary: "ompd_process_initialize on a runtime the library does not serve (it lacks a symbol the library looks up) gives ompd_rc_incompatible (other non-ok codes warn)",
@@ -33,6 +35,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "aspace.omp_version.matches_model",
         requirements: &["OMPD-ASP-001", "OMPD-CB-008", "OMPD-RC-001"],
         summary: "ompd_get_omp_version reports the runtime's OpenMP version in yyyymm form (on a target of the other byte order only if converted with device_to_host)",
@@ -43,6 +46,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "aspace.omp_version_string.tool_owned",
         requirements: &["OMPD-ASP-002", "OMPD-MEM-003"],
         summary: "ompd_get_omp_version_string returns a string allocated with alloc_memory that names the same version",
@@ -53,6 +57,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "aspace.device_initialize.unsupported_device",
         requirements: &["OMPD-PROC-010", "OMPD-PROC-013"],
         summary: "ompd_device_initialize for a device the target does not have gives no handle (ompd_rc_unsupported)",
@@ -66,6 +71,7 @@ pub static CHECKS: &[Check] = &[
 
 /// Runs last in every unit but the callback contract: after every other handle of the unit is gone.
 pub static RELEASE: &[Check] = &[Check {
+    at: crate::here!(),
     id: "aspace.release.ok",
     requirements: &["OMPD-REL-001", "OMPD-OWN-003"],
     summary: "releasing the unit's address-space handle, after every other handle of it is gone, returns ok",

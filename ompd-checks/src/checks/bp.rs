@@ -12,6 +12,7 @@ use ompd_loader::library::{AnyHandle, AspaceH, Call, ThreadH, TrWordOf};
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[Check {
+    at: crate::here!(),
     id: "bp.curr.handles_match_runtime",
     requirements: &["OMPD-HANDLE-PAR-009", "OMPD-HANDLE-TASK-006", "OMPD-BP-007"],
     summary: "stopped at ompd_bp_parallel_begin/_end or ompd_bp_task_begin/_end, the stopped thread's current parallel and task handles are the region and task the runtime itself has current there (their OMPT tool data is the runtime's OMPT view at the stop)",
@@ -27,6 +28,7 @@ pub static CHECKS: &[Check] = &[Check {
     run: Run::Worker(handles_match_runtime),
     ..Check::TARGET
 }, Check {
+    at: crate::here!(),
     id: "bp.curr.region_team_size",
     requirements: &["OMPD-HANDLE-PAR-009"],
     summary: "TR 2.001, which has no tool data to tell regions by: stopped at ompd_bp_parallel_begin/_end or ompd_bp_task_begin/_end, the stopped thread's top parallel region has the team size (ompd_get_num_threads) of the region the runtime's OMPT view has current there; the fixtures' nesting levels differ in size (5, 4 and 3 threads under the initial region's 1)",

@@ -21,6 +21,7 @@ use std::path::PathBuf;
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[Check {
+    at: crate::here!(),
     id: "bp.thread.handle_kept_until_thread_end",
     requirements: &["OMPD-HANDLE-THREAD-008"],
     summary: "a thread handle taken at one breakpoint stop still names its thread at the next (unless that thread is at its ompd_bp_thread_end): the pthread id a handle taken there answers, comparing equal to it, and the same current region",

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 /// Runs after every other check of a unit but the address-space release.
 pub static OUTPUT: &[Check] = &[Check {
+    at: crate::here!(),
     id: "callbacks.contract.no_direct_output",
     requirements: &["OMPD-THR-003"],
     summary:
@@ -25,6 +26,7 @@ pub static OUTPUT: &[Check] = &[Check {
 /// Runs last in every unit.
 pub static CONTRACT: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "callbacks.contract.no_violations",
         requirements: &["OMPD-CB-001", "OMPD-CB-005", "OMPD-MEM-004", "OMPD-PROC-004", "OMPD-MEM-010", "OMPD-CB-006", "OMPD-CB-011"],
         summary: "the library calls back only inside entry points, with contexts the tool gave it (a thread context only for a thread-local symbol, asked for with an id of the kind's size), and frees only its own blocks once",
@@ -36,6 +38,7 @@ pub static CONTRACT: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "callbacks.contract.defined_return_codes",
         requirements: &["OMPD-GEN-003"],
         summary: "every call of the unit answers a code ompd_rc_t defines for the library's profile (0 to 12; 6.0 adds 13, incompatible_handle)",
@@ -46,6 +49,7 @@ pub static CONTRACT: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "callbacks.contract.signals_untouched",
         requirements: &["OMPD-THR-002"],
         summary: "loading the library and every check of the unit leave the signal dispositions (ignored, caught) and the thread's signal mask as they were",
@@ -57,6 +61,7 @@ pub static CONTRACT: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "callbacks.contract.descriptors_untouched",
         requirements: &["OMPD-THR-003"],
         summary: "loading the library and every check of the unit leave the tool's file descriptors as they were: the library closes, replaces or reuses none it did not open (6.0: it may not write to a descriptor it did not open, and a closed or replaced one sends the tool's own writes elsewhere)",
@@ -68,6 +73,7 @@ pub static CONTRACT: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "callbacks.contract.no_direct_heap",
         requirements: &["OMPD-MEM-001"],
         summary: "inside no entry point does the library's own code call the process heap manager (malloc and its family, the strdup family, global operator new/delete): its dynamic memory comes from alloc_memory",
@@ -82,6 +88,7 @@ pub static CONTRACT: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "callbacks.contract.no_threads",
         requirements: &["OMPD-THR-004"],
         summary: "loading the library and every check of the unit start no thread in the tool's process",

@@ -21,6 +21,7 @@ macro_rules! law {
     };
     ($id:expr, $kind:literal, $reqs:expr, $sev:expr, $summary:literal, $run:ident, $since:ident) => {
         Check {
+            at: crate::here!(),
             id: $id,
             requirements: $reqs,
             summary: $summary,

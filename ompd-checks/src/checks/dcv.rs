@@ -11,6 +11,7 @@ use ompd_serve::callbacks;
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "dcv.get.well_formed",
         requirements: &["OMPD-DCV-001", "OMPD-OWN-002"],
         summary: "ok with a readable NULL-terminated vector of readable NUL-terminated NAME=VALUE strings with non-empty names",
@@ -22,6 +23,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "dcv.get.names_match_model",
         requirements: &["OMPD-DCV-002"],
         summary: "the vector names exactly the runtime's displayed variables, in its order",
@@ -32,6 +34,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "dcv.get.values_match_model",
         requirements: &["OMPD-DCV-003"],
         summary: "every displayed variable has the runtime's value",
@@ -42,6 +45,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "dcv.get.memory_owned",
         requirements: &["OMPD-OWN-002", "OMPD-DCV-004"],
         summary: "the vector and its strings lie in alloc_memory blocks or static library memory, never in the raw heap",
@@ -53,6 +57,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "dcv.rel.releases_everything",
         requirements: &["OMPD-DCV-004", "OMPD-OWN-002", "OMPD-MEM-004"],
         summary: "ompd_rel_display_control_vars returns ok and leaves no block of the vector live, with no foreign or double free",

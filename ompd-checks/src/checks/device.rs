@@ -9,6 +9,7 @@ use ompd_abi::{EntryPoint, Generation};
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "device.thread_id_kinds.well_formed",
         requirements: &["OMPD-PROC-020", "OMPD-PROC-022"],
         summary: "ompd_get_device_thread_id_kinds on the host handle: ok, at least one kind, the kinds and the sizes in two separate tool-owned blocks of count entries",
@@ -20,6 +21,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "device.thread_id_kinds.round_trip",
         requirements: &["OMPD-PROC-021"],
         summary: "every listed (kind, size) pair the suite can name an id of maps every OpenMP thread to a handle and back to the same id",
@@ -31,6 +33,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "device.from_thread.identity",
         requirements: &["OMPD-HANDLE-THREAD-030"],
         summary: "ompd_get_device_from_thread gives, for every OpenMP thread, the very address-space handle ompd_process_initialize returned",

@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[Check {
+    at: crate::here!(),
     id: "layout.missing_word.no_made_up_answer",
     requirements: &["OMPD-CB-030", "OMPD-CB-034"],
     summary: "with any one layout word (ompd_sizeof__*, ompd_access__*, ompd_bitfield__*) it looks up missing from the runtime, a fresh copy of the library fails cleanly: every answer that was right with the word present is right or non-ok without it (the OpenMP version, each thread's pthread id back, state and current task's function)",

@@ -11,6 +11,7 @@ use ompd_serve::callbacks;
 /// Checks of this family that run before `ompd_initialize`: the inventory and version queries.
 pub static QUERIES: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "lib.inventory.profile_entry_points_exported",
         requirements: &["OMPD-GEN-001", "OMPD-GEN-002"],
         summary: "every entry point of the library's API generation is exported as an unmangled C symbol",
@@ -24,6 +25,7 @@ pub static QUERIES: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "lib.inventory.no_unknown_ompd_symbols",
         requirements: &["OMPD-GEN-001", "OMPD-GEN-002"],
         summary: "the library exports no ompd_* symbol outside its API generation's list (names a debugger might mistake for interface routines)",
@@ -37,6 +39,7 @@ pub static QUERIES: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "lib.api_version.known_value",
         requirements: &["OMPD-INIT-001", "OMPD-INIT-002", "OMPD-INIT-004", "OMPD-GEN-005"],
         summary: "ompd_get_api_version works before initialize and reports a known OMPD API version",
@@ -48,6 +51,7 @@ pub static QUERIES: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "lib.api_version.stable",
         requirements: &["OMPD-INIT-005"],
         summary: "repeated ompd_get_api_version calls return the same value",
@@ -59,6 +63,7 @@ pub static QUERIES: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "lib.version_string.static_library_memory",
         requirements: &["OMPD-INIT-010", "OMPD-INIT-011", "OMPD-OWN-001"],
         summary: "ompd_get_version_string works before initialize and returns a non-empty string in the library's own static memory",
@@ -71,6 +76,7 @@ pub static QUERIES: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "lib.finalize.before_initialize",
         requirements: &["OMPD-INIT-031"],
         summary: "ompd_finalize before any ompd_initialize returns ompd_rc_unsupported (6.0 states it; earlier text is silent)",
@@ -86,6 +92,7 @@ pub static QUERIES: &[Check] = &[
 /// Checks of this family that initialize and finalize the library, after [`QUERIES`].
 pub static INITIALIZE: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "lib.initialize.unsupported_version",
         requirements: &["OMPD-INIT-022"],
         summary: "ompd_initialize refuses API versions the library cannot provide, preferably with ompd_rc_unsupported",
@@ -97,6 +104,7 @@ pub static INITIALIZE: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "lib.initialize.null_callbacks",
         requirements: &["OMPD-INIT-020"],
         summary: "ompd_initialize with a NULL callback table returns ompd_rc_bad_input",
@@ -108,6 +116,7 @@ pub static INITIALIZE: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "lib.initialize.supported_version",
         requirements: &["OMPD-INIT-021", "OMPD-INIT-024", "OMPD-CB-003"],
         summary: "ompd_initialize with the reported API version succeeds, using only context-free callbacks",
@@ -119,6 +128,7 @@ pub static INITIALIZE: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "lib.version_queries.no_callbacks",
         requirements: &["OMPD-CB-002", "OMPD-INIT-001", "OMPD-INIT-010"],
         summary: "the version queries invoke no callback, also once the library holds a callback table (after a successful ompd_initialize)",
@@ -130,6 +140,7 @@ pub static INITIALIZE: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "lib.finalize.after_initialize",
         requirements: &["OMPD-INIT-030"],
         summary: "ompd_finalize after a successful ompd_initialize returns ok",
@@ -141,6 +152,7 @@ pub static INITIALIZE: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "lib.finalize.no_callbacks_after",
         requirements: &["OMPD-INIT-033"],
         summary: "after ompd_finalize answered ok, the library makes no callback (the version queries and a second ompd_finalize are called to give it the chance)",
@@ -153,6 +165,7 @@ pub static INITIALIZE: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "lib.print_string.null_not_called",
         requirements: &["OMPD-CB-012"],
         summary: "6.0: initialized with a callback table whose print_string is NULL, the library never calls it (initialize, the version queries, finalize)",
@@ -168,6 +181,7 @@ pub static INITIALIZE: &[Check] = &[
 
 /// The target-stage check of the family: the API version against the runtime's own.
 pub static RUNTIME_VERSION: &[Check] = &[Check {
+    at: crate::here!(),
     id: "lib.api_version.matches_runtime",
     requirements: &["OMPD-INIT-003"],
     summary: "on the runtime the library ships with, ompd_get_api_version equals the runtime's OpenMP version (__kmp_openmp_version, what its memory shows of _OPENMP); 6.0 states it, earlier texts leave it open (AMBIG-19)",

@@ -30,6 +30,7 @@ const SURVEY: &[EntryPoint] = &[
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "lifecycle.second_process.own_answers",
         requirements: &["OMPD-PROC-001", "OMPD-PROC-004"],
         summary: "a second address space, opened while the first is open, over the same runtime state lowered for another pointer width, byte order and layout (on a real target, a copy of it), answers from its own target (the OpenMP version, a handle for every thread by its pthread id), and the first still answers from its own",
@@ -42,6 +43,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "lifecycle.reinitialize.after_release",
         requirements: &["OMPD-PROC-001", "OMPD-REL-001"],
         summary: "an extra address space over a copy of the unit's target, released while the unit's stays open, can be initialized again over a new context, and each answers from its target",
@@ -54,6 +56,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "lifecycle.release.held_handles_intact",
         requirements: &["OMPD-HANDLE-THREAD-008", "OMPD-REL-001"],
         summary: "thread handles of the unit's address space, made before a second address space was opened and released, still answer the ids they answered before and compare equal to new handles of the same threads",
@@ -72,6 +75,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "lifecycle.release.no_leak",
         requirements: &["OMPD-MEM-009"],
         summary: "initializing, surveying and releasing a second address space leaves no alloc_memory block behind (after a first round fills any process-wide cache)",

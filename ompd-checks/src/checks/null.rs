@@ -102,103 +102,103 @@ const fn since(e: EntryPoint) -> Profile {
     }
 }
 
-/// Builds the family from its table: `Stage "routine" "argument": Class [requirements];` per row,
-/// routine names without the `ompd_` prefix and argument names as in `omp-tools.h`.
-macro_rules! nulls {
-    ($($stage:ident $api:literal $arg:literal: $class:ident [$($req:literal),+];)*) => {
-        /// Checks of this family, one per pointer argument of each OMPD 5.0 entry point.
-        pub static CHECKS: &[Check] = &[$(
-            Check {
-                id: concat!("null.", $api, ".", $arg),
-                requirements: &[$($req),+],
-                summary: concat!("ompd_", $api, " with a NULL ", $arg, summary_tail!($class)),
-                severity: Severity::Must,
-                entry_points: &[EntryPoint::by_short_name($api)],
-                stage: Stage::$stage,
-                since: since(EntryPoint::by_short_name($api)),
-                real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-                property: Property::ScenariosOnly,
-                input: Input::Provoking,
-                arg: concat!(stringify!($class), " ompd_", $api, " ", $arg),
-                run: Run::Worker(run),
-            },
-        )*];
+/// One check of the family: `Stage "routine" "argument": Class [requirements]`, the routine
+/// named without the `ompd_` prefix and the argument as in `omp-tools.h`. Each table row is its
+/// own invocation, so the check records the row's line.
+macro_rules! null {
+    ($stage:ident $api:literal $arg:literal: $class:ident [$($req:literal),+]) => {
+        Check {
+            at: crate::here!(),
+            id: concat!("null.", $api, ".", $arg),
+            requirements: &[$($req),+],
+            summary: concat!("ompd_", $api, " with a NULL ", $arg, summary_tail!($class)),
+            severity: Severity::Must,
+            entry_points: &[EntryPoint::by_short_name($api)],
+            stage: Stage::$stage,
+            since: since(EntryPoint::by_short_name($api)),
+            real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+            property: Property::ScenariosOnly,
+            input: Input::Provoking,
+            arg: concat!(stringify!($class), " ompd_", $api, " ", $arg),
+            run: Run::Worker(run),
+        }
     };
 }
 
-nulls! {
-    Library "get_version_string" "string": Out ["OMPD-RC-003", "OMPD-INIT-012"];
-    Target "process_initialize" "context": Input ["OMPD-PROC-003"];
-    Target "process_initialize" "handle": Out ["OMPD-RC-003", "OMPD-PROC-003"];
-    Target "device_initialize" "process_handle": Handle ["OMPD-RC-004", "OMPD-PROC-011"];
-    Target "device_initialize" "device_context": Input ["OMPD-PROC-011"];
-    Target "device_initialize" "id": Input ["OMPD-PROC-011"];
-    Target "device_initialize" "device_handle": Out ["OMPD-RC-003", "OMPD-PROC-011"];
-    Target "rel_address_space_handle" "handle": Handle ["OMPD-RC-004", "OMPD-REL-001"];
-    Target "get_omp_version" "address_space": Handle ["OMPD-RC-004", "OMPD-ASP-003"];
-    Target "get_omp_version" "omp_version": Out ["OMPD-RC-003", "OMPD-ASP-003"];
-    Target "get_omp_version_string" "address_space": Handle ["OMPD-RC-004", "OMPD-ASP-003"];
-    Target "get_omp_version_string" "string": Out ["OMPD-RC-003", "OMPD-ASP-003"];
-    Target "get_thread_in_parallel" "parallel_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-THREAD-013"];
-    Target "get_thread_in_parallel" "thread_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-THREAD-013"];
-    Target "get_thread_handle" "handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-THREAD-006"];
-    Target "get_thread_handle" "thread_id": Input ["OMPD-HANDLE-THREAD-006"];
-    Target "get_thread_handle" "thread_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-THREAD-006"];
-    Target "rel_thread_handle" "thread_handle": Handle ["OMPD-RC-004", "OMPD-REL-010"];
-    Target "thread_handle_compare" "thread_handle_1": Handle ["OMPD-RC-004", "OMPD-CMP-010"];
-    Target "thread_handle_compare" "thread_handle_2": Handle ["OMPD-RC-004", "OMPD-CMP-010"];
-    Target "thread_handle_compare" "cmp_value": Out ["OMPD-RC-003", "OMPD-CMP-010"];
-    Target "get_thread_id" "thread_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-THREAD-021"];
-    Target "get_thread_id" "thread_id": Out ["OMPD-RC-003", "OMPD-HANDLE-THREAD-021"];
-    Target "get_curr_parallel_handle" "thread_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-PAR-008"];
-    Target "get_curr_parallel_handle" "parallel_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-PAR-008"];
-    Target "get_enclosing_parallel_handle" "parallel_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-PAR-008"];
-    Target "get_enclosing_parallel_handle" "enclosing_parallel_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-PAR-008"];
-    Target "get_task_parallel_handle" "task_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-PAR-008"];
-    Target "get_task_parallel_handle" "task_parallel_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-PAR-008"];
-    Target "rel_parallel_handle" "parallel_handle": Handle ["OMPD-RC-004", "OMPD-REL-020"];
-    Target "parallel_handle_compare" "parallel_handle_1": Handle ["OMPD-RC-004", "OMPD-CMP-010"];
-    Target "parallel_handle_compare" "parallel_handle_2": Handle ["OMPD-RC-004", "OMPD-CMP-010"];
-    Target "parallel_handle_compare" "cmp_value": Out ["OMPD-RC-003", "OMPD-CMP-010"];
-    Target "get_curr_task_handle" "thread_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-TASK-007"];
-    Target "get_curr_task_handle" "task_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-TASK-007"];
-    Target "get_generating_task_handle" "task_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-TASK-007"];
-    Target "get_generating_task_handle" "generating_task_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-TASK-007"];
-    Target "get_scheduling_task_handle" "task_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-TASK-007"];
-    Target "get_scheduling_task_handle" "scheduling_task_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-TASK-007"];
-    Target "get_task_in_parallel" "parallel_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-TASK-007"];
-    Target "get_task_in_parallel" "task_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-TASK-007"];
-    Target "rel_task_handle" "task_handle": Handle ["OMPD-RC-004", "OMPD-REL-030"];
-    Target "task_handle_compare" "task_handle_1": Handle ["OMPD-RC-004", "OMPD-CMP-010"];
-    Target "task_handle_compare" "task_handle_2": Handle ["OMPD-RC-004", "OMPD-CMP-010"];
-    Target "task_handle_compare" "cmp_value": Out ["OMPD-RC-003", "OMPD-CMP-010"];
-    Target "get_task_function" "task_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-TASK-007"];
-    Target "get_task_function" "entry_point": Out ["OMPD-RC-003", "OMPD-HANDLE-TASK-007"];
-    Target "get_task_frame" "task_handle": Handle ["OMPD-RC-004", "OMPD-FRAME-005"];
-    Target "get_task_frame" "exit_frame": Out ["OMPD-RC-003", "OMPD-FRAME-005"];
-    Target "get_task_frame" "enter_frame": Out ["OMPD-RC-003", "OMPD-FRAME-005"];
-    Target "enumerate_states" "address_space_handle": Handle ["OMPD-RC-004", "OMPD-STATE-007"];
-    Target "enumerate_states" "next_state": Out ["OMPD-RC-003", "OMPD-STATE-007"];
-    Target "enumerate_states" "next_state_name": Out ["OMPD-RC-003", "OMPD-STATE-007"];
-    Target "enumerate_states" "more_enums": Out ["OMPD-RC-003", "OMPD-STATE-007"];
-    Target "get_state" "thread_handle": Handle ["OMPD-RC-004", "OMPD-STATE-014"];
-    Target "get_state" "state": Out ["OMPD-RC-003", "OMPD-STATE-014"];
-    Target "get_display_control_vars" "address_space_handle": Handle ["OMPD-RC-004", "OMPD-DCV-006"];
-    Target "get_display_control_vars" "control_vars": Out ["OMPD-RC-003", "OMPD-DCV-006"];
-    Target "rel_display_control_vars" "control_vars": Input ["OMPD-DCV-006"];
-    Target "enumerate_icvs" "handle": Handle ["OMPD-RC-004", "OMPD-ICV-008"];
-    Target "enumerate_icvs" "next_id": Out ["OMPD-RC-003", "OMPD-ICV-008"];
-    Target "enumerate_icvs" "next_icv_name": Out ["OMPD-RC-003", "OMPD-ICV-008"];
-    Target "enumerate_icvs" "next_scope": Out ["OMPD-RC-003", "OMPD-ICV-008"];
-    Target "enumerate_icvs" "more": Out ["OMPD-RC-003", "OMPD-ICV-008"];
-    Target "get_icv_from_scope" "handle": Handle ["OMPD-RC-004", "OMPD-ICV-016"];
-    Target "get_icv_from_scope" "icv_value": Out ["OMPD-RC-003", "OMPD-ICV-016"];
-    Target "get_icv_string_from_scope" "handle": Handle ["OMPD-RC-004", "OMPD-ICV-023"];
-    Target "get_icv_string_from_scope" "icv_string": Out ["OMPD-RC-003", "OMPD-ICV-023"];
-    Target "get_tool_data" "handle": Handle ["OMPD-RC-004", "OMPD-TDATA-004"];
-    Target "get_tool_data" "value": Out ["OMPD-RC-003", "OMPD-TDATA-004"];
-    Target "get_tool_data" "ptr": Out ["OMPD-RC-003", "OMPD-TDATA-004"];
-}
+/// Checks of this family, one per pointer argument of each OMPD 5.0 entry point.
+pub static CHECKS: &[Check] = &[
+    null!(Library "get_version_string" "string": Out ["OMPD-RC-003", "OMPD-INIT-012"]),
+    null!(Target "process_initialize" "context": Input ["OMPD-PROC-003"]),
+    null!(Target "process_initialize" "handle": Out ["OMPD-RC-003", "OMPD-PROC-003"]),
+    null!(Target "device_initialize" "process_handle": Handle ["OMPD-RC-004", "OMPD-PROC-011"]),
+    null!(Target "device_initialize" "device_context": Input ["OMPD-PROC-011"]),
+    null!(Target "device_initialize" "id": Input ["OMPD-PROC-011"]),
+    null!(Target "device_initialize" "device_handle": Out ["OMPD-RC-003", "OMPD-PROC-011"]),
+    null!(Target "rel_address_space_handle" "handle": Handle ["OMPD-RC-004", "OMPD-REL-001"]),
+    null!(Target "get_omp_version" "address_space": Handle ["OMPD-RC-004", "OMPD-ASP-003"]),
+    null!(Target "get_omp_version" "omp_version": Out ["OMPD-RC-003", "OMPD-ASP-003"]),
+    null!(Target "get_omp_version_string" "address_space": Handle ["OMPD-RC-004", "OMPD-ASP-003"]),
+    null!(Target "get_omp_version_string" "string": Out ["OMPD-RC-003", "OMPD-ASP-003"]),
+    null!(Target "get_thread_in_parallel" "parallel_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-THREAD-013"]),
+    null!(Target "get_thread_in_parallel" "thread_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-THREAD-013"]),
+    null!(Target "get_thread_handle" "handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-THREAD-006"]),
+    null!(Target "get_thread_handle" "thread_id": Input ["OMPD-HANDLE-THREAD-006"]),
+    null!(Target "get_thread_handle" "thread_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-THREAD-006"]),
+    null!(Target "rel_thread_handle" "thread_handle": Handle ["OMPD-RC-004", "OMPD-REL-010"]),
+    null!(Target "thread_handle_compare" "thread_handle_1": Handle ["OMPD-RC-004", "OMPD-CMP-010"]),
+    null!(Target "thread_handle_compare" "thread_handle_2": Handle ["OMPD-RC-004", "OMPD-CMP-010"]),
+    null!(Target "thread_handle_compare" "cmp_value": Out ["OMPD-RC-003", "OMPD-CMP-010"]),
+    null!(Target "get_thread_id" "thread_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-THREAD-021"]),
+    null!(Target "get_thread_id" "thread_id": Out ["OMPD-RC-003", "OMPD-HANDLE-THREAD-021"]),
+    null!(Target "get_curr_parallel_handle" "thread_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-PAR-008"]),
+    null!(Target "get_curr_parallel_handle" "parallel_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-PAR-008"]),
+    null!(Target "get_enclosing_parallel_handle" "parallel_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-PAR-008"]),
+    null!(Target "get_enclosing_parallel_handle" "enclosing_parallel_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-PAR-008"]),
+    null!(Target "get_task_parallel_handle" "task_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-PAR-008"]),
+    null!(Target "get_task_parallel_handle" "task_parallel_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-PAR-008"]),
+    null!(Target "rel_parallel_handle" "parallel_handle": Handle ["OMPD-RC-004", "OMPD-REL-020"]),
+    null!(Target "parallel_handle_compare" "parallel_handle_1": Handle ["OMPD-RC-004", "OMPD-CMP-010"]),
+    null!(Target "parallel_handle_compare" "parallel_handle_2": Handle ["OMPD-RC-004", "OMPD-CMP-010"]),
+    null!(Target "parallel_handle_compare" "cmp_value": Out ["OMPD-RC-003", "OMPD-CMP-010"]),
+    null!(Target "get_curr_task_handle" "thread_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-TASK-007"]),
+    null!(Target "get_curr_task_handle" "task_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-TASK-007"]),
+    null!(Target "get_generating_task_handle" "task_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-TASK-007"]),
+    null!(Target "get_generating_task_handle" "generating_task_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-TASK-007"]),
+    null!(Target "get_scheduling_task_handle" "task_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-TASK-007"]),
+    null!(Target "get_scheduling_task_handle" "scheduling_task_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-TASK-007"]),
+    null!(Target "get_task_in_parallel" "parallel_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-TASK-007"]),
+    null!(Target "get_task_in_parallel" "task_handle": Out ["OMPD-RC-003", "OMPD-HANDLE-TASK-007"]),
+    null!(Target "rel_task_handle" "task_handle": Handle ["OMPD-RC-004", "OMPD-REL-030"]),
+    null!(Target "task_handle_compare" "task_handle_1": Handle ["OMPD-RC-004", "OMPD-CMP-010"]),
+    null!(Target "task_handle_compare" "task_handle_2": Handle ["OMPD-RC-004", "OMPD-CMP-010"]),
+    null!(Target "task_handle_compare" "cmp_value": Out ["OMPD-RC-003", "OMPD-CMP-010"]),
+    null!(Target "get_task_function" "task_handle": Handle ["OMPD-RC-004", "OMPD-HANDLE-TASK-007"]),
+    null!(Target "get_task_function" "entry_point": Out ["OMPD-RC-003", "OMPD-HANDLE-TASK-007"]),
+    null!(Target "get_task_frame" "task_handle": Handle ["OMPD-RC-004", "OMPD-FRAME-005"]),
+    null!(Target "get_task_frame" "exit_frame": Out ["OMPD-RC-003", "OMPD-FRAME-005"]),
+    null!(Target "get_task_frame" "enter_frame": Out ["OMPD-RC-003", "OMPD-FRAME-005"]),
+    null!(Target "enumerate_states" "address_space_handle": Handle ["OMPD-RC-004", "OMPD-STATE-007"]),
+    null!(Target "enumerate_states" "next_state": Out ["OMPD-RC-003", "OMPD-STATE-007"]),
+    null!(Target "enumerate_states" "next_state_name": Out ["OMPD-RC-003", "OMPD-STATE-007"]),
+    null!(Target "enumerate_states" "more_enums": Out ["OMPD-RC-003", "OMPD-STATE-007"]),
+    null!(Target "get_state" "thread_handle": Handle ["OMPD-RC-004", "OMPD-STATE-014"]),
+    null!(Target "get_state" "state": Out ["OMPD-RC-003", "OMPD-STATE-014"]),
+    null!(Target "get_display_control_vars" "address_space_handle": Handle ["OMPD-RC-004", "OMPD-DCV-006"]),
+    null!(Target "get_display_control_vars" "control_vars": Out ["OMPD-RC-003", "OMPD-DCV-006"]),
+    null!(Target "rel_display_control_vars" "control_vars": Input ["OMPD-DCV-006"]),
+    null!(Target "enumerate_icvs" "handle": Handle ["OMPD-RC-004", "OMPD-ICV-008"]),
+    null!(Target "enumerate_icvs" "next_id": Out ["OMPD-RC-003", "OMPD-ICV-008"]),
+    null!(Target "enumerate_icvs" "next_icv_name": Out ["OMPD-RC-003", "OMPD-ICV-008"]),
+    null!(Target "enumerate_icvs" "next_scope": Out ["OMPD-RC-003", "OMPD-ICV-008"]),
+    null!(Target "enumerate_icvs" "more": Out ["OMPD-RC-003", "OMPD-ICV-008"]),
+    null!(Target "get_icv_from_scope" "handle": Handle ["OMPD-RC-004", "OMPD-ICV-016"]),
+    null!(Target "get_icv_from_scope" "icv_value": Out ["OMPD-RC-003", "OMPD-ICV-016"]),
+    null!(Target "get_icv_string_from_scope" "handle": Handle ["OMPD-RC-004", "OMPD-ICV-023"]),
+    null!(Target "get_icv_string_from_scope" "icv_string": Out ["OMPD-RC-003", "OMPD-ICV-023"]),
+    null!(Target "get_tool_data" "handle": Handle ["OMPD-RC-004", "OMPD-TDATA-004"]),
+    null!(Target "get_tool_data" "value": Out ["OMPD-RC-003", "OMPD-TDATA-004"]),
+    null!(Target "get_tool_data" "ptr": Out ["OMPD-RC-003", "OMPD-TDATA-004"]),
+];
 
 /// One row of the table, decoded from a check's `arg`.
 #[derive(Clone, Copy, Debug)]

@@ -14,6 +14,7 @@ use sim_target::model::ThreadId;
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "own.handles.release_ok",
         requirements: &["OMPD-OWN-003", "OMPD-REL-010", "OMPD-REL-020", "OMPD-REL-030"],
         summary: "releasing a live thread, parallel or task handle with its ompd_rel_* routine answers ompd_rc_ok",
@@ -24,6 +25,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "own.handles.release_independent",
         requirements: &["OMPD-REL-011"],
         summary: "releasing one of two handles of the same thread, region or task leaves the other answering as before (the thread's id, the id of the region's thread 0, the task's frames)",
@@ -34,6 +36,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "own.handles.released_without_leak",
         requirements: &["OMPD-MEM-009"],
         summary: "obtaining and releasing thread, parallel and task handles leaves no alloc_memory block behind (after a warm-up pass fills any per-address-space cache)",
@@ -44,6 +47,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "own.failed_calls.no_leak",
         requirements: &["OMPD-RC-006"],
         summary: "a call that returns an error hands the tool nothing: no alloc_memory block stays live",
@@ -54,6 +58,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "own.allocator.answers_independent_of_fill",
         requirements: &["OMPD-MEM-007"],
         summary: "answers are identical whether alloc_memory returns zeroed or garbage-filled blocks",
@@ -64,6 +69,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "own.strings.fresh_block_per_call",
         requirements: &["OMPD-MEM-003", "OMPD-MEM-004"],
         summary: "each call returning a tool-owned string returns its own live alloc_memory block (two calls never share one)",
@@ -74,6 +80,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "own.strings.valid_after_handle_release",
         requirements: &["OMPD-MEM-005"],
         summary: "an ICV string stays a live, unchanged block after the task handle it came from is released",

@@ -11,6 +11,7 @@ use sim_target::model::RegionId;
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "parallel.curr.team_size_matches_model",
         requirements: &["OMPD-HANDLE-PAR-001", "OMPD-ICV-010", "OMPD-ICV-015"],
         summary: "the current parallel handle of every thread has the model's team size (team-size-var)",
@@ -21,6 +22,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "parallel.curr.same_region_compares_equal",
         requirements: &["OMPD-HANDLE-PAR-003", "OMPD-CMP-004", "OMPD-CMP-005"],
         summary: "current parallel handles of threads in one team compare 0; of different regions non-zero",
@@ -31,6 +33,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "parallel.enclosing.levels_match_model",
         requirements: &["OMPD-HANDLE-PAR-004", "OMPD-HANDLE-PAR-005", "OMPD-ICV-015"],
         summary: "walking ompd_get_enclosing_parallel_handle from each thread's region visits every enclosing region with levels-var L, L-1, ..., 0",
@@ -41,6 +44,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "parallel.enclosing.outermost_unavailable",
         requirements: &["OMPD-HANDLE-PAR-004"],
         summary: "asking for the region enclosing the outermost region gives ompd_rc_unavailable",
@@ -51,6 +55,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "parallel.curr.idle_thread_unavailable",
         requirements: &["OMPD-HANDLE-PAR-002"],
         summary: "an OpenMP thread of the pool that is in no team (idle between regions) has a thread handle, and its current parallel handle gives ompd_rc_unavailable",
@@ -60,6 +65,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "parallel.thread_in_parallel.every_index",
         requirements: &["OMPD-HANDLE-THREAD-010", "OMPD-HANDLE-THREAD-007", "OMPD-CMP-004"],
         summary: "thread n of each region is the model's member n: it compares equal to the handle by native id and has that thread's thread-num-var",
@@ -70,6 +76,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "parallel.thread_in_parallel.out_of_range",
         requirements: &["OMPD-HANDLE-THREAD-011"],
         summary: "thread numbers below 0 or at least the team size give ompd_rc_bad_input",
@@ -80,6 +87,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "parallel.curr.active_levels_match_model",
         requirements: &["OMPD-ICV-015", "OMPD-ICV-010"],
         summary: "active-levels-var of each thread's current region counts its enclosing active regions",

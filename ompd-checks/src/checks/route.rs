@@ -22,6 +22,7 @@ use std::collections::BTreeSet;
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "route.thread.answers_match_model",
         requirements: &["OMPD-HANDLE-THREAD-020", "OMPD-STATE-010", "OMPD-TDATA-001"],
         summary: "a thread handle from every route (by pthread id, by lwp id, by index in each region) answers the model's thread id, state and tool data wherever the handle by pthread id does",
@@ -32,6 +33,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "route.parallel.answers_match_model",
         requirements: &["OMPD-HANDLE-THREAD-010", "OMPD-TDATA-001"],
         summary: "a parallel handle from every route (current, enclosing, a task's region) answers the model's tool data and its thread 0 wherever the thread's current-region handle does",
@@ -42,6 +44,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "route.task.answers_match_model",
         requirements: &["OMPD-FRAME-001", "OMPD-TDATA-001"],
         summary: "a task handle from every route (current, generating and scheduling parents, implicit tasks of a region) answers the model's entry point, frames and tool data wherever the thread's current-task handle does",

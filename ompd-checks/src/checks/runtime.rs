@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "runtime.dll_locations.valid_vector",
         requirements: &["OMPD-RT-001", "OMPD-RT-002", "OMPD-RT-003", "OMPD-RT-006"],
         summary: "ompd_dll_locations is an unmangled variable pointing to a NULL-terminated vector of non-empty NUL-terminated paths",
@@ -29,6 +30,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "runtime.dll_locations_valid.defined",
         requirements: &["OMPD-RT-005"],
         summary: "the runtime defines the C-linkage symbol ompd_dll_locations_valid",
@@ -41,6 +43,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "runtime.breakpoints.defined",
         requirements: &["OMPD-BP-001"],
         summary: "the runtime defines the C-linkage ompd_bp_* breakpoint symbols of every generation it implements: the parallel and task ones (TR 2.001), the thread and device ones (5.0), the teams ones (6.0); a runtime implements a generation when its OpenMP version (__kmp_openmp_version) is that generation's or newer, or when it defines one of that generation's breakpoints",
@@ -52,6 +55,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "runtime.bp_sequence.thread_begin_first",
         requirements: &["OMPD-BP-002"],
         summary: "the runtime passes ompd_bp_thread_begin once per thread before any other breakpoint of that thread, and ompd_bp_thread_end once, after all of them",
@@ -63,6 +67,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "runtime.bp_sequence.parallel_once_per_region",
         requirements: &["OMPD-BP-003"],
         summary: "the runtime passes ompd_bp_parallel_begin once per region (not per thread, not twice) and ompd_bp_parallel_end once after it, both on the encountering thread: as many pairs as the program has regions",
@@ -75,6 +80,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "runtime.bp_sequence.task_begin_end_pairs",
         requirements: &["OMPD-BP-004"],
         summary: "the runtime passes ompd_bp_task_begin before every explicit task runs and ompd_bp_task_end once after it, each end after its begin",

@@ -14,6 +14,7 @@ use ompd_abi::state;
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[Check {
+    at: crate::here!(),
     id: "runtime.state.matches_program",
     requirements: &["OMPD-STATE-013"],
     summary: "the state word the runtime keeps for each OpenMP thread is the state its program's point implies: work_parallel in a region's code, work_serial outside, wait_taskwait in taskwait, wait_lock on a lock, wait_critical at a critical section, and in an explicit barrier wait_barrier_explicit (or the generic or implementation barrier state)",

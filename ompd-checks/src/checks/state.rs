@@ -13,6 +13,7 @@ use std::collections::BTreeSet;
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "state.enumerate.well_formed",
         requirements: &["OMPD-STATE-001", "OMPD-STATE-002", "OMPD-STATE-004", "OMPD-STATE-005", "OMPD-MEM-003"],
         summary: "enumerating from ompt_state_undefined visits known state values once each, with allocated names, and ends with more_enums 0",
@@ -23,6 +24,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "state.enumerate.standard_names",
         requirements: &["OMPD-STATE-006"],
         summary: "standard states are named with their OMPT enumerator spelling",
@@ -33,6 +35,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "state.enumerate.unknown_current",
         requirements: &["OMPD-STATE-003"],
         summary: "ompd_enumerate_states with a current_state that is not a state (a gap value, negative, huge) returns ompd_rc_bad_input",
@@ -43,6 +46,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "state.enumerate.after_last",
         requirements: &["OMPD-STATE-002", "OMPD-STATE-004"],
         summary: "ompd_enumerate_states from the last state (the one answered with more_enums 0) claims no further state: any non-ok code, or ok with more_enums 0",
@@ -53,6 +57,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "state.get.matches_model",
         requirements: &["OMPD-STATE-010", "OMPD-STATE-012", "OMPD-RC-008", "OMPD-RT-007"],
         summary: "every thread's state (and wait id in wait states) is the one the runtime keeps (on a real runtime, the state word the harness reads); without state tracking the answer is needs_state_tracking",
@@ -63,6 +68,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "state.get.among_enumerated",
         requirements: &["OMPD-STATE-010"],
         summary: "every state ompd_get_state answers is one ompd_enumerate_states lists for the address space",
@@ -73,6 +79,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "state.get.null_wait_id",
         requirements: &["OMPD-STATE-011"],
         summary: "ompd_get_state accepts a NULL wait_id and still answers",

@@ -13,6 +13,7 @@ use ompd_report::Outcome;
 /// The static checks.
 pub static CHECKS: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "static.needed.no_openmp_runtime",
         requirements: &["OMPD-GEN-006"],
         summary:
@@ -27,6 +28,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "static.exports.no_global_new_delete",
         requirements: &["OMPD-MEM-002"],
         summary: "the library's dynamic symbol table defines no global operator new or delete \

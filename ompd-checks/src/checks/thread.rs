@@ -18,6 +18,7 @@ const KINDS: [(u64, &str); 2] = [
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "thread.handle.by_pthread_id",
         requirements: &["OMPD-HANDLE-THREAD-001", "OMPD-HANDLE-THREAD-009"],
         summary: "ompd_get_thread_handle returns a handle for every OpenMP thread identified by its pthread id",
@@ -28,6 +29,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "thread.handle.by_lwp_id",
         requirements: &["OMPD-HANDLE-THREAD-001", "OMPD-HANDLE-THREAD-004"],
         summary: "ompd_get_thread_handle by lwp id either works for every OpenMP thread or is unsupported",
@@ -38,6 +40,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "thread.handle.non_openmp_thread",
         requirements: &["OMPD-HANDLE-THREAD-002"],
         summary: "a native thread that never entered OpenMP gives ompd_rc_unavailable (bad_input warns)",
@@ -48,6 +51,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "thread.handle.wrong_id_size",
         requirements: &["OMPD-HANDLE-THREAD-003"],
         summary: "a thread id of the wrong size for its kind (4 bytes too long, 1 byte short) gives ompd_rc_bad_input",
@@ -58,6 +62,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "thread.handle.unknown_kind",
         requirements: &["OMPD-HANDLE-THREAD-004"],
         summary: "a thread-id kind the host does not have (winthread on Linux, 999) gives ompd_rc_unsupported",
@@ -68,6 +73,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "thread.id.round_trip",
         requirements: &["OMPD-HANDLE-THREAD-020", "OMPD-HANDLE-THREAD-022", "OMPD-OWN-005", "OMPD-OWN-006", "OMPD-HANDLE-THREAD-005"],
         summary: "ompd_get_thread_id gives back exactly the pthread id the handle was obtained with, writing no more than asked",
@@ -79,6 +85,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "thread.id.every_kind",
         requirements: &["OMPD-HANDLE-THREAD-020", "OMPD-HANDLE-THREAD-021"],
         summary: "a handle obtained by a pthread or lwp id gives back the thread's own id of each of those kinds (target byte order), or unsupported for a kind the library does not serve",
@@ -89,6 +96,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "thread.id.wrong_size_or_kind",
         requirements: &["OMPD-HANDLE-THREAD-021", "OMPD-HANDLE-THREAD-022"],
         summary: "ompd_get_thread_id refuses a buffer too small for the id (bad_input) and a kind the host does not have (winthread, 999: unsupported), writing nothing; TR 2.001 asks only that such a call should fail, with no code named, so there a deviation warns",
@@ -100,6 +108,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "thread.compare.same_thread_equal",
         requirements: &["OMPD-HANDLE-THREAD-007", "OMPD-CMP-003", "OMPD-CMP-004", "OMPD-CMP-005"],
         summary: "two handles to one thread compare 0; handles to distinct threads do not",

@@ -12,6 +12,7 @@ use ompd_loader::library::{AnyHandle, Call, Fail};
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "tool_data.thread.matches_model",
         requirements: &["OMPD-TDATA-001"],
         summary: "thread scope: value and ptr are the thread's ompt_data_t (ptr aliasing value as the union does)",
@@ -22,6 +23,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "tool_data.parallel.matches_model",
         requirements: &["OMPD-TDATA-001"],
         summary: "parallel scope: value and ptr are the region's ompt_data_t, for every innermost region and the initial region",
@@ -32,6 +34,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "tool_data.task.matches_model",
         requirements: &["OMPD-TDATA-001"],
         summary: "task scope: value and ptr are the task's ompt_data_t, for every reachable task",
@@ -42,6 +45,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "tool_data.no_ompt.unsupported",
         requirements: &["OMPD-TDATA-002"],
         summary: "on a runtime without OMPT support, ompd_get_tool_data answers ompd_rc_unsupported for every thread, region and task",
@@ -51,6 +55,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "tool_data.scope.no_data_scopes",
         requirements: &["OMPD-TDATA-003"],
         summary: "the address-space and global scopes carry no OMPT data: any non-ok code",
@@ -61,6 +66,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "tool_data.implicit_task.consistent",
         requirements: &["OMPD-TDATA-003", "OMPD-TDATA-001"],
         summary: "implicit-task scope with an implicit task: either a non-ok code (the text leaves it open) or that task's ompt_data_t (a wrong value on ok fails)",

@@ -15,6 +15,7 @@ use std::ffi::c_int;
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "tr.string_id.thread",
         requirements: &["OMPD-LEG-001", "OMPD-LEG-003", "OMPD-LEG-004", "OMPD-CMP-009"],
         summary: "every OpenMP thread's string id is a tool-owned string, the same for two handles of the thread, and another thread's differs",
@@ -26,6 +27,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "tr.string_id.parallel",
         requirements: &["OMPD-LEG-001", "OMPD-LEG-003", "OMPD-LEG-004", "OMPD-CMP-009"],
         summary: "the string ids of the threads' top regions are equal exactly when the region handles compare equal",
@@ -37,6 +39,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "tr.string_id.task",
         requirements: &["OMPD-LEG-001", "OMPD-LEG-003", "OMPD-LEG-004", "OMPD-CMP-009"],
         summary: "the string ids of the threads' top tasks are equal exactly when the task handles compare equal",
@@ -48,6 +51,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "tr.string_id.charset",
         requirements: &["OMPD-LEG-002"],
         summary: "a thread's string id is one run of letters, digits and underscores",
@@ -59,6 +63,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "tr.threads.matches_model",
         requirements: &["OMPD-LEG-005"],
         summary: "ompd_get_threads gives one handle per OpenMP thread (on a real target at least the recorded ones), each model thread's comparing equal to its handle by id",
@@ -70,6 +75,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "tr.icv.matches_model",
         requirements: &["OMPD-ICV-015"],
         summary: "the TR's per-ICV getters (num_procs, thread_num, num_threads, max_threads, dynamic, in_final, is_implicit) answer the model's values",
@@ -81,6 +87,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "tr.state.matches_model",
         requirements: &["OMPD-RT-007"],
         summary: "TR: every thread's ompd_get_state is the TR state (ompd_state_t, §15.9) that mirrors the model's OMPT state, with the model's wait id in a wait state; without OMP_DEBUG the answer is needs_state_tracking",
@@ -92,6 +99,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "tr.thread_handle.non_openmp_thread",
         requirements: &["OMPD-LEG-006"],
         summary: "TR: ompd_get_thread_handle for a native thread that never entered OpenMP returns ompd_rc_bad_input and sets *thread_handle to NULL",
@@ -106,6 +114,7 @@ pub static CHECKS: &[Check] = &[
 
 /// The TR's version query, with the other queries before `ompd_initialize`.
 pub static QUERIES: &[Check] = &[Check {
+    at: crate::here!(),
     id: "tr.get_version.null_version",
     requirements: &["OMPD-INIT-004"],
     summary: "TR: ompd_get_version with a NULL version gives ompd_rc_bad_input",

@@ -59,45 +59,46 @@ pub const CASES: u32 = 6;
 /// Shrink steps allowed when a case fails.
 const MAX_SHRINK_ITERS: u32 = 8;
 
-macro_rules! corrupt_checks {
-    ($($kind:literal [$($req:literal),+] $summary:literal;)*) => {
-        /// Checks of this family, one per corruption kind.
-        pub static CHECKS: &[Check] = &[$(
-            Check {
-                id: concat!("corrupt.", $kind),
-                requirements: &[$($req),+],
-                summary: $summary,
-                severity: Severity::Must,
-                entry_points: WALKED,
-                real: Some(&[Fact::Image]),
-                property: Property::OwnCases,
-                input: Input::Provoking,
-                arg: $kind,
-                run: Run::Worker(run),
-                ..Check::TARGET
-            },
-        )*];
+/// One check of the family: `"kind" [requirements] "summary"`. Each table row is its own
+/// invocation, so the check records the row's line.
+macro_rules! corrupt {
+    ($kind:literal [$($req:literal),+] $summary:literal) => {
+        Check {
+            at: crate::here!(),
+            id: concat!("corrupt.", $kind),
+            requirements: &[$($req),+],
+            summary: $summary,
+            severity: Severity::Must,
+            entry_points: WALKED,
+            real: Some(&[Fact::Image]),
+            property: Property::OwnCases,
+            input: Input::Provoking,
+            arg: $kind,
+            run: Run::Worker(run),
+            ..Check::TARGET
+        }
     };
 }
 
-corrupt_checks! {
-    "parent_cycle.team" ["OMPD-HANDLE-PAR-005", "OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-006"]
-        "with a team's t_parent pointing at the team itself or a team nested in it, every call terminates within the callback budget and answers ok only with the intact answer or from intact data";
-    "parent_cycle.task" ["OMPD-HANDLE-TASK-002", "OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-006"]
-        "with a task's td_parent pointing at the task itself or a task it generated, every call terminates within the callback budget and answers ok only with the intact answer or from intact data";
-    "parent_cycle.lwt" ["OMPD-HANDLE-PAR-005", "OMPD-HANDLE-TASK-002", "OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-006"]
-        "with a serialized-region record's parent pointing at itself or a record inside it, every call terminates within the callback budget and answers ok only with the intact answer or from intact data";
-    "pointer.null" ["OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-002", "OMPD-RC-006"]
-        "with a NULL pointer anywhere in the runtime's object graph, no call crashes or exceeds the callback budget, and ok comes only with the intact answer or from intact data";
-    "pointer.wild" ["OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-002", "OMPD-RC-006"]
-        "with a pointer of the object graph aimed at unmapped memory or an object of another type, no call crashes or exceeds the callback budget, and ok comes only with the intact answer or from intact data";
-    "pointer.misaligned" ["OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-002", "OMPD-RC-006"]
-        "with a pointer of the object graph off by 1 to 7 bytes, no call crashes or exceeds the callback budget, and ok comes only with the intact answer or from intact data";
-    "count.huge" ["OMPD-CB-030", "OMPD-CB-034", "OMPD-MEM-006", "OMPD-RC-002", "OMPD-RC-006"]
-        "with a huge team size, level, thread count, list length or environment-block size, no call crashes or exceeds the callback budget, and ok comes only with the intact answer or from intact data";
-    "string.unterminated" ["OMPD-CB-007", "OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-002", "OMPD-RC-006"]
-        "with a string the library reads running to the end of its region without a NUL, no call crashes, and ok comes only with the intact answer and a terminated string";
-}
+/// Checks of this family, one per corruption kind.
+pub static CHECKS: &[Check] = &[
+    corrupt!("parent_cycle.team" ["OMPD-HANDLE-PAR-005", "OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-006"]
+        "with a team's t_parent pointing at the team itself or a team nested in it, every call terminates within the callback budget and answers ok only with the intact answer or from intact data"),
+    corrupt!("parent_cycle.task" ["OMPD-HANDLE-TASK-002", "OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-006"]
+        "with a task's td_parent pointing at the task itself or a task it generated, every call terminates within the callback budget and answers ok only with the intact answer or from intact data"),
+    corrupt!("parent_cycle.lwt" ["OMPD-HANDLE-PAR-005", "OMPD-HANDLE-TASK-002", "OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-006"]
+        "with a serialized-region record's parent pointing at itself or a record inside it, every call terminates within the callback budget and answers ok only with the intact answer or from intact data"),
+    corrupt!("pointer.null" ["OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-002", "OMPD-RC-006"]
+        "with a NULL pointer anywhere in the runtime's object graph, no call crashes or exceeds the callback budget, and ok comes only with the intact answer or from intact data"),
+    corrupt!("pointer.wild" ["OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-002", "OMPD-RC-006"]
+        "with a pointer of the object graph aimed at unmapped memory or an object of another type, no call crashes or exceeds the callback budget, and ok comes only with the intact answer or from intact data"),
+    corrupt!("pointer.misaligned" ["OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-002", "OMPD-RC-006"]
+        "with a pointer of the object graph off by 1 to 7 bytes, no call crashes or exceeds the callback budget, and ok comes only with the intact answer or from intact data"),
+    corrupt!("count.huge" ["OMPD-CB-030", "OMPD-CB-034", "OMPD-MEM-006", "OMPD-RC-002", "OMPD-RC-006"]
+        "with a huge team size, level, thread count, list length or environment-block size, no call crashes or exceeds the callback budget, and ok comes only with the intact answer or from intact data"),
+    corrupt!("string.unterminated" ["OMPD-CB-007", "OMPD-CB-030", "OMPD-CB-034", "OMPD-RC-002", "OMPD-RC-006"]
+        "with a string the library reads running to the end of its region without a NUL, no call crashes, and ok comes only with the intact answer and a terminated string"),
+];
 
 /// Every entry point a walk may call (any kind's walk reaches any of them: the thread, its
 /// current region and task are probed whatever the corrupted object), plus the releases.

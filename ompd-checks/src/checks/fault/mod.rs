@@ -102,6 +102,7 @@ macro_rules! requirements {
 macro_rules! fault_check {
     ($api:literal, $kind:ident, [$($extra:ident),*]) => {
         Check {
+            at: crate::here!(),
             id: concat!("fault.", $api, ".", stringify!($kind)),
             requirements: requirements!($kind),
             summary: concat!("ompd_", $api, summary_tail!($kind)),
@@ -126,12 +127,12 @@ macro_rules! fault_check {
     };
 }
 
-/// Builds the family from its table: one routine (without the `ompd_` prefix) per row with the
-/// other entry points its checks call, each row expanded into one check per fault kind.
+/// One row of the family's table: a routine (without the `ompd_` prefix) with the other entry
+/// points its checks call, expanded into one check per fault kind. Each row is its own
+/// invocation, so its checks record the row's line.
 macro_rules! faults {
-    ($($api:literal [$($extra:ident),*];)*) => {
-        /// Checks of this family: every fault kind for every routine that reads or allocates.
-        pub static CHECKS: &[Check] = &[$(
+    ($api:literal [$($extra:ident),*]) => {
+        [
             fault_check!($api, read, [$($extra),*]),
             fault_check!($api, short_read, [$($extra),*]),
             fault_check!($api, symbol, [$($extra),*]),
@@ -139,34 +140,38 @@ macro_rules! faults {
             fault_check!($api, conversion, [$($extra),*]),
             fault_check!($api, thread_context, [$($extra),*]),
             fault_check!($api, stale_handle, [$($extra),*]),
-        )*];
+        ]
     };
 }
 
-faults! {
-    "get_omp_version" [];
-    "get_omp_version_string" [];
-    "get_thread_handle" [ThreadHandleCompare];
-    "get_thread_in_parallel" [ThreadHandleCompare];
-    "get_thread_id" [];
-    "get_curr_parallel_handle" [ParallelHandleCompare];
-    "get_enclosing_parallel_handle" [ParallelHandleCompare];
-    "get_task_parallel_handle" [ParallelHandleCompare];
-    "get_curr_task_handle" [TaskHandleCompare];
-    "get_generating_task_handle" [TaskHandleCompare];
-    "get_scheduling_task_handle" [TaskHandleCompare];
-    "get_task_in_parallel" [TaskHandleCompare];
-    "get_task_function" [];
-    "get_task_frame" [];
-    "enumerate_states" [];
-    "get_state" [];
-    "get_display_control_vars" [RelDisplayControlVars];
-    "enumerate_icvs" [];
-    "get_icv_from_scope" [EnumerateIcvs];
-    "get_icv_string_from_scope" [EnumerateIcvs];
-    "get_tool_data" [];
-    "process_initialize" [GetOmpVersion, RelAddressSpaceHandle];
-}
+/// The family's table: every routine that reads or allocates.
+static ROWS: &[[Check; 7]] = &[
+    faults!("get_omp_version" []),
+    faults!("get_omp_version_string" []),
+    faults!("get_thread_handle"[ThreadHandleCompare]),
+    faults!("get_thread_in_parallel"[ThreadHandleCompare]),
+    faults!("get_thread_id" []),
+    faults!("get_curr_parallel_handle"[ParallelHandleCompare]),
+    faults!("get_enclosing_parallel_handle"[ParallelHandleCompare]),
+    faults!("get_task_parallel_handle"[ParallelHandleCompare]),
+    faults!("get_curr_task_handle"[TaskHandleCompare]),
+    faults!("get_generating_task_handle"[TaskHandleCompare]),
+    faults!("get_scheduling_task_handle"[TaskHandleCompare]),
+    faults!("get_task_in_parallel"[TaskHandleCompare]),
+    faults!("get_task_function" []),
+    faults!("get_task_frame" []),
+    faults!("enumerate_states" []),
+    faults!("get_state" []),
+    faults!("get_display_control_vars"[RelDisplayControlVars]),
+    faults!("enumerate_icvs" []),
+    faults!("get_icv_from_scope"[EnumerateIcvs]),
+    faults!("get_icv_string_from_scope"[EnumerateIcvs]),
+    faults!("get_tool_data" []),
+    faults!("process_initialize" [GetOmpVersion, RelAddressSpaceHandle]),
+];
+
+/// Checks of this family: every fault kind for every routine that reads or allocates.
+pub static CHECKS: &[Check] = ROWS.as_flattened();
 
 /// A kind of fault, as named in check ids.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

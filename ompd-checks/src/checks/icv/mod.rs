@@ -67,6 +67,7 @@ pub(super) fn undescribed(ctx: &Ctx, name: &str) -> Option<String> {
 macro_rules! value_check {
     ($id:literal, $name:literal, [$($req:literal),*], $real:expr) => {
         Check {
+            at: crate::here!(),
             id: $id,
             requirements: &["OMPD-ICV-010", "OMPD-ICV-015", $($req),*],
             summary: concat!($name, " answers the model's value at every handle of its enumerated scope"),
@@ -91,6 +92,7 @@ const UNRECORDED: &[Fact] = &[Fact::UnrecordedGlobals];
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "icv.enumerate.well_formed",
         requirements: &["OMPD-ICV-001", "OMPD-ICV-002", "OMPD-ICV-004", "OMPD-GEN-004", "OMPD-MEM-003"],
         summary: "enumerating from ompd_icv_undefined gives distinct non-zero ids and names, valid scopes, and ends with more 0",
@@ -101,6 +103,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "icv.enumerate.standard_names",
         requirements: &["OMPD-ICV-005"],
         summary: "every ICV of the ICV table of the library's OpenMP version is enumerated, with the OMPD-specific names 5.0 and 5.1 require",
@@ -111,6 +114,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "icv.enumerate.stable",
         requirements: &["OMPD-ICV-007"],
         summary: "enumerating the ICVs again on the same address-space handle gives the same ids, names and scopes in the same order",
@@ -121,6 +125,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "icv.enumerate.unknown_current",
         requirements: &["OMPD-ICV-003"],
         summary: "enumerating from an id the library never returned gives ompd_rc_bad_input",
@@ -131,6 +136,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "icv.enumerate.after_last",
         requirements: &["OMPD-ICV-002", "OMPD-ICV-004"],
         summary: "ompd_enumerate_icvs from the last ICV (the one answered with more 0) claims no further ICV: any non-ok code, or ok with more 0",

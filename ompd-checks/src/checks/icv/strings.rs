@@ -19,6 +19,7 @@ use sim_target::model::{Model, SchedKind, SchedModifier, Schedule};
 macro_rules! string_check {
     ($id:literal, $name:literal, [$($req:literal),*], $real:expr) => {
         Check {
+            at: crate::here!(),
             id: $id,
             requirements: &["OMPD-ICV-020", "OMPD-ICV-015", $($req),*],
             summary: concat!($name, " as a string denotes the model's value at every handle of its enumerated scope"),
@@ -42,6 +43,7 @@ pub static CHECKS: &[Check] = &[
     string_check!("icv.string.nthreads-var", "nthreads-var", ["OMPD-ICV-014"], Some(super::WITH_LISTS)),
     string_check!("icv.string.bind-var", "bind-var", ["OMPD-ICV-014"], Some(super::WITH_LISTS)),
     Check {
+        at: crate::here!(),
         id: "icv.string.integer_agrees",
         requirements: &["OMPD-ICV-022"],
         summary: "an integer ICV's string, when the library gives one, denotes the value of ompd_get_icv_from_scope",
@@ -52,6 +54,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "icv.string.unknown_id",
         requirements: &["OMPD-ICV-021"],
         summary: "ids 0, one past the last enumerated id and 2^63 give ompd_rc_bad_input from the string getter",
@@ -62,6 +65,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "icv.value.unknown_id",
         requirements: &["OMPD-ICV-011"],
         summary: "ids 0, one past the last enumerated id and 2^63 give ompd_rc_bad_input from the integer getter",
@@ -72,6 +76,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "icv.string.scope_mismatch",
         requirements: &["OMPD-ICV-021", "OMPD-RC-002", "OMPD-ICV-012"],
         summary: "a scope other than the enumerated one, with a handle of that scope, gives ompd_rc_incompatible from the string getter (ok fails; another non-ok code fails from 5.1 and warns for a 5.0 library, whose text names no code)",
@@ -82,6 +87,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "icv.value.scope_mismatch",
         requirements: &["OMPD-ICV-012"],
         summary: "a scope other than the enumerated one, with a handle of that scope, gives ompd_rc_incompatible from the integer getter (from 6.0, whose text states it; the 5.x texts leave the code open, so another answer warns there)",
@@ -92,6 +98,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "icv.scope.every_pair_answerable",
         requirements: &["OMPD-ICV-010", "OMPD-ICV-006", "OMPD-ICV-020"],
         summary: "every enumerated ICV answers at its enumerated scope through every handle of that scope, from the integer getter or (for non-integer ICVs) the string getter",

@@ -12,6 +12,7 @@ use sim_target::model::{Model, TaskKind};
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "task.frame.matches_model",
         requirements: &["OMPD-FRAME-002", "OMPD-HANDLE-TASK-001", "OMPD-HANDLE-TASK-004", "OMPD-RC-008"],
         summary: "the exit and enter frame addresses of every reachable task are the model's, with segment none; without state tracking needs_state_tracking is accepted",
@@ -22,6 +23,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "task.frame.flags_written",
         requirements: &["OMPD-FRAME-002", "OMPD-RC-002"],
         summary: "ompd_get_task_frame returning ok writes frame_flag in both exit_frame and enter_frame",
@@ -32,6 +34,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "task.frame.flags_valid",
         requirements: &["OMPD-FRAME-003"],
         summary: "the frame_flag of a set frame combines runtime or application with cfa, framepointer or stackaddress",
@@ -42,6 +45,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "task.function.matches_model",
         requirements: &["OMPD-FRAME-001", "OMPD-HANDLE-TASK-001", "OMPD-HANDLE-TASK-004", "OMPD-RC-008"],
         summary: "the entry point of every reachable task is the model's (region function or task routine) with segment none; a task without outlined code (the initial task) answers unavailable",
@@ -53,6 +57,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "task.function.serialized_region",
         requirements: &["OMPD-FRAME-001", "OMPD-HANDLE-TASK-001"],
         summary: "the implicit task of a serialized region answers its region's function like any other task (the spec names no exception)",

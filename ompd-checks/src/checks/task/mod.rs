@@ -15,6 +15,7 @@ use sim_target::model::ThreadId;
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
     Check {
+        at: crate::here!(),
         id: "task.curr.kind_matches_model",
         requirements: &["OMPD-HANDLE-TASK-001", "OMPD-ICV-015", "OMPD-ICV-010"],
         summary: "the current task of every thread is implicit or explicit, final or not, as in the model",
@@ -25,6 +26,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "task.generating.chain_matches_model",
         requirements: &["OMPD-HANDLE-TASK-002"],
         summary: "the generating chain from each thread's current task has the model's length and task kinds",
@@ -35,6 +37,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "task.generating.initial_task_unavailable",
         requirements: &["OMPD-HANDLE-TASK-002"],
         summary: "the initial task has no generating task: ompd_rc_unavailable",
@@ -45,6 +48,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "task.scheduling.chain_matches_model",
         requirements: &["OMPD-HANDLE-TASK-003"],
         summary: "the scheduling chain from each thread's current task has the model's length and ends with ompd_rc_unavailable",
@@ -55,6 +59,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "task.in_parallel.every_index",
         requirements: &["OMPD-HANDLE-TASK-004", "OMPD-CMP-004"],
         summary: "task n of a region is an implicit task and equals the current task of member n when that member runs it",
@@ -65,6 +70,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "task.in_parallel.out_of_range",
         requirements: &["OMPD-HANDLE-TASK-005"],
         summary: "task numbers below 0 or at least the team size give ompd_rc_bad_input",
@@ -75,6 +81,7 @@ pub static CHECKS: &[Check] = &[
         ..Check::TARGET
     },
     Check {
+        at: crate::here!(),
         id: "task.parallel.of_implicit_task",
         requirements: &["OMPD-HANDLE-PAR-006", "OMPD-CMP-004"],
         summary: "the region of implicit task n of region R compares equal to R",
