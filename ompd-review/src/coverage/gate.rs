@@ -221,7 +221,7 @@ impl Gate {
     pub fn markdown(&self) -> String {
         use std::fmt::Write;
         let mut s = String::from(
-            "| profile | checks that run | MUST requirements | judged by a check that runs | unjudgeable (reasoned) | open | MUST coverage |\n|---|---|---|---|---|---|---|\n",
+            "| profile | checks that run | MUST requirements | judged by a check that can fail | unjudgeable (reasoned) | open | MUST coverage |\n|---|---|---|---|---|---|---|\n",
         );
         for g in &self.profiles {
             let _ = writeln!(
