@@ -19,6 +19,9 @@ pub enum Deviation {
     InitializeAcceptsAny,
     /// `ompd_initialize` answers ok to a NULL callback table.
     InitializeNullOk,
+    /// `ompd_initialize` refuses (unsupported) the API version `ompd_get_api_version` reports,
+    /// as a library that serves only an older one than it names.
+    InitializeRefusesOwnVersion,
     /// `ompd_finalize` answers ok before any `ompd_initialize`.
     FinalizeBeforeInitializeOk,
     /// `ompd_get_omp_version` answers one more than the runtime's version.
@@ -175,6 +178,17 @@ pub enum Deviation {
     AllocFailureMiscoded,
     /// Every inquiry first looks up a thread context and answers bad_input when that fails.
     ThreadContextFailureMiscoded,
+    /// Every inquiry first looks up a symbol and, when that fails, answers ok writing nothing.
+    SymbolFailureForgotten,
+    /// Every inquiry first reads the target and, when that fails, answers ok writing nothing.
+    ReadFailureForgotten,
+    /// Every inquiry first converts a word and, when that fails, answers ok writing nothing.
+    ConversionFailureForgotten,
+    /// Every inquiry first allocates a block and, when that fails, answers ok writing nothing.
+    AllocFailureForgotten,
+    /// Every inquiry first looks up a thread context and, when that fails, answers ok writing
+    /// nothing.
+    ThreadContextFailureForgotten,
     /// Every routine answers ok, doing nothing, when an input pointer is NULL.
     NullInputOk,
     /// `ompd_device_initialize` answers an error code for a device the target lacks.
@@ -388,6 +402,7 @@ mutants! {
     "version_string_heap" Some(E::GetVersionString), VersionStringHeap => ["lib.version_string.static_library_memory"];
     "initialize_accepts_any" Some(E::Initialize), InitializeAcceptsAny => ["lib.initialize.unsupported_version"];
     "initialize_null_ok" Some(E::Initialize), InitializeNullOk => ["lib.initialize.null_callbacks"];
+    "initialize_refuses_own_version" Some(E::Initialize), InitializeRefusesOwnVersion => ["lib.initialize.supported_version"];
     "finalize_before_initialize_ok" Some(E::Finalize), FinalizeBeforeInitializeOk => ["lib.finalize.before_initialize"];
     "omp_version_off" Some(E::GetOmpVersion), OmpVersionOff => ["aspace.omp_version.matches_model"];
     "omp_version_prints" Some(E::GetOmpVersion), OmpVersionPrints => ["callbacks.contract.no_direct_output"];
@@ -462,6 +477,11 @@ mutants! {
     "conversion_failure_miscoded" None, ConversionFailureMiscoded => ["fault.*.conversion"];
     "alloc_failure_miscoded" None, AllocFailureMiscoded => ["fault.*.alloc"];
     "thread_context_failure_miscoded" None, ThreadContextFailureMiscoded => ["fault.*.thread_context"];
+    "symbol_failure_forgotten" None, SymbolFailureForgotten => ["fault.*.symbol"];
+    "read_failure_forgotten" None, ReadFailureForgotten => ["fault.*.read", "fault.*.short_read", "fault.*.stale_handle"];
+    "conversion_failure_forgotten" None, ConversionFailureForgotten => ["fault.*.conversion"];
+    "alloc_failure_forgotten" None, AllocFailureForgotten => ["fault.*.alloc"];
+    "thread_context_failure_forgotten" None, ThreadContextFailureForgotten => ["fault.*.thread_context"];
     "null_input_ok" None, NullInputOk => ["null.*"];
     "device_initialize_miscoded" Some(E::DeviceInitialize), DeviceInitializeMiscoded => ["aspace.device_initialize.unsupported_device"];
     "process_initialize_declines_miscoded" Some(E::ProcessInitialize), ProcessInitializeDeclinesMiscoded => ["aspace.process_initialize.foreign_runtime"];

@@ -173,6 +173,9 @@ fn start_a_thread() {
 fn changed(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
     match d {
         D::InitializeNullOk if w[1] == 0 => Some(Rc::OK),
+        D::InitializeRefusesOwnVersion if inner_api_version() == Some(w[0] as i64) => {
+            Some(Rc::UNSUPPORTED)
+        }
         D::InitializeAcceptsAny => {
             w[0] = inner_api_version()? as u64;
             None

@@ -1,7 +1,8 @@
-//! The miscoded-failure deviations: before an inquiry, one callback of a kind the inner library
-//! may not make, whose failure is answered with `ompd_rc_bad_input` (a code the specification
-//! never gives for a callback's failure), so the fault family sees the callback and judges the
-//! code.
+//! The extra-callback deviations: before an inquiry, one callback of a kind the inner library
+//! may not make, so the fault family sees the callback. Its failure is answered with
+//! `ompd_rc_bad_input` (miscoded: a code the specification never gives for a callback's
+//! failure), or with `ompd_rc_ok` and nothing written (forgotten: the answer is whatever the
+//! caller's out-parameters held).
 
 use super::{tool, Deviation as D, CONTEXT, THREAD_ID};
 use ompd_abi::{Address, EntryPoint as E, Rc};
@@ -76,9 +77,10 @@ pub(super) fn before(d: D, ep: E, w: &[u64]) -> Option<Rc> {
         },
         None => Rc::ERROR,
     };
-    let rc = match d {
-        D::SymbolFailureMiscoded => lookup(),
-        D::ReadFailureMiscoded => match (lookup(), t.read_memory) {
+    let (call, failed) = extra_call(d)?;
+    let rc = match call {
+        Extra::Symbol => lookup(),
+        Extra::Read => match (lookup(), t.read_memory) {
             (Rc::OK, Some(read)) => {
                 let mut buf = [0u8; 4];
                 // SAFETY: the tool's callback; a 4-byte buffer for a 4-byte read.
@@ -86,7 +88,7 @@ pub(super) fn before(d: D, ep: E, w: &[u64]) -> Option<Rc> {
             }
             (rc, _) => rc,
         },
-        D::ConversionFailureMiscoded => match t.device_to_host {
+        Extra::Conversion => match t.device_to_host {
             Some(f) => {
                 let (i, mut o) = (1u32, 0u32);
                 // SAFETY: the tool's callback; 4-byte input and output.
@@ -102,11 +104,36 @@ pub(super) fn before(d: D, ep: E, w: &[u64]) -> Option<Rc> {
             }
             None => Rc::ERROR,
         },
-        D::AllocFailureMiscoded => alloc_and_free(t),
-        D::ThreadContextFailureMiscoded => thread_context(t, ctx),
-        _ => return None,
+        Extra::Alloc => alloc_and_free(t),
+        Extra::ThreadContext => thread_context(t, ctx),
     };
-    (rc != Rc::OK).then_some(Rc::BAD_INPUT)
+    (rc != Rc::OK).then_some(failed)
+}
+
+/// The callback an extra-call deviation makes before an inquiry.
+enum Extra {
+    Symbol,
+    Read,
+    Conversion,
+    Alloc,
+    ThreadContext,
+}
+
+/// The extra call of `d`, and its answer when that call fails.
+fn extra_call(d: D) -> Option<(Extra, Rc)> {
+    Some(match d {
+        D::SymbolFailureMiscoded => (Extra::Symbol, Rc::BAD_INPUT),
+        D::ReadFailureMiscoded => (Extra::Read, Rc::BAD_INPUT),
+        D::ConversionFailureMiscoded => (Extra::Conversion, Rc::BAD_INPUT),
+        D::AllocFailureMiscoded => (Extra::Alloc, Rc::BAD_INPUT),
+        D::ThreadContextFailureMiscoded => (Extra::ThreadContext, Rc::BAD_INPUT),
+        D::SymbolFailureForgotten => (Extra::Symbol, Rc::OK),
+        D::ReadFailureForgotten => (Extra::Read, Rc::OK),
+        D::ConversionFailureForgotten => (Extra::Conversion, Rc::OK),
+        D::AllocFailureForgotten => (Extra::Alloc, Rc::OK),
+        D::ThreadContextFailureForgotten => (Extra::ThreadContext, Rc::OK),
+        _ => return None,
+    })
 }
 
 /// Allocates a block and frees it.
