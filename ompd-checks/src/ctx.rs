@@ -30,6 +30,9 @@ pub struct Ctx<'l> {
     pub setup: Setup,
     /// The check's severity (set by the runner before each check).
     pub severity: Severity,
+    /// The requirement ids the check cites (set with the severity): a deviation a check
+    /// allows must be allowed by one of them ([`crate::Judge::allowed`]).
+    pub cites: &'static [&'static str],
     /// The API generation the library implements (detected once per worker).
     pub profile: Profile,
     /// What checks of this unit wrote to stdout/stderr so far: (check id, first bytes). The

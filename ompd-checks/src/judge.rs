@@ -11,6 +11,9 @@ use ompd_report::Outcome;
 pub struct Judge {
     expected: String,
     severity: Severity,
+    cites: &'static [&'static str],
+    /// A deviation allowed by a requirement the check does not cite: the suite's defect.
+    uncited: Option<String>,
     failures: Vec<String>,
     allowed: Vec<String>,
     unsupported: Vec<String>,
@@ -23,6 +26,8 @@ impl Judge {
         Judge {
             expected: expected.into(),
             severity: ctx.severity,
+            cites: ctx.cites,
+            uncited: None,
             failures: Vec::new(),
             allowed: Vec::new(),
             unsupported: Vec::new(),
@@ -43,10 +48,18 @@ impl Judge {
         self.checked += 1;
     }
 
-    /// Records a deviation the spec allows (graded lenient): a warning.
-    pub fn allowed(&mut self, what: impl Into<String>) {
+    /// Records a deviation the requirement `by` allows (graded lenient): a warning. `by` must be
+    /// one the check cites; otherwise the verdict is a harness error naming it (the suite would
+    /// excuse the library by a text it does not judge by).
+    pub fn allowed(&mut self, by: &'static str, what: impl Into<String>) {
         self.checked += 1;
-        self.allowed.push(what.into());
+        let what = what.into();
+        if !self.cites.contains(&by) && self.uncited.is_none() {
+            self.uncited = Some(format!(
+                "the check allows a deviation by {by}, which it does not cite: {what}"
+            ));
+        }
+        self.allowed.push(what);
     }
 
     /// Records that the library declined in a way the spec permits (`ompd_rc_unsupported`).
@@ -66,6 +79,7 @@ impl Judge {
     pub fn absorb(&mut self, other: Judge, label: &str) {
         let led = |v: Vec<String>| v.into_iter().map(move |m| format!("{label}: {m}"));
         self.checked += other.checked;
+        self.uncited = self.uncited.take().or(other.uncited);
         self.failures.extend(led(other.failures));
         self.allowed.extend(led(other.allowed));
         self.unsupported.extend(led(other.unsupported));
@@ -91,6 +105,9 @@ impl Judge {
             s
         };
         let n = self.checked;
+        if let Some(defect) = self.uncited {
+            return Verdict::harness_error(defect);
+        }
         if n == 0 {
             return Verdict::skip("nothing to check in this scenario");
         }
@@ -136,12 +153,21 @@ pub fn describe<T: std::fmt::Debug>(c: &Call<T>) -> String {
 }
 
 /// Judges a call that must fail with `want` (strict), where the codes in `lenient` are accepted
-/// with a warning; `ok` or a crash-free other code fails.
-pub fn expect_rc<T>(j: &mut Judge, what: &str, got: Call<T>, want: Rc, lenient: &[Rc]) {
+/// with a warning, each by the requirement named beside it; `ok` or a crash-free other code
+/// fails.
+pub fn expect_rc<T>(
+    j: &mut Judge,
+    what: &str,
+    got: Call<T>,
+    want: Rc,
+    lenient: &[(Rc, &'static str)],
+) {
+    let by = |rc: Rc| lenient.iter().find(|(l, _)| *l == rc).map(|(_, by)| *by);
     match got {
         Err(Fail::Rc(rc)) if rc == want => j.holds(),
-        Err(Fail::Rc(rc)) if lenient.contains(&rc) => {
-            j.allowed(format!("{what}: {rc} (spec prefers {want})"))
+        Err(Fail::Rc(rc)) if by(rc).is_some() => {
+            let by = by(rc).unwrap_or_default();
+            j.allowed(by, format!("{what}: {rc} (spec prefers {want})"))
         }
         Err(Fail::Missing(n)) => j.fail(format!("{what}: {n} is not exported")),
         Err(e) => j.fail(format!("{what}: {e}, expected {want}")),
@@ -171,6 +197,8 @@ mod tests {
         Judge {
             expected: "x".into(),
             severity,
+            cites: &["OMPD-X-001"],
+            uncited: None,
             failures: Vec::new(),
             allowed: Vec::new(),
             unsupported: Vec::new(),
@@ -199,7 +227,7 @@ mod tests {
         let mut all = judge(Severity::Must);
         let mut one = judge(Severity::Should);
         one.holds();
-        one.allowed("another code");
+        one.allowed("OMPD-X-001", "another code");
         all.absorb(one, "dyn-var");
         let mut two = judge(Severity::Should);
         two.fail("ok with 0");
@@ -212,5 +240,18 @@ mod tests {
         );
         assert_eq!(v.actual, "stacksize-var: ok with 0");
         assert_eq!(v.detail, "1 of 3 facts violated");
+    }
+
+    #[test]
+    fn a_deviation_allowed_by_a_requirement_the_check_does_not_cite_is_the_suite_s_defect() {
+        let mut j = judge(Severity::Must);
+        j.allowed("OMPD-X-002", "another code");
+        let v = j.verdict();
+        assert_eq!(v.outcome, Outcome::HarnessError);
+        assert!(
+            v.detail.contains("OMPD-X-002, which it does not cite"),
+            "{}",
+            v.detail
+        );
     }
 }

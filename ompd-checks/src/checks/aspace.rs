@@ -100,7 +100,10 @@ fn device_unsupported(ctx: &mut Ctx, _: &str) -> Verdict {
     {
         Ok(_) => j.fail("ok: a device handle for a CUDA device the host-only target does not have"),
         Err(Fail::Rc(Rc::UNSUPPORTED)) => j.holds(),
-        Err(Fail::Rc(rc)) => j.allowed(format!("{rc} (the spec names unsupported)")),
+        Err(Fail::Rc(rc)) => j.allowed(
+            "OMPD-PROC-010",
+            format!("{rc} (the spec names unsupported)"),
+        ),
         Err(e) => j.fail(e.to_string()),
     }
     j.verdict()
@@ -133,7 +136,10 @@ fn foreign_runtime(ctx: &mut Ctx, _: &str) -> Verdict {
     let mut j = Judge::new(ctx, "incompatible (other non-ok codes warn)");
     match &ctx.setup.process_initialize {
         Some(Err(Fail::Rc(Rc::INCOMPATIBLE))) => j.holds(),
-        Some(Err(Fail::Rc(rc))) => j.allowed(format!("{rc} (the spec names incompatible)")),
+        Some(Err(Fail::Rc(rc))) => j.allowed(
+            "OMPD-PROC-002",
+            format!("{rc} (the spec names incompatible)"),
+        ),
         Some(Err(e)) => j.fail(e.to_string()),
         _ => j.fail("setup did not run"),
     }

@@ -432,7 +432,7 @@ fn initialize_unsupported(ctx: &mut Ctx, _: &str) -> Verdict {
         match got {
             Ok(()) => j.fail(format!("ompd_initialize({v}) returned ok")),
             Err(Fail::Rc(rc)) if rc == Rc::UNSUPPORTED => j.holds(),
-            Err(Fail::Rc(rc)) => j.allowed(format!("ompd_initialize({v}): {rc}")),
+            Err(Fail::Rc(rc)) => j.allowed("OMPD-INIT-022", format!("ompd_initialize({v}): {rc}")),
             Err(e) => j.fail(format!("ompd_initialize({v}): {e}")),
         }
     }

@@ -171,7 +171,7 @@ fn foreign(ctx: &mut Ctx, _: &str) -> Verdict {
             "non-OpenMP thread",
             got,
             Rc::UNAVAILABLE,
-            &[Rc::BAD_INPUT],
+            &[(Rc::BAD_INPUT, "OMPD-HANDLE-THREAD-002")],
         );
     }
     j.verdict()

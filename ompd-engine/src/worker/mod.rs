@@ -523,6 +523,7 @@ fn run_check(
     (printed, probe): (&mut u64, &mut probes::Probe),
 ) -> (checks::Verdict, Contract) {
     ctx.severity = check.severity.at(ctx.profile);
+    ctx.cites = check.requirements;
     let violations_before = callbacks::ledger().violations().len();
     let not_here = prepared
         .real
@@ -647,6 +648,7 @@ fn new_ctx<'l>(
         aspace: None,
         setup: Setup::default(),
         severity: checks::Severity::Must,
+        cites: &[],
         profile,
         printed: unit.carried.printed.clone(),
         earlier_violations: unit.carried.violations.clone(),

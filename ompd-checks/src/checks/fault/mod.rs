@@ -262,6 +262,16 @@ impl Kind {
         }
     }
 
+    /// The requirement that lets a non-ok code other than the accepted ones warn, not fail
+    /// (each kind's checks cite it).
+    fn code_allowed_by(self) -> &'static str {
+        match self {
+            Kind::Alloc => "OMPD-MEM-006",
+            Kind::StaleHandle => "OMPD-CB-032",
+            _ => "OMPD-CB-031",
+        }
+    }
+
     fn expected(self) -> &'static str {
         match self {
             Kind::Alloc => "after each injected alloc_memory failure: nomem (another non-ok code warns), or ok with the fault-free answer; no block left allocated; a later fault-free call answers as before",
@@ -724,16 +734,19 @@ fn judge_one(
             if kind.accepts(at.own, rc) || (at.declines && rc == Rc::INCOMPATIBLE) {
                 j.holds();
             } else {
-                j.allowed(format!("{what} → {rc}"));
+                j.allowed(kind.code_allowed_by(), format!("{what} → {rc}"));
             }
             let l = callbacks::ledger();
             let live = l.since(at.mark).new_live;
             if let Some(b) = live.first() {
-                j.allowed(format!(
-                    "{what} → {rc}, leaving {} block(s) allocated (first: {} bytes)",
-                    live.len(),
-                    b.size
-                ));
+                j.allowed(
+                    "OMPD-RC-006",
+                    format!(
+                        "{what} → {rc}, leaving {} block(s) allocated (first: {} bytes)",
+                        live.len(),
+                        b.size
+                    ),
+                );
             }
         }
         Err(e) => j.fail(format!("{what} → {e}")),

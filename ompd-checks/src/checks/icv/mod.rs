@@ -537,10 +537,13 @@ fn value(ctx: &mut Ctx, name: &'static str) -> Verdict {
                 if rc == want_rc && first_ok {
                     j.holds();
                 } else if p50 && l.len() > 1 && rc == Rc::OK && first_ok {
-                    j.allowed(format!(
-                        "{label}: ok for a {}-element list (5.0 has no ompd_rc_incomplete)",
-                        l.len()
-                    ));
+                    j.allowed(
+                        "OMPD-ICV-014",
+                        format!(
+                            "{label}: ok for a {}-element list (5.0 has no ompd_rc_incomplete)",
+                            l.len()
+                        ),
+                    );
                 } else {
                     j.fail(format!(
                         "{label}: {rc} {g:?}, model list {l:?} (want {want_rc} with {})",

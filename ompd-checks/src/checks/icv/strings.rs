@@ -450,9 +450,10 @@ fn scope_mismatch(ctx: &mut Ctx, call: fn(&Ctx, AnyHandle, Scope, u64) -> Call<(
             match call(ctx, held.any(ah), *scope, e.id) {
                 Err(Fail::Rc(Rc::INCOMPATIBLE)) => j.holds(),
                 // The 5.0 text names no code for a scope mismatch (OMPD-ICV-012).
-                Err(Fail::Rc(rc)) if ctx.profile < Profile::V5_1 => {
-                    j.allowed(format!("{what}: {rc} (5.1 on: incompatible)"))
-                }
+                Err(Fail::Rc(rc)) if ctx.profile < Profile::V5_1 => j.allowed(
+                    "OMPD-ICV-012",
+                    format!("{what}: {rc} (5.1 on: incompatible)"),
+                ),
                 Err(Fail::Rc(rc)) => j.fail(format!("{what}: {rc} (spec: incompatible)")),
                 Ok(()) => j.fail(format!("{what}: ok")),
                 Err(err) => j.fail(format!("{what}: {err}")),
