@@ -116,6 +116,8 @@ pub enum Deviation {
     TaskFrameSwapped,
     /// `ompd_get_task_frame` clears the frame flags.
     TaskFrameFlagsCleared,
+    /// `ompd_get_task_frame` leaves both frames' flags as the caller's buffers held them.
+    TaskFrameFlagsKept,
     /// `ompd_get_task_frame` never returns.
     TaskFrameHangs,
     /// `ompd_enumerate_states` skips a state.
@@ -448,6 +450,7 @@ mutants! {
     "task_function_leaks_on_failure" Some(E::GetTaskFunction), TaskFunctionLeaksOnFailure => ["own.failed_calls.no_leak", "corrupt.*"];
     "task_frame_swapped" Some(E::GetTaskFrame), TaskFrameSwapped => ["task.frame.matches_model"];
     "task_frame_flags_cleared" Some(E::GetTaskFrame), TaskFrameFlagsCleared => ["task.frame.flags_valid"];
+    "task_frame_flags_kept" Some(E::GetTaskFrame), TaskFrameFlagsKept => ["task.frame.flags_written"];
     "task_frame_hangs" Some(E::GetTaskFrame), TaskFrameHangs => ["task.frame.matches_model"];
     "states_skip_one" Some(E::EnumerateStates), StatesSkipOne => ["state.enumerate.well_formed", "state.enumerate.standard_names", "state.get.among_enumerated"];
     "states_accept_unknown" Some(E::EnumerateStates), StatesAcceptUnknown => ["state.enumerate.unknown_current"];
@@ -457,7 +460,7 @@ mutants! {
     "icv_scope_off" Some(E::EnumerateIcvs), IcvScopeOff => ["icv.enumerate.well_formed", "icv.scope.every_pair_answerable"];
     "icvs_accept_unknown" Some(E::EnumerateIcvs), IcvsAcceptUnknown => ["icv.enumerate.unknown_current"];
     "icvs_restart_after_last" Some(E::EnumerateIcvs), IcvsRestartAfterLast => ["icv.enumerate.after_last"];
-    "icv_value_off" Some(E::GetIcvFromScope), IcvValueOff => ["icv.value.*"];
+    "icv_value_off" Some(E::GetIcvFromScope), IcvValueOff => ["icv.value.*", "parallel.curr.active_levels_match_model"];
     "icv_string_static" Some(E::GetIcvStringFromScope), IcvStringStatic => ["icv.string.*", "callbacks.contract.no_violations"];
     "icv_string_capped" Some(E::GetIcvStringFromScope), IcvStringCapped => ["icv.string.tool-libraries-var"];
     "dcv_drops_unterminated_last" Some(E::GetDisplayControlVars), DcvDropsUnterminatedLast => ["dcv.get.names_match_model"];

@@ -173,6 +173,10 @@ fn start_a_thread() {
 fn changed(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
     match d {
         D::InitializeNullOk if w[1] == 0 => Some(Rc::OK),
+        D::TaskFrameFlagsKept => {
+            super::values::note_callers_frame_flags(w);
+            None
+        }
         D::InitializeRefusesOwnVersion if inner_api_version() == Some(w[0] as i64) => {
             Some(Rc::UNSUPPORTED)
         }

@@ -17,6 +17,8 @@ static STATIC_ENTRY: &[u8] = b"OMP_MUTANT=1\0";
 static SHARED: AtomicU64 = AtomicU64::new(0);
 /// Calls of `ompd_get_api_version` so far.
 static CALLS: AtomicU64 = AtomicU64::new(0);
+/// The frame flags the caller's buffers held before `ompd_get_task_frame` (exit, enter).
+static CALLERS_FLAGS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 
 /// The out-parameter at word `i`, typed.
 fn out<T>(w: &[u64], i: usize) -> Option<&'static mut T> {
@@ -142,6 +144,11 @@ pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
             set(out::<FrameInfo>(w, 1), |f| f.frame_flag = 0);
             set(out::<FrameInfo>(w, 2), |f| f.frame_flag = 0)
         }
+        D::TaskFrameFlagsKept => {
+            let back = |i: usize| CALLERS_FLAGS[i - 1].load(Ordering::Acquire) as i64;
+            set(out::<FrameInfo>(w, 1), |f| f.frame_flag = back(1));
+            set(out::<FrameInfo>(w, 2), |f| f.frame_flag = back(2))
+        }
         D::StatesSkipOne => skip_a_state(w),
         D::IcvScopeOff => set(out::<Scope>(w, 4), |s| s.0 += 1),
         D::ToolDataValueOff => set(out::<i64>(w, 2), |v| *v += 1),
@@ -151,6 +158,15 @@ pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
             truncated_compare(ep, w)
         }
         _ => after_more(d, w, rc),
+    }
+}
+
+/// Notes the frame flags the caller's buffers hold before `ompd_get_task_frame` writes them.
+pub(super) fn note_callers_frame_flags(w: &[u64]) {
+    for i in [1, 2] {
+        if let Some(f) = out::<FrameInfo>(w, i) {
+            CALLERS_FLAGS[i - 1].store(f.frame_flag as u64, Ordering::Release);
+        }
     }
 }
 
