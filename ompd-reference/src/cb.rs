@@ -1,6 +1,6 @@
 //! The tool's callback table, copied at `ompd_initialize` with the generation the tool asked for,
-//! and dropped at `ompd_finalize`; and one typed call per callback. Every call into the tool is made here, and only while an entry point
-//! runs, on the calling thread (OMPD-THR-004).
+//! and dropped at `ompd_finalize`; and one typed call per callback. Every call into the tool is
+//! made here, and only while an entry point runs, on the calling thread (OMPD-THR-004).
 
 use ompd_abi::{
     Address, AddressSpaceContext, Callbacks, DeviceTypeSizes, Generation, Rc, ThreadContext,

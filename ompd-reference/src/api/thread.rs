@@ -29,8 +29,7 @@ pub fn get_thread_handle(
         let ah = h.cast::<Aspace>();
         let mut t = target(b, ah)?;
         handles::need(out)?;
-        let scan = scan_mode(&t)?;
-        id_accepted(&mut t, kind, size, scan)?;
+        let scan = lookup_by_scan(&mut t, kind, size)?;
         let mut buf = [0u8; MAX_ID];
         let id = handles::copy_in(id, size, &mut buf)?;
         let tctx = t.tool.thread_context(t.ctx(), kind, id)?;
@@ -44,16 +43,20 @@ pub fn get_thread_handle(
     })())
 }
 
-/// Whether an id of `kind` and `size` can name a thread: a pthread id of the runtime's
-/// `kmp_thread_t` width; a non-empty lwp id where the runtime keeps its gtid thread-local (only
-/// the thread's own TLS leads from an lwp id to its gtid; a scanned runtime keeps none).
-fn id_accepted(t: &mut Target, kind: u64, size: u64, scan: bool) -> Result<(), Rc> {
-    let fits = match kind {
-        thread_id_kind::PTHREAD => size == t.size(Size::ThreadId)?,
-        thread_id_kind::LWP if !scan => size != 0,
-        _ => return Err(Rc::UNSUPPORTED),
-    };
-    fits.then_some(()).ok_or(Rc::BAD_INPUT)
+/// Whether the thread an id of `kind` and `size` names is found by scanning `__kmp_threads`
+/// ([`scan_mode`]), once the id is one that can name a thread: a pthread id of the runtime's
+/// `kmp_thread_t` width, or a non-empty lwp id where the runtime keeps its gtid thread-local
+/// (only the thread's own TLS leads from an lwp id to its gtid; a scanned runtime keeps none).
+/// An unknown kind or a wrong-sized pthread id is refused before any callback.
+fn lookup_by_scan(t: &mut Target, kind: u64, size: u64) -> Result<bool, Rc> {
+    match kind {
+        thread_id_kind::PTHREAD if size != t.size(Size::ThreadId)? => Err(Rc::BAD_INPUT),
+        thread_id_kind::PTHREAD => scan_mode(t),
+        thread_id_kind::LWP if scan_mode(t)? => Err(Rc::UNSUPPORTED),
+        thread_id_kind::LWP if size == 0 => Err(Rc::BAD_INPUT),
+        thread_id_kind::LWP => Ok(false),
+        _ => Err(Rc::UNSUPPORTED),
+    }
 }
 
 /// True when the runtime keeps no thread-local gtid (`__kmp_gtid_mode` other than 3, native
