@@ -104,6 +104,16 @@ pub struct Setup {
 }
 
 impl Setup {
+    /// The API version a tool asks `ompd_initialize` for: the one `ompd_get_api_version`
+    /// reported, else 5.0's (a TR-era library has no `ompd_get_api_version`, and its
+    /// `ompd_initialize` takes none).
+    pub fn requested_version(&self) -> i64 {
+        self.api_version
+            .clone()
+            .and_then(|r| r.ok())
+            .unwrap_or(abi::api_version::V5_0)
+    }
+
     /// Why the library declined the target, when `ompd_process_initialize` failed after looking
     /// up symbols the target does not define.
     pub fn declined(&self) -> Option<String> {

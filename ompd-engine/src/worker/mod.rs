@@ -19,6 +19,7 @@ use sim_target::layout::Policy;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
+mod panics;
 mod probes;
 mod target;
 
@@ -400,6 +401,7 @@ pub fn main() -> i32 {
     // inherited: a worker must die of them again. It must also never outlive its supervisor.
     let _ = nix::sys::signal::SigSet::all().thread_unblock();
     let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
+    panics::install_hook();
     // Never closed by the worker (the process's end closes it): a library that closed the
     // number would otherwise make its drop abort the worker.
     let results = match nix::unistd::dup(std::io::stdout()) {
@@ -548,7 +550,7 @@ fn run_check(
     } else {
         let _g = callbacks::enter("harness");
         match check.run {
-            checks::Run::Worker(run) => run(ctx, check.arg),
+            checks::Run::Worker(run) => panics::caught(|| run(ctx, check.arg)),
             checks::Run::File(_) => checks::Verdict::harness_error(
                 "a file-judged check reached a worker: the supervisor judges it",
             ),

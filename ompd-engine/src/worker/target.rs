@@ -155,18 +155,7 @@ pub(super) fn set_up_target(
     let lib = ctx.lib;
     ctx.target = Some(target);
     ctx.setup.api_version = Some(lib.get_api_version());
-    let version = ctx
-        .setup
-        .api_version
-        .clone()
-        .and_then(|r| r.ok())
-        .unwrap_or(ompd_abi::api_version::V5_0);
-    // A TR-era library takes the TR's `ompd_initialize(callbacks)` and the TR callback table.
-    ctx.setup.initialize = Some(if lib.tr.initialize.is_some() {
-        lib.tr_initialize()
-    } else {
-        lib.initialize(version)
-    });
+    ctx.setup.initialize = Some(lib.initialize_in_its_form(ctx.setup.requested_version()));
     if matches!(ctx.setup.initialize, Some(Ok(()))) {
         let seen = callbacks::ledger().events().len();
         match lib.process_initialize(target) {

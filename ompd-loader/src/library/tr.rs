@@ -127,6 +127,17 @@ pub enum TrWordOf<'a, 'l> {
 }
 
 impl Library {
+    /// `ompd_initialize` in the form the library takes, as a tool starts it: the TR's with the TR
+    /// callback table for a TR-era library, else the 5.x form asking for API `version` with the
+    /// suite's table.
+    pub fn initialize_in_its_form(&self, version: i64) -> Call<()> {
+        if self.tr.initialize.is_some() {
+            self.tr_initialize()
+        } else {
+            self.initialize(version)
+        }
+    }
+
     /// The TR's `ompd_initialize` with the TR callback table.
     pub fn tr_initialize(&self) -> Call<()> {
         let table = callbacks::tr_table();
