@@ -50,6 +50,7 @@ pub fn registry() -> &'static [&'static Check] {
             .chain(corrupt::CHECKS)
             .chain(layout::CHECKS)
             .chain(fault::CHECKS)
+            .chain(fault::CODE_CHECKS)
             .chain(callbacks::OUTPUT)
             .chain(aspace::RELEASE)
             .chain(callbacks::CONTRACT)

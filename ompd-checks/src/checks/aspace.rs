@@ -7,6 +7,8 @@ use crate::{Check, Ctx, Judge, Profile, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_abi::Rc;
 use ompd_loader::library::Fail;
+use ompd_serve::callbacks::Target;
+use sim_target::image::ServedImage;
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[
@@ -26,11 +28,25 @@ pub static CHECKS: &[Check] = &[
         at: crate::here!(),
         id: "aspace.process_initialize.foreign_runtime",
         requirements: &["OMPD-PROC-002"],
-        summary: "ompd_process_initialize on a runtime the library does not serve (it lacks a symbol the library looks up) gives ompd_rc_incompatible (other non-ok codes warn)",
+        summary: "ompd_process_initialize on a process the library cannot serve declines it (a non-ok code, never ok): on the simulated target a fresh copy of the library over the unit's image with every symbol withheld, on a real target a runtime that lacks a symbol the library looks up",
         severity: Severity::Must,
         entry_points: &[EntryPoint::ProcessInitialize],
         since: Profile::Tr2,
         real: Some(&[]),
+        arg: "decline",
+        run: Run::Worker(foreign_runtime),
+        ..Check::TARGET
+    },
+    Check {
+        at: crate::here!(),
+        id: "aspace.process_initialize.foreign_runtime_code",
+        requirements: &["OMPD-PROC-002"],
+        summary: "where ompd_process_initialize declines a process it cannot serve (foreign_runtime's processes), its code is ompd_rc_incompatible, the one the text names (another non-ok code warns)",
+        severity: Severity::Should,
+        entry_points: &[EntryPoint::ProcessInitialize],
+        since: Profile::Tr2,
+        real: Some(&[]),
+        arg: "code",
         run: Run::Worker(foreign_runtime),
         ..Check::TARGET
     },
@@ -125,25 +141,74 @@ fn process_initialize(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-/// A runtime the library declined (it looked up symbols the target does not define): the
-/// answer must be `incompatible` (OMPD-PROC-002; another non-ok code warns).
-fn foreign_runtime(ctx: &mut Ctx, _: &str) -> Verdict {
+/// A process the library cannot serve (OMPD-PROC-002): `arg` "decline" judges that the answer is
+/// non-ok (`ok` fails), "code" that a non-ok answer is `incompatible` (another code warns; an `ok`
+/// answer is the decline check's). On a simulated target, a fresh copy of the library is given a
+/// process without the runtime (the unit's image with every symbol withheld, so every lookup
+/// fails); on a real target, the unit's own runtime when the library declined it for a symbol the
+/// runtime lacks.
+fn foreign_runtime(ctx: &mut Ctx, arg: &str) -> Verdict {
+    let code = arg == "code";
+    match ctx.target().image().cloned() {
+        Some(image) => absent_runtime(ctx, image, code),
+        None => declined_runtime(ctx, code),
+    }
+}
+
+/// A fresh copy of the library on the unit's image with every symbol withheld.
+fn absent_runtime(ctx: &Ctx, mut image: sim_target::image::Image, code: bool) -> Verdict {
+    if let Some(skip) = super::layout::elsewhere(ctx) {
+        return skip;
+    }
+    image.symbols.clear();
+    let lib = match super::layout::fresh_library(ctx) {
+        Ok(l) => l,
+        Err(why) => return Verdict::harness_error(format!("no fresh copy of the library: {why}")),
+    };
+    let answer = lib.process_initialize(Target::leak(image)).map(drop);
+    let what = "a process whose every symbol lookup fails (no OpenMP runtime in it)";
+    judged(ctx, answer, what, code)
+}
+
+/// The unit's real runtime, when the library declined it for a symbol the runtime lacks.
+fn declined_runtime(ctx: &Ctx, code: bool) -> Verdict {
     if ctx.setup.declined().is_none() {
         return Verdict::skip(
             "the library did not decline the target for a symbol the runtime lacks",
         );
     }
-    let mut j = Judge::new(ctx, "incompatible (other non-ok codes warn)");
     match &ctx.setup.process_initialize {
-        Some(Err(Fail::Rc(Rc::INCOMPATIBLE))) => j.holds(),
-        Some(Err(Fail::Rc(rc))) => j.allowed(
-            "OMPD-PROC-002",
-            format!("{rc} (the spec names incompatible)"),
+        Some(answer) => judged(
+            ctx,
+            answer.clone(),
+            "a runtime that lacks a symbol it looks up",
+            code,
         ),
-        Some(Err(e)) => j.fail(e.to_string()),
-        _ => j.fail("setup did not run"),
+        None => Verdict::harness_error("setup did not run"),
     }
-    j.verdict()
+}
+
+/// The verdict on the answer of `ompd_process_initialize` for `what`, a process it cannot serve:
+/// whether it declined, or (`code`) with which code.
+fn judged(ctx: &Ctx, answer: Result<(), Fail>, what: &str, code: bool) -> Verdict {
+    if !code {
+        let mut j = Judge::new(ctx, "a non-ok code");
+        match answer {
+            Ok(()) => j.fail(format!("ok for {what}")),
+            Err(Fail::Rc(_)) => j.holds(),
+            Err(e) => j.fail(e.to_string()),
+        }
+        return j.verdict();
+    }
+    let mut j = Judge::new(ctx, "incompatible");
+    match answer {
+        Err(Fail::Rc(Rc::INCOMPATIBLE)) => j.holds(),
+        Err(Fail::Rc(rc)) => j.fail(format!("{rc} for {what} (the spec names incompatible)")),
+        _ => {}
+    }
+    j.verdict_or_skip(|| {
+        format!("the library did not decline {what}: aspace.process_initialize.foreign_runtime judges its answer")
+    })
 }
 
 fn omp_version(ctx: &mut Ctx, _: &str) -> Verdict {

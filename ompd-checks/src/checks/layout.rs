@@ -52,13 +52,12 @@ struct Survey {
 }
 
 /// A fresh instance of the unit's library, initialized like the unit's.
-fn fresh_library(ctx: &Ctx) -> Result<Library, String> {
+pub(super) fn fresh_library(ctx: &Ctx) -> Result<Library, String> {
     let lib = Library::load_fresh(&ctx.lib.path).map_err(|e| e.to_string())?;
     if lib.same_instance(ctx.lib) {
         return Err("the dynamic linker gave back the instance already loaded".into());
     }
-    let version = ctx.lib.get_api_version().map_err(|e| e.to_string())?;
-    lib.initialize(version)
+    lib.initialize_in_its_form(ctx.setup.requested_version())
         .map_err(|e| format!("ompd_initialize of the copy: {e}"))?;
     Ok(lib)
 }
@@ -149,12 +148,22 @@ fn looked_up_words(events: &[(&'static str, Event)]) -> Vec<String> {
 /// code (the words are the same on every arch and layout).
 const JUDGED_ON: (&str, &str, &str) = ("nested-tasks", "lp64-le", "natural");
 
+/// The skip of a check that loads fresh copies of the library on a unit other than
+/// [`JUDGED_ON`]; `None` on that unit.
+pub(super) fn elsewhere(ctx: &Ctx) -> Option<Verdict> {
+    let here = (ctx.scenario, ctx.arch.name(), ctx.policy.to_string());
+    let (s, a, l) = JUDGED_ON;
+    ((here.0, here.1, here.2.as_str()) != JUDGED_ON).then(|| {
+        Verdict::skip(format!(
+            "judged with fresh copies of the library on the unit {s}/{a}/{l}"
+        ))
+    })
+}
+
 fn missing_word(ctx: &mut Ctx, _: &str) -> Verdict {
     crate::aspace_or_skip!(ctx);
-    let here = (ctx.scenario, ctx.arch.name(), ctx.policy.to_string());
-    if (here.0, here.1, here.2.as_str()) != JUDGED_ON {
-        let (s, a, l) = JUDGED_ON;
-        return Verdict::skip(format!("every word is judged on the unit {s}/{a}/{l}"));
+    if let Some(skip) = elsewhere(ctx) {
+        return skip;
     }
     let Some(image) = ctx.target().image().cloned() else {
         return Verdict::skip("the target is no simulated image: no layout word can be withheld");

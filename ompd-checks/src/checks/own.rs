@@ -6,7 +6,7 @@ use crate::known::Fact;
 use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
 use ompd_abi::Scope;
 use ompd_abi::{EntryPoint, Rc};
-use ompd_loader::library::{AnyHandle, AspaceH, ParallelH, TaskH, ThreadH};
+use ompd_loader::library::{AnyHandle, AspaceH, Call, ParallelH, TaskH, ThreadH};
 use ompd_serve::callbacks;
 use ompd_serve::ledger::AllocMode;
 use sim_target::model::ThreadId;
@@ -52,7 +52,7 @@ pub static CHECKS: &[Check] = &[
         requirements: &["OMPD-RC-006"],
         summary: "a call that returns an error hands the tool nothing: no alloc_memory block stays live",
         severity: Severity::Should,
-        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadInParallel, EntryPoint::GetTaskInParallel, EntryPoint::GetIcvFromScope, EntryPoint::GetIcvStringFromScope],
+        entry_points: &[EntryPoint::GetThreadHandle, EntryPoint::GetThreadInParallel, EntryPoint::GetTaskInParallel, EntryPoint::GetIcvFromScope, EntryPoint::GetIcvStringFromScope, EntryPoint::GetCurrTaskHandle, EntryPoint::GetGeneratingTaskHandle, EntryPoint::GetTaskFunction],
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
         run: Run::Worker(failed_calls_no_leak),
         ..Check::TARGET
@@ -235,6 +235,12 @@ fn failing_calls(ctx: &Ctx, ah: &AspaceH) -> Vec<(&'static str, bool)> {
             ctx.lib.get_task_in_parallel(&ph, 1 << 20).is_err(),
         ));
     }
+    if let Ok(initial) = initial_task(ctx, ah) {
+        out.push((
+            "ompd_get_task_function of the initial task",
+            ctx.lib.get_task_function(&initial).is_err(),
+        ));
+    }
     let unknown_icv = ctx
         .icvs(ah)
         .map(|t| t.iter().map(|e| e.id).max().unwrap_or(0) + 1000)
@@ -253,6 +259,20 @@ fn failing_calls(ctx: &Ctx, ah: &AspaceH) -> Vec<(&'static str, bool)> {
             .is_err(),
     ));
     out
+}
+
+/// The root of thread 0's generating-task chain: the initial task, which runs no outlined code
+/// (so `ompd_get_task_function` has no entry point to answer). The chain is followed at most as
+/// many steps as the model has tasks.
+fn initial_task<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>) -> Call<TaskH<'l>> {
+    let mut task = ctx.curr_task(ah, ThreadId(0))?;
+    for _ in 0..ctx.model.tasks.len() {
+        match ctx.lib.get_generating_task_handle(&task) {
+            Ok(parent) => task = parent,
+            Err(_) => break,
+        }
+    }
+    Ok(task)
 }
 
 fn failed_calls_no_leak(ctx: &mut Ctx, _: &str) -> Verdict {

@@ -96,6 +96,23 @@ macro_rules! requirements {
     };
 }
 
+/// The entry points a check of the family calls: `$first` (the routine a fault check judges),
+/// those that get and release the thread, parallel and task handles it holds, then `$extra`.
+macro_rules! with_held {
+    ($($first:expr)?; $($extra:expr),*) => {
+        &[
+            $($first,)?
+            EntryPoint::GetThreadHandle,
+            EntryPoint::GetCurrParallelHandle,
+            EntryPoint::GetCurrTaskHandle,
+            EntryPoint::RelThreadHandle,
+            EntryPoint::RelParallelHandle,
+            EntryPoint::RelTaskHandle,
+            $($extra),*
+        ]
+    };
+}
+
 /// One check of the family: routine (without `ompd_`), fault kind, and the other entry points
 /// the check calls besides the thread handles it holds (to compare or release an answer, to find
 /// an ICV).
@@ -107,16 +124,7 @@ macro_rules! fault_check {
             requirements: requirements!($kind),
             summary: concat!("ompd_", $api, summary_tail!($kind)),
             severity: Severity::Must,
-            entry_points: &[
-                EntryPoint::by_short_name($api),
-                EntryPoint::GetThreadHandle,
-                EntryPoint::GetCurrParallelHandle,
-                EntryPoint::GetCurrTaskHandle,
-                EntryPoint::RelThreadHandle,
-                EntryPoint::RelParallelHandle,
-                EntryPoint::RelTaskHandle,
-                $(EntryPoint::$extra),*
-            ],
+            entry_points: with_held!(EntryPoint::by_short_name($api); $(EntryPoint::$extra),*),
             real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
             property: Property::ScenariosOnly,
             input: Input::Provoking,
@@ -143,6 +151,10 @@ macro_rules! faults {
         ]
     };
 }
+
+mod code;
+
+pub use code::CHECKS as CODE_CHECKS;
 
 /// The family's table: every routine that reads or allocates.
 static ROWS: &[[Check; 7]] = &[
