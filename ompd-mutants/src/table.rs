@@ -348,6 +348,25 @@ pub enum Deviation {
     /// `ompd_get_icv_from_scope` answers bad_input where the inner library answered
     /// incompatible (a scope that is not the ICV's, an ICV that is no integer).
     IcvValueScopeBadInput,
+    /// `ompd_process_initialize` answers ok, with a handle block of its own, where the inner
+    /// library declined the process (incompatible): a library that defers every lookup to its
+    /// first use and so never notices that the process has no runtime it serves.
+    ProcessInitializeLazy,
+    /// `ompd_get_curr_parallel_handle` and `ompd_get_curr_task_handle` walk the region's
+    /// enclosing chain (the task's generating chain) to its root before answering, with no bound
+    /// of their own, as a library that computes a nesting level that way: a parent cycle of a
+    /// corrupted image never ends (the tool's callback budget stops it).
+    ChainWalkedToRoot,
+    /// `ompd_get_curr_parallel_handle`, `ompd_get_curr_task_handle` and
+    /// `ompd_get_task_parallel_handle` answer ok with a NULL handle where the inner library found
+    /// a NULL pointer in the target (answered unavailable).
+    NullPointerAnsweredOk,
+    /// `ompd_get_task_function` answers unavailable for the implicit task of an outer level of a
+    /// serialized run (a task handle naming a serialized-region record).
+    SerializedTaskFunctionUnavailable,
+    /// `ompd_get_device_thread_id_kinds` lists every kind at the size of the library's own host
+    /// (8 bytes), not the target's.
+    DeviceKindSizeOfHost,
     /// The forwarder's spare export is named `ompd_unknown_symbol` (no specification defines
     /// it).
     ExportsUnknownOmpdSymbol,
@@ -447,7 +466,7 @@ mutants! {
     "task_compare_truncated" Some(E::TaskHandleCompare), TaskCompareTruncated => ["compare.task.entity_identity", "compare.task.antisymmetric"];
     "rel_task_leaks" Some(E::RelTaskHandle), RelTaskLeaks => ["own.handles.released_without_leak"];
     "task_function_off" Some(E::GetTaskFunction), TaskFunctionOff => ["task.function.matches_model"];
-    "task_function_leaks_on_failure" Some(E::GetTaskFunction), TaskFunctionLeaksOnFailure => ["own.failed_calls.no_leak", "corrupt.*"];
+    "task_function_leaks_on_failure" Some(E::GetTaskFunction), TaskFunctionLeaksOnFailure => ["own.failed_calls.no_leak"];
     "task_frame_swapped" Some(E::GetTaskFrame), TaskFrameSwapped => ["task.frame.matches_model"];
     "task_frame_flags_cleared" Some(E::GetTaskFrame), TaskFrameFlagsCleared => ["task.frame.flags_valid"];
     "task_frame_flags_kept" Some(E::GetTaskFrame), TaskFrameFlagsKept => ["task.frame.flags_written"];
@@ -468,18 +487,23 @@ mutants! {
     "tool_data_ptr_off" Some(E::GetToolData), ToolDataPtrOff => ["tool_data.*"];
     "device_kinds_empty" Some(E::GetDeviceThreadIdKinds), DeviceKindsEmpty => ["device.thread_id_kinds.well_formed"];
     "device_from_thread_unavailable" Some(E::GetDeviceFromThread), DeviceFromThreadUnavailable => ["device.from_thread.identity"];
+    "device_kind_size_of_host" Some(E::GetDeviceThreadIdKinds), DeviceKindSizeOfHost => ["device.thread_id_kinds.round_trip"];
+    "serialized_task_function_unavailable" Some(E::GetTaskFunction), SerializedTaskFunctionUnavailable => ["task.function.serialized_region"];
+    "process_initialize_lazy" Some(E::ProcessInitialize), ProcessInitializeLazy => ["aspace.process_initialize.foreign_runtime"];
+    "chain_walked_to_root" None, ChainWalkedToRoot => ["corrupt.parent_cycle.team", "corrupt.parent_cycle.task", "corrupt.parent_cycle.lwt"];
+    "null_pointer_answered_ok" None, NullPointerAnsweredOk => ["corrupt.pointer.null"];
     "null_output_ok" None, NullOutputOk => ["null.*"];
     "null_handle_crashes" None, NullHandleCrashes => ["null.*"];
-    "read_fault_ignored" None, ReadFaultIgnored => ["fault.*.read", "fault.*.short_read", "fault.*.stale_handle"];
+    "read_fault_ignored" None, ReadFaultIgnored => ["fault.*.read", "fault.*.short_read", "fault.*.stale_handle", "corrupt.pointer.wild", "corrupt.pointer.misaligned", "corrupt.count.huge", "corrupt.string.unterminated"];
     "aspace_icv_read_fault_ignored" None, AspaceIcvReadFaultIgnored => ["fault.get_icv_from_scope.read", "fault.get_icv_from_scope.short_read"];
-    "symbol_fault_ignored" None, SymbolFaultIgnored => ["fault.*.symbol"];
+    "symbol_fault_ignored" None, SymbolFaultIgnored => ["fault.*.symbol", "fault.code.stale_handle"];
     "conversion_fault_ignored" None, ConversionFaultIgnored => ["fault.*.conversion", "fault.*.stale_handle"];
     "alloc_fault_ignored" None, AllocFaultIgnored => ["fault.*.alloc", "callbacks.contract.no_direct_heap"];
-    "symbol_failure_miscoded" None, SymbolFailureMiscoded => ["fault.*.symbol"];
-    "read_failure_miscoded" None, ReadFailureMiscoded => ["fault.*.read", "fault.*.short_read"];
-    "conversion_failure_miscoded" None, ConversionFailureMiscoded => ["fault.*.conversion"];
-    "alloc_failure_miscoded" None, AllocFailureMiscoded => ["fault.*.alloc"];
-    "thread_context_failure_miscoded" None, ThreadContextFailureMiscoded => ["fault.*.thread_context"];
+    "symbol_failure_miscoded" None, SymbolFailureMiscoded => ["fault.code.symbol"];
+    "read_failure_miscoded" None, ReadFailureMiscoded => ["fault.code.read", "fault.code.short_read", "fault.code.stale_handle"];
+    "conversion_failure_miscoded" None, ConversionFailureMiscoded => ["fault.code.conversion"];
+    "alloc_failure_miscoded" None, AllocFailureMiscoded => ["fault.code.alloc"];
+    "thread_context_failure_miscoded" None, ThreadContextFailureMiscoded => ["fault.code.thread_context"];
     "symbol_failure_forgotten" None, SymbolFailureForgotten => ["fault.*.symbol"];
     "read_failure_forgotten" None, ReadFailureForgotten => ["fault.*.read", "fault.*.short_read", "fault.*.stale_handle"];
     "conversion_failure_forgotten" None, ConversionFailureForgotten => ["fault.*.conversion"];
@@ -487,7 +511,7 @@ mutants! {
     "thread_context_failure_forgotten" None, ThreadContextFailureForgotten => ["fault.*.thread_context"];
     "null_input_ok" None, NullInputOk => ["null.*"];
     "device_initialize_miscoded" Some(E::DeviceInitialize), DeviceInitializeMiscoded => ["aspace.device_initialize.unsupported_device"];
-    "process_initialize_declines_miscoded" Some(E::ProcessInitialize), ProcessInitializeDeclinesMiscoded => ["aspace.process_initialize.foreign_runtime"];
+    "process_initialize_declines_miscoded" Some(E::ProcessInitialize), ProcessInitializeDeclinesMiscoded => ["aspace.process_initialize.foreign_runtime_code"];
     "dcv_value_changed" Some(E::GetDisplayControlVars), DcvValueChanged => ["dcv.get.values_match_model"];
     "dcv_name_changed" Some(E::GetDisplayControlVars), DcvNameChanged => ["dcv.get.names_match_model"];
     "dcv_static_entry" Some(E::GetDisplayControlVars), DcvStaticEntry => ["dcv.get.memory_owned"];

@@ -4,6 +4,7 @@
 //! deviations).
 
 mod answers;
+mod edges;
 mod epoch;
 mod extra;
 mod generic;
@@ -134,7 +135,9 @@ pub fn after(ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
         {
             strings::after(d, w, rc)
         }
-        Some(d) => laws::after(d, ep, w, rc).unwrap_or_else(|| values::after(d, ep, w, rc)),
+        Some(d) => laws::after(d, ep, w, rc)
+            .or_else(|| edges::after(d, ep, w, rc))
+            .unwrap_or_else(|| values::after(d, ep, w, rc)),
         None => rc,
     }
 }

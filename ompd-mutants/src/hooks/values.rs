@@ -171,7 +171,7 @@ pub(super) fn note_callers_frame_flags(w: &[u64]) {
 }
 
 /// The word at byte `offset` of the inner library's handle block `handle`.
-fn handle_word(handle: u64, offset: usize) -> u64 {
+pub(super) fn handle_word(handle: u64, offset: usize) -> u64 {
     // SAFETY: the inner routine answered ok for this handle, so it is one of the inner
     // library's live blocks, whose layout `ompd_reference::KEY_OFFSETS` describes.
     unsafe { ((handle as usize + offset) as *const u64).read_unaligned() }
