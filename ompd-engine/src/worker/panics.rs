@@ -23,7 +23,12 @@ pub(super) fn install_hook() {
                 .location()
                 .map(|l| format!(" at {}:{}", l.file(), l.line()))
                 .unwrap_or_default();
-            let message = info.payload_as_str().unwrap_or("a panic without a message");
+            let payload = info.payload();
+            let message = payload
+                .downcast_ref::<&str>()
+                .copied()
+                .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+                .unwrap_or("a panic without a message");
             *CAUGHT.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("{message}{place}"));
         } else {
             default(info);
