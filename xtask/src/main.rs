@@ -603,6 +603,7 @@ mod tidy {
             "ompd-mutants/src/hooks/epoch.rs",
             "ompd-mutants/src/hooks/route.rs",
             "ompd-mutants/src/hooks/strings.rs",
+            "ompd-mutants/src/hooks/edges.rs",
         ];
         let mut found = Vec::new();
         let mut in_spawn = Vec::new();
