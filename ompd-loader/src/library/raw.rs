@@ -48,6 +48,35 @@ pub(super) fn contained(go: impl FnOnce() -> Rc) -> Rc {
     }
 }
 
+/// A C function pointer to a library routine, called as `C-unwind`: the same function, so that
+/// a C++ exception it lets escape reaches [`contained`] rather than Rust's abort at a `C` call.
+pub(super) trait Unwinding: Copy {
+    /// The same signature with the `C-unwind` ABI.
+    type Unwind: Copy;
+    /// The same function pointer, typed for a `C-unwind` call.
+    fn unwinding(self) -> Self::Unwind;
+}
+
+macro_rules! unwinding {
+    ($($a:ident),*) => {
+        impl<$($a),*> Unwinding for unsafe extern "C" fn($($a),*) -> Rc {
+            type Unwind = unsafe extern "C-unwind" fn($($a),*) -> Rc;
+            fn unwinding(self) -> Self::Unwind {
+                // SAFETY: the same function pointer; only the unwind ABI of the call differs.
+                unsafe { std::mem::transmute::<Self, Self::Unwind>(self) }
+            }
+        }
+    };
+}
+
+unwinding!();
+unwinding!(A);
+unwinding!(A, B);
+unwinding!(A, B, C);
+unwinding!(A, B, C, D);
+unwinding!(A, B, C, D, E);
+unwinding!(A, B, C, D, E, F);
+
 macro_rules! raw {
     ($($field:ident = $ep:ident($($arg:ident: $ty:ty),* $(,)?);)*) => {
         impl Raw<'_> {$(
@@ -61,8 +90,7 @@ macro_rules! raw {
                 // The routine's C type, checked against the arguments listed here; called as
                 // `C-unwind`, so that a C++ exception it lets escape reaches [`contained`].
                 let f: unsafe extern "C" fn($($ty),*) -> Rc = f;
-                // SAFETY: the same function pointer; only the unwind ABI of the call differs.
-                let f: unsafe extern "C-unwind" fn($($ty),*) -> Rc = unsafe { std::mem::transmute(f) };
+                let f = f.unwinding();
                 self.same_form(EntryPoint::$ep)?;
                 watch::gate(EntryPoint::$ep)?;
                 let guard = callbacks::enter(EntryPoint::$ep.name());

@@ -5,6 +5,7 @@
 //! results are checked and freed like the 5.x ones.
 
 use super::memory::kept_string;
+use super::raw::Unwinding;
 use super::watch::{self, AsWord};
 use super::{rc_of, Api, AspaceH, Call, Fail, Library, ThreadH, ToolString};
 use super::{ParallelH, TaskH, POISON_PTR, POISON_WORD};
@@ -78,13 +79,15 @@ tr_api! {
 }
 
 /// One TR call: gated and marked in flight like a raw 5.x call.
-fn call<F>(
+fn call<F: Unwinding>(
     f: Option<F>,
     ep: EntryPoint,
     args: &[u64],
-    go: impl FnOnce(F) -> Rc,
+    go: impl FnOnce(F::Unwind) -> Rc,
 ) -> Result<(Rc, SiteGuard), Fail> {
-    let f = f.ok_or(Fail::Missing(ep))?;
+    // Called as `C-unwind`, like the 5.x routines: an exception the routine lets escape reaches
+    // `contained`.
+    let f = f.ok_or(Fail::Missing(ep))?.unwinding();
     watch::gate(ep)?;
     let guard = callbacks::enter(ep.name());
     let mark = watch::begin(ep, args);
