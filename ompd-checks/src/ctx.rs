@@ -51,6 +51,9 @@ pub struct Ctx<'l> {
     /// The OpenMP runtime a real target runs (`intel-2026.2`, `system-llvm-19`); `None` for a
     /// simulated target or a process the harness did not start.
     pub runtime: Option<&'l str>,
+    /// The checks that load fresh copies of the library run on this unit even where it is not
+    /// the one unit they run on by default (`--full`).
+    pub fresh_everywhere: bool,
 }
 
 /// One enumerated ICV.

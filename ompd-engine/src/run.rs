@@ -36,6 +36,10 @@ pub struct RunOptions {
     /// Run every layout on every scenario × architecture cell (the nightly product), where by
     /// default some run on a sample of cells (`Policy::sampled`).
     pub full: bool,
+    /// Run the checks that load fresh copies of the library (every layout word withheld, a
+    /// process without its runtime) on every simulated unit, where by default they run on one
+    /// unit per library (`--full`).
+    pub fresh_everywhere: bool,
     /// Check id filters: an id, or a prefix ending in `*`. Empty runs every check.
     pub checks: Vec<String>,
     /// Parallel workers.
@@ -77,6 +81,7 @@ impl Default for RunOptions {
                 Policy::Far,
             ],
             full: false,
+            fresh_everywhere: false,
             checks: Vec::new(),
             jobs: std::thread::available_parallelism()
                 .map(|n| n.get())
@@ -152,7 +157,9 @@ pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
                         arch: *a,
                         layout: *l,
                     };
-                    units.push(unit_of(lib, Stage::Target, t, judged.clone()));
+                    let mut unit = unit_of(lib, Stage::Target, t, judged.clone());
+                    unit.fresh_everywhere = opts.fresh_everywhere;
+                    units.push(unit);
                 }
             }
         }

@@ -107,6 +107,7 @@ pub(crate) fn unit_of(lib: &Resolved, stage: Stage, target: Target, checks: Vec<
         call_deadline_ms: None,
         quarantined: Vec::new(),
         timing: None,
+        fresh_everywhere: false,
     }
 }
 

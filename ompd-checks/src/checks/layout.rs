@@ -149,8 +149,11 @@ fn looked_up_words(events: &[(&'static str, Event)]) -> Vec<String> {
 const JUDGED_ON: (&str, &str, &str) = ("nested-tasks", "lp64-le", "natural");
 
 /// The skip of a check that loads fresh copies of the library on a unit other than
-/// [`JUDGED_ON`]; `None` on that unit.
+/// [`JUDGED_ON`]; `None` on that unit, and on every unit of a `--full` run.
 pub(super) fn elsewhere(ctx: &Ctx) -> Option<Verdict> {
+    if ctx.fresh_everywhere {
+        return None;
+    }
     let here = (ctx.scenario, ctx.arch.name(), ctx.policy.to_string());
     let (s, a, l) = JUDGED_ON;
     ((here.0, here.1, here.2.as_str()) != JUDGED_ON).then(|| {

@@ -262,8 +262,10 @@ struct RunArgs {
     /// layout runs on every scenario and architecture).
     #[arg(long)]
     layout: Vec<String>,
-    /// Run the full product: every layout on every scenario and architecture (by default the
-    /// far placement runs on a sample of four cells), for nightly runs.
+    /// Run the full product, for nightly runs: every layout on every scenario and architecture
+    /// (by default the far placement runs on a sample of four cells), and the checks that load
+    /// fresh copies of the library (layout words, a process without its runtime) on every unit
+    /// (by default on one unit per library).
     #[arg(long)]
     full: bool,
     /// Check id or `prefix*` (repeatable; default: all).

@@ -125,6 +125,7 @@ fn simulated_options(args: &RunArgs, o: &mut RunOptions) -> Result<(), String> {
             .collect::<Result<_, _>>()?;
     }
     o.full = args.full || !args.layout.is_empty();
+    o.fresh_everywhere = args.full;
     if !args.layout.is_empty() {
         o.layouts = args
             .layout

@@ -68,6 +68,10 @@ pub struct Unit {
     /// figures), streamed as answers: measured, never judged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<crate::timing::Probe>,
+    /// The checks that load fresh copies of the library run on this unit too, not only on the
+    /// one unit of each library they run on by default (`RunOptions::fresh_everywhere`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fresh_everywhere: bool,
 }
 
 /// An entry point a unit must not call, and what a check that would call it reports.
@@ -661,6 +665,7 @@ fn new_ctx<'l>(
             Target::Real { info, .. } => info.runtime.as_deref(),
             _ => None,
         },
+        fresh_everywhere: unit.fresh_everywhere,
     }
 }
 
