@@ -29,7 +29,7 @@ macro_rules! code_check {
                 $codes
             ),
             severity: Severity::Should,
-            entry_points: with_held!(;),
+            entry_points: CALLED,
             real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
             property: Property::ScenariosOnly,
             input: Input::Provoking,
@@ -39,6 +39,33 @@ macro_rules! code_check {
         }
     };
 }
+
+/// Every entry point the checks call: the routines of the fault table (a test holds the two
+/// lists equal), the handles they hold, and the releases of what the routines answer. A check
+/// that cannot call one of them (not exported, quarantined) is reported as such.
+const CALLED: &[EntryPoint] = with_held!(;
+    EntryPoint::ProcessInitialize,
+    EntryPoint::RelAddressSpaceHandle,
+    EntryPoint::GetOmpVersion,
+    EntryPoint::GetOmpVersionString,
+    EntryPoint::GetThreadInParallel,
+    EntryPoint::GetThreadId,
+    EntryPoint::GetEnclosingParallelHandle,
+    EntryPoint::GetTaskParallelHandle,
+    EntryPoint::GetGeneratingTaskHandle,
+    EntryPoint::GetSchedulingTaskHandle,
+    EntryPoint::GetTaskInParallel,
+    EntryPoint::GetTaskFunction,
+    EntryPoint::GetTaskFrame,
+    EntryPoint::EnumerateStates,
+    EntryPoint::GetState,
+    EntryPoint::GetDisplayControlVars,
+    EntryPoint::RelDisplayControlVars,
+    EntryPoint::EnumerateIcvs,
+    EntryPoint::GetIcvFromScope,
+    EntryPoint::GetIcvStringFromScope,
+    EntryPoint::GetToolData
+);
 
 /// The checks, one per fault kind.
 pub static CHECKS: &[Check] = &[
@@ -150,5 +177,18 @@ fn at_both_ends(
         } else {
             j.fail(format!("{entry}{label}: {what} ({own}) → {rc}"));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_checks_declare_every_routine_of_the_fault_table() {
+        for e in routines() {
+            assert!(CALLED.contains(&e), "{e} is called but not declared");
+        }
+        assert_eq!(routines().count(), ROWS.len());
     }
 }
