@@ -1,6 +1,6 @@
-//! Address spaces: process initialization on a compatible target and the answer on a runtime
-//! the library declines, OpenMP version queries, the device initialization of a device the
-//! target lacks, and (near the end of every unit) the release of the address-space handle.
+//! Address spaces: process initialization on a compatible target and on a process the library
+//! cannot serve (a runtime it declines; on the simulated target, no runtime), OpenMP versions, a
+//! device the target lacks, and (near the end of every unit) the release of the address space.
 
 use crate::known::Fact;
 use crate::{Check, Ctx, Judge, Profile, Run, Severity, Verdict};
