@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 mod api;
 mod device;
+mod fresh;
 mod handles;
 mod heap;
 mod lifecycle;
@@ -181,27 +182,13 @@ impl Library {
     /// already loaded) in a temporary directory beside links to every other file of the
     /// library's own directory (a library may find its siblings next to itself). The copy starts
     /// with none of the state an earlier instance keeps; its dependencies, and a sibling it loads
-    /// itself (a forwarder's inner library), are the instances already loaded.
+    /// itself (a forwarder's inner library), are the instances already loaded. The directory goes
+    /// with the instance, or with the next fresh instance after its process ended (`fresh.rs`).
     pub fn load_fresh(path: &Path) -> Result<Library, LoadError> {
-        let fail = |message: String| LoadError {
+        let (dir, copy) = fresh::stage(path).map_err(|message| LoadError {
             path: path.to_path_buf(),
             message,
-        };
-        let (Some(name), Some(home)) = (path.file_name(), path.parent()) else {
-            return Err(fail("no file name".into()));
-        };
-        let dir = tempfile::Builder::new()
-            .prefix("ompd-fresh-")
-            .tempdir()
-            .map_err(|e| fail(format!("no temporary directory: {e}")))?;
-        let copy = dir.path().join(name);
-        std::fs::copy(path, &copy).map_err(|e| fail(format!("cannot copy it: {e}")))?;
-        for entry in std::fs::read_dir(home).into_iter().flatten().flatten() {
-            if entry.file_name() != name {
-                let _ =
-                    std::os::unix::fs::symlink(entry.path(), dir.path().join(entry.file_name()));
-            }
-        }
+        })?;
         let mut lib = Library::load(&copy, &LoadOptions::default())?;
         lib._copy = Some(dir);
         Ok(lib)

@@ -1,0 +1,79 @@
+//! The private directory of a fresh library instance (`Library::load_fresh`): a copy of the file
+//! beside links to its siblings, in `ompd-fresh-<pid>-…` under the temporary directory. The
+//! directory goes with the instance; one whose process ended first (a crash, a watchdog's `_exit`,
+//! which run no destructor) is swept by the next fresh instance any process makes.
+
+use nix::errno::Errno;
+use nix::sys::signal::kill;
+use nix::unistd::Pid;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+/// The name prefix of the directories, before the owner's process id.
+const PREFIX: &str = "ompd-fresh-";
+
+/// A new private directory holding a copy of the library at `path` (the returned path) and links
+/// to every other file of its directory; the directories of ended processes are swept first.
+pub(super) fn stage(path: &Path) -> Result<(TempDir, PathBuf), String> {
+    let (Some(name), Some(home)) = (path.file_name(), path.parent()) else {
+        return Err("no file name".into());
+    };
+    sweep(&std::env::temp_dir());
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("{PREFIX}{}-", std::process::id()))
+        .tempdir()
+        .map_err(|e| format!("no temporary directory: {e}"))?;
+    let copy = dir.path().join(name);
+    std::fs::copy(path, &copy).map_err(|e| format!("cannot copy it: {e}"))?;
+    for entry in std::fs::read_dir(home).into_iter().flatten().flatten() {
+        if entry.file_name() != name {
+            let _ = std::os::unix::fs::symlink(entry.path(), dir.path().join(entry.file_name()));
+        }
+    }
+    Ok((dir, copy))
+}
+
+/// Removes every fresh-instance directory under `tmp` whose owner process has ended.
+fn sweep(tmp: &Path) {
+    for entry in std::fs::read_dir(tmp).into_iter().flatten().flatten() {
+        let name = entry.file_name();
+        let owner = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<i32>().ok());
+        if owner.is_some_and(|pid| !alive(pid)) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// True unless process `pid` is known to have ended (a process of another user is alive).
+fn alive(pid: i32) -> bool {
+    pid <= 0 || kill(Pid::from_raw(pid), None) != Err(Errno::ESRCH)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_directories_of_ended_processes_are_swept_and_live_ones_kept() {
+        let root = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let ended = root.path().join(format!("{PREFIX}{dead}-abc"));
+        let mine = root
+            .path()
+            .join(format!("{PREFIX}{}-abc", std::process::id()));
+        let other = root.path().join("ompd-fresh-not-a-pid");
+        for d in [&ended, &mine, &other] {
+            std::fs::create_dir(d).unwrap();
+            std::fs::write(d.join("libompd.so"), b"x").unwrap();
+        }
+        sweep(root.path());
+        assert!(!ended.exists(), "the ended process's directory is swept");
+        assert!(mine.exists() && other.exists());
+    }
+}
