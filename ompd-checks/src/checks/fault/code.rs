@@ -12,7 +12,7 @@
 use super::{planned, Kind, Subjects, ROWS};
 use crate::known::Fact;
 use crate::{Check, Ctx, Input, Judge, Property, Run, Severity, Verdict};
-use ompd_abi::{thread_id_kind, EntryPoint, Rc};
+use ompd_abi::EntryPoint;
 use ompd_loader::library::{AspaceH, Fail};
 
 /// One check: the fault kind, the requirements that name its codes, and the codes in words.
@@ -126,12 +126,8 @@ fn routine(ctx: &Ctx, ah: &AspaceH, entry: EntryPoint, kind: Kind, j: &mut Judge
     };
     for (label, icv) in icvs {
         let s = Subjects {
-            held: &held,
-            thread_id: ctx.thread_id(t, thread_id_kind::PTHREAD),
             icv,
-            fresh: (entry == EntryPoint::ProcessInitialize)
-                .then(|| ctx.fresh_target().ok())
-                .flatten(),
+            ..Subjects::new(ctx, &held, t, entry)
         };
         at_both_ends(ctx, ah, (&s, &label), entry, kind, j);
     }
@@ -169,10 +165,7 @@ fn at_both_ends(
         let Some(own) = c.injected.first().map(|i| i.rc) else {
             continue;
         };
-        let declines = entry == EntryPoint::ProcessInitialize
-            && kind == Kind::Symbol
-            && rc == Rc::INCOMPATIBLE;
-        if kind.accepts(own, rc) || declines {
+        if kind.named(entry, own, rc) {
             j.holds();
         } else {
             j.fail(format!("{entry}{label}: {what} ({own}) → {rc}"));

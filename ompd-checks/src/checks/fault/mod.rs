@@ -36,6 +36,7 @@ use ompd_loader::library::{AnyHandle, AspaceH, Call, Fail, ParallelH, TaskH, Thr
 use ompd_serve::callbacks::{self, Target};
 use ompd_serve::faults::{Census, Fault, FaultPlan};
 use ompd_serve::ledger::Mark;
+use sim_target::model::ThreadId;
 
 mod icv;
 
@@ -274,6 +275,17 @@ impl Kind {
         }
     }
 
+    /// Whether non-ok `rc` from `entry` after a failure the callback reported as `own` is a code
+    /// the text names: one the kind accepts, or `incompatible` from `ompd_process_initialize`
+    /// after a missing symbol (the process lacks part of the runtime, and the library declines
+    /// it: OMPD-PROC-002).
+    fn named(self, entry: EntryPoint, own: Rc, rc: Rc) -> bool {
+        self.accepts(own, rc)
+            || (entry == EntryPoint::ProcessInitialize
+                && self == Kind::Symbol
+                && rc == Rc::INCOMPATIBLE)
+    }
+
     /// The requirement that lets a non-ok code other than the accepted ones warn, not fail
     /// (each kind's checks cite it).
     fn code_allowed_by(self) -> &'static str {
@@ -358,6 +370,21 @@ struct Subjects<'a, 'l> {
     icv: Option<(AnyHandle<'a, 'l>, Scope, u64)>,
     /// For `ompd_process_initialize`: a fresh copy of the unit's target.
     fresh: Option<&'static Target>,
+}
+
+impl<'a, 'l> Subjects<'a, 'l> {
+    /// The arguments of `entry` for thread `t`, whose handles are `held` (no ICV yet; a fresh
+    /// copy of the unit's target for `ompd_process_initialize`).
+    fn new(ctx: &Ctx<'l>, held: &'a ThreadHandles<'l>, t: ThreadId, entry: EntryPoint) -> Self {
+        Subjects {
+            held,
+            thread_id: ctx.thread_id(t, thread_id_kind::PTHREAD),
+            icv: None,
+            fresh: (entry == EntryPoint::ProcessInitialize)
+                .then(|| ctx.fresh_target().ok())
+                .flatten(),
+        }
+    }
 }
 
 /// Calls `entry` once with the subjects' arguments. `Err` says why it cannot be called.
@@ -450,14 +477,7 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
         Err(why) => return Verdict::skip(format!("no thread of the scenario {why}")),
     };
     let held = ctx.thread_handles(ah, t);
-    let subjects = Subjects {
-        held: &held,
-        thread_id: ctx.thread_id(t, thread_id_kind::PTHREAD),
-        icv: None,
-        fresh: (entry == EntryPoint::ProcessInitialize)
-            .then(|| ctx.fresh_target().ok())
-            .flatten(),
-    };
+    let subjects = Subjects::new(ctx, &held, t, entry);
     match entry {
         EntryPoint::GetIcvFromScope | EntryPoint::GetIcvStringFromScope => {
             icv::every_icv(ctx, ah, subjects, entry, kind)
@@ -649,7 +669,7 @@ fn inject<'l>(
             what: format!("{what} ({})", injected.rc),
             own: injected.rc,
             mark,
-            declines: entry == EntryPoint::ProcessInitialize && kind == Kind::Symbol,
+            entry,
         };
         judge_one(ctx, j, kind, want.as_ref().unwrap_or(&r.want), got, &at);
     }
@@ -719,9 +739,8 @@ struct Injected {
     what: String,
     own: Rc,
     mark: Mark,
-    /// A missing symbol at `ompd_process_initialize`: the process lacks part of the runtime, and
-    /// `incompatible` declines it (OMPD-PROC-002: the library cannot handle the process).
-    declines: bool,
+    /// The routine called.
+    entry: EntryPoint,
 }
 
 /// Judges the answer `got` of one call under an injected failure: `ok` only with the fault-free
@@ -743,7 +762,7 @@ fn judge_one(
             Some(d) => j.fail(format!("{what} → ok with {d}")),
         },
         Err(Fail::Rc(rc)) => {
-            if kind.accepts(at.own, rc) || (at.declines && rc == Rc::INCOMPATIBLE) {
+            if kind.named(at.entry, at.own, rc) {
                 j.holds();
             } else {
                 j.allowed(kind.code_allowed_by(), format!("{what} → {rc}"));
