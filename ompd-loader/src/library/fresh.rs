@@ -1,24 +1,28 @@
 //! The private directory of a fresh library instance (`Library::load_fresh`): a copy of the file
 //! beside links to its siblings, in `ompd-fresh-<pid>-…` under the temporary directory. The
 //! directory goes with the instance; one whose process ended first (a crash, a watchdog's `_exit`,
-//! which run no destructor) is swept by the next fresh instance any process makes.
+//! which run no destructor) is swept by the first fresh instance of a later process.
 
 use nix::errno::Errno;
 use nix::sys::signal::kill;
 use nix::unistd::Pid;
 use std::path::{Path, PathBuf};
+use std::sync::Once;
 use tempfile::TempDir;
 
 /// The name prefix of the directories, before the owner's process id.
 const PREFIX: &str = "ompd-fresh-";
 
 /// A new private directory holding a copy of the library at `path` (the returned path) and links
-/// to every other file of its directory; the directories of ended processes are swept first.
+/// to every other file of its directory; the process's first call sweeps the directories of
+/// ended processes.
 pub(super) fn stage(path: &Path) -> Result<(TempDir, PathBuf), String> {
     let (Some(name), Some(home)) = (path.file_name(), path.parent()) else {
         return Err("no file name".into());
     };
-    sweep(&std::env::temp_dir());
+    // Once per process: the layout check alone makes about a hundred fresh instances.
+    static SWEPT: Once = Once::new();
+    SWEPT.call_once(|| sweep(&std::env::temp_dir()));
     let dir = tempfile::Builder::new()
         .prefix(&format!("{PREFIX}{}-", std::process::id()))
         .tempdir()

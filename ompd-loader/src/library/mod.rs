@@ -183,7 +183,7 @@ impl Library {
     /// library's own directory (a library may find its siblings next to itself). The copy starts
     /// with none of the state an earlier instance keeps; its dependencies, and a sibling it loads
     /// itself (a forwarder's inner library), are the instances already loaded. The directory goes
-    /// with the instance, or with the next fresh instance after its process ended (`fresh.rs`).
+    /// with the instance, or with the first fresh instance of a later process (`fresh.rs`).
     pub fn load_fresh(path: &Path) -> Result<Library, LoadError> {
         let (dir, copy) = fresh::stage(path).map_err(|message| LoadError {
             path: path.to_path_buf(),
