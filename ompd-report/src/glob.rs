@@ -7,17 +7,16 @@
 /// the same text; `icv.*` matches every id starting `icv.`; `compare.*.stable` matches
 /// `compare.thread.stable`.
 pub fn glob(pattern: &str, text: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    let (first, last) = match parts.as_slice() {
-        [only] => return *only == text,
-        [first, .., last] => (*first, *last),
-        [] => return false,
+    // No allocation: the gate matches every result against every expectation entry.
+    let Some((first, after)) = pattern.split_once('*') else {
+        return pattern == text;
     };
+    let (middle, last) = after.rsplit_once('*').unwrap_or(("", after));
     if text.len() < first.len() + last.len() || !text.starts_with(first) || !text.ends_with(last) {
         return false;
     }
     let mut rest = &text[first.len()..text.len() - last.len()];
-    for p in &parts[1..parts.len() - 1] {
+    for p in middle.split('*') {
         match rest.find(p) {
             Some(i) => rest = &rest[i + p.len()..],
             None => return false,
@@ -56,6 +55,11 @@ mod tests {
     #[case("*.*.stable", "compare.stable", false)]
     #[case("lib.api_version.stable", "lib.api_version.stable", true)]
     #[case("**", "x", true)]
+    #[case("a*b*c", "abc", true)]
+    #[case("a*b*c", "axxbyyc", true)]
+    #[case("a*b*c", "acb", false)]
+    #[case("a*bc*bc", "abc", false)]
+    #[case("*b*", "abc", true)]
     fn matches(#[case] pattern: &str, #[case] text: &str, #[case] expected: bool) {
         assert_eq!(glob(pattern, text), expected, "glob({pattern:?}, {text:?})");
     }
