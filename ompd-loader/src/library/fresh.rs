@@ -31,10 +31,19 @@ pub(super) fn stage(path: &Path) -> Result<(TempDir, PathBuf), String> {
     std::fs::copy(path, &copy).map_err(|e| format!("cannot copy it: {e}"))?;
     for entry in std::fs::read_dir(home).into_iter().flatten().flatten() {
         if entry.file_name() != name {
-            let _ = std::os::unix::fs::symlink(entry.path(), dir.path().join(entry.file_name()));
+            sibling(&entry.path(), &dir.path().join(entry.file_name()));
         }
     }
     Ok((dir, copy))
+}
+
+/// Puts `target` at `link`: a hard link where it can (a file on the same file system: no new
+/// inode, where a symbolic link costs one, and on ext4 a slow one), else a symbolic link.
+fn sibling(target: &Path, link: &Path) {
+    let file = std::fs::symlink_metadata(target).is_ok_and(|m| m.is_file());
+    if !file || std::fs::hard_link(target, link).is_err() {
+        let _ = std::os::unix::fs::symlink(target, link);
+    }
 }
 
 /// Removes every fresh-instance directory under `tmp` whose owner process has ended.
@@ -60,6 +69,29 @@ fn alive(pid: i32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn siblings_are_linked_and_the_library_copied() {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(home.path().join("libompd.so"), b"lib").unwrap();
+        std::fs::write(home.path().join("libomp.so.5"), b"dep").unwrap();
+        std::fs::create_dir(home.path().join("sub")).unwrap();
+        std::os::unix::fs::symlink("libomp.so.5", home.path().join("libomp.so")).unwrap();
+        let (dir, copy) = stage(&home.path().join("libompd.so")).unwrap();
+        assert_eq!(std::fs::read(&copy).unwrap(), b"lib");
+        use std::os::unix::fs::MetadataExt;
+        let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
+        assert_ne!(ino(&copy), ino(&home.path().join("libompd.so")), "a copy");
+        for name in ["libomp.so.5", "libomp.so"] {
+            let theirs = home.path().join(name);
+            assert_eq!(
+                ino(&dir.path().join(name)),
+                ino(&theirs),
+                "{name} is reachable"
+            );
+        }
+        assert!(dir.path().join("sub").is_dir(), "a directory is linked too");
+    }
 
     #[test]
     fn the_directories_of_ended_processes_are_swept_and_live_ones_kept() {
