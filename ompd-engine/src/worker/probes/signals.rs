@@ -28,12 +28,14 @@ pub(super) struct Signals {
     blocked: u64,
 }
 
-/// The signals of a set as a bit mask (bit n-1 is signal n).
+/// The signals of a set as a bit mask (bit n-1 is signal n): the set's first 64 bits, which on
+/// Linux hold signals 1 to 64 in that order (one copy, where asking `sigismember` of each
+/// signal cost 64 calls per set, 4,160 per reading).
 fn bits(set: &libc::sigset_t) -> u64 {
-    (1..=MAX_SIGNAL)
-        // SAFETY: sigismember reads a valid set.
-        .filter(|&s| unsafe { libc::sigismember(set, s) } == 1)
-        .fold(0, |m, s| m | 1u64 << (s - 1))
+    const _: () = assert!(std::mem::size_of::<libc::sigset_t>() >= 8);
+    // SAFETY: a sigset_t is at least 8 bytes (asserted above) of plain data.
+    let first: [u8; 8] = unsafe { std::ptr::read_unaligned(set as *const _ as *const [u8; 8]) };
+    u64::from_ne_bytes(first)
 }
 
 /// The action of `sig`, read without changing it.
@@ -162,5 +164,26 @@ mod tests {
         assert_eq!(changes.len(), 1, "{changes:?}");
         assert!(changes[0].starts_with("SIGURG: handler 0x"), "{changes:?}");
         assert_eq!(numbers(0b101), "1,3");
+    }
+
+    #[test]
+    fn a_mask_reads_as_sigismember_says() {
+        let mut set = SigSet::empty();
+        for s in [
+            Signal::SIGHUP,
+            Signal::SIGSEGV,
+            Signal::SIGURG,
+            Signal::SIGSYS,
+        ] {
+            set.add(s);
+        }
+        let raw: &libc::sigset_t = set.as_ref();
+        // SAFETY: sigismember reads a valid set.
+        let member = |s: i32| unsafe { libc::sigismember(raw, s) } == 1;
+        let want = (1..=MAX_SIGNAL)
+            .filter(|&s| member(s))
+            .fold(0u64, |m, s| m | 1 << (s - 1));
+        assert_eq!(bits(raw), want);
+        assert_eq!(numbers(want), "1,11,23,31");
     }
 }
