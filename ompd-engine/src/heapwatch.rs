@@ -5,10 +5,8 @@
 //! arms it through `ompd_loader::library::heap`).
 //!
 //! Like the fixtures for `--live`, the shim is compiled at run time, not by a build script: the
-//! runner's build compiles no C. It goes to `ompd-heapwatch/<key>/` beside the runner's
-//! executable (else under the temporary directory), `key` hashing the source and the compiler's
-//! version; the file is written under a temporary name and renamed, so concurrent runs never
-//! load a half-written one. Without a C compiler (or where the build fails) there is no shim:
+//! runner's build compiles no C ([`crate::cshared`]). It goes to `ompd-heapwatch/<key>/` beside
+//! the runner's executable (else under the temporary directory). Without a C compiler (or where the build fails) there is no shim:
 //! workers then get [`ABSENT_ENV`] saying why, and the check that needs it skips with that
 //! reason, never passes.
 
@@ -55,53 +53,9 @@ pub fn arrange(cmd: &mut Command, kept: Option<std::ffi::OsString>) {
     };
 }
 
-/// The host C compiler: `$CC`, else `cc`.
-fn compiler() -> String {
-    std::env::var("CC")
-        .ok()
-        .filter(|c| !c.is_empty())
-        .unwrap_or_else(|| "cc".into())
-}
-
 /// Builds (or finds built) the shim under `root`.
 fn build(root: &Path) -> Result<PathBuf, String> {
-    let cc = compiler();
-    let version = Command::new(&cc)
-        .arg("--version")
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .ok_or_else(|| {
-            format!("no C compiler to build the heap-watch shim ({cc}: install gcc, or set CC)")
-        })?;
-    let key = ompd_vendors::sha256_bytes(format!("{SOURCE}\0{cc}\0{version}").as_bytes());
-    let dir = root.join(&key[..16]);
-    let lib = dir.join(FILE);
-    if lib.is_file() {
-        return usable(lib);
-    }
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let src = dir.join(format!("heapwatch.{}.c", std::process::id()));
-    let tmp = dir.join(format!("{FILE}.{}", std::process::id()));
-    std::fs::write(&src, SOURCE).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
-    let out = Command::new(&cc)
-        .args([
-            "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", "-o",
-        ])
-        .arg(&tmp)
-        .arg(&src)
-        .arg("-ldl")
-        .output()
-        .map_err(|e| format!("cannot run {cc}: {e}"))?;
-    let _ = std::fs::remove_file(&src);
-    if !out.status.success() {
-        let text = String::from_utf8_lossy(&out.stderr);
-        let first = text.lines().find(|l| l.contains("error")).unwrap_or("");
-        return Err(format!("{cc} could not build the heap-watch shim: {first}"));
-    }
-    std::fs::rename(&tmp, &lib).map_err(|e| format!("cannot rename {}: {e}", tmp.display()))?;
-    usable(lib)
+    crate::cshared::build(root, FILE, SOURCE, &["-ldl"], "the heap-watch shim").and_then(usable)
 }
 
 /// `LD_PRELOAD` splits its value at spaces and colons: a path holding either cannot be named.

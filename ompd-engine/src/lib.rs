@@ -4,6 +4,7 @@
 //!
 //! Modules, each depending only on the ones listed before it (no module cycles):
 //! - [`parallel`]: independent work on a few threads, answers in order.
+//! - [`phases`]: where a run's time goes, per phase, summed over its threads and workers.
 //! - [`real`]: live processes and core files as targets (opening them, lifting the truth their
 //!   fixtures recorded into the model, the OMPT view, discovery of their OMPD libraries), and
 //!   which checks apply to them.
@@ -12,6 +13,8 @@
 //! - [`timing`]: the scaling probes a bench worker times against targets of growing size.
 //! - [`watchdog`]: the worker's guards on calls into the library: a per-call deadline and a
 //!   fatal-signal handler, each naming the call on the result stream before the worker dies.
+//! - [`cshared`]: the small shared objects compiled from C at run time (the heap watch's shim,
+//!   the bench's empty library).
 //! - [`heapwatch`]: the heap watch's C shim, built on first need and preloaded into workers,
 //!   which counts the heap-manager calls the library's own code makes (OMPD-MEM-001).
 //! - [`worker`]: the units (each with its typed target and scenario), the events a worker
@@ -35,8 +38,10 @@
 
 pub mod bench;
 pub mod collect;
+pub mod cshared;
 pub mod heapwatch;
 pub mod parallel;
+pub mod phases;
 pub mod process;
 pub mod property;
 pub mod quarantine;

@@ -314,13 +314,14 @@ fn bench() -> i32 {
     let dir = target_dir().join("bench");
     let _ = std::fs::create_dir_all(&dir);
     println!(
-        "{:<14} {:>7} {:>8} {:>9} {:>11} {:>11} {:>12} {:>13} {:>11} {:>11}",
+        "{:<14} {:>7} {:>8} {:>9} {:>11} {:>11} {:>12} {:>12} {:>13} {:>11} {:>11}",
         "library",
         "workers",
         "checks",
         "wall s",
         "exec inst/s",
         "fork inst/s",
+        "floor inst/s",
         "checks/s",
         "with props s",
         "isolated/s",
@@ -328,8 +329,12 @@ fn bench() -> i32 {
     );
     for name in &names {
         let out = dir.join(format!("{name}.json"));
-        // The full default run (scenarios, then the property phase over generated cases) ...
-        let Some(full) = timed(&exe, name, &[], &dir.join(format!("{name}-full.json"))) else {
+        // The full default run (scenarios, then the property phase over generated cases), with
+        // where its time went ...
+        let phases = dir.join(format!("{name}.phases.json"));
+        let extra = ["--phases", &phases.display().to_string()].map(String::from);
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        let Some(full) = timed(&exe, name, &extra, &dir.join(format!("{name}-full.json"))) else {
             eprintln!("xtask bench: the run on {name} failed");
             return 1;
         };
@@ -346,13 +351,25 @@ fn bench() -> i32 {
             return 1;
         };
         println!(
-            "{name:<14} {workers:>7} {results:>8} {secs:>9.2} {:>11.0} {:>11.0} {:>12.0} {full:>13.1} {:>11.0} {:>11.0}",
+            "{name:<14} {workers:>7} {results:>8} {secs:>9.2} {:>11.0} {:>11.0} {:>12.0} {:>12.0} {full:>13.1} {:>11.0} {:>11.0}",
             figure(&f, "exec_instances_per_s"),
             figure(&f, "fork_instances_per_s"),
+            figure(&f, "floor_instances_per_s"),
             results as f64 / secs,
             figure(&f, "isolated_checks_per_s"),
             figure(&f, "in_process_checks_per_s"),
         );
+    }
+    // The whole default run: every vendor and reference build, the gate included.
+    let whole = dir.join("default.phases.json");
+    let extra = ["--phases", &whole.display().to_string()].map(String::from);
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    match timed(&exe, "", &extra, &dir.join("default.json")) {
+        Some(secs) => println!("\nwhole default run (every library, gate included): {secs:.1} s"),
+        None => {
+            eprintln!("xtask bench: the whole default run failed");
+            return 1;
+        }
     }
     // The traffic and scaling tables and the scaling plot, from the saved figures.
     let mut report = Command::new(&exe);
@@ -360,7 +377,8 @@ fn bench() -> i32 {
     let code = run(report);
     if code == 0 {
         println!(
-            "\ntraffic per entry point: {}\nscaling plot: {}",
+            "\nphases: {}\ntraffic per entry point: {}\nscaling plot: {}",
+            dir.join("phases.md").display(),
             dir.join("traffic.md").display(),
             dir.join("scaling.svg").display()
         );
@@ -389,11 +407,14 @@ fn fetched_vendors(exe: &Path) -> Result<Vec<String>, i32> {
     Ok(names)
 }
 
-/// Times `ompd-conform run NAME EXTRA..`; None when the run failed.
+/// Times `ompd-conform run NAME EXTRA..` (every library when `name` is empty); None when the
+/// run failed.
 fn timed(exe: &Path, name: &str, extra: &[&str], out: &Path) -> Option<f64> {
     let start = Instant::now();
     let status = Command::new(exe)
-        .args(["run", name, "--quiet", "--format", "json", "--output"])
+        .arg("run")
+        .args(Some(name).filter(|n| !n.is_empty()))
+        .args(["--quiet", "--format", "json", "--output"])
         .arg(out)
         .args(extra)
         .stdout(std::process::Stdio::null())

@@ -271,6 +271,10 @@ struct RunArgs {
     /// Check id or `prefix*` (repeatable; default: all).
     #[arg(long)]
     check: Vec<String>,
+    /// Write where the run's time went, per phase (`cargo xtask bench`'s breakdown), to this
+    /// JSON file.
+    #[arg(long, value_name = "FILE", hide = true)]
+    phases: Option<PathBuf>,
     /// Parallel workers (default: number of cores).
     #[arg(long)]
     jobs: Option<usize>,
@@ -497,7 +501,12 @@ fn bench_report(dir: &std::path::Path, names: &[String]) -> i32 {
         Err(e) => return harness(format!("cannot draw the scaling plot: {e}")),
     };
     let scaling = plot::scaling_table(&libs);
+    let phases = match phase_breakdowns(dir, names) {
+        Ok(p) => ompd_engine::phases::table(&p),
+        Err(code) => return code,
+    };
     for (file, text) in [
+        ("phases.md", phases.as_str()),
         ("scaling.svg", svg.as_str()),
         ("scaling.md", scaling.as_str()),
         ("traffic.md", plot::traffic_table(&libs).as_str()),
@@ -507,8 +516,33 @@ fn bench_report(dir: &std::path::Path, names: &[String]) -> i32 {
             return harness(format!("cannot write {}: {e}", path.display()));
         }
     }
-    print!("{scaling}");
+    print!(
+        "{scaling}\nwhere the time goes (busy seconds, summed over threads and workers):\n{phases}"
+    );
     EXIT_OK
+}
+
+/// The breakdowns `run --phases` saved in `dir` (`NAME.phases.json`), in `names` order, then the
+/// whole default run's (`default.phases.json`) when there is one.
+fn phase_breakdowns(
+    dir: &std::path::Path,
+    names: &[String],
+) -> Result<Vec<(String, ompd_engine::phases::Breakdown)>, i32> {
+    let mut out = Vec::new();
+    for n in names {
+        let path = dir.join(format!("{n}.phases.json"));
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| harness(format!("cannot read {}: {e}", path.display())))?;
+        let b =
+            serde_json::from_str(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?;
+        out.push((n.clone(), b));
+    }
+    // The whole default run's, when the bench timed one.
+    let whole = std::fs::read_to_string(dir.join("default.phases.json"));
+    if let Some(b) = whole.ok().and_then(|t| serde_json::from_str(&t).ok()) {
+        out.push(("whole default run".into(), b));
+    }
+    Ok(out)
 }
 
 fn list(format: Format) -> i32 {

@@ -6,6 +6,7 @@ use super::{
     harness, usage, Format, ReviewArgs, RunArgs, EXIT_FINDINGS, EXIT_HARNESS, EXIT_INTERRUPTED,
     EXIT_OK,
 };
+use ompd_engine::phases::{self, Phase};
 use ompd_engine::run::RunOptions;
 use ompd_report::{Outcome, Report};
 use ompd_serve::arch::Arch;
@@ -184,6 +185,7 @@ fn real_options(args: &RunArgs, o: &mut RunOptions) -> Result<(), String> {
 }
 
 pub(super) fn run(args: RunArgs) -> i32 {
+    let began = std::time::Instant::now();
     // ---- answer snapshots ----
     if args.answer_snapshots_dir.is_some() && !args.answer_snapshots {
         return usage("--golden-dir locates answer snapshots: it needs --golden".into());
@@ -227,14 +229,30 @@ pub(super) fn run(args: RunArgs) -> i32 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let mut ev = ompd_review::gate::Evaluation::new(&report, files, args.review.allow_improvements)
-        .allowing_warnings(args.review.allow_warnings);
-    if args.shard.is_some() {
-        ev.defer_stale();
+    let ev = phases::timed(Phase::Judge, || {
+        let mut ev =
+            ompd_review::gate::Evaluation::new(&report, files, args.review.allow_improvements)
+                .allowing_warnings(args.review.allow_warnings);
+        if args.shard.is_some() {
+            ev.defer_stale();
+        }
+        ev.limit_silence(&report, &silence_kinds(&args, opts.sim));
+        ev.mark(&mut report);
+        ev
+    });
+    let code = phases::timed(Phase::Report, || finish(&report, &ev, &args, &stop));
+    match &args.phases {
+        Some(path) => write_phases(path, began.elapsed()).map_or_else(|e| e, |()| code),
+        None => code,
     }
-    ev.limit_silence(&report, &silence_kinds(&args, opts.sim));
-    ev.mark(&mut report);
-    finish(&report, &ev, &args, &stop)
+}
+
+/// Writes where the run's time went (`--phases`); an error is reported in one line.
+fn write_phases(path: &Path, wall: Duration) -> Result<(), i32> {
+    let text = serde_json::to_string_pretty(&phases::Breakdown::now(wall))
+        .map_err(|e| harness(format!("cannot encode the phases: {e}")))?;
+    ompd_report::write_atomic(path, text.as_bytes())
+        .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))
 }
 
 /// The target kinds a run judges silence on: the simulated target when the run ran it (`sim`:

@@ -9,6 +9,7 @@
 //! checks that ran count (a library that refuses a second address space in one process, as
 //! Intel's does, skips its checks in the later in-process runs).
 
+pub mod floor;
 pub mod plot;
 pub mod scaling;
 pub mod traffic;
@@ -45,6 +46,10 @@ pub struct Figures {
     pub exec_instances_per_s: f64,
     /// The same, with workers forked by a zygote.
     pub fork_instances_per_s: f64,
+    /// The floor: forked fresh instances per second of an OMPD library that does nothing
+    /// ([`floor`]), measured in the same run.
+    #[serde(default)]
+    pub floor_instances_per_s: f64,
     /// Checks of the measured unit.
     pub checks: usize,
     /// How many times the unit ran in each pass.
@@ -71,17 +76,24 @@ pub fn measure(lib: &Resolved, reps: usize) -> Result<Figures, String> {
     let quarantine = crate::quarantine::Quarantine::new(0);
     let exec = Exec::of(&opts, &stop, &quarantine);
     let unit = surviving_unit(lib, exec)?;
-    let instances = |spawn| {
+    let instances = |unit: &Unit, spawn| {
         let exec = Exec { spawn, ..exec };
         per_second(1, || {
-            let started = parallel_map(INSTANCES, opts.jobs, |_| {
-                supervisor::setup_only(&unit, exec)
-            });
+            let started =
+                parallel_map(INSTANCES, opts.jobs, |_| supervisor::setup_only(unit, exec));
             started.into_iter().try_fold(0, |n, r| r.map(|()| n + 1))
         })
     };
-    let exec_instances_per_s = instances(Spawn::Exec)?;
-    let fork_instances_per_s = instances(Spawn::Fork)?;
+    let exec_instances_per_s = instances(&unit, Spawn::Exec)?;
+    let fork_instances_per_s = instances(&unit, Spawn::Fork)?;
+    let empty = Unit {
+        library: "empty".into(),
+        path: floor::empty_library()?.path,
+        preload: Vec::new(),
+        needs_cxx_runtime: false,
+        ..unit.clone()
+    };
+    let floor_instances_per_s = instances(&empty, Spawn::Fork)?;
     let isolated_checks_per_s = per_second(reps, || {
         Ok(supervisor::run_unit(&unit, exec)
             .records
@@ -108,6 +120,7 @@ pub fn measure(lib: &Resolved, reps: usize) -> Result<Figures, String> {
         jobs: opts.jobs,
         exec_instances_per_s,
         fork_instances_per_s,
+        floor_instances_per_s,
         checks: unit.checks.len(),
         reps,
         isolated_checks_per_s,

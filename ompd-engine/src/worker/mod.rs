@@ -7,6 +7,7 @@
 //! descriptor before pointing fd 1 at stderr, so that anything the library prints lands in the
 //! captured stderr instead of corrupting the result stream.
 
+use crate::phases::{self, Phase};
 use crate::real::RealTarget;
 use ompd_abi::EntryPoint;
 use ompd_checks::{self as checks, Ctx, Profile, Setup, Stage};
@@ -349,6 +350,11 @@ pub enum Event {
         /// What the harness could not do.
         failure: HarnessFailure,
     },
+    /// Where the worker's time went ([`crate::phases`]), just before [`Event::Done`].
+    Spent {
+        /// Nanoseconds per phase.
+        phases: Vec<(crate::phases::Phase, u64)>,
+    },
     /// Every check ran.
     Done,
 }
@@ -518,6 +524,35 @@ fn exports_newer(check: &checks::Check, ctx: &Ctx) -> bool {
             .any(|e| e.introduced() > ctx.profile && ctx.lib.api.has(*e))
 }
 
+/// The skip of a check that does not apply to this library or target, decided before any call.
+fn not_called(check: &checks::Check, ctx: &Ctx, prepared: &Prepared) -> Option<checks::Verdict> {
+    let not_here = prepared
+        .real
+        .as_ref()
+        .and_then(|source| crate::real::applies(check, &prepared.known, source.kind()).err());
+    if check.since > ctx.profile && !exports_newer(check, ctx) {
+        Some(checks::Verdict::skip(format!(
+            "a requirement of {}; the library implements {}",
+            check.since, ctx.profile
+        )))
+    } else if let Some(why) = not_here {
+        Some(checks::Verdict::skip(why))
+    } else if let Some(ep) = check.older_form(ctx.profile) {
+        Some(checks::Verdict::skip(format!(
+            "{} declares {ep} with another form, which the check does not call",
+            ctx.profile
+        )))
+    } else {
+        // What a library exports is judged by the inventory checks against the profile it
+        // claims; a check that needs a routine it lacks judges nothing.
+        let ep = check
+            .entry_points
+            .iter()
+            .find(|e| !ctx.lib.api.serves(**e))?;
+        Some(checks::Verdict::skip(format!("{ep} is not exported")))
+    }
+}
+
 /// Runs one check and gathers what its calls printed (from offset `printed` of the capture
 /// file, which it moves on), what they changed in the process (against `probe`, which it moves
 /// on) and the contract violations they committed.
@@ -530,28 +565,12 @@ fn run_check(
 ) -> (checks::Verdict, Contract) {
     ctx.severity = check.severity.at(ctx.profile);
     ctx.cites = check.requirements;
+    if let Some(skip) = not_called(check, ctx, prepared) {
+        // Nothing of the library ran: there is nothing to probe, capture or take.
+        return (skip, Contract::default());
+    }
     let violations_before = callbacks::ledger().violations().len();
-    let not_here = prepared
-        .real
-        .as_ref()
-        .and_then(|source| crate::real::applies(check, &prepared.known, source.kind()).err());
-    let v = if check.since > ctx.profile && !exports_newer(check, ctx) {
-        checks::Verdict::skip(format!(
-            "a requirement of {}; the library implements {}",
-            check.since, ctx.profile
-        ))
-    } else if let Some(why) = not_here {
-        checks::Verdict::skip(why)
-    } else if let Some(ep) = check.older_form(ctx.profile) {
-        checks::Verdict::skip(format!(
-            "{} declares {ep} with another form, which the check does not call",
-            ctx.profile
-        ))
-    } else if let Some(ep) = check.entry_points.iter().find(|e| !ctx.lib.api.serves(**e)) {
-        // What a library exports is judged by the inventory checks against the profile it
-        // claims; a check that needs a routine it lacks judges nothing.
-        checks::Verdict::skip(format!("{ep} is not exported"))
-    } else {
+    let v = phases::timed(Phase::Checks, || {
         let _g = callbacks::enter("harness");
         match check.run {
             checks::Run::Worker(run) => panics::caught(|| run(ctx, check.arg)),
@@ -559,10 +578,10 @@ fn run_check(
                 "a file-judged check reached a worker: the supervisor judges it",
             ),
         }
-    };
+    });
     // Before anything is read or written: a descriptor of the worker's that the library closed
     // is restored here.
-    *probe = probes::compare(probe, id);
+    *probe = phases::timed(Phase::Probes, || probes::compare(probe, id));
     // What the library printed with C stdio may still sit in a buffer.
     ompd_loader::library::flush_c_stdio();
     let mut contract = Contract::default();
@@ -673,17 +692,19 @@ fn new_ctx<'l>(
 /// harness failure ends the unit early; the caller reports it (as [`Event::HarnessFailed`]).
 pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(), HarnessFailure> {
     watch::quarantine(quarantined_entry_points(unit)?);
-    let before_load = probes::take();
-    let Some((lib, profile)) = load(unit, emit) else {
+    let before_load = phases::timed(Phase::Probes, probes::take);
+    let Some((lib, profile)) = phases::timed(Phase::Load, || load(unit, emit)) else {
         return Ok(());
     };
-    probes::compare(&before_load, "loading the library");
+    phases::timed(Phase::Probes, || {
+        probes::compare(&before_load, "loading the library")
+    });
     // Why it cannot be armed is the no_direct_heap check's to say (it skips with the reason).
     let _ = lib.watch_heap();
     // A real target is opened first: its truth is the model (attaching starts the tracer's
     // thread, so the probe is read again after it).
-    let mut prepared = prepare(unit)?;
-    let mut probe = probes::take();
+    let mut prepared = phases::timed(Phase::Lower, || prepare(unit))?;
+    let mut probe = phases::timed(Phase::Probes, probes::take);
     let image = prepared.image.take();
     let mut ctx = new_ctx(unit, &lib, profile, &prepared);
     // A TR-era library has another ompd_initialize signature: the target is set up through its
@@ -691,7 +712,9 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
     let initializable = profile >= Profile::V5_0 || lib.tr.initialize.is_some();
     if unit.stage == Stage::Target && initializable {
         set_up_target(&mut ctx, &prepared, image)?;
-        probe = probes::compare(&probe, "initializing the library and the address space");
+        probe = phases::timed(Phase::Probes, || {
+            probes::compare(&probe, "initializing the library and the address space")
+        });
     }
     // A quarantined call refused while loading or setting up leaves nothing to judge.
     let setup_blocked = watch::take_blocked();
@@ -735,6 +758,9 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
     if std::env::var_os(TRACE_ENV).is_some() {
         trace_callbacks();
     }
+    emit(&Event::Spent {
+        phases: phases::tally(),
+    });
     emit(&Event::Done);
     Ok(())
 }

@@ -145,13 +145,24 @@ pub(super) fn set_up_target(
         // which go on running).
         Some(source) => callbacks::Target::leak_source(Box::new(source.clone())),
         None => match image.map_or_else(
-            || sim_target::image::lower(ctx.model, ctx.arch, ctx.policy),
+            || {
+                crate::phases::timed(crate::phases::Phase::Lower, || {
+                    sim_target::image::lower(ctx.model, ctx.arch, ctx.policy)
+                })
+            },
             Ok,
         ) {
             Ok(i) => callbacks::Target::leak(i),
             Err(e) => return Err(HarnessFailure::Unlowerable(e.to_string())),
         },
     };
+    crate::phases::timed(crate::phases::Phase::Load, || initialize(ctx, target));
+    Ok(())
+}
+
+/// Initializes the library and the address space of `target` as a debugger does, into
+/// `ctx.setup`.
+fn initialize(ctx: &mut Ctx, target: &'static callbacks::Target) {
     let lib = ctx.lib;
     ctx.target = Some(target);
     ctx.setup.api_version = Some(lib.get_api_version());
@@ -169,7 +180,6 @@ pub(super) fn set_up_target(
             }
         }
     }
-    Ok(())
 }
 
 /// The symbols looked up since ledger event `seen` that the target does not define, in lookup
