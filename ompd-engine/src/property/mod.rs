@@ -6,6 +6,8 @@
 //! Every check runs on every case (one fresh worker per case). Each case has its own generator
 //! seed, so a check's first failing case can be regenerated and shrunk for that check alone.
 
+mod shrink;
+
 use crate::supervisor::{self, Exec};
 use crate::worker::{Scenario, Target, Unit};
 use ompd_checks::{self as checks, Stage};
@@ -165,47 +167,6 @@ fn failed(r: &ResultRecord) -> bool {
     r.outcome.is_failure() || r.outcome == Outcome::HarnessError
 }
 
-/// Shrinks case `i` for `check` (which fails on it) to a minimal failing case; returns that case
-/// and its record, or `None` when the case no longer fails (a flaky check or library).
-fn shrink(
-    lib: &Resolved,
-    exec: Exec,
-    popts: &PropertyOptions,
-    check: &str,
-    i: u32,
-) -> Option<(ResultRecord, Model)> {
-    let checks = [check.to_string()];
-    let run = |(m, a, p): &(Model, Arch, Policy)| -> Option<ResultRecord> {
-        supervisor::run_unit(&unit(lib, m, *a, *p, &checks), exec)
-            .records
-            .into_iter()
-            .find(failed)
-    };
-    let mut tree = case_tree(popts.seed, i).ok()?;
-    let mut best = (run(&tree.current())?, tree.current().0);
-    let mut steps = 0;
-    if tree.simplify() {
-        while steps < popts.max_shrink_iters {
-            steps += 1;
-            let v = tree.current();
-            match run(&v) {
-                Some(r) => {
-                    best = (r, v.0);
-                    if !tree.simplify() {
-                        break;
-                    }
-                }
-                None => {
-                    if !tree.complicate() {
-                        break;
-                    }
-                }
-            }
-        }
-    }
-    Some(best)
-}
-
 /// Runs the property phase for one library and returns one record per target-stage check that
 /// passes the `filters` (see [`supervisor::selected`]):
 /// every check runs on every generated case; each check that fails somewhere is shrunk, on its
@@ -224,6 +185,15 @@ pub(crate) fn run_library(
         .map(|c| c.id.to_string())
         .collect();
     let cases = run_cases(lib, &all, popts, exec, jobs);
+    let first: BTreeMap<String, u32> = cases
+        .first_failure
+        .iter()
+        .map(|(check, (i, _, _))| (check.clone(), *i))
+        .collect();
+    let shrunk = match exec.stop.reason() {
+        None => shrink::shrink_all(lib, exec, popts, &first, jobs),
+        Some(_) => BTreeMap::new(),
+    };
     let nothing = sim_target::model::ModelBuilder::new()
         .build()
         .expect("the empty model is valid");
@@ -232,6 +202,7 @@ pub(crate) fn run_library(
         popts,
         exec,
         cases: &cases,
+        shrunk: &shrunk,
         over_all_cases: unit(lib, &nothing, Arch::LP64_LE, Policy::Natural, &[]),
     };
     crate::parallel::parallel_map(all.len(), jobs, |k| sum.record(&all[k]))
@@ -243,6 +214,9 @@ struct Summary<'a> {
     popts: &'a PropertyOptions,
     exec: Exec<'a>,
     cases: &'a Cases,
+    /// Each failing check's smallest failing case (`None`: it passed when run again); none
+    /// when the run stopped before shrinking.
+    shrunk: &'a BTreeMap<String, Option<(ResultRecord, Model)>>,
     /// The unit that results summing up every case are reported against.
     over_all_cases: Unit,
 }
@@ -260,12 +234,13 @@ impl Summary<'_> {
     /// The record of check `id`: shrunk from its first failing case, its first deviating case,
     /// or how many cases it held in.
     fn record(&self, id: &str) -> ResultRecord {
-        let (lib, popts, exec, cases) = (self.lib, self.popts, self.exec, self.cases);
+        let (lib, popts, cases) = (self.lib, self.popts, self.cases);
         if let Some(why) = &cases.harness {
             return self.base(id, Outcome::HarnessError, String::new(), why.clone());
         }
         if let Some((i, r, m)) = cases.first_failure.get(id) {
-            return failing(lib, popts, exec, id, *i, r, m).unwrap_or_else(|| {
+            let shrunk = self.shrunk.get(id).cloned();
+            return failing(lib, popts, self.exec, shrunk, *i, r, m).unwrap_or_else(|| {
                 self.base(
                     id,
                     Outcome::Warn,
@@ -335,8 +310,11 @@ fn run_case(
     i: u32,
 ) -> Option<Result<CaseRun, String>> {
     exec.stop.reason().is_none().then_some(())?;
-    let (m, a, p) = match case_tree(popts.seed, i) {
-        Ok(t) => t.current(),
+    let tree = crate::phases::timed(crate::phases::Phase::Generate, || {
+        case_tree(popts.seed, i).map(|t| t.current())
+    });
+    let (m, a, p) = match tree {
+        Ok(t) => t,
         Err(e) => return Some(Err(format!("the case generator failed: {e}"))),
     };
     let notable =
@@ -397,40 +375,31 @@ fn run_cases(
     c
 }
 
-/// The record of a check that failed on case `i` (record `r`, model `m`): shrunk to a minimal
-/// failing case, with its replay file. A stop during shrinking leaves the smallest case found so
-/// far; a stop before it, the case that failed first. `None`: it passed when run again.
+/// The record of a check that failed on case `i` (record `r`, model `m`), given its shrink
+/// (`shrunk`: none when the run stopped before shrinking; `Some(None)`: it passed when run
+/// again): its smallest failing case, with its replay file. A stop during shrinking leaves the
+/// smallest case found so far; a stop before it, the case that failed first. `None`: it passed
+/// when run again.
 fn failing(
     lib: &Resolved,
     popts: &PropertyOptions,
     exec: Exec,
-    id: &str,
+    shrunk: Option<Option<(ResultRecord, Model)>>,
     i: u32,
     r: &ResultRecord,
     m: &Model,
 ) -> Option<ResultRecord> {
-    let shrunk = exec
-        .stop
-        .reason()
-        .is_none()
-        .then(|| shrink(lib, exec, popts, id, i))
-        .flatten();
+    let dir = &popts.replay_dir;
     match (shrunk, exec.stop.reason()) {
-        (Some((r, m)), None) => Some(with_replay(
-            r,
-            lib,
-            &popts.replay_dir,
-            &m,
-            "minimal failing case",
-        )),
-        (Some((r, m)), Some(why)) => {
+        (Some(Some((r, m))), None) => Some(with_replay(r, lib, dir, &m, "minimal failing case")),
+        (Some(Some((r, m))), Some(why)) => {
             let note = format!("smallest failing case found before the stop ({why})");
-            Some(with_replay(r, lib, &popts.replay_dir, &m, &note))
+            Some(with_replay(r, lib, dir, &m, &note))
         }
-        (None, Some(why)) => {
+        (Some(None) | None, None) => None,
+        (_, Some(why)) => {
             let note = format!("failing case {i}, not shrunk ({why})");
-            Some(with_replay(r.clone(), lib, &popts.replay_dir, m, &note))
+            Some(with_replay(r.clone(), lib, dir, m, &note))
         }
-        (None, None) => None,
     }
 }
