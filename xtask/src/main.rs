@@ -20,6 +20,7 @@ mod bare;
 mod deps;
 mod mutants;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
@@ -328,43 +329,14 @@ fn bench() -> i32 {
         "in-proc/s"
     );
     for name in &names {
-        let out = dir.join(format!("{name}.json"));
-        // The full default run (scenarios, then the property phase over generated cases), with
-        // where its time went ...
-        let phases = dir.join(format!("{name}.phases.json"));
-        let extra = ["--phases", &phases.display().to_string()].map(String::from);
-        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
-        let Some(full) = timed(&exe, name, &extra, &dir.join(format!("{name}-full.json"))) else {
-            eprintln!("xtask bench: the run on {name} failed");
+        if let Err(e) = bench_library(&exe, name, &dir) {
+            eprintln!("xtask bench: {e}");
             return 1;
-        };
-        // ... and the scenario units alone, for per-instance and per-check rates.
-        let Some(secs) = timed(&exe, name, &["--cases", "0"], &out) else {
-            eprintln!("xtask bench: the run on {name} failed");
-            return 1;
-        };
-        let text = std::fs::read_to_string(&out).unwrap_or_default();
-        let results = text.matches("\"check\":").count();
-        let workers = workers_of(&text);
-        let Some(f) = bench_figures(&exe, name, &dir) else {
-            eprintln!("xtask bench: measuring {name} failed");
-            return 1;
-        };
-        println!(
-            "{name:<14} {workers:>7} {results:>8} {secs:>9.2} {:>11.0} {:>11.0} {:>12.0} {:>12.0} {full:>13.1} {:>11.0} {:>11.0}",
-            figure(&f, "exec_instances_per_s"),
-            figure(&f, "fork_instances_per_s"),
-            figure(&f, "floor_instances_per_s"),
-            results as f64 / secs,
-            figure(&f, "isolated_checks_per_s"),
-            figure(&f, "in_process_checks_per_s"),
-        );
+        }
     }
     // The whole default run: every vendor and reference build, the gate included.
-    let whole = dir.join("default.phases.json");
-    let extra = ["--phases", &whole.display().to_string()].map(String::from);
-    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
-    match timed(&exe, "", &extra, &dir.join("default.json")) {
+    let whole = with_phases(&dir.join("default.phases.json"));
+    match timed(&exe, "", &whole, &dir.join("default.json")) {
         Some(secs) => println!("\nwhole default run (every library, gate included): {secs:.1} s"),
         None => {
             eprintln!("xtask bench: the whole default run failed");
@@ -384,6 +356,37 @@ fn bench() -> i32 {
         );
     }
     code
+}
+
+/// One library's line of the bench table: its full default run (scenarios, then the property
+/// phase over generated cases, with where its time went), its scenario units alone (per-instance
+/// and per-check rates) and the `__bench` figures.
+fn bench_library(exe: &Path, name: &str, dir: &Path) -> Result<(), String> {
+    let phases = with_phases(&dir.join(format!("{name}.phases.json")));
+    let full = timed(exe, name, &phases, &dir.join(format!("{name}-full.json")))
+        .ok_or_else(|| format!("the run on {name} failed"))?;
+    let out = dir.join(format!("{name}.json"));
+    let secs = timed(exe, name, &["--cases", "0"], &out)
+        .ok_or_else(|| format!("the run on {name} failed"))?;
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    let results = text.matches("\"check\":").count();
+    let workers = workers_of(&text);
+    let f = bench_figures(exe, name, dir).ok_or_else(|| format!("measuring {name} failed"))?;
+    println!(
+        "{name:<14} {workers:>7} {results:>8} {secs:>9.2} {:>11.0} {:>11.0} {:>12.0} {:>12.0} {full:>13.1} {:>11.0} {:>11.0}",
+        figure(&f, "exec_instances_per_s"),
+        figure(&f, "fork_instances_per_s"),
+        figure(&f, "floor_instances_per_s"),
+        results as f64 / secs,
+        figure(&f, "isolated_checks_per_s"),
+        figure(&f, "in_process_checks_per_s"),
+    );
+    Ok(())
+}
+
+/// The run arguments that write its phase breakdown to `path`.
+fn with_phases(path: &Path) -> [String; 2] {
+    ["--phases".into(), path.display().to_string()]
 }
 
 /// The names of the fetched vendor libraries (none is an error).
@@ -409,7 +412,7 @@ fn fetched_vendors(exe: &Path) -> Result<Vec<String>, i32> {
 
 /// Times `ompd-conform run NAME EXTRA..` (every library when `name` is empty); None when the
 /// run failed.
-fn timed(exe: &Path, name: &str, extra: &[&str], out: &Path) -> Option<f64> {
+fn timed(exe: &Path, name: &str, extra: &[impl AsRef<OsStr>], out: &Path) -> Option<f64> {
     let start = Instant::now();
     let status = Command::new(exe)
         .arg("run")

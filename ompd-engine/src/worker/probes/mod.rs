@@ -142,6 +142,9 @@ mod tests {
         assert_eq!(threads_of(line), 7);
         assert_eq!(threads_of("garbage"), 0);
         assert!(own_stat().starts_with(&format!("{} (", std::process::id())));
-        assert!(threads_of(&own_stat()) >= 1, "read again through the kept one");
+        assert!(
+            threads_of(&own_stat()) >= 1,
+            "read again through the kept one"
+        );
     }
 }
