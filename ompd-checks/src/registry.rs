@@ -60,7 +60,14 @@ pub fn registry() -> &'static [&'static Check] {
 
 /// Looks up a check by id.
 pub fn find(id: &str) -> Option<&'static Check> {
-    registry().iter().copied().find(|c| c.id == id)
+    // Looked up for every check a worker runs and every result the supervisor records: an
+    // index, not a walk of the registry.
+    type Index = std::collections::HashMap<&'static str, &'static Check>;
+    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    INDEX
+        .get_or_init(|| registry().iter().map(|c| (c.id, *c)).collect())
+        .get(id)
+        .copied()
 }
 
 #[cfg(test)]

@@ -60,6 +60,11 @@ impl Descriptors {
     /// each change is reported once, during the check that made it.
     pub(super) fn take_changes(&mut self) -> Vec<String> {
         let changes = self.changes();
+        if changes.is_empty() {
+            // Nothing to restore or to stop watching (one fstat per descriptor, around every
+            // check).
+            return changes;
+        }
         restore();
         self.0.retain(|(fd, was, _)| identity(*fd) == Some(*was));
         changes
