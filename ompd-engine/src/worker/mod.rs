@@ -701,6 +701,9 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
     });
     // Why it cannot be armed is the no_direct_heap check's to say (it skips with the reason).
     let _ = lib.watch_heap();
+    // What an earlier unit of this process left counted (the bench runs units in-process) is
+    // not this unit's.
+    let _ = ompd_loader::library::heap_growth();
     // A real target is opened first: its truth is the model (attaching starts the tracer's
     // thread, so the probe is read again after it).
     let mut prepared = phases::timed(Phase::Lower, || prepare(unit))?;

@@ -37,11 +37,13 @@ pub(super) fn stage(path: &Path) -> Result<(TempDir, PathBuf), String> {
     Ok((dir, copy))
 }
 
-/// Puts `target` at `link`: a hard link where it can (a file on the same file system: no new
-/// inode, where a symbolic link costs one, and on ext4 a slow one), else a symbolic link.
+/// Puts `target` at `link`: a hard link where it can (a file or a symbolic link on the same file
+/// system: no new inode, where a symbolic link costs one, and on ext4 a slow one; a linked
+/// symbolic link is the same link, so a relative one resolves among the siblings), else a
+/// symbolic link (a directory, another file system).
 fn sibling(target: &Path, link: &Path) {
-    let file = std::fs::symlink_metadata(target).is_ok_and(|m| m.is_file());
-    if !file || std::fs::hard_link(target, link).is_err() {
+    let dir = std::fs::symlink_metadata(target).is_ok_and(|m| m.is_dir());
+    if dir || std::fs::hard_link(target, link).is_err() {
         let _ = std::os::unix::fs::symlink(target, link);
     }
 }

@@ -88,12 +88,15 @@ struct State {
     judged: u64,
     /// (entry point, allocator) → (calls of the allocator, entry-point calls that made them).
     tally: BTreeMap<(&'static str, &'static str), (u64, u64)>,
+    /// The allocator calls added to the tally since the last [`heap_growth`].
+    grown: BTreeMap<(&'static str, &'static str), u64>,
 }
 
 static STATE: Mutex<State> = Mutex::new(State {
     armed: None,
     judged: 0,
     tally: BTreeMap::new(),
+    grown: BTreeMap::new(),
 });
 
 fn state() -> std::sync::MutexGuard<'static, State> {
@@ -159,6 +162,7 @@ pub(super) fn end(before: Option<Reading>, site: &'static str) {
             let e = s.tally.entry((site, *kind)).or_default();
             e.0 += n;
             e.1 += 1;
+            *s.grown.entry((site, *kind)).or_default() += n;
         }
     }
 }
@@ -171,6 +175,12 @@ pub struct HeapWatch {
     /// Per (entry point, allocator): the allocator's calls from the library's code, and how
     /// many calls of the entry point made them.
     pub tally: BTreeMap<(&'static str, &'static str), (u64, u64)>,
+}
+
+/// The allocator calls the library's code made since the last call of this function, per
+/// (entry point, allocator): what a probe around each check reports, without copying the tally.
+pub fn heap_growth() -> BTreeMap<(&'static str, &'static str), u64> {
+    std::mem::take(&mut state().grown)
 }
 
 /// The watch of this process: what it saw, or why it was never armed.

@@ -2,8 +2,8 @@
 //! every signal's action and the calling thread's signal mask (OMPD-THR-002, [`signals`]), and
 //! the descriptors the tool holds (OMPD-THR-003, [`descriptors`]: the ones open at the
 //! worker's first probe, before the library is loaded), and the number of threads
-//! (OMPD-THR-004, read from `/proc`). With them, the heap watch's tally
-//! (`ompd_loader::library::heap_watch`): the heap-manager calls the library's code made inside
+//! (OMPD-THR-004, read from `/proc`). With them, the heap watch's growth since the last probe
+//! (`ompd_loader::library::heap_growth`): the heap-manager calls the library's code made inside
 //! entry points (OMPD-MEM-001), each new one recorded as a violation of the check it ran in.
 
 pub(crate) mod descriptors;
@@ -11,15 +11,11 @@ mod signals;
 
 use ompd_serve::callbacks;
 use ompd_serve::ledger::Violation;
-use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 /// The tool's descriptors: those open at the worker's first probe, before the library loads,
 /// less those already reported changed (a change is recorded once, like the signals').
 static TOOL_FDS: Mutex<Option<descriptors::Descriptors>> = Mutex::new(None);
-
-/// The heap watch's tally: (entry point, allocator) → (calls, entry-point calls).
-type HeapTally = BTreeMap<(&'static str, &'static str), (u64, u64)>;
 
 /// One reading of the process.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -28,8 +24,6 @@ pub(super) struct Probe {
     signals: signals::Signals,
     /// `Threads` of the process.
     threads: usize,
-    /// The heap watch's tally (empty when it is not armed).
-    heap: HeapTally,
 }
 
 /// The number of threads in a `/proc/<pid>/stat` line: its 20th field, the 18th after the
@@ -76,9 +70,6 @@ pub(super) fn take() -> Probe {
     Probe {
         signals: signals::Signals::take(),
         threads: threads_of(&stat),
-        heap: ompd_loader::library::heap_watch()
-            .map(|w| w.tally)
-            .unwrap_or_default(),
     }
 }
 
@@ -111,22 +102,20 @@ pub(super) fn compare(last: &Probe, during: &str) -> Probe {
             during: during.to_string(),
         });
     }
-    heap_calls(&last.heap, &now.heap, during);
+    heap_calls(during);
     now
 }
 
-/// Records each (entry point, allocator) whose count grew since `last` as a violation.
-fn heap_calls(last: &HeapTally, now: &HeapTally, during: &str) {
-    for (&(site, allocator), &(calls, _)) in now {
-        let before = last.get(&(site, allocator)).map_or(0, |c| c.0);
-        if calls > before {
-            callbacks::ledger().violate(Violation::DirectHeap {
-                site,
-                allocator,
-                calls: calls - before,
-                during: during.to_string(),
-            });
-        }
+/// Records each (entry point, allocator) the heap watch counted calls of since the last probe as
+/// a violation.
+fn heap_calls(during: &str) {
+    for ((site, allocator), calls) in ompd_loader::library::heap_growth() {
+        callbacks::ledger().violate(Violation::DirectHeap {
+            site,
+            allocator,
+            calls,
+            during: during.to_string(),
+        });
     }
 }
 
