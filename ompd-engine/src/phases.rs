@@ -1,13 +1,15 @@
-//! Where a run's time goes (`cargo xtask bench`'s breakdown): busy time per [`Phase`], summed
-//! over the run's threads and worker processes, so that with two jobs the phases add up to
-//! about twice the wall time. Workers keep their own tally and send it with their last event
-//! ([`crate::worker::Event::Spent`]); the supervisor adds it to the run's. A shrinking step's
-//! whole unit counts as shrinking ([`Phase::Shrink`]), not as the phases inside it.
+//! Where a run's time goes (`cargo xtask bench`'s breakdown): processor time per [`Phase`],
+//! summed over the run's threads and worker processes (the CPU time of the thread that ran the
+//! phase, so a busy machine's waiting is in none of them). Workers keep their own tally and send
+//! it with their last event ([`crate::worker::Event::Spent`]), with what the worker process
+//! spent outside its phases ([`Phase::Worker`], from its own resource usage); the supervisor adds
+//! it to the run's. A shrinking step's whole unit counts as shrinking ([`Phase::Shrink`]). Not
+//! counted: the kernel's work of forking and tearing down a worker, the zygotes' own time.
 
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A phase of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,9 +18,10 @@ pub enum Phase {
     /// Drawing the property phase's generated cases.
     Generate,
     /// Lowering a model into a target image in the worker (a zygote's lowering of a built-in
-    /// scenario, once per target, counts in [`Phase::Start`]).
+    /// scenario, once per target, is the zygote's and not counted).
     Lower,
-    /// Starting a worker process: the fork (or exec) and handing it its unit.
+    /// The supervisor starting a worker process: its descriptors and the request to the zygote
+    /// (or the exec).
     Start,
     /// Loading the library, its version queries, `ompd_initialize` and
     /// `ompd_process_initialize`.
@@ -27,29 +30,38 @@ pub enum Phase {
     Checks,
     /// The harness's probes around each check (signals, descriptors, threads, heap watch).
     Probes,
-    /// The rest of a unit's life as the supervisor saw it: event streaming, the worker's exit.
-    Stream,
+    /// A worker process's time outside its phases: its start after the fork, reading its unit,
+    /// writing its events.
+    Worker,
+    /// The supervisor's handling of a unit's events (results, records) besides starting it.
+    Supervise,
     /// Shrinking failing generated cases (every unit a shrinking step runs, whole).
     Shrink,
     /// The expectations gate.
     Judge,
     /// Writing the report files.
     Report,
+    /// The rest of the run's processor time: the kernel forking and tearing down workers, the
+    /// zygotes, the workers' exit, the supervisor's planning (the run's whole processor time,
+    /// its own and its reaped children's, less every phase above).
+    Other,
 }
 
 impl Phase {
     /// Every phase, in the order a run meets them.
-    pub const ALL: [Phase; 10] = [
+    pub const ALL: [Phase; 12] = [
         Phase::Generate,
         Phase::Lower,
         Phase::Start,
         Phase::Load,
         Phase::Checks,
         Phase::Probes,
-        Phase::Stream,
+        Phase::Worker,
+        Phase::Supervise,
         Phase::Shrink,
         Phase::Judge,
         Phase::Report,
+        Phase::Other,
     ];
 
     /// The phase's short name (as serialized).
@@ -61,10 +73,12 @@ impl Phase {
             Phase::Load => "load",
             Phase::Checks => "checks",
             Phase::Probes => "probes",
-            Phase::Stream => "stream",
+            Phase::Worker => "worker",
+            Phase::Supervise => "supervise",
             Phase::Shrink => "shrink",
             Phase::Judge => "judge",
             Phase::Report => "report",
+            Phase::Other => "other",
         }
     }
 
@@ -77,10 +91,12 @@ impl Phase {
             Phase::Load => "library load and initialize",
             Phase::Checks => "check execution",
             Phase::Probes => "harness probes",
-            Phase::Stream => "event streaming and exit",
+            Phase::Worker => "worker process outside its phases (start, unit, events)",
+            Phase::Supervise => "supervisor handling a unit's events",
             Phase::Shrink => "shrinking",
             Phase::Judge => "judging (gate)",
             Phase::Report => "report assembly",
+            Phase::Other => "process creation and teardown, zygotes, planning (the rest)",
         }
     }
 }
@@ -104,12 +120,44 @@ pub fn add(p: Phase, d: Duration) {
     TALLY[p as usize].fetch_add(ns, Ordering::Relaxed);
 }
 
-/// Runs `f`, adding its time to phase `p`.
+/// The processor time this thread has used.
+pub fn thread_cpu() -> Duration {
+    use nix::time::{clock_gettime, ClockId};
+    clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID).map_or(Duration::ZERO, Duration::from)
+}
+
+/// The processor time (user and system) this process has used.
+pub fn process_cpu() -> Duration {
+    usage(nix::sys::resource::UsageWho::RUSAGE_SELF)
+}
+
+/// The processor time (user and system) of `who`.
+fn usage(who: nix::sys::resource::UsageWho) -> Duration {
+    let micros = |t: nix::sys::time::TimeVal| {
+        Duration::from_secs(t.tv_sec().max(0) as u64)
+            + Duration::from_micros(t.tv_usec().max(0) as u64)
+    };
+    nix::sys::resource::getrusage(who).map_or(Duration::ZERO, |u| {
+        micros(u.user_time()) + micros(u.system_time())
+    })
+}
+
+/// Runs `f`, adding the processor time this thread spent in it to phase `p`.
 pub fn timed<T>(p: Phase, f: impl FnOnce() -> T) -> T {
-    let start = Instant::now();
+    let start = thread_cpu();
     let v = f();
-    add(p, start.elapsed());
+    add(p, thread_cpu().saturating_sub(start));
     v
+}
+
+/// A worker's tally to send ([`crate::worker::Event::Spent`]): its phases, and what the process
+/// used besides them as [`Phase::Worker`].
+pub fn worker_tally() -> Vec<(Phase, u64)> {
+    let mut t = tally();
+    let phases: u64 = t.iter().map(|(_, ns)| ns).sum();
+    let all = u64::try_from(process_cpu().as_nanos()).unwrap_or(u64::MAX);
+    t.push((Phase::Worker, all.saturating_sub(phases)));
+    t
 }
 
 /// Runs `f` as a shrinking step: everything it adds counts as shrinking.
@@ -136,12 +184,16 @@ pub fn absorb(spent: &[(Phase, u64)]) {
     }
 }
 
-/// The run's breakdown as written by `run --phases FILE`: wall seconds, then seconds per phase.
+/// The run's breakdown as written by `run --phases FILE`: wall seconds, processor seconds, then
+/// processor seconds per phase.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Breakdown {
     /// The run's wall time in seconds.
     pub wall_s: f64,
-    /// Busy seconds per phase, every phase in order.
+    /// The run's processor seconds: its own and its reaped children's (zygotes and the workers
+    /// they reaped), once the zygotes are released.
+    pub cpu_s: f64,
+    /// Processor seconds per phase, every phase in order.
     pub phases: Vec<Spent>,
 }
 
@@ -152,25 +204,32 @@ pub struct Spent {
     pub phase: Phase,
     /// The phase in words ([`Phase::describe`]).
     pub what: String,
-    /// Busy seconds.
+    /// Processor seconds.
     pub seconds: f64,
 }
 
 impl Breakdown {
-    /// This process's tally as a breakdown of a run that took `wall`.
+    /// This process's tally as a breakdown of a run that took `wall` (call it once the run's
+    /// children are reaped).
     pub fn now(wall: Duration) -> Breakdown {
         let busy = tally();
+        let cpu = process_cpu() + usage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN);
+        let tallied: u64 = busy.iter().map(|(_, ns)| ns).sum();
+        let cpu_ns = u64::try_from(cpu.as_nanos()).unwrap_or(u64::MAX);
+        let seconds = |p: Phase| match p {
+            Phase::Other => cpu_ns.saturating_sub(tallied),
+            p => busy.iter().find(|(q, _)| *q == p).map_or(0, |x| x.1),
+        } as f64
+            / 1e9;
         Breakdown {
             wall_s: wall.as_secs_f64(),
+            cpu_s: cpu.as_secs_f64(),
             phases: Phase::ALL
                 .iter()
-                .map(|&p| {
-                    let ns = busy.iter().find(|(q, _)| *q == p).map_or(0, |x| x.1);
-                    Spent {
-                        phase: p,
-                        what: p.describe().to_string(),
-                        seconds: ns as f64 / 1e9,
-                    }
+                .map(|&p| Spent {
+                    phase: p,
+                    what: p.describe().to_string(),
+                    seconds: seconds(p),
                 })
                 .collect(),
         }
@@ -178,13 +237,13 @@ impl Breakdown {
 }
 
 /// The breakdowns of several runs (library name, breakdown) as a Markdown table: a row per
-/// library, busy seconds per phase, with the share of the busiest phases; then a legend.
+/// library, processor seconds per phase with its share; then a legend.
 pub fn table(runs: &[(String, Breakdown)]) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let names: Vec<&str> = Phase::ALL.iter().map(|p| p.name()).collect();
-    let _ = writeln!(s, "| library | wall s | {} |", names.join(" | "));
-    let _ = writeln!(s, "|---|---:|{}", "---:|".repeat(names.len()));
+    let _ = writeln!(s, "| library | wall s | cpu s | {} |", names.join(" | "));
+    let _ = writeln!(s, "|---|---:|---:|{}", "---:|".repeat(names.len()));
     for (lib, b) in runs {
         let total: f64 = b.phases.iter().map(|p| p.seconds).sum();
         let cells: Vec<String> = b
@@ -195,7 +254,8 @@ pub fn table(runs: &[(String, Breakdown)]) -> String {
                 format!("{:.2} ({share:.0} %)", p.seconds)
             })
             .collect();
-        let _ = writeln!(s, "| {lib} | {:.2} | {} |", b.wall_s, cells.join(" | "));
+        let row = cells.join(" | ");
+        let _ = writeln!(s, "| {lib} | {:.2} | {:.2} | {row} |", b.wall_s, b.cpu_s);
     }
     let _ = writeln!(s);
     for p in Phase::ALL {

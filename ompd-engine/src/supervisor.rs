@@ -310,9 +310,9 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
             .call_deadline
             .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         u.quarantined = exec.quarantine.active(&unit.path);
-        let began = Instant::now();
+        let began = crate::phases::thread_cpu();
         let started = Process::start(exec.spawn, exec.keep_env, &u);
-        let start = began.elapsed();
+        let start = crate::phases::thread_cpu().saturating_sub(began);
         crate::phases::add(crate::phases::Phase::Start, start);
         let (mut child, mut capture) = match started {
             Ok(started) => started,
@@ -324,10 +324,8 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
         let mut rx = child.stream(&u);
         let mut w = st.watch(&mut child, &mut rx);
         let status = child.wait().ok();
-        let rest = began
-            .elapsed()
-            .saturating_sub(start + Duration::from_nanos(w.spent));
-        crate::phases::add(crate::phases::Phase::Stream, rest);
+        let handling = crate::phases::thread_cpu().saturating_sub(began + start);
+        crate::phases::add(crate::phases::Phase::Supervise, handling);
         let mut buf = Vec::new();
         let _ = capture.seek(std::io::SeekFrom::Start(0)).and_then(|_| {
             Read::by_ref(&mut capture)
@@ -365,8 +363,6 @@ struct Worker {
     hung: Option<(String, String)>,
     /// The entry point a fatal signal hit in, and whether a C++ exception escaped from it.
     crashed_in: Option<(String, bool)>,
-    /// Nanoseconds of the phases the worker reported ([`Event::Spent`]).
-    spent: u64,
 }
 
 /// Whether a unit goes on with a fresh worker after one ended.
@@ -475,10 +471,7 @@ impl UnitState<'_, '_> {
             Ok(Event::LoadFailed { message }) => self.out.load_failed = Some(message),
             Ok(Event::HarnessFailed { failure }) => self.out.harness_failed = Some(failure),
             Ok(Event::Done) => w.done = true,
-            Ok(Event::Spent { phases }) => {
-                crate::phases::absorb(&phases);
-                w.spent += phases.iter().map(|(_, ns)| ns).sum::<u64>();
-            }
+            Ok(Event::Spent { phases }) => crate::phases::absorb(&phases),
             Ok(Event::Answer { .. }) => {}
             Ok(Event::CallHung {
                 entry_point, call, ..

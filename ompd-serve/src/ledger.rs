@@ -622,6 +622,13 @@ impl Ledger {
         &self.violations
     }
 
+    /// Forgets the events recorded so far (counters, violations and call traffic stay): a
+    /// worker's events are read only within the check that made them, so it keeps one check's
+    /// at a time instead of a unit's.
+    pub fn forget_events(&mut self) {
+        self.events.clear();
+    }
+
     /// Every event recorded so far (up to [`EVENT_CAP`]), with its site.
     pub fn events(&self) -> &[(&'static str, Event)] {
         &self.events

@@ -241,6 +241,8 @@ pub(super) fn run(args: RunArgs) -> i32 {
         ev
     });
     let code = phases::timed(Phase::Report, || finish(&report, &ev, &args, &stop));
+    // Reaped, the zygotes' time and their workers' counts in the run's.
+    ompd_engine::zygote::release_all();
     match &args.phases {
         Some(path) => write_phases(path, began.elapsed()).map_or_else(|e| e, |()| code),
         None => code,
