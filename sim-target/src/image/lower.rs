@@ -232,6 +232,7 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
         task: o.task,
         lwt: o.lwt.into_iter().map(|(r, a)| (r.0, a)).collect(),
     };
+    let index = super::index::ThreadIndex::of(&threads, lo.layout.thread_id_size() as usize);
     Ok(Image {
         arch,
         layout: lo.layout,
@@ -239,6 +240,7 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
         symbols: lo.symbols,
         threads,
         placement,
+        index,
     })
 }
 

@@ -7,6 +7,7 @@
 //! to the callbacks as an `ompd_serve` source.
 
 pub mod corrupt;
+mod index;
 mod lower;
 mod read;
 mod serve;
@@ -65,6 +66,8 @@ pub struct Image {
     pub threads: Vec<NativeThread>,
     /// Entity placement.
     pub placement: Placement,
+    /// The threads by id (built when lowered: [`Image::threads`] do not change after).
+    pub(crate) index: index::ThreadIndex,
 }
 
 impl Image {
@@ -75,21 +78,21 @@ impl Image {
 
     /// The native thread whose id of `kind` (0 pthread, 1 lwp) equals `id` in target byte order.
     pub fn find_thread(&self, kind: u64, id: &[u8]) -> Option<usize> {
-        // The id is decoded once; every thread's is compared as a number.
-        let (native, width): (fn(&NativeThread) -> u64, usize) = match kind {
-            ompd_abi::thread_id_kind::PTHREAD => {
-                (|t| t.native.pthread, self.layout.thread_id_size() as usize)
-            }
-            ompd_abi::thread_id_kind::LWP => (|t| u64::from(t.native.lwp), 4),
+        // The id is decoded once and looked up (the target holds a pthread id truncated to the
+        // width of its kmp_thread_t).
+        let width = match kind {
+            ompd_abi::thread_id_kind::PTHREAD => self.layout.thread_id_size() as usize,
+            ompd_abi::thread_id_kind::LWP => 4,
             _ => return None,
         };
         if id.len() != width {
             return None;
         }
-        // The target holds the id truncated to the width of its kmp_thread_t.
-        let mask = u64::MAX >> (64 - 8 * width as u32);
-        let want = self.arch.decode(id);
-        self.threads.iter().position(|t| native(t) & mask == want)
+        let want = self.arch.decode(id) & index::width_mask(width);
+        match kind {
+            ompd_abi::thread_id_kind::PTHREAD => self.index.by_pthread(want),
+            _ => self.index.by_lwp(want),
+        }
     }
 
     /// The native id bytes (target byte order) of thread `index` for `kind`.

@@ -52,7 +52,7 @@ impl Source for Image {
     }
 
     fn is_thread_local(&self, name: &str) -> Option<bool> {
-        let tls = name == GTID_SYMBOL && self.threads.iter().any(|t| t.gtid_slot != 0);
+        let tls = name == GTID_SYMBOL && self.index.thread_local_gtid();
         (tls || Image::symbol(self, name).is_some()).then_some(tls)
     }
 
