@@ -517,7 +517,7 @@ fn bench_report(dir: &std::path::Path, names: &[String]) -> i32 {
         }
     }
     print!(
-        "{scaling}\nwhere the time goes (busy seconds, summed over threads and workers):\n{phases}"
+        "{scaling}\nwhere the time goes (processor seconds per phase, summed over threads and workers):\n{phases}"
     );
     EXIT_OK
 }
