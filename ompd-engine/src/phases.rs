@@ -17,8 +17,9 @@ use std::time::Duration;
 pub enum Phase {
     /// Drawing the property phase's generated cases.
     Generate,
-    /// Lowering a model into a target image in the worker (a zygote's lowering of a built-in
-    /// scenario, once per target, is the zygote's and not counted).
+    /// Preparing the unit's target in the worker: lowering a model into an image (a zygote's
+    /// lowering of a built-in scenario, once per target, is the zygote's and not counted), or
+    /// opening a real target.
     Lower,
     /// The supervisor starting a worker process: its descriptors and the request to the zygote
     /// (or the exec).
