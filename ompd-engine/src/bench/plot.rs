@@ -1,6 +1,9 @@
 //! Rendering the bench's figures: the scaling plot (SVG, one panel per probe, one line per
 //! library, both axes logarithmic), the scaling table and the per-entry-point traffic table
-//! (Markdown).
+//! (Markdown). Where a library's own work grows with the target (its target-access callbacks
+//! exceed those at the smallest size), the plot marks the point with a triangle and the table
+//! its cell with `↑`: the simulated target answers in constant time, so that growth is the
+//! library's.
 
 use super::scaling::{Point, SIZES};
 use super::traffic::Spread;
@@ -18,6 +21,19 @@ fn describe(probe: Probe) -> (&'static str, &'static str) {
         Probe::Nesting => ("enclosing-parallel walk", "nesting depth"),
         Probe::Tasks => ("current task, generator, region", "tasks in the chain"),
     }
+}
+
+/// True when `f`'s callbacks for `probe` at `size` exceed those at the probe's smallest
+/// measured size: the library does more work for a larger target.
+fn grows(f: &Figures, probe: Probe, size: usize) -> bool {
+    let callbacks = |p: &Point| p.callbacks.filter(|_| p.probe == probe);
+    let first = f.scaling.iter().find_map(callbacks);
+    let here = f
+        .scaling
+        .iter()
+        .filter(|p| p.size == size)
+        .find_map(callbacks);
+    matches!((first, here), (Some(a), Some(b)) if b > a)
 }
 
 /// The scaling plot as an SVG document.
@@ -60,7 +76,10 @@ fn panel<'a>(
     let right = *sizes.last().unwrap_or(&1) as f64 * 1.5;
     let (title, x_desc) = describe(probe);
     let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 18))
+        .caption(
+            format!("{title} (▲: the library's callbacks grow)"),
+            ("sans-serif", 16),
+        )
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(60)
@@ -77,7 +96,17 @@ fn panel<'a>(
             .draw_series(LineSeries::new(line.clone(), color.stroke_width(2)))?
             .label(name.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
+        let growing: Vec<(f64, f64)> = line
+            .iter()
+            .copied()
+            .filter(|&(size, _)| grows(f, probe, size as usize))
+            .collect();
         chart.draw_series(line.into_iter().map(|p| Circle::new(p, 3, color.filled())))?;
+        chart.draw_series(
+            growing
+                .into_iter()
+                .map(|p| TriangleMarker::new(p, 7, color.filled())),
+        )?;
     }
     chart
         .configure_series_labels()
@@ -95,7 +124,8 @@ pub fn scaling_table(libs: &Measured) -> String {
     for (probe, sizes) in SIZES {
         let (title, x_desc) = describe(probe);
         out.push_str(&format!(
-            "\n{title} (µs per query set, callbacks; by {x_desc})\n\n"
+            "\n{title} (µs per query set, callbacks; by {x_desc}; ↑: the library's callbacks \
+             grow)\n\n"
         ));
         out.push_str("| library |");
         for n in sizes {
@@ -108,7 +138,8 @@ pub fn scaling_table(libs: &Measured) -> String {
             out.push_str(&format!("| {name} |"));
             for n in sizes {
                 let p = f.scaling.iter().find(|p| p.probe == probe && p.size == *n);
-                out.push_str(&format!(" {} |", cell(p)));
+                let mark = if grows(f, probe, *n) { " ↑" } else { "" };
+                out.push_str(&format!(" {}{mark} |", cell(p)));
             }
             out.push('\n');
         }
@@ -153,4 +184,57 @@ pub fn traffic_table(libs: &Measured) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn figures(callbacks: &[(usize, u64)]) -> Figures {
+        let scaling = callbacks
+            .iter()
+            .map(|&(size, c)| Point {
+                probe: Probe::Nesting,
+                size,
+                us: Some(c as f64 / 10.0),
+                callbacks: Some(c),
+                error: None,
+            })
+            .collect();
+        Figures {
+            jobs: 2,
+            exec_instances_per_s: 0.0,
+            fork_instances_per_s: 0.0,
+            floor_instances_per_s: 0.0,
+            checks: 0,
+            reps: 0,
+            isolated_checks_per_s: 0.0,
+            in_process_checks_per_s: 0.0,
+            traffic: Vec::new(),
+            scaling,
+        }
+    }
+
+    #[test]
+    fn a_point_where_the_library_makes_more_callbacks_is_marked() {
+        let libs = [
+            ("walks".to_string(), figures(&[(1, 50), (2, 54), (4, 62)])),
+            ("flat".to_string(), figures(&[(1, 40), (2, 40), (4, 40)])),
+        ];
+        assert!(!grows(&libs[0].1, Probe::Nesting, 1));
+        assert!(grows(&libs[0].1, Probe::Nesting, 2));
+        assert!(!grows(&libs[1].1, Probe::Nesting, 4));
+        assert!(
+            !grows(&libs[0].1, Probe::Threads, 2),
+            "another probe's points"
+        );
+        let table = scaling_table(&libs);
+        assert!(
+            table.contains("| walks | 5.0 (50) | 5.4 (54) ↑ |"),
+            "{table}"
+        );
+        assert!(!table.contains("(40) ↑"), "{table}");
+        let svg = scaling_svg(&libs).unwrap();
+        assert!(svg.contains("callbacks grow"));
+    }
 }
