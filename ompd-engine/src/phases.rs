@@ -3,8 +3,10 @@
 //! phase, so a busy machine's waiting is in none of them). Workers keep their own tally and send
 //! it with their last event ([`crate::worker::Event::Spent`]), with what the worker process
 //! spent outside its phases ([`Phase::Worker`], from its own resource usage); the supervisor adds
-//! it to the run's. A shrinking step's whole unit counts as shrinking ([`Phase::Shrink`]). Not
-//! counted: the kernel's work of forking and tearing down a worker, the zygotes' own time.
+//! it to the run's. The phases of a shrinking step's units count as shrinking
+//! ([`Phase::Shrink`]). The rest of the run's processor time, once its zygotes are reaped (the
+//! kernel forking and tearing down workers, the zygotes, planning), is [`Phase::Other`], so the
+//! phases add up to the run's processor time.
 
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
@@ -36,7 +38,8 @@ pub enum Phase {
     Worker,
     /// The supervisor's handling of a unit's events (results, records) besides starting it.
     Supervise,
-    /// Shrinking failing generated cases (every unit a shrinking step runs, whole).
+    /// Shrinking failing generated cases (every phase of the units a shrinking step runs; their
+    /// workers' creation and teardown are in [`Phase::Other`]).
     Shrink,
     /// The expectations gate.
     Judge,
