@@ -601,6 +601,20 @@ impl Report {
     }
 }
 
+/// `name` as a file name: each character other than an ASCII letter, digit, `-`, `_` or `.`
+/// becomes `_` (a library path or check id names a report or replay file).
+pub fn file_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Writes `data` to `path` through a temporary file in the same directory and a rename, so that
 /// readers never see a partial file.
 pub fn write_atomic(path: &Path, data: &[u8]) -> std::io::Result<()> {
@@ -618,6 +632,16 @@ pub fn write_atomic(path: &Path, data: &[u8]) -> std::io::Result<()> {
 
 #[cfg(test)]
 pub(crate) mod tests {
+
+    #[test]
+    fn a_name_becomes_a_file_name() {
+        assert_eq!(super::file_safe("llvm-19"), "llvm-19");
+        assert_eq!(
+            super::file_safe("/opt/x/libompd.so:icv.value.dyn-var"),
+            "_opt_x_libompd.so_icv.value.dyn-var"
+        );
+        assert_eq!(super::file_safe("a_b c"), "a_b_c");
+    }
 
     #[test]
     fn the_output_note_stands_once_with_the_least_example_in_any_order() {

@@ -662,26 +662,12 @@ pub fn rewrite(
 
 /// Where a library's unexpected results are written: `DIR/LIB.unexpected.toml`.
 pub fn unexpected_path(dir: &Path, lib: &str) -> PathBuf {
-    let safe: String = lib
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    dir.join(format!("{safe}.unexpected.toml"))
+    dir.join(format!("{}.unexpected.toml", ompd_report::file_safe(lib)))
 }
 
 /// `target/ompd-conform` beside the vendor cache.
 pub fn default_dir() -> PathBuf {
-    let cache = ompd_vendors::default_cache_dir();
-    cache
-        .parent()
-        .map(|p| p.join("ompd-conform"))
-        .unwrap_or_else(|| PathBuf::from("ompd-conform"))
+    ompd_vendors::beside_cache("ompd-conform")
 }
 
 /// The outcomes an entry accepts, as a list.

@@ -488,6 +488,16 @@ pub fn default_cache_dir() -> PathBuf {
         .join("ompd-vendors")
 }
 
+/// The directory `name` beside the vendor cache (`target/NAME` by default), where the runner
+/// keeps what it writes for the user (replay files, unexpected results).
+pub fn beside_cache(name: &str) -> PathBuf {
+    let cache = default_cache_dir();
+    cache
+        .parent()
+        .map(|p| p.join(name))
+        .unwrap_or_else(|| PathBuf::from(name))
+}
+
 /// Lower-case hex SHA-256 of the file at `path`.
 pub fn sha256_file(path: &Path) -> Result<String, VendorError> {
     let io_err = |source| VendorError::Io {

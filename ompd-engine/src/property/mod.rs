@@ -4,7 +4,9 @@
 //! scenario, written as a replayable model file, and reported with the command that replays it.
 //!
 //! Every check runs on every case (one fresh worker per case). Each case has its own generator
-//! seed, so a check's first failing case can be regenerated and shrunk for that check alone.
+//! seed, so a check's first failing case can be regenerated; every failing check is then shrunk
+//! from it (`shrink`: checks on the same candidate share a worker, each walking as it would
+//! alone).
 
 mod shrink;
 
@@ -58,11 +60,7 @@ impl Default for PropertyOptions {
 
 /// `target/ompd-replays` beside the vendor cache.
 pub fn default_replay_dir() -> PathBuf {
-    let cache = ompd_vendors::default_cache_dir();
-    cache
-        .parent()
-        .map(|p| p.join("ompd-replays"))
-        .unwrap_or_else(|| PathBuf::from("ompd-replays"))
+    ompd_vendors::beside_cache("ompd-replays")
 }
 
 /// A whole generated case.
@@ -92,22 +90,10 @@ fn unit(lib: &Resolved, m: &Model, a: Arch, p: Policy, checks: &[String]) -> Uni
 /// Writes the model of a case as a replay file; returns its path.
 fn write_replay(dir: &Path, lib: &str, check: &str, m: &Model) -> Result<PathBuf, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let safe = |s: &str| -> String {
-        s.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
-    };
+    let safe = ompd_report::file_safe;
     let path = dir.join(format!("{}-{}.json", safe(lib), safe(check)));
     let text = serde_json::to_string_pretty(m).map_err(|e| e.to_string())?;
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text)
-        .and_then(|_| std::fs::rename(&tmp, &path))
+    ompd_report::write_atomic(&path, text.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(path)
 }
@@ -169,8 +155,9 @@ fn failed(r: &ResultRecord) -> bool {
 
 /// Runs the property phase for one library and returns one record per target-stage check that
 /// passes the `filters` (see [`supervisor::selected`]):
-/// every check runs on every generated case; each check that fails somewhere is shrunk, on its
-/// own, from its first failing case. Cases, and then shrinks, run `jobs` at a time.
+/// every check runs on every generated case; each check that fails somewhere is shrunk from its
+/// first failing case (all of them together, `shrink::shrink_all`). Cases, and then each
+/// shrinking round's units, run `jobs` at a time.
 /// Stops early when the run is stopped (the report is then marked incomplete).
 pub(crate) fn run_library(
     lib: &Resolved,
