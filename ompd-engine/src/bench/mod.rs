@@ -86,11 +86,12 @@ pub fn measure(lib: &Resolved, reps: usize) -> Result<Figures, String> {
     };
     let exec_instances_per_s = instances(&unit, Spawn::Exec)?;
     let fork_instances_per_s = instances(&unit, Spawn::Fork)?;
+    let floor_lib = floor::empty_library()?;
     let empty = Unit {
-        library: "empty".into(),
-        path: floor::empty_library()?.path,
-        preload: Vec::new(),
-        needs_cxx_runtime: false,
+        library: floor_lib.name,
+        path: floor_lib.path,
+        preload: floor_lib.preload,
+        needs_cxx_runtime: floor_lib.needs_cxx_runtime,
         ..unit.clone()
     };
     let floor_instances_per_s = instances(&empty, Spawn::Fork)?;

@@ -595,7 +595,7 @@ fn run_check(
     }
     // Checks take the violations they provoke on purpose; the rest are the unit's.
     let mut ledger = callbacks::ledger();
-    if std::env::var_os(TRACE_ENV).is_none() {
+    if !tracing() {
         ledger.forget_events();
     }
     let recorded = ledger.violations();
@@ -604,6 +604,12 @@ fn run_check(
         .map(|v| (id.to_string(), format!("{v:?}")))
         .collect();
     (v, contract)
+}
+
+/// Whether [`TRACE_ENV`] is set (read once: asked after every check).
+fn tracing() -> bool {
+    static TRACING: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *TRACING.get_or_init(|| std::env::var_os(TRACE_ENV).is_some())
 }
 
 /// Debugging aid ([`TRACE_ENV`]): every callback the library made, with the entry point in
@@ -761,7 +767,7 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
     }
     // Release the address space before finalizing, as a tool must.
     drop(ctx.aspace.take());
-    if std::env::var_os(TRACE_ENV).is_some() {
+    if tracing() {
         trace_callbacks();
     }
     emit(&Event::Spent {
