@@ -94,16 +94,27 @@ pub struct Running {
     eof: mpsc::Receiver<()>,
 }
 
-/// Makes the child die with the thread that starts it and lets it dump core.
+/// Makes the child die with the thread that starts it, lets it dump core, and runs it without
+/// address-space randomization.
+///
+/// A debugger starts its inferior that way (gdb's `disable-randomization` is on by default),
+/// and it makes a fixture's addresses the same on every run: a library that reads a word its
+/// runtime lays out elsewhere then reads the same wrong value each time, so its results (and
+/// the gate's expectations of them) do not change from run to run.
 #[allow(unsafe_code)]
 pub(crate) fn arrange_child(cmd: &mut Command) {
     let parent = nix::unistd::getpid();
     // SAFETY: the closure runs in the forked child before exec. It only makes system calls
-    // that are async-signal-safe (prctl, getppid, getrlimit, setrlimit), allocates nothing, and
-    // touches no lock; errors become raw OS errors, which allocate nothing either.
+    // that are async-signal-safe (prctl, getppid, getrlimit, setrlimit, personality),
+    // allocates nothing, and touches no lock; errors become raw OS errors, which allocate
+    // nothing either.
     unsafe {
         cmd.pre_exec(move || {
             nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
+            let persona = nix::sys::personality::get()?;
+            nix::sys::personality::set(
+                persona | nix::sys::personality::Persona::ADDR_NO_RANDOMIZE,
+            )?;
             // The parent may have died before the line above: then nobody would kill us.
             if nix::unistd::getppid() != parent {
                 return Err(nix::errno::Errno::ESRCH.into());

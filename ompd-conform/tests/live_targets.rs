@@ -99,7 +99,17 @@ fn every_library_against_every_fixture_live_and_core_matches_its_expectations() 
             })
         })
         .take(10)
-        .map(|r| format!("{} {} {:?}: {}", r.library, r.place(), r.outcome, r.actual))
+        .map(|r| {
+            format!(
+                "{} {} {} {:?}: {} ({})",
+                r.library,
+                r.check,
+                r.place(),
+                r.outcome,
+                r.actual,
+                r.detail
+            )
+        })
         .collect();
     assert_eq!(
         code,
