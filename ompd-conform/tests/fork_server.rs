@@ -1,6 +1,6 @@
 //! The fork server keeps isolation as strong as executed workers: a run forked from zygotes
 //! judges exactly as one with a process executed per worker, and killing the supervisor ends
-//! its zygotes and their workers.
+//! its zygotes and their workers. A crashing worker never dumps core.
 
 use ompd_report::Report;
 use ompd_vendors as vendors;
@@ -113,4 +113,62 @@ fn killing_the_supervisor_ends_its_zygotes_and_their_workers() {
         left.is_empty(),
         "still running after the supervisor died: {left:?}"
     );
+}
+
+/// The kernel's core file name when it is a plain file in the crashing process's directory
+/// (`core`, `core.%p`); `None` when cores go elsewhere (a path or a pipe to a service).
+fn core_file_prefix() -> Option<String> {
+    let pattern = std::fs::read_to_string("/proc/sys/kernel/core_pattern").ok()?;
+    let pattern = pattern.trim();
+    let plain = !pattern.is_empty() && !pattern.starts_with('|') && !pattern.contains('/');
+    plain.then(|| pattern.split('%').next().unwrap_or_default().to_string())
+}
+
+#[test]
+fn crashing_workers_leave_no_core_files_whatever_the_users_limit() {
+    let Some(prefix) = core_file_prefix() else {
+        eprintln!("skipped: core files do not go to the crashing process's directory here");
+        return;
+    };
+    fetched("intel-2020.0");
+    for spawn in ["fork", "exec"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("r.json");
+        // The largest limit the user may set, as `ulimit -c unlimited` would where allowed.
+        let script = r#"ulimit -c "$(ulimit -H -c)" && exec "$@""#;
+        let status = Command::new("bash")
+            .args(["-c", script, "bash", env!("CARGO_BIN_EXE_ompd-conform")])
+            .args([
+                "run",
+                "intel-2020.0",
+                "--cases",
+                "0",
+                "--scenario",
+                "serial",
+            ])
+            .args(["--check", "null.*", "--quiet", "--spawn", spawn])
+            .args(["--format", "json", "--output"])
+            .arg(&out)
+            .current_dir(dir.path())
+            .stdout(Stdio::null())
+            .status()
+            .expect("ompd-conform runs");
+        assert!(matches!(status.code(), Some(0 | 100)), "{status}");
+        let report: Report = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        let crashes = report
+            .results
+            .iter()
+            .filter(|r| r.outcome == ompd_report::Outcome::Crash)
+            .count();
+        assert!(
+            crashes > 0,
+            "{spawn}: no worker crashed, so nothing was shown"
+        );
+        let cores: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.starts_with(&prefix))
+            .collect();
+        assert!(cores.is_empty(), "{spawn}: core files {cores:?}");
+    }
 }

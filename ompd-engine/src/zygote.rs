@@ -42,6 +42,8 @@ pub const COMMAND: &str = "__zygote";
 /// The zygote's main loop (the `__zygote` command): serves fork requests on stdin until the
 /// supervisor closes it. Returns the process exit code.
 pub fn serve() -> i32 {
+    // Its workers inherit the limit.
+    crate::worker::no_core_dumps();
     let ctl = match control_socket() {
         Ok(c) => c,
         Err(e) => {

@@ -405,8 +405,21 @@ pub(crate) fn scrub(cmd: &mut std::process::Command, keep_env: &[String]) {
     crate::heapwatch::arrange(cmd, kept);
 }
 
+/// Turns off core dumps for this process and its forks: a library crashing a worker is a
+/// result the supervisor reads from the exit status, and with `ulimit -c unlimited` (or a
+/// core-dump service) every such crash would write a core file, in the user's directory or
+/// the system journal, and take twice the time of a run without. Only the soft limit goes:
+/// the hard one stays the user's.
+pub(crate) fn no_core_dumps() {
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    if let Ok((_, hard)) = getrlimit(Resource::RLIMIT_CORE) {
+        let _ = setrlimit(Resource::RLIMIT_CORE, 0, hard);
+    }
+}
+
 /// Runs the unit read from stdin. Returns the process exit code.
 pub fn main() -> i32 {
+    no_core_dumps();
     // The supervisor blocks SIGINT/SIGTERM (a stop request is its to handle) and the mask is
     // inherited: a worker must die of them again. It must also never outlive its supervisor.
     let _ = nix::sys::signal::SigSet::all().thread_unblock();
