@@ -28,8 +28,6 @@ pub(super) struct Probe {
 
 /// The number of threads in a `/proc/<pid>/stat` line: its 20th field, the 18th after the
 /// command, which is the text up to the last `)` (a command may hold spaces and parentheses).
-/// The stat file is read because the status file costs the kernel several times as much to
-/// render, and it was read around every check.
 fn threads_of(stat: &str) -> usize {
     stat.rsplit_once(')')
         .and_then(|(_, rest)| rest.split_ascii_whitespace().nth(17))
@@ -37,17 +35,50 @@ fn threads_of(stat: &str) -> usize {
         .unwrap_or(0)
 }
 
-/// This process's `/proc/<pid>/stat` line, read again through a descriptor kept open (a third
-/// of the cost of opening the file each time). A kept descriptor that fails, or that reads
-/// another process's line (a library replaced it, or a fork inherited it), is opened again.
+/// A `/proc` entry of this process kept open (reopened in a fork, which inherits the parent's).
+struct Kept {
+    pid: u32,
+    file: std::fs::File,
+}
+
+impl Kept {
+    /// The kept entry `path` of this process, opened again when it is another process's.
+    fn get<'k>(slot: &'k mut Option<Kept>, path: &str) -> Option<&'k std::fs::File> {
+        let pid = std::process::id();
+        if slot.as_ref().is_none_or(|k| k.pid != pid) {
+            *slot = std::fs::File::open(path)
+                .ok()
+                .map(|file| Kept { pid, file });
+        }
+        slot.as_ref().map(|k| &k.file)
+    }
+}
+
+/// This process's number of threads. Linux gives `/proc/<pid>/task` one link per thread besides
+/// its own two, so a `fstat` of it kept open answers at a tenth of the cost of rendering the
+/// stat line (read around every check); where that count looks wrong, the stat line answers.
+fn thread_count() -> usize {
+    use std::os::unix::fs::MetadataExt;
+    static TASKS: Mutex<Option<Kept>> = Mutex::new(None);
+    let mut slot = TASKS.lock().unwrap_or_else(|e| e.into_inner());
+    let links = Kept::get(&mut slot, "/proc/self/task").and_then(|f| f.metadata().ok());
+    match links.map(|m| m.nlink()) {
+        Some(n) if n >= 3 => usize::try_from(n - 2).unwrap_or(usize::MAX),
+        _ => threads_of(&own_stat()),
+    }
+}
+
+/// This process's `/proc/<pid>/stat` line, read again through a descriptor kept open. A kept
+/// descriptor that fails, or that reads another process's line (a library replaced it), is
+/// opened again.
 fn own_stat() -> String {
     use std::os::unix::fs::FileExt;
-    static KEPT: Mutex<Option<std::fs::File>> = Mutex::new(None);
+    static KEPT: Mutex<Option<Kept>> = Mutex::new(None);
     let mine = format!("{} (", std::process::id());
     let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
     let mut buf = [0u8; 1024];
     for _ in 0..2 {
-        if let Some(f) = kept.as_ref() {
+        if let Some(f) = Kept::get(&mut kept, "/proc/self/stat") {
             if let Ok(n) = f.read_at(&mut buf, 0) {
                 let line = String::from_utf8_lossy(&buf[..n]);
                 if line.starts_with(&mine) {
@@ -55,7 +86,7 @@ fn own_stat() -> String {
                 }
             }
         }
-        *kept = std::fs::File::open("/proc/self/stat").ok();
+        *kept = None;
     }
     String::new()
 }
@@ -66,10 +97,9 @@ pub(super) fn take() -> Probe {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get_or_insert_with(descriptors::Descriptors::take);
-    let stat = own_stat();
     Probe {
         signals: signals::Signals::take(),
-        threads: threads_of(&stat),
+        threads: thread_count(),
     }
 }
 
@@ -135,5 +165,19 @@ mod tests {
             threads_of(&own_stat()) >= 1,
             "read again through the kept one"
         );
+    }
+
+    #[test]
+    fn the_task_links_count_threads_as_the_stat_line_does() {
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let t = std::thread::spawn(move || rx.recv());
+        // Other tests start and end threads meanwhile: two readings in a row agree soon.
+        let agree = (0..1000).any(|_| {
+            let links = thread_count();
+            links >= 2 && links == threads_of(&own_stat())
+        });
+        assert!(agree, "{} links, stat line {}", thread_count(), own_stat());
+        drop(tx);
+        let _ = t.join();
     }
 }

@@ -144,8 +144,15 @@ mod tests {
     use super::*;
     use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler};
 
-    extern "C" fn first(_: i32) {}
-    extern "C" fn second(_: i32) {}
+    // Bodies that differ, storing to a static that is read: an optimized build folds identical
+    // functions into one address (and drops stores to a static nothing reads).
+    static RAN: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+    extern "C" fn first(_: i32) {
+        RAN.store(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    extern "C" fn second(_: i32) {
+        RAN.store(2, std::sync::atomic::Ordering::Relaxed);
+    }
 
     #[test]
     fn a_replaced_handler_is_seen_though_the_signal_stays_caught() {
@@ -164,6 +171,11 @@ mod tests {
         assert_eq!(changes.len(), 1, "{changes:?}");
         assert!(changes[0].starts_with("SIGURG: handler 0x"), "{changes:?}");
         assert_eq!(numbers(0b101), "1,3");
+        assert_eq!(
+            RAN.load(std::sync::atomic::Ordering::Relaxed),
+            0,
+            "no handler ran"
+        );
     }
 
     #[test]
