@@ -35,36 +35,46 @@ fn threads_of(stat: &str) -> usize {
         .unwrap_or(0)
 }
 
-/// A `/proc` entry of this process kept open (reopened in a fork, which inherits the parent's).
+/// A `/proc` entry of this process kept open (reopened in a fork, which inherits the parent's),
+/// with its inode number when opened.
 struct Kept {
     pid: u32,
+    ino: u64,
     file: std::fs::File,
 }
 
 impl Kept {
     /// The kept entry `path` of this process, opened again when it is another process's.
-    fn get<'k>(slot: &'k mut Option<Kept>, path: &str) -> Option<&'k std::fs::File> {
+    fn get<'k>(slot: &'k mut Option<Kept>, path: &str) -> Option<&'k Kept> {
+        use std::os::unix::fs::MetadataExt;
         let pid = std::process::id();
         if slot.as_ref().is_none_or(|k| k.pid != pid) {
-            *slot = std::fs::File::open(path)
-                .ok()
-                .map(|file| Kept { pid, file });
+            *slot = std::fs::File::open(path).ok().and_then(|file| {
+                let ino = file.metadata().ok()?.ino();
+                Some(Kept { pid, ino, file })
+            });
         }
-        slot.as_ref().map(|k| &k.file)
+        slot.as_ref()
     }
 }
 
 /// This process's number of threads. Linux gives `/proc/<pid>/task` one link per thread besides
 /// its own two, so a `fstat` of it kept open answers at a tenth of the cost of rendering the
-/// stat line (read around every check); where that count looks wrong, the stat line answers.
+/// stat line (read around every check). Where the descriptor no longer holds that directory (a
+/// library closed or replaced it) or the count looks wrong, the stat line answers, and the
+/// directory is opened again next time.
 fn thread_count() -> usize {
     use std::os::unix::fs::MetadataExt;
     static TASKS: Mutex<Option<Kept>> = Mutex::new(None);
     let mut slot = TASKS.lock().unwrap_or_else(|e| e.into_inner());
-    let links = Kept::get(&mut slot, "/proc/self/task").and_then(|f| f.metadata().ok());
+    let links = Kept::get(&mut slot, "/proc/self/task")
+        .and_then(|k| k.file.metadata().ok().filter(|m| m.ino() == k.ino));
     match links.map(|m| m.nlink()) {
         Some(n) if n >= 3 => usize::try_from(n - 2).unwrap_or(usize::MAX),
-        _ => threads_of(&own_stat()),
+        _ => {
+            *slot = None;
+            threads_of(&own_stat())
+        }
     }
 }
 
@@ -78,8 +88,8 @@ fn own_stat() -> String {
     let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
     let mut buf = [0u8; 1024];
     for _ in 0..2 {
-        if let Some(f) = Kept::get(&mut kept, "/proc/self/stat") {
-            if let Ok(n) = f.read_at(&mut buf, 0) {
+        if let Some(k) = Kept::get(&mut kept, "/proc/self/stat") {
+            if let Ok(n) = k.file.read_at(&mut buf, 0) {
                 let line = String::from_utf8_lossy(&buf[..n]);
                 if line.starts_with(&mine) {
                     return line.into_owned();
