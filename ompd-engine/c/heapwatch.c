@@ -15,11 +15,16 @@
  * Limits (documented with the check): a call the library makes as a tail call (a jump, not a
  * call) is attributed to the library's caller and missed; an allocation made by another object
  * on the library's behalf (libstdc++ inside a std::string the library builds out of line, a
- * helper library it ships) is attributed to that object and missed. */
+ * helper library it ships) is attributed to that object and missed.
+ *
+ * The signal watch, at the end of the file, counts the calls (from any caller) of the C library's
+ * functions that may change a signal's action or a thread's signal mask, so that the worker reads
+ * every action again only after one (ompd_heapwatch_signal_changes). */
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -237,3 +242,93 @@ DEL2(_ZdlPvmSt11align_val_t, K_DELETE)
 DEL2(_ZdaPvmSt11align_val_t, K_DELETE_ARRAY)
 DEL2(_ZdlPvSt11align_val_tRKSt9nothrow_t, K_DELETE)
 DEL2(_ZdaPvSt11align_val_tRKSt9nothrow_t, K_DELETE_ARRAY)
+
+/* The signal watch: each call of a function that may change a signal's action or a thread's mask
+ * is counted after it returns (a reading that saw the old count may have seen either state, and
+ * the next reading sees a new count), whoever calls it. A change made with a raw system call, or
+ * with a function not listed here, is not counted: the worker reads everything again before the
+ * check that judges the signals. */
+static uint64_t signal_changes;
+
+EXPORT uint64_t ompd_heapwatch_signal_changes(void) {
+    return __atomic_load_n(&signal_changes, __ATOMIC_SEQ_CST);
+}
+
+static inline void changed(void) { __atomic_fetch_add(&signal_changes, 1, __ATOMIC_SEQ_CST); }
+
+typedef int (*action_fn)(int, const struct sigaction *, struct sigaction *);
+typedef sighandler_t (*handler_fn)(int, sighandler_t);
+typedef int (*mask_fn)(int, const sigset_t *, sigset_t *);
+typedef int (*one_fn)(int);
+typedef int (*two_fn)(int, int);
+
+/* sigaction and its alias: a change only with a new action. */
+#define ACTION(sym)                                                                              \
+    NEXT(action_fn, next_##sym, #sym)                                                            \
+    EXPORT int sym(int s, const struct sigaction *act, struct sigaction *old) {                  \
+        action_fn f = next_##sym();                                                              \
+        if (f == NULL) {                                                                         \
+            errno = ENOSYS;                                                                      \
+            return -1;                                                                           \
+        }                                                                                        \
+        int rc = f(s, act, old);                                                                 \
+        if (act != NULL) changed();                                                              \
+        return rc;                                                                               \
+    }
+/* signal and its kin: always a change. */
+#define HANDLER(sym)                                                                             \
+    NEXT(handler_fn, next_##sym, #sym)                                                           \
+    EXPORT sighandler_t sym(int s, sighandler_t h) {                                             \
+        handler_fn f = next_##sym();                                                             \
+        if (f == NULL) {                                                                         \
+            errno = ENOSYS;                                                                      \
+            return SIG_ERR;                                                                      \
+        }                                                                                        \
+        sighandler_t was = f(s, h);                                                              \
+        changed();                                                                               \
+        return was;                                                                              \
+    }
+/* A thread's mask: a change only with a new set. */
+#define MASK(sym)                                                                                \
+    NEXT(mask_fn, next_##sym, #sym)                                                              \
+    EXPORT int sym(int how, const sigset_t *set, sigset_t *old) {                                \
+        mask_fn f = next_##sym();                                                                \
+        if (f == NULL) return ENOSYS;                                                            \
+        int rc = f(how, set, old);                                                               \
+        if (set != NULL) changed();                                                              \
+        return rc;                                                                               \
+    }
+/* The System V and BSD forms of one or two int arguments: always a change. */
+#define ONE(sym)                                                                                 \
+    NEXT(one_fn, next_##sym, #sym)                                                               \
+    EXPORT int sym(int a) {                                                                      \
+        one_fn f = next_##sym();                                                                 \
+        int rc = f != NULL ? f(a) : -1;                                                          \
+        changed();                                                                               \
+        return rc;                                                                               \
+    }
+#define TWO(sym)                                                                                 \
+    NEXT(two_fn, next_##sym, #sym)                                                               \
+    EXPORT int sym(int a, int b) {                                                               \
+        two_fn f = next_##sym();                                                                 \
+        int rc = f != NULL ? f(a, b) : -1;                                                       \
+        changed();                                                                               \
+        return rc;                                                                               \
+    }
+
+ACTION(sigaction)
+ACTION(__sigaction)
+HANDLER(signal)
+HANDLER(sysv_signal)
+HANDLER(__sysv_signal)
+HANDLER(bsd_signal)
+HANDLER(ssignal)
+HANDLER(sigset)
+MASK(sigprocmask)
+MASK(pthread_sigmask)
+ONE(sighold)
+ONE(sigrelse)
+ONE(sigignore)
+ONE(sigblock)
+ONE(sigsetmask)
+TWO(siginterrupt)

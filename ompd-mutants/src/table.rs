@@ -234,6 +234,9 @@ pub enum Deviation {
     /// `ompd_get_omp_version` installs a SIGSEGV handler of its own over the tool's (which
     /// chains to the default action): the set of caught signals stays the same.
     ReplacesASignalHandler,
+    /// `ompd_get_omp_version` sets SIGUSR2 to be ignored through the `rt_sigaction` system call
+    /// itself, which no function of the C library sees.
+    IgnoresASignalBySystemCall,
     /// 6.0: `ompd_get_omp_version` closes the lowest descriptor from 3 up, once per process, as
     /// a library that closes a number it once owned does (in a worker, the tool's event stream).
     ClosesADescriptor,
@@ -526,6 +529,7 @@ mutants! {
     "blocks_a_signal" Some(E::GetOmpVersion), BlocksASignal => ["callbacks.contract.signals_untouched"];
     "ignores_a_signal" Some(E::Initialize), IgnoresASignal => ["callbacks.contract.signals_untouched"];
     "replaces_a_signal_handler" Some(E::GetOmpVersion), ReplacesASignalHandler => ["callbacks.contract.signals_untouched"];
+    "ignores_a_signal_by_system_call" Some(E::GetOmpVersion), IgnoresASignalBySystemCall => ["callbacks.contract.signals_untouched"];
     "v60_closes_a_descriptor" Some(E::GetOmpVersion), ClosesADescriptor => ["callbacks.contract.descriptors_untouched"];
     "starts_a_thread" Some(E::GetOmpVersion), StartsAThread => ["callbacks.contract.no_threads"];
     "process_initialize_first_context" Some(E::ProcessInitialize), ProcessInitializeFirstContext => ["lifecycle.second_process.own_answers"];

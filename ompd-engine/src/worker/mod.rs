@@ -582,6 +582,9 @@ fn run_check(
         // Nothing of the library ran: there is nothing to probe, capture or take.
         return (skip, Contract::default());
     }
+    if probes::judges_signals(id) {
+        *probe = phases::timed(Phase::Probes, || probes::before_signals_judged(probe, id));
+    }
     let violations_before = callbacks::ledger().violations().len();
     let v = phases::timed(Phase::Checks, || {
         let _g = callbacks::enter("harness");

@@ -29,11 +29,14 @@ const MAX_KINDS: usize = 32;
 type ArmFn = unsafe extern "C" fn(usize, usize);
 /// `ompd_heapwatch_read`.
 type ReadFn = unsafe extern "C" fn(*mut u64, usize) -> usize;
+/// `ompd_heapwatch_signal_changes`.
+type SignalsFn = unsafe extern "C" fn() -> u64;
 
 /// The shim's functions and its counter names.
 struct Shim {
     arm: ArmFn,
     read: ReadFn,
+    signals: Option<SignalsFn>,
     kinds: Vec<&'static str>,
 }
 
@@ -76,7 +79,24 @@ fn find_shim() -> Result<Shim, String> {
     // SAFETY: the shim's names are one static NUL-terminated string.
     let names = unsafe { CStr::from_ptr(kinds()) }.to_str().unwrap_or("");
     let kinds: Vec<&'static str> = names.lines().take(MAX_KINDS).collect();
-    Ok(Shim { arm, read, kinds })
+    // SAFETY: the shim defines it with this type (c/heapwatch.c).
+    let signals = sym(c"ompd_heapwatch_signal_changes")
+        .map(|f| unsafe { std::mem::transmute::<*mut libc::c_void, SignalsFn>(f) });
+    Ok(Shim {
+        arm,
+        read,
+        signals,
+        kinds,
+    })
+}
+
+/// How many calls of the C library's functions that may change a signal's action or a thread's
+/// signal mask this process has made (the shim counts them, whoever the caller); `None` without
+/// the shim. A change made another way (a raw system call) is not counted.
+pub fn signal_changes() -> Option<u64> {
+    let f = shim().as_ref().ok()?.signals?;
+    // SAFETY: the shim's counter function takes nothing and reads one word.
+    Some(unsafe { f() })
 }
 
 /// The watch in this process.

@@ -86,6 +86,7 @@ fn side_effect(d: D, w: &[u64]) {
             free(w[0] as usize as *mut std::ffi::c_void);
         }
         D::ReplacesASignalHandler => replace_sigsegv_handler(),
+        D::IgnoresASignalBySystemCall => ignore_sigusr2_by_system_call(),
         D::ClosesADescriptor => close_lowest_descriptor(),
         D::ScratchFromHeap => scratch_from_heap(),
         D::VersionQueryCallsBack if tool().is_some() => {
@@ -117,6 +118,35 @@ fn replace_sigsegv_handler() {
     );
     // SAFETY: a handler that only re-raises; replacing the tool's is the deviation injected.
     let _ = unsafe { sigaction(Signal::SIGSEGV, &own) };
+}
+
+/// Sets SIGUSR2 to be ignored with the `rt_sigaction` system call, passing the C library by.
+fn ignore_sigusr2_by_system_call() {
+    /// The kernel's `struct sigaction` on x86-64 and aarch64: handler, flags, restorer, mask.
+    #[repr(C)]
+    struct KernelAction {
+        handler: usize,
+        flags: u64,
+        restorer: usize,
+        mask: u64,
+    }
+    let ignore = KernelAction {
+        handler: nix::libc::SIG_IGN,
+        flags: 0,
+        restorer: 0,
+        mask: 0,
+    };
+    // SAFETY: SIG_IGN runs no code, so no restorer is needed; the kernel reads one 8-byte mask;
+    // changing the tool's signal configuration is the deviation being injected.
+    let _ = unsafe {
+        nix::libc::syscall(
+            nix::libc::SYS_rt_sigaction,
+            nix::libc::SIGUSR2,
+            &ignore as *const KernelAction,
+            std::ptr::null_mut::<KernelAction>(),
+            8usize,
+        )
+    };
 }
 
 /// Closes the lowest open descriptor from 3 up, once per process, as a library that closes a

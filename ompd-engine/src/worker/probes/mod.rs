@@ -101,21 +101,86 @@ fn own_stat() -> String {
     String::new()
 }
 
-/// Reads the process now (a field that cannot be read is 0 both times, so it never differs).
-pub(super) fn take() -> Probe {
+/// The last reading of the signals, kept with the count of signal-changing calls
+/// ([`ompd_loader::library::signal_changes`]) it was taken at.
+#[derive(Default)]
+struct SignalCache(Option<(u64, signals::Signals)>);
+
+impl SignalCache {
+    /// The signals: the kept reading while `count` has not moved since it was taken (64 system
+    /// calls saved around every check), else, when `full` or without a count, `read` anew.
+    fn get(
+        &mut self,
+        count: Option<u64>,
+        full: bool,
+        read: impl FnOnce() -> signals::Signals,
+    ) -> signals::Signals {
+        match (count, &self.0) {
+            (Some(n), Some((at, kept))) if *at == n && !full => return kept.clone(),
+            _ => {}
+        }
+        let now = read();
+        self.0 = count.map(|n| (n, now.clone()));
+        now
+    }
+}
+
+static SIGNALS: Mutex<SignalCache> = Mutex::new(SignalCache(None));
+
+/// Reads the process now (a field that cannot be read is 0 both times, so it never differs);
+/// the signals anew only when `full` or after a call of the C library's signal functions.
+fn read(full: bool) -> Probe {
     TOOL_FDS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get_or_insert_with(descriptors::Descriptors::take);
+    let count = ompd_loader::library::signal_changes();
+    let signals =
+        SIGNALS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(count, full, signals::Signals::take);
     Probe {
-        signals: signals::Signals::take(),
+        signals,
         threads: thread_count(),
     }
+}
+
+/// Reads the process now ([`read`]).
+pub(super) fn take() -> Probe {
+    read(false)
+}
+
+/// Whether `id` is the check that judges the signals: a full reading comes before it
+/// ([`before_signals_judged`]).
+pub(super) fn judges_signals(id: &str) -> bool {
+    static JUDGE: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+    let judge = JUDGE.get_or_init(|| {
+        Violation::SignalsChanged {
+            what: String::new(),
+            during: String::new(),
+        }
+        .judged_by()
+    });
+    id == *judge
+}
+
+/// [`compare`] with every signal read anew, before check `id` judges them: a change the shim
+/// could not count (a raw system call) since the last full reading is recorded here.
+pub(super) fn before_signals_judged(last: &Probe, id: &str) -> Probe {
+    let during =
+        format!("a check before {id}, through a call the C library's signal functions did not see");
+    compare_with(last, &during, true)
 }
 
 /// Compares a new reading with the last; records each change as a violation attributed to
 /// `during`, and returns the new reading (so a change is recorded once).
 pub(super) fn compare(last: &Probe, during: &str) -> Probe {
+    compare_with(last, during, false)
+}
+
+/// [`compare`], with the signals read anew when `full`.
+fn compare_with(last: &Probe, during: &str, full: bool) -> Probe {
     let changes = TOOL_FDS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -128,7 +193,7 @@ pub(super) fn compare(last: &Probe, during: &str) -> Probe {
             during: during.to_string(),
         });
     }
-    let now = take();
+    let now = read(full);
     for what in now.signals.changes_since(&last.signals) {
         callbacks::ledger().violate(Violation::SignalsChanged {
             what,
@@ -175,6 +240,28 @@ mod tests {
             threads_of(&own_stat()) >= 1,
             "read again through the kept one"
         );
+    }
+
+    #[test]
+    fn the_signals_are_read_again_only_when_the_count_moves_or_a_full_reading_is_asked() {
+        let reads = std::cell::Cell::new(0);
+        let read = || {
+            reads.set(reads.get() + 1);
+            signals::Signals::default()
+        };
+        let mut cache = SignalCache::default();
+        cache.get(Some(7), false, read);
+        cache.get(Some(7), false, read);
+        assert_eq!(reads.get(), 1, "kept while the count stays");
+        cache.get(Some(8), false, read);
+        assert_eq!(reads.get(), 2, "read after a counted call");
+        cache.get(Some(8), true, read);
+        assert_eq!(reads.get(), 3, "read when a full reading is asked");
+        cache.get(None, false, read);
+        cache.get(None, false, read);
+        assert_eq!(reads.get(), 5, "always read without the shim's count");
+        assert!(judges_signals("callbacks.contract.signals_untouched"));
+        assert!(!judges_signals("callbacks.contract.no_threads"));
     }
 
     #[test]
