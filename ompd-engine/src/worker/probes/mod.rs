@@ -1,5 +1,7 @@
 //! What the library may not change in the process that loads it, probed around every check:
-//! every signal's action and the calling thread's signal mask (OMPD-THR-002, [`signals`]), and
+//! every signal's action and the calling thread's signal mask (OMPD-THR-002, [`signals`]; read
+//! again only after a call of the C library's signal functions, which the heap-watch shim
+//! counts, and in full before the check that judges them, so a raw system call is seen too), and
 //! the descriptors the tool holds (OMPD-THR-003, [`descriptors`]: the ones open at the
 //! worker's first probe, before the library is loaded), and the number of threads
 //! (OMPD-THR-004, read from `/proc`). With them, the heap watch's growth since the last probe
