@@ -185,7 +185,7 @@ fn main() {
     println!("cargo:rerun-if-changed=c");
     println!("cargo:rerun-if-env-changed=OMP_TOOLS_H");
 
-    let header = find_header(&manifest_dir);
+    let header = find_header();
     println!("cargo:rerun-if-changed={}", header.display());
     let cc = Cc {
         compiler: cc::Build::new().cargo_metadata(false).get_compiler(),
@@ -345,10 +345,10 @@ fn broken_libraries(cc: &Cc, manifest_dir: &Path, out_dir: &Path) -> PathBuf {
 }
 
 /// The header to use, in `fixture_protocol::compile::find_header`'s order (the vendor cache:
-/// `<workspace>/target/ompd-vendors`).
-fn find_header(manifest_dir: &Path) -> PathBuf {
-    let workspace = manifest_dir.parent().unwrap_or(manifest_dir);
-    let cache = workspace.join("target").join("ompd-vendors");
+/// `ompd_vendors::default_cache_dir`).
+fn find_header() -> PathBuf {
+    println!("cargo:rerun-if-env-changed=OMPD_VENDOR_CACHE");
+    let cache = ompd_vendors::default_cache_dir();
     fixture_protocol::compile::find_header(&cache).unwrap_or_else(|e| panic!("c-fixtures: {e}"))
 }
 

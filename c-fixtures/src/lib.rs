@@ -140,18 +140,16 @@ pub fn draft_2014_library() -> &'static str {
 pub fn openmp_fixtures() -> &'static Built {
     static BUILT: OnceLock<Built> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let target = workspace().join("target");
-        let cache = std::env::var_os("OMPD_VENDOR_CACHE")
-            .filter(|v| !v.is_empty())
-            .map_or_else(|| target.join("ompd-vendors"), PathBuf::from);
+        let target = ompd_vendors::workspace_root().join("target");
+        let cache = ompd_vendors::default_cache_dir();
         fixture_protocol::compile::build(&target.join("ompd-fixtures"), &cache)
             .unwrap_or_else(|e| panic!("c-fixtures: cannot build the OpenMP fixtures: {e}"))
     })
 }
 
-fn workspace() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().unwrap_or(manifest).to_path_buf()
+/// The path of one of this crate's C sources (`c/NAME`), for tests that compile it themselves.
+pub fn c_source(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("c").join(name)
 }
 
 /// Every build of the fixture program that exists: gcc's, then clang-19's.

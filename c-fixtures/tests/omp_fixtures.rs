@@ -30,14 +30,7 @@ use nix::unistd::Pid;
 const STEP_TIMEOUT: Duration = Duration::from_secs(20);
 
 fn vendor_cache() -> PathBuf {
-    std::env::var_os("OMPD_VENDOR_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("..")
-                .join("target")
-                .join("ompd-vendors")
-        })
+    ompd_vendors::default_cache_dir()
 }
 
 /// A running fixture: killed and reaped when dropped, so that no fixture outlives a panic.

@@ -49,7 +49,7 @@ fn the_committed_index_is_current() {
 
 #[test]
 fn every_site_is_a_line_of_the_crate_outside_its_tests() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = ompd_vendors::workspace_root();
     for c in ompd_checks::registry() {
         let text = std::fs::read_to_string(root.join(c.at.file)).expect("the site's file reads");
         let lines: Vec<&str> = text.lines().collect();

@@ -109,7 +109,7 @@ fn llvm21_runtime() -> Option<PathBuf> {
 
 /// Compiles the client program with clang's OpenMP (it links `libomp.so.5`).
 fn compile(dir: &Path) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../c-fixtures/c/gdb_client.c");
+    let src = c_fixtures::c_source("gdb_client.c");
     let exe = dir.join("gdb_client");
     let status = Command::new("clang-19")
         .args(["-g", "-O0", "-fopenmp", "-o"])

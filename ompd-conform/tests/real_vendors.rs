@@ -11,10 +11,9 @@ use ompd_review::expectations::{self, File};
 use ompd_vendors as vendors;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
 fn expectation_files() -> Vec<File> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../suite-data/expectations");
+    let dir = suite_data::expectations_dir();
     expectations::load_dir(&dir).expect("expectations load")
 }
 

@@ -9,7 +9,6 @@ use common::{build_references, conform};
 use ompd_report::Outcome;
 use ompd_review::expectations;
 use std::collections::BTreeSet;
-use std::path::Path;
 
 #[test]
 fn the_reference_builds_pass_every_check_of_the_default_run() {
@@ -83,7 +82,7 @@ fn the_reference_builds_pass_every_check_of_the_default_run() {
 /// Every check that judges none of the reference builds is listed with its reason in
 /// `suite-data/reference-unjudged.tsv`, and every listed check judges none.
 fn unjudged_as_listed(report: &ompd_report::Report) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../suite-data/reference-unjudged.tsv");
+    let path = suite_data::reference_unjudged_path();
     let text = std::fs::read_to_string(&path).expect("the list reads");
     let listed: BTreeSet<&str> = ompd_report::lines::data_lines(&text)
         .map(|(n, l)| match l.split_once('\t') {
@@ -180,7 +179,7 @@ fn the_reference_builds_serve_the_older_self_description() {
 /// gate. The runtimes' findings are in the runtime row (`runtime.toml`), not the libraries'.
 #[test]
 fn no_expectation_applies_to_a_reference_build() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../suite-data/expectations");
+    let dir = suite_data::expectations_dir();
     let files = expectations::load_dir(&dir).expect("expectations load");
     for name in ompd_vendors::REFERENCES.map(|r| r.name) {
         let lib = ompd_report::LibraryInfo {

@@ -480,12 +480,22 @@ pub fn default_cache_dir() -> PathBuf {
             return PathBuf::from(dir);
         }
     }
+    workspace_root().join("target").join("ompd-vendors")
+}
+
+/// How many directories this crate's manifest sits below the workspace root.
+const DEPTH_IN_WORKSPACE: usize = 1;
+
+/// The workspace's root directory, where `Cargo.toml`, `target/` and the role directories are.
+/// The one place in the suite that knows where a crate sits in the tree; every other crate asks
+/// here.
+pub fn workspace_root() -> PathBuf {
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     manifest_dir
-        .parent()
+        .ancestors()
+        .nth(DEPTH_IN_WORKSPACE)
         .unwrap_or(manifest_dir)
-        .join("target")
-        .join("ompd-vendors")
+        .to_path_buf()
 }
 
 /// The directory `name` beside the vendor cache (`target/NAME` by default), where the runner
@@ -649,6 +659,17 @@ mod tests {
             preload: Vec::new(),
             needs_cxx_runtime: false,
         }
+    }
+
+    #[test]
+    fn the_workspace_root_holds_the_workspace_manifest() {
+        let manifest = std::fs::read_to_string(workspace_root().join("Cargo.toml"))
+            .expect("the workspace root has a Cargo.toml");
+        assert!(
+            manifest.contains("[workspace]"),
+            "{}",
+            workspace_root().display()
+        );
     }
 
     #[test]

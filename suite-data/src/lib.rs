@@ -54,6 +54,12 @@ pub fn expectations_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expectations")
 }
 
+/// The list of checks allowed to judge nothing on the reference builds, with reasons (a test of
+/// `ompd-conform` reads and enforces it).
+pub fn reference_unjudged_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("reference-unjudged.tsv")
+}
+
 /// The directory holding the answer snapshots, one `<library>.txt` per vendor library
 /// (format: `ompd_engine::snapshot`).
 pub fn snapshots_dir() -> PathBuf {

@@ -53,10 +53,7 @@ tasks:
 ";
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives in the workspace")
-        .to_path_buf()
+    ompd_vendors::workspace_root()
 }
 
 fn cargo() -> Command {

@@ -60,10 +60,7 @@ fn run_step(script: &str, workspace: &Path, env: &[(&str, String)]) {
 }
 
 fn suite_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lies in the workspace")
-        .to_path_buf()
+    ompd_vendors::workspace_root()
 }
 
 fn json(path: &Path) -> serde_json::Value {
