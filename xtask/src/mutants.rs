@@ -8,8 +8,8 @@ use std::process::Command;
 
 /// `cargo xtask mutants [--base SO] [--quick] [--only NAME].. [--bless]` (`--base`: the inner
 /// library of the 5.2 mutants; the TR mutants wrap the reference's TR build). Around the
-/// reference, a full run is judged against the committed `ompd-mutants/kill-matrix.md` and the
-/// ledger `ompd-mutants/owed.tsv` (`--bless` rewrites the matrix). The exit code is the
+/// reference, a full run is judged against the committed `c-fixtures/mutants/kill-matrix.md` and the
+/// ledger `c-fixtures/mutants/owed.tsv` (`--bless` rewrites the matrix). The exit code is the
 /// driver's: 0 only when every mutant run, and on a full run every check, has a targeted kill
 /// or an owed entry, and the matrix is the committed one.
 pub fn mutants(args: &[String]) -> i32 {
