@@ -134,3 +134,63 @@ fn the_layout_block_names_every_crate_and_only_crates_that_exist() {
         );
     }
 }
+
+/// The top-level modules of a crate: every `.rs` file and every directory directly under `src/`,
+/// but the crate root and insta's `snapshots`.
+fn modules_in_tree(dir: &str) -> BTreeSet<String> {
+    let src = root().join(dir).join("src");
+    let entries = std::fs::read_dir(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .map(|n| n.trim_end_matches(".rs").to_string())
+        .filter(|n| !matches!(n.as_str(), "lib" | "main" | "snapshots"))
+        .collect()
+}
+
+/// The code map of ARCHITECTURE.md: for each `### DIR (PACKAGE)` heading, the modules its
+/// bullets name (`` - `module`: ... ``).
+fn code_map() -> Vec<(String, BTreeSet<String>)> {
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let section = text
+        .split("\n## Code map")
+        .nth(1)
+        .expect("a ## Code map section");
+    let section = section.split("\n## ").next().unwrap_or(section);
+    let mut map: Vec<(String, BTreeSet<String>)> = Vec::new();
+    for line in section.lines() {
+        if let Some(heading) = line.strip_prefix("### ") {
+            let dir = heading.split_whitespace().next().unwrap_or(heading);
+            map.push((dir.to_string(), BTreeSet::new()));
+        } else if let Some(module) = line.strip_prefix("- `").and_then(|l| l.split('`').next()) {
+            let entry = map.last_mut().expect("a bullet under a crate heading");
+            entry.1.insert(module.to_string());
+        }
+    }
+    map
+}
+
+#[test]
+fn the_code_map_names_every_top_level_module_of_every_crate() {
+    let map = code_map();
+    for (dir, name) in members() {
+        let in_tree = modules_in_tree(&dir);
+        let Some((_, mapped)) = map.iter().find(|(d, _)| *d == dir) else {
+            assert!(
+                in_tree.is_empty(),
+                "the code map lacks {dir} ({name}): {in_tree:?}"
+            );
+            continue;
+        };
+        let missing: Vec<_> = in_tree.difference(mapped).collect();
+        let stale: Vec<_> = mapped.difference(&in_tree).collect();
+        assert!(
+            missing.is_empty() && stale.is_empty(),
+            "the code map of {dir}: missing {missing:?}, no such module {stale:?}"
+        );
+    }
+    for (dir, _) in &map {
+        let known = members().iter().any(|(d, _)| d == dir);
+        assert!(known, "the code map names {dir}, which is no crate");
+    }
+}
