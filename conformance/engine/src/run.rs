@@ -8,7 +8,8 @@ use crate::property::PropertyOptions;
 use crate::quarantine::Quarantine;
 use crate::real_runs::RealRun;
 use crate::supervisor::{
-    record, record_all, run_unit, selected, unit_of, Exec, Stop, UnitRun, DEFAULT_SEED,
+    record, record_all, run_unit, stage_check_ids, stage_checks, unit_of, Exec, Stop, UnitRun,
+    DEFAULT_SEED,
 };
 use crate::worker::{Event, Scenario, Target, Unit};
 use ompd_checks::{self as checks, Stage};
@@ -124,13 +125,7 @@ pub const DEFAULT_QUARANTINE_AFTER: usize = 2;
 
 /// The units to run for one library.
 pub fn plan(lib: &Resolved, opts: &RunOptions) -> Vec<Unit> {
-    let ids = |stage: Stage| -> Vec<String> {
-        checks::registry()
-            .iter()
-            .filter(|c| c.stage == stage && selected(c.id, &opts.checks))
-            .map(|c| c.id.to_string())
-            .collect()
-    };
+    let ids = |stage: Stage| stage_check_ids(stage, &opts.checks);
     let mut units = Vec::new();
     let lifecycle = ids(Stage::Library);
     if !lifecycle.is_empty() {
@@ -310,9 +305,7 @@ fn run_units(
 /// The static checks of a library, judged from its file.
 fn static_records(lib: &Resolved, info: &StaticInfo, opts: &RunOptions) -> Vec<ResultRecord> {
     let host = unit_of(lib, Stage::Library, Target::Host, vec![]);
-    checks::registry()
-        .iter()
-        .filter(|c| c.stage == Stage::Static && selected(c.id, &opts.checks))
+    stage_checks(Stage::Static, &opts.checks)
         .map(|c| {
             let v = match c.run {
                 checks::Run::File(judge) => judge(info),
@@ -382,11 +375,7 @@ fn run_real(
     if opts.real.is_empty() || exec.stop.reason().is_some() {
         return (Vec::new(), Vec::new());
     }
-    let checks: Vec<String> = checks::registry()
-        .iter()
-        .filter(|c| c.stage == Stage::Target && selected(c.id, &opts.checks))
-        .map(|c| c.id.to_string())
-        .collect();
+    let checks = stage_check_ids(Stage::Target, &opts.checks);
     let scratch = match tempfile::Builder::new().prefix("ompd-real-").tempdir() {
         Ok(d) => d,
         Err(e) => {

@@ -92,6 +92,25 @@ pub fn selected(id: &str, filters: &[String]) -> bool {
     filters.is_empty() || filters.iter().any(|f| ompd_report::glob(f, id))
 }
 
+/// The one registry filter: the checks of `stage` that pass the `--check` filters, in
+/// registry order.
+pub fn stage_checks<'a>(
+    stage: Stage,
+    filters: &'a [String],
+) -> impl Iterator<Item = &'static checks::Check> + 'a {
+    checks::registry()
+        .iter()
+        .copied()
+        .filter(move |c| c.stage == stage && selected(c.id, filters))
+}
+
+/// The ids of [`stage_checks`].
+pub fn stage_check_ids(stage: Stage, filters: &[String]) -> Vec<String> {
+    stage_checks(stage, filters)
+        .map(|c| c.id.to_string())
+        .collect()
+}
+
 /// A unit of `lib` running `checks` against `target`.
 pub(crate) fn unit_of(lib: &Resolved, stage: Stage, target: Target, checks: Vec<String>) -> Unit {
     Unit {

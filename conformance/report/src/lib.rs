@@ -193,6 +193,10 @@ impl RealTargetInfo {
     }
 }
 
+/// The scenario of a result that needs no target (library-level and static checks, on the host
+/// variant).
+pub const HOST_SCENARIO: &str = "none";
+
 /// The scenario of a result on a process or core file the user named (the harness ran no
 /// fixture on it, so no scenario is known).
 pub const ATTACHED: &str = "attached";

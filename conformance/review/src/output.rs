@@ -33,7 +33,7 @@ pub fn replay_command(report: &Report, r: &ResultRecord) -> String {
             .map(|l| l.path.clone())
             .unwrap_or_else(|| r.library.clone())
     };
-    if r.scenario == "none" {
+    if r.scenario == ompd_report::HOST_SCENARIO {
         return format!("ompd-conform run {lib} --check {}", r.check);
     }
     // A real target: its fixture scenario again (live or core), or the process or core file.

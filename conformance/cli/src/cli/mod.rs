@@ -1,13 +1,9 @@
 //! The `ompd-conform` command line: `run`, `list`, `coverage`, `html`, `compare`, `merge`, `history`,
 //! `vendors fetch|list`, and the hidden worker, fork server and bench commands.
 //!
-//! Exit codes: 0 every result matched the expectations (expected failures included); 100 the
-//! gate failed: a regression (a fail, crash or timeout no expectation accepts), a flaky crash,
-//! without `--allow-warnings` a new warning (a warn no expectation accepts), or, without
-//! `--allow-improvements`, an unexpected pass or a stale expectation entry; 1 the
-//! harness could not do its job (a library did not load, a worker could not start, a file could
-//! not be written); 2 usage (including a malformed expectations file); 130 the run was stopped.
+//! Exit codes: the one table in [`exit`], which `--help` prints.
 
+pub mod exit;
 mod history;
 mod merge;
 mod review;
@@ -16,20 +12,18 @@ mod run;
 use review::{compare, html_cmd};
 
 use clap::{Parser, Subcommand, ValueEnum};
-use ompd_report::{Outcome, Report};
 use std::path::PathBuf;
 
-/// Every result passed.
-pub const EXIT_OK: i32 = 0;
-/// The harness failed.
-pub const EXIT_HARNESS: i32 = 1;
-/// Bad usage.
-pub const EXIT_USAGE: i32 = 2;
-/// The gate failed: conformance regressions (or unexpected passes, stale entries) were found.
-pub const EXIT_FINDINGS: i32 = 100;
-/// The run was interrupted (SIGINT, SIGTERM) or hit `--run-timeout`; the report written is
-/// marked incomplete.
-pub const EXIT_INTERRUPTED: i32 = 130;
+/// Every result passed ([`exit::OK`]).
+pub const EXIT_OK: i32 = exit::OK.code;
+/// The harness failed ([`exit::HARNESS`]).
+pub const EXIT_HARNESS: i32 = exit::HARNESS.code;
+/// Bad usage ([`exit::USAGE`]).
+pub const EXIT_USAGE: i32 = exit::USAGE.code;
+/// The gate failed ([`exit::FINDINGS`]).
+pub const EXIT_FINDINGS: i32 = exit::FINDINGS.code;
+/// The run was stopped early ([`exit::INTERRUPTED`]).
+pub const EXIT_INTERRUPTED: i32 = exit::INTERRUPTED.code;
 
 /// Command line.
 #[derive(Debug, Parser)]
@@ -65,7 +59,7 @@ enum Cmd {
     /// Render saved JSON reports (`run --format json --output`) as one HTML conformance matrix:
     /// the libraries of every report side by side.
     Html {
-        /// JSON reports (`ompd-conformance/report/v1`), in column order.
+        /// JSON reports (`ompd-conformance/report/v2`, or v1), in column order.
         #[arg(required = true)]
         reports: Vec<PathBuf>,
         /// The HTML file to write (atomically).
@@ -201,7 +195,7 @@ struct HistoryArgs {
 pub enum Format {
     /// Readable text ending with `N passed, N failed`.
     Human,
-    /// The `ompd-conformance/report/v1` JSON document.
+    /// The `ompd-conformance/report/v2` JSON document.
     Json,
 }
 
@@ -399,9 +393,18 @@ fn harness(msg: String) -> i32 {
     EXIT_HARNESS
 }
 
+/// The command line, with the exit-code table after `--help` and `run --help`.
+fn parse() -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let command = Cli::command()
+        .after_help(exit::help())
+        .mut_subcommand("run", |run| run.after_help(exit::help()));
+    Cli::from_arg_matches(&command.try_get_matches()?)
+}
+
 /// Parses the command line and runs it; returns the process exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(c) => c,
         Err(e) => {
             use clap::error::ErrorKind;
@@ -620,24 +623,19 @@ fn vendors_cmd(cmd: VendorCmd) -> i32 {
     }
 }
 
-/// The exit code a report calls for.
-/// The exit code a report calls for without expectations (`--no-expectations`).
-pub fn exit_code(report: &Report) -> i32 {
-    if report.count(Outcome::HarnessError) > 0 {
-        EXIT_HARNESS
-    } else if Outcome::ALL
-        .iter()
-        .any(|o| o.is_failure() && report.count(*o) > 0)
-    {
-        EXIT_FINDINGS
-    } else {
-        EXIT_OK
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_help_names_the_report_schema_the_runner_writes() {
+        use clap::CommandFactory;
+        let mut command = Cli::command();
+        let run = command.find_subcommand_mut("run").expect("run");
+        let help = run.render_long_help().to_string();
+        assert!(help.contains(ompd_report::SCHEMA), "{help}");
+        assert!(!help.contains(ompd_report::SCHEMA_V1), "{help}");
+    }
 
     #[test]
     fn list_renders_the_lifecycle_family() {

@@ -19,7 +19,7 @@ use crate::process::Spawn;
 use crate::run::RunOptions;
 use crate::supervisor::{self, Exec, Stop};
 use crate::worker::{self, Event, Unit};
-use ompd_checks::{self as checks, Stage};
+use ompd_checks::Stage;
 use ompd_report::Outcome;
 use ompd_serve::arch::Arch;
 use ompd_vendors::Resolved;
@@ -144,11 +144,7 @@ fn per_second(reps: usize, mut pass: impl FnMut() -> Result<usize, String>) -> R
 /// the measurement).
 fn surviving_unit(lib: &Resolved, exec: Exec) -> Result<Unit, String> {
     let (scenario, arch, layout) = UNIT;
-    let target: Vec<String> = checks::registry()
-        .iter()
-        .filter(|c| c.stage == Stage::Target)
-        .map(|c| c.id.to_string())
-        .collect();
+    let target = supervisor::stage_check_ids(Stage::Target, &[]);
     let scenario = worker::Scenario::built_in(scenario)?;
     let full = supervisor::unit_of(
         lib,

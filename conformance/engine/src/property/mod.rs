@@ -12,7 +12,7 @@ mod shrink;
 
 use crate::supervisor::{self, Exec};
 use crate::worker::{Scenario, Target, Unit};
-use ompd_checks::{self as checks, Stage};
+use ompd_checks::Stage;
 use ompd_report::{Outcome, ResultRecord};
 use ompd_serve::arch::Arch;
 use ompd_vendors::Resolved;
@@ -166,9 +166,8 @@ pub(crate) fn run_library(
     exec: Exec,
     jobs: usize,
 ) -> Vec<ResultRecord> {
-    let all: Vec<String> = checks::registry()
-        .iter()
-        .filter(|c| c.stage == Stage::Target && runs(c) && supervisor::selected(c.id, filters))
+    let all: Vec<String> = supervisor::stage_checks(Stage::Target, filters)
+        .filter(|c| runs(c))
         .map(|c| c.id.to_string())
         .collect();
     let cases = run_cases(lib, &all, popts, exec, jobs);

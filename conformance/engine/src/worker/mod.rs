@@ -123,7 +123,7 @@ impl Target {
     /// host, a real target's fixture scenario (or `attached`).
     pub fn scenario_name(&self) -> &str {
         match self {
-            Target::Host => "none",
+            Target::Host => ompd_report::HOST_SCENARIO,
             Target::Simulated { scenario, .. } => scenario.name(),
             Target::Real { info, .. } => info.fixture.as_deref().unwrap_or(ompd_report::ATTACHED),
         }
