@@ -40,7 +40,7 @@ pub struct Ctx<'l> {
     pub printed: Vec<(String, String)>,
     /// Callback contract violations recorded by earlier workers of this unit (replaced after a
     /// crash or timeout): (check id, violation). This worker's own are in the ledger.
-    pub earlier_violations: Vec<(String, String)>,
+    pub earlier_violations: Vec<(String, ompd_serve::ledger::Carried)>,
     /// The library's ICV list, enumerated once per unit.
     pub icv_table: std::cell::OnceCell<Result<Vec<IcvEntry>, String>>,
     /// What the model's facts cover (everything for a simulated target; what the fixture

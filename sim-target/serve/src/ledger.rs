@@ -13,7 +13,7 @@
 //! Pure bookkeeping: no `unsafe`, no FFI. [`crate::callbacks`] writes into it.
 
 use crate::faults::{Action, Fault, FaultState, Op};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// How `alloc_memory` initialises the blocks it hands out.
@@ -361,34 +361,69 @@ impl Counters {
     }
 }
 
-/// The violation kinds judged by a check of their own (their requirement is not the callback
-/// contract's), by the start of their `Debug` form; every other kind is judged by
-/// `callbacks.contract.no_violations`.
-const DEDICATED: [(&str, &str); 5] = [
-    ("SignalsChanged", "callbacks.contract.signals_untouched"),
-    (
-        "DescriptorsChanged",
-        "callbacks.contract.descriptors_untouched",
-    ),
-    ("DirectHeap", "callbacks.contract.no_direct_heap"),
-    ("ThreadsStarted", "callbacks.contract.no_threads"),
-    ("AfterFinalize", "lib.finalize.no_callbacks_after"),
-];
+/// The check that judges every violation kind without a check of its own.
+pub const CONTRACT_CHECK: &str = "callbacks.contract.no_violations";
 
 impl Violation {
-    /// The check that judges a violation, from its `Debug` form (the form violations carried
-    /// between workers of a unit keep).
-    pub fn judged_by_debug(text: &str) -> &'static str {
-        DEDICATED
-            .iter()
-            .find(|(kind, _)| text.starts_with(kind))
-            .map_or("callbacks.contract.no_violations", |(_, check)| check)
+    /// The check that judges this violation: the kinds whose requirement is not the callback
+    /// contract's have a check of their own; the others are judged by [`CONTRACT_CHECK`].
+    pub fn judged_by(&self) -> &'static str {
+        match self {
+            Violation::SignalsChanged { .. } => "callbacks.contract.signals_untouched",
+            Violation::DescriptorsChanged { .. } => "callbacks.contract.descriptors_untouched",
+            Violation::DirectHeap { .. } => "callbacks.contract.no_direct_heap",
+            Violation::ThreadsStarted { .. } => "callbacks.contract.no_threads",
+            Violation::AfterFinalize { .. } => "lib.finalize.no_callbacks_after",
+            _ => CONTRACT_CHECK,
+        }
     }
 
-    /// The check that judges this violation.
-    pub fn judged_by(&self) -> &'static str {
-        Violation::judged_by_debug(&format!("{self:?}"))
+    /// The form a violation travels in from a worker to the next worker of its unit.
+    pub fn carried(&self) -> Carried {
+        let heap = match self {
+            Violation::DirectHeap {
+                site,
+                allocator,
+                calls,
+                ..
+            } => Some(HeapCalls {
+                site: site.to_string(),
+                allocator: allocator.to_string(),
+                calls: *calls,
+            }),
+            _ => None,
+        };
+        Carried {
+            judged_by: self.judged_by().to_string(),
+            text: format!("{self:?}"),
+            heap,
+        }
     }
+}
+
+/// A violation as it travels between the workers of a unit (one replaced after a crash or a
+/// timeout hands its violations on): the check that judges it, its text for the verdict, and
+/// the fields a check sums.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Carried {
+    /// The check that judges it ([`Violation::judged_by`]).
+    pub judged_by: String,
+    /// The violation as a verdict quotes it.
+    pub text: String,
+    /// A `DirectHeap` violation's calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heap: Option<HeapCalls>,
+}
+
+/// The heap-manager calls of a `DirectHeap` violation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeapCalls {
+    /// The entry point that called the heap manager.
+    pub site: String,
+    /// The allocator function.
+    pub allocator: String,
+    /// How many times.
+    pub calls: u64,
 }
 
 impl Ledger {

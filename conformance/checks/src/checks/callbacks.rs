@@ -6,7 +6,6 @@
 use crate::{Check, Ctx, Judge, Profile, Property, Run, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_serve::callbacks;
-use ompd_serve::ledger::Violation;
 use std::collections::BTreeMap;
 
 /// Runs after every other check of a unit but the address-space release.
@@ -149,14 +148,15 @@ fn no_direct_heap(ctx: &mut Ctx, _: &str) -> Verdict {
     );
     let mut seen: BTreeMap<&str, BTreeMap<&str, u64>> = BTreeMap::new();
     for (_, v) in &ctx.earlier_violations {
-        if Violation::judged_by_debug(v) != "callbacks.contract.no_direct_heap" {
+        if v.judged_by != "callbacks.contract.no_direct_heap" {
             continue;
         }
-        match heap_fields(v) {
-            Some((site, allocator, calls)) => {
-                *seen.entry(site).or_default().entry(allocator).or_default() += calls
+        match &v.heap {
+            Some(h) => {
+                let by = seen.entry(h.site.as_str()).or_default();
+                *by.entry(h.allocator.as_str()).or_default() += h.calls;
             }
-            None => j.fail(format!("{v} (in an earlier worker of the unit)")),
+            None => j.fail(format!("{} (in an earlier worker of the unit)", v.text)),
         }
     }
     for ((site, allocator), (calls, _)) in &watch.tally {
@@ -190,21 +190,6 @@ fn heap_summary(seen: &BTreeMap<&str, BTreeMap<&str, u64>>) -> String {
     )
 }
 
-/// The entry point, allocator and count of a `DirectHeap` violation's `Debug` form (the form
-/// carried between workers of a unit).
-fn heap_fields(debug: &str) -> Option<(&str, &str, u64)> {
-    let field = |name: &str| {
-        let rest = debug.split(&format!("{name}: ")[..]).nth(1)?;
-        let rest = rest.strip_prefix('"').unwrap_or(rest);
-        rest.split(['"', ',']).next()
-    };
-    Some((
-        field("site")?,
-        field("allocator")?,
-        field("calls")?.parse().ok()?,
-    ))
-}
-
 fn defined_return_codes(ctx: &mut Ctx, _: &str) -> Verdict {
     let last = if ctx.profile >= Profile::V6_0 { 13 } else { 12 };
     let mut j = Judge::new(ctx, format!("codes 0 to {last}"));
@@ -220,9 +205,10 @@ fn defined_return_codes(ctx: &mut Ctx, _: &str) -> Verdict {
 /// those carried from earlier workers of the unit included.
 fn judge_violations(mut j: Judge, ctx: &Ctx, id: &str) -> Verdict {
     for (check, v) in &ctx.earlier_violations {
-        if Violation::judged_by_debug(v) == id {
+        if v.judged_by == id {
             j.fail(format!(
-                "{v} (during {check}, in an earlier worker of the unit)"
+                "{} (during {check}, in an earlier worker of the unit)",
+                v.text
             ));
         }
     }
@@ -250,25 +236,25 @@ fn held_over_calls(mut j: Judge) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ompd_serve::ledger::Violation;
 
     #[test]
-    fn a_carried_heap_violation_reads_back() {
+    fn a_carried_heap_violation_keeps_its_calls_and_its_check() {
         let v = Violation::DirectHeap {
             site: "ompd_get_thread_handle",
             allocator: "operator new",
             calls: 6,
             during: "thread.handle.by_pthread_id".into(),
         };
-        let text = format!("{v:?}");
+        let wire = serde_json::to_string(&v.carried()).expect("serializes");
+        let back: ompd_serve::ledger::Carried = serde_json::from_str(&wire).expect("reads back");
+        assert_eq!(back.judged_by, "callbacks.contract.no_direct_heap");
+        assert_eq!(back.text, format!("{v:?}"));
+        let heap = back.heap.expect("the heap calls travel");
         assert_eq!(
-            heap_fields(&text),
-            Some(("ompd_get_thread_handle", "operator new", 6))
+            (heap.site.as_str(), heap.allocator.as_str(), heap.calls),
+            ("ompd_get_thread_handle", "operator new", 6)
         );
-        assert_eq!(
-            Violation::judged_by_debug(&text),
-            "callbacks.contract.no_direct_heap"
-        );
-        assert_eq!(heap_fields("DirectHeap { garbled"), None);
     }
 
     #[test]

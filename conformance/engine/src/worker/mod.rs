@@ -259,7 +259,7 @@ pub struct Contract {
     pub printed: Vec<(String, String)>,
     /// Callback contract violations still recorded after the check: (check id, violation).
     #[serde(default)]
-    pub violations: Vec<(String, String)>,
+    pub violations: Vec<(String, ompd_serve::ledger::Carried)>,
 }
 
 impl Contract {
@@ -617,7 +617,7 @@ fn run_check(
     let recorded = ledger.violations();
     contract.violations = recorded[violations_before.min(recorded.len())..]
         .iter()
-        .map(|v| (id.to_string(), format!("{v:?}")))
+        .map(|v| (id.to_string(), v.carried()))
         .collect();
     (v, contract)
 }
