@@ -68,13 +68,54 @@ fn without_entry(text: &str, check: &str) -> String {
 #[test]
 fn the_repository_expectations_pass_the_gate_for_llvm_19() {
     let d = tempfile::tempdir().unwrap();
-    let (code, out, err) = conform(fetched("llvm-19"), &[], d.path());
+    let (code, out, err) = conform(fetched("llvm-19"), &["--verbose"], d.path());
     assert_eq!(code, 0, "{err}\n{out}");
     assert!(out.contains("gate: 0 regressions"), "{out}");
     assert!(
         out.contains("expected-fail icv.enumerate.standard_names"),
         "{out}"
     );
+}
+
+#[test]
+fn without_verbose_a_library_with_nothing_unexpected_fits_on_a_screen_and_ends_in_the_table() {
+    let d = tempfile::tempdir().unwrap();
+    let junit = d.path().join("j.xml");
+    let junit_arg = junit.to_str().unwrap();
+    let (code, out, err) = conform(fetched("llvm-19"), &["--junit", junit_arg], d.path());
+    assert_eq!(code, 0, "{err}\n{out}");
+    let tree = out
+        .split("llvm-19 (expectations:")
+        .nth(1)
+        .and_then(|t| t.split("runtime (expectations:").next())
+        .expect("the library's tree");
+    assert!(tree.lines().count() <= 40, "{tree}");
+    assert!(
+        !out.contains("expected-fail icv.enumerate.standard_names"),
+        "{out}"
+    );
+    assert!(tree.contains("├─ icv ("), "the family's count line: {tree}");
+    let header = out
+        .lines()
+        .find(|l| l.starts_with("library ") && l.contains(" judged "))
+        .expect("the table");
+    for column in [
+        "profile", "judged", "expected", "regress", "new-warn", "silenced",
+    ] {
+        assert!(header.contains(column), "{header}");
+    }
+    let rows: Vec<&str> = out
+        .lines()
+        .skip_while(|l| *l != header)
+        .skip(1)
+        .take(2)
+        .collect();
+    assert!(
+        rows[0].starts_with("llvm-19 ") && rows[0].contains("OpenMP 5.0"),
+        "{rows:?}"
+    );
+    assert!(rows[1].starts_with("runtime "), "the runtime row: {rows:?}");
+    assert!(out.contains(&format!("JUnit report: {junit_arg}")), "{out}");
 }
 
 #[rstest]

@@ -11,6 +11,7 @@
 //!   unexpected-pass, new-warning, silenced, flake, regression), stale entries, the gate's
 //!   verdict.
 //! - [`bless`]: a run's unexpected results in the expectations format, and `--bless`.
+//! - [`summary`]: the run's verdict on one screen, one row per library.
 //! - [`output`]: the gate-aware human tree and the JUnit XML rendering.
 //! - [`regression`]: the comparison of two JSON reports (regressions, fixes, changed answers).
 //! - [`html`]: the self-contained HTML conformance matrix of several libraries.
@@ -28,3 +29,4 @@ pub mod html;
 pub mod judged;
 pub mod output;
 pub mod regression;
+pub mod summary;

@@ -96,8 +96,19 @@ fn acceptable(ev: &Evaluation, j: &Judged) -> String {
     }
 }
 
-/// The human rendering: the library headers, then per library a tree of check families.
-pub fn human(report: &Report, ev: &Evaluation) -> String {
+/// How the human rendering is asked for.
+#[derive(Clone, Debug, Default)]
+pub struct View {
+    /// Every check worth a line (`--verbose`); otherwise only what needs a reader: unexpected
+    /// results in full, and each family's expected failures counted on its line.
+    pub verbose: bool,
+    /// The files the run writes, named under the summary table.
+    pub written: crate::summary::Written,
+}
+
+/// The human rendering: the library headers, per library a tree of check families, then the
+/// summary table, the totals and the gate.
+pub fn human(report: &Report, ev: &Evaluation, view: &View) -> String {
     let mut out = report.library_header();
     for lg in &ev.libraries {
         let files: Vec<String> = lg
@@ -115,8 +126,9 @@ pub fn human(report: &Report, ev: &Evaluation) -> String {
                 files.join(", ")
             }
         );
-        library_tree(&mut out, report, ev, lg);
+        library_tree(&mut out, report, ev, lg, view.verbose);
     }
+    out.push_str(&crate::summary::table(report, ev, &view.written));
     let counts: Vec<String> = Outcome::ALL
         .iter()
         .filter(|o| report.count(**o) > 0)
@@ -134,7 +146,13 @@ pub fn human(report: &Report, ev: &Evaluation) -> String {
 
 /// One library's tree: its check families (the checks worth a line each), then its stale
 /// expectation entries.
-fn library_tree(out: &mut String, report: &Report, ev: &Evaluation, lg: &LibraryGate) {
+fn library_tree(
+    out: &mut String,
+    report: &Report,
+    ev: &Evaluation,
+    lg: &LibraryGate,
+    verbose: bool,
+) {
     let mut fams: BTreeMap<&str, BTreeMap<&str, Vec<&Judged>>> = BTreeMap::new();
     for j in &lg.judged {
         let c = &report.results[j.result].check;
@@ -144,10 +162,16 @@ fn library_tree(out: &mut String, report: &Report, ev: &Evaluation, lg: &Library
             .or_default()
             .push(j);
     }
+    if !verbose {
+        fams.retain(|_, checks| worst(checks.values().flatten()) != Gate::Match);
+        if fams.is_empty() && lg.stale.is_empty() {
+            let _ = writeln!(out, "└─ every result as the expectations foresee");
+        }
+    }
     let nf = fams.len();
     for (fi, (fam, checks)) in fams.iter().enumerate() {
         let last_f = fi + 1 == nf && lg.stale.is_empty();
-        family_lines(out, report, ev, fam, checks, last_f);
+        family_lines(out, report, ev, (fam, checks), last_f, verbose);
     }
     if !lg.stale.is_empty() {
         let _ = writeln!(
@@ -175,9 +199,9 @@ fn family_lines(
     out: &mut String,
     report: &Report,
     ev: &Evaluation,
-    fam: &str,
-    checks: &BTreeMap<&str, Vec<&Judged>>,
+    (fam, checks): (&str, &BTreeMap<&str, Vec<&Judged>>),
     last_f: bool,
+    verbose: bool,
 ) {
     let (branch, pipe) = if last_f {
         ("└─", "   ")
@@ -186,8 +210,7 @@ fn family_lines(
     };
     let mut by_gate: BTreeMap<Gate, usize> = BTreeMap::new();
     for js in checks.values() {
-        let worst = js.iter().map(|j| j.gate).max().unwrap_or(Gate::Match);
-        *by_gate.entry(worst).or_default() += 1;
+        *by_gate.entry(worst(js.iter())).or_default() += 1;
     }
     let counts: Vec<String> = by_gate
         .iter()
@@ -201,6 +224,7 @@ fn family_lines(
     );
     let lines: Vec<String> = checks
         .iter()
+        .filter(|(_, js)| verbose || worst(js.iter()) > Gate::ExpectedFail)
         .filter_map(|(c, js)| check_lines(report, ev, c, js))
         .collect();
     let n = lines.len();
@@ -218,6 +242,11 @@ fn family_lines(
             let _ = writeln!(out, "{pipe}{p}   {rest}");
         }
     }
+}
+
+/// The worst gate among `judged` ([`Gate::Match`] for none).
+fn worst<'a>(judged: impl Iterator<Item = &'a &'a Judged>) -> Gate {
+    judged.map(|j| j.gate).max().unwrap_or(Gate::Match)
 }
 
 /// The lines of one check, or none when every result is a plain pass.

@@ -25,7 +25,11 @@ pub(super) fn merge(paths: &[PathBuf], review: &ReviewArgs, quiet: bool) -> i32 
     let ev = ompd_review::gate::Evaluation::new(&report, files, review.allow_improvements)
         .allowing_warnings(review.allow_warnings);
     ev.mark(&mut report);
-    if let Err(code) = emit(&report, &ompd_review::output::human(&report, &ev), review) {
+    if let Err(code) = emit(
+        &report,
+        &ompd_review::output::human(&report, &ev, &review.view()),
+        review,
+    ) {
         return code;
     }
     if let Some(path) = &review.html {

@@ -231,6 +231,37 @@ struct ReviewArgs {
     /// Also write the HTML conformance matrix of the run to this file (atomically).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    /// Print a line for every check worth one (skips, warnings and expected failures
+    /// included), not only the unexpected results and one count of expected failures a family.
+    #[arg(long)]
+    verbose: bool,
+}
+
+impl ReviewArgs {
+    /// The human rendering this review asks for, naming the files the run writes.
+    fn view(&self) -> ompd_review::output::View {
+        let mut reports = Vec::new();
+        if let (Format::Json, Some(path)) = (self.format, &self.output) {
+            reports.push(("JSON report", path.clone()));
+        }
+        if let Some(path) = &self.junit {
+            reports.push(("JUnit report", path.clone()));
+        }
+        if let Some(path) = &self.html {
+            reports.push(("HTML matrix", path.clone()));
+        }
+        let dir = self
+            .results_dir
+            .clone()
+            .unwrap_or_else(ompd_review::bless::default_dir);
+        ompd_review::output::View {
+            verbose: self.verbose,
+            written: ompd_review::summary::Written {
+                reports,
+                unexpected_dir: Some(dir),
+            },
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]

@@ -462,7 +462,7 @@ fn finish(
 ) -> i32 {
     if let Err(code) = emit(
         report,
-        &ompd_review::output::human(report, ev),
+        &ompd_review::output::human(report, ev, &args.review.view()),
         &args.review,
     ) {
         return code;
