@@ -42,8 +42,11 @@ pub const EXPECTATIONS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// The JSON Schema of the `ompd-conformance/report/v2` document (the subset the report uses).
-pub const REPORT_SCHEMA_JSON: &str = include_str!("../report-v2.schema.json");
+/// The JSON Schema of the `ompd-conformance/report/v3` document (the subset the report uses).
+pub const REPORT_SCHEMA_JSON: &str = include_str!("../report-v3.schema.json");
+
+/// The JSON Schema of the `ompd-conformance/report/v2` document, which v3 only adds fields to.
+pub const REPORT_SCHEMA_V2_JSON: &str = include_str!("../report-v2.schema.json");
 
 /// The JSON Schema of the `ompd-conformance/report/v1` document, which `compare` and `html` still
 /// read.

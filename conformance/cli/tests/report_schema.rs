@@ -1,4 +1,4 @@
-//! The JSON report against its committed schema (`golden/report-v2.schema.json`), checked by a
+//! The JSON report against its committed schema (`golden/report-v3.schema.json`), checked by a
 //! small validator of the keywords the schema uses (type, const, enum, required, properties,
 //! items, additionalProperties): a real run's report, one with every optional field set, and a
 //! v1 report (valid against `golden/report-v1.schema.json`) read into the v2 shape.
@@ -100,6 +100,8 @@ fn a_report_with_every_optional_field_matches_the_schema() {
             checks: 2,
             first: "task.curr.kind_matches_model on serial/lp64-le/natural: ...".into(),
         }],
+        load_failed: Some("undefined symbol: x".into()),
+        printed: Some("hello".into()),
         ..LibraryInfo::default()
     });
     r.push(ResultRecord {
@@ -127,6 +129,7 @@ fn a_report_with_every_optional_field_matches_the_schema() {
             tour: Some(true),
         }),
         gate: Some(Gate::Flake),
+        replay: Some("ompd-conform run l --replay m.json --check c".into()),
     });
     r.answers.insert(
         "l".into(),

@@ -355,7 +355,7 @@ fn note_unit(li: &mut LibraryInfo, r: &UnitRun) {
         }
     }
     if let Some(m) = &r.load_failed {
-        li.add_diagnostic(&format!("load failed: {m}"));
+        li.note_load_failed(m);
     }
     if let Some(first) = r.output.lines().find(|l| !l.trim().is_empty()) {
         li.note_output(first);

@@ -176,6 +176,7 @@ pub(crate) fn record(
             _ => None,
         },
         gate: None,
+        replay: None,
     }
 }
 

@@ -1,4 +1,4 @@
-//! Outcomes, result records and the report (`ompd-conformance/report/v2`), with its human and
+//! Outcomes, result records and the report (`ompd-conformance/report/v3`), with its human and
 //! JSON renderings, and the reading of reports of either schema (a v1 report is upgraded to the
 //! v2 shape as it is read, [`Report::from_json`]). Reporters only render: they never change an
 //! outcome.
@@ -245,6 +245,10 @@ pub struct ResultRecord {
     /// The result relative to the expectations (absent when the run used none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<Gate>,
+    /// The command that reproduces this result when it is not the unit's own (a generated
+    /// case's saved model); absent otherwise, where the unit's fields say how (v3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<String>,
 }
 
 impl ResultRecord {
@@ -349,6 +353,13 @@ pub struct LibraryInfo {
     /// Entry points the run stopped calling because they hung or crashed in earlier checks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub quarantined: Vec<QuarantinedEntry>,
+    /// Why the library could not be loaded, when it could not (v3; also a diagnostic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_failed: Option<String>,
+    /// The first line the library printed to stdout or stderr, the least over the run's units
+    /// (v3; also a diagnostic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed: Option<String>,
 }
 
 /// The start of the one diagnostic that says a library wrote to stdout or stderr itself.
@@ -372,6 +383,34 @@ impl LibraryInfo {
     /// Notes that the library wrote `first_line` (the first line of what it printed).
     pub fn note_output(&mut self, first_line: &str) {
         self.add_diagnostic(&format!("{WROTE}{first_line:?})"));
+        keep_least(&mut self.printed, first_line);
+    }
+
+    /// Notes that the library could not be loaded, and why (the least reason stands, so the
+    /// same one whatever order units or shards come in).
+    pub fn note_load_failed(&mut self, why: &str) {
+        self.add_diagnostic(&format!("load failed: {why}"));
+        keep_least(&mut self.load_failed, why);
+    }
+
+    /// Joins the typed notes of `other` (the same library in another shard) into these.
+    pub fn join_notes(&mut self, other: &LibraryInfo) {
+        for d in &other.diagnostics {
+            self.add_diagnostic(d);
+        }
+        if let Some(p) = &other.printed {
+            keep_least(&mut self.printed, p);
+        }
+        if let Some(l) = &other.load_failed {
+            keep_least(&mut self.load_failed, l);
+        }
+    }
+}
+
+/// Sets `slot` to `value` when it is empty or holds a greater one.
+fn keep_least(slot: &mut Option<String>, value: &str) {
+    if slot.as_deref().is_none_or(|s| value < s) {
+        *slot = Some(value.to_string());
     }
 }
 
@@ -414,7 +453,11 @@ pub struct Report {
 }
 
 /// The report schema id.
-pub const SCHEMA: &str = "ompd-conformance/report/v2";
+pub const SCHEMA: &str = "ompd-conformance/report/v3";
+
+/// The schema id of the second version, which [`Report::from_json`] reads as it is (v3 only
+/// added fields).
+pub const SCHEMA_V2: &str = "ompd-conformance/report/v2";
 
 /// The schema id of the first version, which [`Report::from_json`] still reads.
 pub const SCHEMA_V1: &str = "ompd-conformance/report/v1";
@@ -429,7 +472,8 @@ impl Report {
         }
     }
 
-    /// Reads a JSON report of schema v2 or v1 (a v1 report's results are moved into the v2
+    /// Reads a JSON report of schema v3, v2 (read as it is: v3 only added fields) or v1 (a v1
+    /// report's results are moved into the v2
     /// shape, [`ResultRecord::upgrade_from_v1`], and its schema becomes [`SCHEMA`]). The error
     /// says what is wrong in one line.
     pub fn from_json(text: &str) -> Result<Report, String> {
@@ -437,13 +481,14 @@ impl Report {
             .map_err(|e| format!("not an ompd-conform JSON report: {e}"))?;
         match r.schema.as_str() {
             SCHEMA => {}
+            SCHEMA_V2 => r.schema = SCHEMA.into(),
             SCHEMA_V1 => {
                 r.results.iter_mut().for_each(ResultRecord::upgrade_from_v1);
                 r.schema = SCHEMA.into();
             }
             other => {
                 return Err(format!(
-                    "schema `{other}`, expected `{SCHEMA}` or `{SCHEMA_V1}`"
+                    "schema `{other}`, expected `{SCHEMA}`, `{SCHEMA_V2}` or `{SCHEMA_V1}`"
                 ))
             }
         }
@@ -681,6 +726,7 @@ pub(crate) mod tests {
             target: TARGET_SIM.into(),
             real: None,
             gate: None,
+            replay: None,
         }
     }
 

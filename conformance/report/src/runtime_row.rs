@@ -94,6 +94,7 @@ mod tests {
             target: "live".into(),
             real: None,
             gate: None,
+            replay: None,
         }
     }
 

@@ -156,9 +156,7 @@ fn merged_libraries(shards: &[Report]) -> Vec<LibraryInfo> {
             if into.version_string.is_none() {
                 into.version_string.clone_from(&from.version_string);
             }
-            for d in &from.diagnostics {
-                into.add_diagnostic(d);
-            }
+            into.join_notes(from);
             for q in &from.quarantined {
                 match into
                     .quarantined

@@ -489,6 +489,7 @@ mod tests {
             target: target.into(),
             real,
             gate: None,
+            replay: None,
         }
     }
 

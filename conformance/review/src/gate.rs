@@ -346,6 +346,7 @@ mod tests {
             target: "sim".into(),
             real: None,
             gate: None,
+            replay: None,
         }
     }
 

@@ -498,6 +498,7 @@ mod tests {
             target: "sim".into(),
             real: None,
             gate: None,
+            replay: None,
         }
     }
 

@@ -13,9 +13,8 @@ const SHOWN: usize = 5;
 
 /// The command that replays one result.
 pub fn replay_command(report: &Report, r: &ResultRecord) -> String {
-    if let Some(i) = r.detail.find("replay: ") {
-        let cmd = &r.detail[i + "replay: ".len()..];
-        return cmd.trim_end_matches(')').to_string();
+    if let Some(cmd) = &r.replay {
+        return cmd.clone();
     }
     let named = ompd_vendors::known().iter().any(|v| v.name == r.library)
         || ompd_vendors::reference(&r.library).is_some();
@@ -437,4 +436,43 @@ pub fn junit(report: &Report, ev: &Evaluation) -> Result<String, String> {
         doc.add_test_suite(suite);
     }
     doc.to_string().map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(scenario: &str, detail: &str, replay: Option<&str>) -> ResultRecord {
+        ResultRecord {
+            library: "/x/libompd.so".into(),
+            check: "icv.value.bind-var".into(),
+            requirements: vec![],
+            scenario: scenario.into(),
+            arch: "ilp32-le".into(),
+            layout: Some("random:34".into()),
+            outcome: Outcome::Fail,
+            expected: String::new(),
+            actual: String::new(),
+            detail: detail.into(),
+            flaky: false,
+            target: "sim".into(),
+            real: None,
+            gate: None,
+            replay: replay.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn the_replay_command_comes_from_its_field_never_from_the_detail() {
+        let report = Report::new();
+        let saved = "ompd-conform run /x/libompd.so --replay m.json --arch ilp32-le --layout random:34 --check icv.value.bind-var";
+        let r = rec("generated", "shrunk; replay: something else", Some(saved));
+        assert_eq!(replay_command(&report, &r), saved);
+        let r = rec("serial", "it said replay: nonsense", None);
+        assert_eq!(
+            replay_command(&report, &r),
+            "ompd-conform run /x/libompd.so --scenario serial --arch ilp32-le --layout random:34 \
+             --check icv.value.bind-var"
+        );
+    }
 }

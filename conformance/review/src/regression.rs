@@ -339,6 +339,7 @@ pub(crate) mod tests {
                 target: "sim".into(),
                 real: None,
                 gate: None,
+                replay: None,
             });
         }
         r

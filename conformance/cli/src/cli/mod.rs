@@ -59,7 +59,7 @@ enum Cmd {
     /// Render saved JSON reports (`run --format json --output`) as one HTML conformance matrix:
     /// the libraries of every report side by side.
     Html {
-        /// JSON reports (`ompd-conformance/report/v2`, or v1), in column order.
+        /// JSON reports (`ompd-conformance/report/v3`, v2 or v1), in column order.
         #[arg(required = true)]
         reports: Vec<PathBuf>,
         /// The HTML file to write (atomically).
@@ -195,7 +195,7 @@ struct HistoryArgs {
 pub enum Format {
     /// Readable text ending with `N passed, N failed`.
     Human,
-    /// The `ompd-conformance/report/v2` JSON document.
+    /// The `ompd-conformance/report/v3` JSON document.
     Json,
 }
 

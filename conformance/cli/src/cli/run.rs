@@ -492,11 +492,7 @@ fn finish(
         Err(code) => return code,
     };
     for l in &report.libraries {
-        if let Some(d) = l
-            .diagnostics
-            .iter()
-            .find_map(|d| d.strip_prefix("load failed: "))
-        {
+        if let Some(d) = &l.load_failed {
             eprintln!("ompd-conform: error: cannot load {}: {d}", l.name);
         }
     }

@@ -98,7 +98,8 @@ fn write_replay(dir: &Path, lib: &str, check: &str, m: &Model) -> Result<PathBuf
     Ok(path)
 }
 
-/// Adds the reproducer (file and replay command) to a record's detail.
+/// Adds the reproducer to a record: the replay command in its own field, and the file and the
+/// command to its detail.
 fn with_replay(
     mut r: ResultRecord,
     lib: &Resolved,
@@ -107,18 +108,25 @@ fn with_replay(
     what: &str,
 ) -> ResultRecord {
     let how = match write_replay(dir, &lib.name, &r.check, m) {
-        Ok(path) => format!(
-            "{what}: {} thread(s), {} region(s), {} task(s) in {}; replay: ompd-conform run {} --replay {} --arch {} --layout {} --check {}",
-            m.threads.len(),
-            m.regions.len(),
-            m.tasks.len(),
-            path.display(),
-            lib.path.display(),
-            path.display(),
-            r.arch,
-            r.layout.as_deref().unwrap_or("*"),
-            r.check
-        ),
+        Ok(path) => {
+            let command = format!(
+                "ompd-conform run {} --replay {} --arch {} --layout {} --check {}",
+                lib.path.display(),
+                path.display(),
+                r.arch,
+                r.layout.as_deref().unwrap_or("*"),
+                r.check
+            );
+            let how = format!(
+                "{what}: {} thread(s), {} region(s), {} task(s) in {}; replay: {command}",
+                m.threads.len(),
+                m.regions.len(),
+                m.tasks.len(),
+                path.display(),
+            );
+            r.replay = Some(command);
+            how
+        }
         Err(e) => format!("{what} (not written: {e})"),
     };
     r.detail = if r.detail.is_empty() {
