@@ -3,6 +3,7 @@
 //! v2 shape as it is read, [`Report::from_json`]). Reporters only render: they never change an
 //! outcome.
 
+pub mod answers;
 pub mod glob;
 pub mod lines;
 pub mod runtime_row;
@@ -192,6 +193,9 @@ impl RealTargetInfo {
         }
     }
 }
+
+/// The scenario of a result of the property phase (a generated model).
+pub const GENERATED_SCENARIO: &str = "generated";
 
 /// The scenario of a result that needs no target (library-level and static checks, on the host
 /// variant).

@@ -10,7 +10,7 @@
 //! changed outcomes, checks only in NEW or only in OLD, and changed snapshot answers (the optional
 //! `answers` section a `--golden` run writes).
 
-use ompd_engine::snapshot::{self, Change};
+use ompd_report::answers::{self as snapshot, Change};
 use ompd_report::{Outcome, Report};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};

@@ -29,7 +29,7 @@ pub fn runs(check: &ompd_checks::Check) -> bool {
 }
 
 /// The scenario name of results from generated cases.
-pub const SCENARIO: &str = "generated";
+pub const SCENARIO: &str = ompd_report::GENERATED_SCENARIO;
 
 /// Generated cases per library by default.
 pub const DEFAULT_CASES: u32 = 1024;
