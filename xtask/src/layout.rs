@@ -40,7 +40,7 @@ fn top_level() -> BTreeSet<String> {
 
 /// Every workspace member as (directory, package name), from the root manifest's `members`
 /// and each member's own manifest.
-fn members() -> Vec<(String, String)> {
+pub(crate) fn members() -> Vec<(String, String)> {
     let text = std::fs::read_to_string(root().join("Cargo.toml")).expect("root manifest");
     let list = text
         .split("members = [")

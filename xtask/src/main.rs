@@ -527,29 +527,19 @@ mod tidy {
     use super::root;
     use std::path::{Path, PathBuf};
 
-    /// Every file of the workspace's crates whose name satisfies `wanted`.
-    /// The top-level directories of the workspace's members (the `members` list of the root
-    /// `Cargo.toml`, the one place that names them).
+    /// The role directories the workspace's members live in (from the `members` list of the
+    /// root `Cargo.toml`, the one place that names them).
     fn workspace_dirs() -> Vec<String> {
-        let text = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
-        let list = text
-            .split("members = [")
-            .nth(1)
-            .unwrap()
-            .split(']')
-            .next()
-            .unwrap();
-        let mut dirs: Vec<String> = list
-            .split(',')
-            .map(|m| m.trim().trim_matches('"'))
-            .filter(|m| !m.is_empty())
-            .map(|m| m.split('/').next().unwrap_or(m).to_string())
+        let mut dirs: Vec<String> = crate::layout::members()
+            .into_iter()
+            .map(|(dir, _)| dir.split('/').next().unwrap_or(&dir).to_string())
             .collect();
         dirs.dedup();
         assert!(dirs.len() >= 5, "members: {dirs:?}");
         dirs
     }
 
+    /// Every file of the workspace's crates whose name satisfies `wanted`.
     fn crate_files(wanted: fn(&str) -> bool) -> Vec<PathBuf> {
         fn walk(dir: &Path, wanted: fn(&str) -> bool, out: &mut Vec<PathBuf>) {
             for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
