@@ -1,6 +1,7 @@
 //! Gate-aware renderings of a run: the human tree (per library, grouped by check family, each
 //! unexpected result with its requirements, acceptable outcomes, actual outcome, unit and replay
-//! command; expected failures one line per check) and the JUnit XML document (one testcase per
+//! command; each family's expected failures counted on its line, or one line per check with
+//! `--verbose`), ending in the summary table, and the JUnit XML document (one testcase per
 //! check and unit, named by the result's place). Renderers never change an outcome.
 
 use crate::gate::{Evaluation, Judged, LibraryGate};
