@@ -42,7 +42,7 @@ pub fn mutants(args: &[String]) -> i32 {
     }
     // Around the reference, the run is judged against the committed matrix and ledger.
     if base.is_none() {
-        let kit = super::root().join("ompd-mutants");
+        let kit = super::root().join("c-fixtures/mutants");
         rest.extend([
             "--matrix".into(),
             kit.join("kill-matrix.md").display().to_string(),
