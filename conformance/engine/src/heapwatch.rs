@@ -20,8 +20,8 @@ const SOURCE: &str = include_str!("../c/heapwatch.c");
 /// The shim's file name.
 const FILE: &str = "libompd_heapwatch.so";
 
-/// The variable a worker reads to know why it runs without the shim.
-pub const ABSENT_ENV: &str = "OMPD_HEAPWATCH_ABSENT";
+/// The variable a worker reads to know why it runs without the shim (the loader reads it).
+pub const ABSENT_ENV: &str = ompd_loader::library::HEAP_WATCH_ABSENT_ENV;
 
 /// The shim, built once per process: its path, or why there is none.
 pub fn shim() -> &'static Result<PathBuf, String> {

@@ -251,7 +251,7 @@ fn worst<'a>(judged: impl Iterator<Item = &'a &'a Judged>) -> Gate {
 
 /// The lines of one check, or none when every result is a plain pass.
 fn check_lines(report: &Report, ev: &Evaluation, check: &str, js: &[&Judged]) -> Option<String> {
-    let worst = js.iter().map(|j| j.gate).max().unwrap_or(Gate::Match);
+    let worst = worst(js.iter());
     let rec = |j: &Judged| &report.results[j.result];
     let n = js.len();
     let mut s = String::new();

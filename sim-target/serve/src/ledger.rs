@@ -364,12 +364,16 @@ impl Counters {
 /// The check that judges every violation kind without a check of its own.
 pub const CONTRACT_CHECK: &str = "callbacks.contract.no_violations";
 
+/// The check that judges [`Violation::SignalsChanged`] (the worker reads every signal anew
+/// before it runs).
+pub const SIGNALS_CHECK: &str = "callbacks.contract.signals_untouched";
+
 impl Violation {
     /// The check that judges this violation: the kinds whose requirement is not the callback
     /// contract's have a check of their own; the others are judged by [`CONTRACT_CHECK`].
     pub fn judged_by(&self) -> &'static str {
         match self {
-            Violation::SignalsChanged { .. } => "callbacks.contract.signals_untouched",
+            Violation::SignalsChanged { .. } => SIGNALS_CHECK,
             Violation::DescriptorsChanged { .. } => "callbacks.contract.descriptors_untouched",
             Violation::DirectHeap { .. } => "callbacks.contract.no_direct_heap",
             Violation::ThreadsStarted { .. } => "callbacks.contract.no_threads",

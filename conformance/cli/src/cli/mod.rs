@@ -250,17 +250,20 @@ impl ReviewArgs {
         if let Some(path) = &self.html {
             reports.push(("HTML matrix", path.clone()));
         }
-        let dir = self
-            .results_dir
-            .clone()
-            .unwrap_or_else(ompd_review::bless::default_dir);
         ompd_review::output::View {
             verbose: self.verbose,
             written: ompd_review::summary::Written {
                 reports,
-                unexpected_dir: Some(dir),
+                unexpected_dir: Some(self.results_dir()),
             },
         }
+    }
+
+    /// Where each library's `LIB.unexpected.toml` goes.
+    fn results_dir(&self) -> PathBuf {
+        self.results_dir
+            .clone()
+            .unwrap_or_else(ompd_review::bless::default_dir)
     }
 }
 

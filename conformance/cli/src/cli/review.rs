@@ -54,10 +54,7 @@ pub(super) fn run_gate(
     stopped: bool,
 ) -> Result<i32, i32> {
     let date = ompd_review::bless::today();
-    let dir = review
-        .results_dir
-        .clone()
-        .unwrap_or_else(ompd_review::bless::default_dir);
+    let dir = review.results_dir();
     if let Err(e) = std::fs::create_dir_all(&dir) {
         return Err(harness(format!("cannot create {}: {e}", dir.display())));
     }

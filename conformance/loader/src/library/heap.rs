@@ -22,6 +22,9 @@ use std::collections::BTreeMap;
 use std::ffi::CStr;
 use std::sync::{Mutex, OnceLock};
 
+/// The variable a worker started without the shim reads to know why (set by the engine).
+pub const ABSENT_ENV: &str = "OMPD_HEAPWATCH_ABSENT";
+
 /// At most this many counters are read (the shim has 17).
 const MAX_KINDS: usize = 32;
 
@@ -48,7 +51,7 @@ fn shim() -> &'static Result<Shim, String> {
 
 /// Finds the shim's functions among the loaded objects.
 fn find_shim() -> Result<Shim, String> {
-    let absent = || match std::env::var("OMPD_HEAPWATCH_ABSENT") {
+    let absent = || match std::env::var(ABSENT_ENV) {
         Ok(why) => why,
         Err(_) => {
             "the heap-watch shim is not preloaded in this process (only workers get it)".into()

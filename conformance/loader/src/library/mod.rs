@@ -28,7 +28,9 @@ mod raw;
 mod runtimes;
 mod tr;
 pub mod watch;
-pub use heap::{heap_growth, heap_watch, signal_changes, HeapWatch};
+pub use heap::{
+    heap_growth, heap_watch, signal_changes, HeapWatch, ABSENT_ENV as HEAP_WATCH_ABSENT_ENV,
+};
 pub use runtimes::{init_cxx_streams, keep_loaded};
 
 pub use api::Api;
