@@ -95,7 +95,7 @@ fn killing_the_supervisor_ends_its_zygotes_and_their_workers() {
     while family.is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
         for (z, cmd) in children(sup.id()) {
-            if cmd.contains("__zygote") {
+            if cmd.contains(ompd_engine::host::Entry::Zygote.arg()) {
                 family.push(z);
                 family.extend(children(z).into_iter().map(|(w, _)| w));
             }

@@ -46,7 +46,7 @@ fn unit() -> Unit {
 /// Runs the hidden worker command on `input` (one line): its events and exit code.
 fn worker(input: &str) -> (Vec<Event>, i32) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ompd-conform"))
-        .arg("__worker")
+        .arg(ompd_engine::host::Entry::Worker.arg())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -17,6 +17,8 @@
 //!   the bench's empty library).
 //! - [`heapwatch`]: the heap watch's C shim, built on first need and preloaded into workers,
 //!   which counts the heap-manager calls the library's own code makes (OMPD-MEM-001).
+//! - [`host`]: the contract with the binary that hosts the engine: the hidden first arguments
+//!   that start a worker or a zygote (which the binary hands to [`route`] first in `main`).
 //! - [`worker`]: the units (each with its typed target and scenario), the events a worker
 //!   streams, and the worker itself: runs the checks of one unit in this fresh process.
 //! - [`zygote`]: the fork server: a zygote process that forks fresh workers, and the
@@ -40,6 +42,7 @@ pub mod bench;
 pub mod collect;
 pub mod cshared;
 pub mod heapwatch;
+pub mod host;
 pub mod parallel;
 pub mod phases;
 pub mod process;
@@ -55,3 +58,13 @@ pub mod tour;
 pub mod watchdog;
 pub mod worker;
 pub mod zygote;
+
+/// What a binary hosting the engine calls first in `main`: runs the worker or zygote this
+/// process was started as ([`host::Entry`]) and returns its exit code, or `None` for any other
+/// command line (the binary's own).
+pub fn route() -> Option<i32> {
+    match host::Entry::of_args(std::env::args_os())? {
+        host::Entry::Worker => Some(worker::main()),
+        host::Entry::Zygote => Some(zygote::serve()),
+    }
+}

@@ -149,10 +149,10 @@ fn own_exe() -> Result<PathBuf, String> {
     std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))
 }
 
-/// Starts a worker by executing `exe __worker` again on `fds`.
+/// Starts a worker by executing `exe` again as [`crate::host::Entry::Worker`] on `fds`.
 fn exec(exe: &Path, keep_env: &[String], fds: Descriptors) -> Result<Child, String> {
     let mut cmd = Command::new(exe);
-    cmd.arg(crate::worker::COMMAND)
+    cmd.arg(crate::host::Entry::Worker.arg())
         .stdin(Stdio::from(fds.stdin))
         .stdout(Stdio::from(fds.events))
         .stderr(Stdio::from(fds.capture));

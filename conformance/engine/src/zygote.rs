@@ -1,5 +1,4 @@
-//! The fork server: a zygote process (this binary re-executed with the hidden `__zygote`
-//! command, in the scrubbed environment a worker gets) that has done everything a worker does
+//! The fork server: a zygote process (this binary re-executed as [`crate::host::Entry::Zygote`], in the scrubbed environment a worker gets) that has done everything a worker does
 //! before it loads the library, and forks one worker per request. A fork costs a fraction of an
 //! exec, a dynamic link and a runtime start, and each worker still loads its own fresh instance
 //! of the library.
@@ -36,10 +35,7 @@ use std::sync::{mpsc, Mutex, OnceLock};
 /// them (never a vendor's own file) so that workers do not relocate them again.
 const SYSTEM_RUNTIMES: &[&str] = &["libstdc++.so.6", "libgcc_s.so.1", "libm.so.6"];
 
-/// The hidden command a zygote runs.
-pub const COMMAND: &str = "__zygote";
-
-/// The zygote's main loop (the `__zygote` command): serves fork requests on stdin until the
+/// The zygote's main loop ([`crate::host::Entry::Zygote`]): serves fork requests on stdin until the
 /// supervisor closes it. Returns the process exit code.
 pub fn serve() -> i32 {
     // Its workers inherit the limit.
@@ -389,7 +385,7 @@ fn start(key: Key) -> Result<Zygote, String> {
     let (ours, theirs) =
         UnixStream::pair().map_err(|e| format!("cannot make a control socket: {e}"))?;
     let mut cmd = Command::new(&key.exe);
-    cmd.arg(COMMAND)
+    cmd.arg(crate::host::Entry::Zygote.arg())
         .stdin(Stdio::from(OwnedFd::from(theirs)))
         .stdout(Stdio::null())
         .stderr(Stdio::inherit());

@@ -1,5 +1,6 @@
 //! The `ompd-conform` command line: `run`, `list`, `coverage`, `html`, `compare`, `merge`, `history`,
-//! `vendors fetch|list`, and the hidden worker, fork server and bench commands.
+//! `vendors fetch|list`, and the hidden bench commands; a worker or fork-server start is routed
+//! to the engine before the command line is read ([`ompd_engine::route`]).
 //!
 //! Exit codes: the one table in [`exit`], which `--help` prints.
 
@@ -105,12 +106,6 @@ enum Cmd {
     /// release's outcome, when each finding appeared and was fixed, and the first bad release's
     /// replay command. From saved reports, or by running the line's vendors (`--line`).
     History(HistoryArgs),
-    /// Internal: run one unit (used by the supervisor).
-    #[command(name = ompd_engine::worker::COMMAND, hide = true)]
-    Worker,
-    /// Internal: the fork server that forks workers (used by the supervisor).
-    #[command(name = ompd_engine::zygote::COMMAND, hide = true)]
-    Zygote,
     /// Internal: throughput figures of one library as JSON (used by `cargo xtask bench`).
     #[command(name = "__bench", hide = true)]
     Bench {
@@ -438,6 +433,9 @@ fn parse() -> Result<Cli, clap::Error> {
 
 /// Parses the command line and runs it; returns the process exit code.
 pub fn main() -> i32 {
+    if let Some(code) = ompd_engine::route() {
+        return code;
+    }
     let cli = match parse() {
         Ok(c) => c,
         Err(e) => {
@@ -461,8 +459,6 @@ pub fn main() -> i32 {
         }
     };
     match cli.cmd {
-        Cmd::Worker => ompd_engine::worker::main(),
-        Cmd::Zygote => ompd_engine::zygote::serve(),
         Cmd::Bench {
             library,
             reps,

@@ -24,8 +24,6 @@ mod panics;
 mod probes;
 mod target;
 
-/// The hidden command a re-executed worker runs.
-pub const COMMAND: &str = "__worker";
 pub use target::{hand_over, key, prelower};
 use target::{prepare, set_up_target, Prepared};
 
