@@ -25,7 +25,8 @@
 //! Outside `checks/` lives what every family shares: [`Check`] and [`Stage`] (`check`),
 //! [`Verdict`] and [`Severity`] (`verdict`), [`Ctx`] and its ICV table (`ctx`), the walks to the
 //! handles the families judge (`handles`), [`Judge`] and the judging helpers (`judge`), the
-//! registry (`registry`), the early-return macros (`macros`), [`known`] and [`profile`].
+//! registry (`registry`), the early-return macros (`macros`), [`known`], [`profile`] and
+//! [`variants`] (which checks judge each runtime variant of the simulator).
 
 mod check;
 mod checks;
@@ -36,6 +37,7 @@ pub mod known;
 mod macros;
 pub mod profile;
 mod registry;
+pub mod variants;
 mod verdict;
 
 pub use check::{Check, Input, Property, Run, Site, Stage};

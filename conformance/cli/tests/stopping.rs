@@ -34,12 +34,13 @@ fn planned_results(libs: usize) -> usize {
     let per_scenario = |runtime: bool| -> usize {
         sim_target::model::scenario_names()
             .map(|s| {
+                let scenario = ompd_engine::worker::Scenario::built_in(s).expect("a built-in");
                 let judged = checks
                     .iter()
                     .filter(|c| c["stage"] == "target")
                     .map(|c| c["id"].as_str().unwrap_or(""))
                     .filter(|id| ompd_report::runtime_row::is_runtime_check(id) == runtime)
-                    .filter(|id| sim_target::model::judges(s, id))
+                    .filter(|id| scenario.judges(id))
                     .count();
                 judged * units(s)
             })

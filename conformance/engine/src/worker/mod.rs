@@ -200,11 +200,13 @@ impl Scenario {
         }
     }
 
-    /// True when it runs check `check`: a built-in runtime variant runs only the checks it
-    /// varies (`sim_target::model::judges`); every other scenario runs all.
+    /// True when it runs check `check`: a built-in runtime variant runs only the checks that
+    /// judge it (`ompd_checks::variants`); every other scenario runs all.
     pub fn judges(&self, check: &str) -> bool {
         match self {
-            Scenario::BuiltIn(n) => sim_target::model::judges(&n.0, check),
+            Scenario::BuiltIn(n) => {
+                sim_target::model::variant(&n.0).is_none_or(|v| checks::variants::judges(v, check))
+            }
             Scenario::Model { .. } => true,
         }
     }

@@ -42,7 +42,7 @@ mod validate;
 
 pub use builder::ModelBuilder;
 pub use scenarios::{
-    default_scenarios, judges, known_names, scenario, scenario_names, Judges, Scenario, Set,
+    default_scenarios, known_names, scenario, scenario_names, variant, Scenario, Set, Variant,
 };
 
 /// Index of a thread in [`Model::threads`]; equal to its global thread id (gtid).
@@ -470,12 +470,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_runtime_variant_runs_only_the_checks_it_varies() {
-        assert!(judges("thread-scan", "thread.handle.by_pthread_id"));
-        assert!(!judges("thread-scan", "state.get.matches_model"));
-        assert!(judges("no-ompt", "state.get.matches_model"));
-        assert!(judges("serial", "state.get.matches_model"));
-        assert!(judges("replay:case", "state.get.matches_model"));
+    fn every_variant_is_a_scenario_and_states_are_none() {
+        for v in Variant::ALL {
+            assert_eq!(known_names().filter(|n| variant(n) == Some(v)).count(), 1);
+        }
+        assert_eq!(variant("thread-scan"), Some(Variant::ThreadLookup));
+        for state in ["serial", "no-ompt", "replay:case"] {
+            assert_eq!(variant(state), None, "{state}");
+        }
     }
 
     #[test]

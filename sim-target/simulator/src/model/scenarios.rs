@@ -20,15 +20,28 @@ impl fmt::Display for Scenario {
     }
 }
 
-/// Which checks a default scenario runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Judges {
-    /// Every check.
-    Every,
-    /// Only the checks whose ids start with one of these prefixes: a runtime variant that
-    /// changes what those checks expect and nothing the others judge (they would only repeat
-    /// their findings of the other scenarios).
-    Only(&'static [&'static str]),
+/// What a built-in runtime variant changes, against the runtime the other scenarios model: the
+/// checks say which of them judge it (`ompd_checks::variants`); its scenario runs only those.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Variant {
+    /// How a thread is found: by scanning the thread table, not from thread-local ids.
+    ThreadLookup,
+    /// The width of native thread ids: not the pointer size.
+    ThreadIdWidth,
+    /// The runtime's strings at their boundaries (empty, longest, no final newline).
+    Strings,
+    /// The older self-description of Intel's runtimes up to 2023.2.
+    OlderSelfDescription,
+}
+
+impl Variant {
+    /// Every variant.
+    pub const ALL: [Variant; 4] = [
+        Variant::ThreadLookup,
+        Variant::ThreadIdWidth,
+        Variant::Strings,
+        Variant::OlderSelfDescription,
+    ];
 }
 
 /// Whether a built-in scenario is in the default set.
@@ -40,9 +53,15 @@ pub enum Set {
     Named,
 }
 
-/// A built-in scenario's name, description, the function that builds its model, the checks it
-/// runs and whether it is in the default set.
-type Entry = (&'static str, &'static str, fn() -> Model, Judges, Set);
+/// A built-in scenario's name, description, the function that builds its model, the runtime
+/// variant it is (none: a runtime state every check judges) and whether it is in the default set.
+type Entry = (
+    &'static str,
+    &'static str,
+    fn() -> Model,
+    Option<Variant>,
+    Set,
+);
 
 /// The built-in scenarios (one table; each model is built only when asked for).
 const BUILT_IN: [Entry; 9] = [
@@ -50,88 +69,65 @@ const BUILT_IN: [Entry; 9] = [
         "serial",
         "initial thread in serial code after a region, one idle pool thread, one foreign native thread",
         serial,
-        Judges::Every,
+        None,
         Set::Default,
     ),
     (
         "nested-tasks",
         "4-thread region, nested 4-thread region, 3-deep explicit task tree",
         nested_tasks,
-        Judges::Every,
+        None,
         Set::Default,
     ),
     (
         "serialized",
         "2-thread region, inside it 3 nested serialized regions on thread 1",
         serialized,
-        Judges::Every,
+        None,
         Set::Default,
     ),
     (
         "untracked",
         "OMP_DEBUG disabled (ompd_state 0): 2-thread region, an explicit task",
         untracked,
-        Judges::Every,
+        None,
         Set::Default,
     ),
     (
         "no-ompt",
         "a runtime built without OMPT support (its layout describes no tool data): 2-thread region, an explicit task",
         no_ompt,
-        // Every family: a library may look for the missing tool-data words on any path (and
+        // Not a variant: a library may look for the missing tool-data words on any path (and
         // print, or read what it did not find), not only in ompd_get_tool_data.
-        Judges::Every,
+        None,
         Set::Default,
     ),
     (
         "thread-scan",
         "a runtime without thread-local gtids (__kmp_gtid_mode 1, no __kmp_gtid symbol): a thread is found by scanning __kmp_threads for its id, where slot 1 is vacant (a root thread that left); the nested-tasks state",
         thread_scan,
-        // The thread lookup is the one path the mode changes; every other family starts from a
-        // thread handle and would repeat the lookup's findings.
-        Judges::Only(&["thread.", "fault.get_thread_handle.", "null.get_thread_handle.", "callbacks."]),
+        Some(Variant::ThreadLookup),
         Set::Default,
     ),
     (
         "thread-id-width",
         "a runtime whose native thread ids (kmp_thread_t) are not pointer-sized: 8 bytes on 32-bit targets, 4 on 64-bit ones; the nested-tasks state",
         thread_id_width,
-        // The families that pass, return, compare or look up thread ids.
-        Judges::Only(&[
-            "thread.",
-            "compare.thread.",
-            "route.thread.",
-            "device.",
-            "lifecycle.",
-            "fault.get_thread_handle.",
-            "fault.get_thread_id.",
-            "null.get_thread_handle.",
-            "null.get_thread_id.",
-            "callbacks.",
-        ]),
+        Some(Variant::ThreadIdWidth),
         Set::Default,
     ),
     (
         "string-edges",
         "the runtime's strings at their boundaries: an empty affinity format, a tool-verbose-init path of exactly 512 bytes, a tool-libraries list of 2,000 bytes, and a display-control block whose last variable (that list) has no newline after it: 2-thread region",
         string_edges,
-        // The families that read the runtime's strings.
-        Judges::Only(&[
-            "dcv.",
-            "icv.",
-            "fault.get_display_control_vars.",
-            "fault.get_icv_string_from_scope.",
-            "null.get_display_control_vars.",
-            "null.get_icv_string_from_scope.",
-            "callbacks.",
-        ]),
+        Some(Variant::Strings),
         Set::Default,
     ),
     (
         "older-runtime",
         "the older self-description of Intel's runtimes up to 2023.2 (no ompd_state, no thread_limit field or nested-list layout, fewer size words): 2-thread region, an explicit task",
         older_runtime,
-        Judges::Only(&["aspace.", "thread.", "icv.", "state.", "dcv.", "callbacks."]),
+        Some(Variant::OlderSelfDescription),
         // Every 5.x vendor library but Intel's own up to 2023.2 declines this runtime.
         Set::Named,
     ),
@@ -164,13 +160,10 @@ pub fn known_names() -> impl Iterator<Item = &'static str> {
     BUILT_IN.iter().map(|d| d.0)
 }
 
-/// True when the built-in scenario `name` runs check `check` (a name outside the built-in
-/// set, a replayed or generated model, runs every check).
-pub fn judges(name: &str, check: &str) -> bool {
-    match BUILT_IN.iter().find(|d| d.0 == name).map(|d| d.3) {
-        Some(Judges::Only(prefixes)) => prefixes.iter().any(|p| check.starts_with(p)),
-        Some(Judges::Every) | None => true,
-    }
+/// The runtime variant the built-in scenario `name` is: none for a runtime state every check
+/// judges, and for a name outside the built-in set (a replayed or generated model).
+pub fn variant(name: &str) -> Option<Variant> {
+    BUILT_IN.iter().find(|d| d.0 == name).and_then(|d| d.3)
 }
 
 /// Looks up a built-in scenario by name (building only its model).
