@@ -3,7 +3,7 @@
 //! and its function. Everything the runner knows about a check is a field here.
 
 use crate::known::Fact;
-use crate::{Ctx, Profile, Severity, Verdict};
+use crate::{Arg, Ctx, Profile, Severity, Verdict};
 use ompd_abi::EntryPoint;
 use ompd_loader::inspect::StaticInfo;
 use serde::{Deserialize, Serialize};
@@ -75,9 +75,9 @@ pub struct Check {
     /// Whether it calls with well-formed input, or provokes on purpose.
     #[serde(skip)]
     pub input: Input,
-    /// Argument passed to `run` (e.g. the ICV name of a per-ICV check).
+    /// What the row tells `run` (e.g. the ICV of a per-ICV check).
     #[serde(skip)]
-    pub arg: &'static str,
+    pub arg: Arg,
     /// The check.
     #[serde(skip)]
     pub run: Run,
@@ -100,7 +100,7 @@ impl Check {
         real: None,
         property: Property::Cases,
         input: Input::WellFormed,
-        arg: "",
+        arg: Arg::None,
         run: Run::Worker(unset),
     };
 
@@ -126,10 +126,10 @@ impl Check {
 }
 
 /// A check function run in a worker.
-type WorkerFn = fn(&mut Ctx, &'static str) -> Verdict;
+pub type WorkerFn = fn(&mut Ctx, Arg) -> Verdict;
 
 /// The placeholder `run` of [`Check::TARGET`]: a row that kept it reports a harness error.
-fn unset(_: &mut Ctx, _: &'static str) -> Verdict {
+fn unset(_: &mut Ctx, _: Arg) -> Verdict {
     Verdict::harness_error("this check's table row names no run function")
 }
 
@@ -164,7 +164,7 @@ pub enum Input {
 #[derive(Clone, Copy)]
 pub enum Run {
     /// In a worker, with the unit's context and the row's `arg`.
-    Worker(fn(&mut Ctx, &'static str) -> Verdict),
+    Worker(WorkerFn),
     /// By the supervisor, from the library file alone, before any of its code runs.
     File(fn(&StaticInfo) -> Verdict),
 }

@@ -22,12 +22,14 @@
 //!
 //! # Modules
 //!
-//! Outside `checks/` lives what every family shares: [`Check`] and [`Stage`] (`check`),
+//! Outside `checks/` lives what every family shares: [`Check`] and [`Stage`] (`check`), the
+//! typed parameter a table row gives its function ([`Arg`], `arg`),
 //! [`Verdict`] and [`Severity`] (`verdict`), [`Ctx`] and its ICV table (`ctx`), the walks to the
 //! handles the families judge (`handles`), [`Judge`] and the judging helpers (`judge`), the
 //! registry (`registry`), the early-return macros (`macros`), [`known`], [`profile`] and
 //! [`variants`] (which checks judge each runtime variant of the simulator).
 
+mod arg;
 mod check;
 mod checks;
 mod ctx;
@@ -40,6 +42,7 @@ mod registry;
 pub mod variants;
 mod verdict;
 
+pub use arg::{Arg, FaultKind, NullArg, NullClass};
 pub use check::{Check, Input, Property, Run, Site, Stage};
 pub use checks::lib::OWN_RUNTIME;
 pub use checks::runtime::dll_locations_of;

@@ -104,7 +104,7 @@ fn icvs_at(ctx: &Ctx, ah: &AspaceH, scope: Scope) -> Vec<u64> {
         .unwrap_or_default()
 }
 
-fn threads(ctx: &mut Ctx, _: &str) -> Verdict {
+fn threads(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     // Handles that cannot be gathered are the other compare checks' findings, not this one's.
     let pool = compare::threads(ctx, ah, &mut Judge::new(ctx, ""));
@@ -121,7 +121,7 @@ fn threads(ctx: &mut Ctx, _: &str) -> Verdict {
     })
 }
 
-fn parallels(ctx: &mut Ctx, _: &str) -> Verdict {
+fn parallels(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let pool = compare::parallels(ctx, ah, &mut Judge::new(ctx, ""));
     let (lib, icvs) = (ctx.lib, icvs_at(ctx, ah, Scope::PARALLEL));
@@ -141,7 +141,7 @@ fn parallels(ctx: &mut Ctx, _: &str) -> Verdict {
     })
 }
 
-fn tasks(ctx: &mut Ctx, _: &str) -> Verdict {
+fn tasks(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let pool = compare::tasks(ctx, ah, &mut Judge::new(ctx, ""));
     let (lib, icvs) = (ctx.lib, icvs_at(ctx, ah, Scope::TASK));

@@ -33,7 +33,6 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::ProcessInitialize],
         since: Profile::Tr2,
         real: Some(&[]),
-        arg: "decline",
         run: Run::Worker(foreign_runtime),
         ..Check::TARGET
     },
@@ -46,8 +45,7 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::ProcessInitialize],
         since: Profile::Tr2,
         real: Some(&[]),
-        arg: "code",
-        run: Run::Worker(foreign_runtime),
+        run: Run::Worker(foreign_runtime_code),
         ..Check::TARGET
     },
     Check {
@@ -99,7 +97,7 @@ pub static RELEASE: &[Check] = &[Check {
     ..Check::TARGET
 }];
 
-fn device_unsupported(ctx: &mut Ctx, _: &str) -> Verdict {
+fn device_unsupported(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     // A context the library has never seen, standing for a CUDA device of this host-only target.
     let device = match ctx.fresh_target() {
@@ -125,7 +123,7 @@ fn device_unsupported(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn process_initialize(ctx: &mut Ctx, _: &str) -> Verdict {
+fn process_initialize(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     if let Some(why) = ctx.setup.declined() {
         return Verdict::skip(format!(
             "{why}; aspace.process_initialize.foreign_runtime judges the answer"
@@ -141,14 +139,22 @@ fn process_initialize(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-/// A process the library cannot serve (OMPD-PROC-002): `arg` "decline" judges that the answer is
-/// non-ok (`ok` fails), "code" that a non-ok answer is `incompatible` (another code warns; an `ok`
-/// answer is the decline check's). On a simulated target, a fresh copy of the library is given a
-/// process without the runtime (the unit's image with every symbol withheld, so every lookup
-/// fails); on a real target, the unit's own runtime when the library declined it for a symbol the
-/// runtime lacks.
-fn foreign_runtime(ctx: &mut Ctx, arg: &str) -> Verdict {
-    let code = arg == "code";
+/// A process the library cannot serve (OMPD-PROC-002): the answer is non-ok (`ok` fails). On a
+/// simulated target, a fresh copy of the library is given a process without the runtime (the
+/// unit's image with every symbol withheld, so every lookup fails); on a real target, the unit's
+/// own runtime when the library declined it for a symbol the runtime lacks.
+fn foreign_runtime(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
+    declined(ctx, false)
+}
+
+/// Where [`foreign_runtime`]'s process is declined, the code is `incompatible` (another code
+/// warns; an `ok` answer is the decline check's).
+fn foreign_runtime_code(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
+    declined(ctx, true)
+}
+
+/// [`foreign_runtime`] (`code`: [`foreign_runtime_code`]).
+fn declined(ctx: &mut Ctx, code: bool) -> Verdict {
     match ctx.target().image().cloned() {
         Some(image) => absent_runtime(ctx, image, code),
         None => declined_runtime(ctx, code),
@@ -211,7 +217,7 @@ fn judged(ctx: &Ctx, answer: Result<(), Fail>, what: &str, code: bool) -> Verdic
     })
 }
 
-fn omp_version(ctx: &mut Ctx, _: &str) -> Verdict {
+fn omp_version(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, format!("ok {}", ctx.model.omp_version));
     match ctx.lib.get_omp_version(ah) {
@@ -227,7 +233,7 @@ fn omp_version(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn omp_version_string(ctx: &mut Ctx, _: &str) -> Verdict {
+fn omp_version_string(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let want = ctx.model.omp_version.to_string();
     let mut j = Judge::new(ctx, format!("an alloc_memory string containing {want}"));
@@ -238,7 +244,7 @@ fn omp_version_string(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn release(ctx: &mut Ctx, _: &str) -> Verdict {
+fn release(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     if let Err(v) = ctx.aspace() {
         return v;
     }

@@ -112,7 +112,7 @@ fn region_stop(ctx: &Ctx) -> Result<(BpStop, [u64; 4]), Verdict> {
     }
 }
 
-fn handles_match_runtime(ctx: &mut Ctx, _: &str) -> Verdict {
+fn handles_match_runtime(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let (stop, [region_data, _, task_data, _]) = match region_stop(ctx) {
         Ok(s) => s,
         Err(v) => return v,
@@ -144,7 +144,7 @@ fn handles_match_runtime(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict_or_skip(|| format!("{at}: the runtime's OMPT view gave no region or task data"))
 }
 
-fn region_team_size(ctx: &mut Ctx, _: &str) -> Verdict {
+fn region_team_size(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let (stop, [_, size, _, _]) = match region_stop(ctx) {
         Ok(s) => s,
         Err(v) => return v,

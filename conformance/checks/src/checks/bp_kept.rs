@@ -205,7 +205,7 @@ fn answer<T>(r: Result<T, String>) -> String {
     r.map_or_else(|e| e, |_| "ok".into())
 }
 
-fn kept_until_thread_end(ctx: &mut Ctx, _: &str) -> Verdict {
+fn kept_until_thread_end(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let stop = match stop_or_skip(ctx) {
         Ok(s) => s,
         Err(v) => return v,

@@ -99,7 +99,7 @@ pub static CONTRACT: &[Check] = &[
     },
 ];
 
-fn no_direct_output(ctx: &mut Ctx, _: &str) -> Verdict {
+fn no_direct_output(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let mut j = Judge::new(
         ctx,
         "no bytes on stdout or stderr during any check of the unit",
@@ -113,22 +113,22 @@ fn no_direct_output(ctx: &mut Ctx, _: &str) -> Verdict {
     held_over_calls(j)
 }
 
-fn no_violations(ctx: &mut Ctx, _: &str) -> Verdict {
+fn no_violations(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let j = Judge::new(ctx, "no callback contract violation");
     judge_violations(j, ctx, "callbacks.contract.no_violations")
 }
 
-fn signals_untouched(ctx: &mut Ctx, _: &str) -> Verdict {
+fn signals_untouched(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let j = Judge::new(ctx, "the signal dispositions and mask unchanged");
     judge_violations(j, ctx, "callbacks.contract.signals_untouched")
 }
 
-fn descriptors_untouched(ctx: &mut Ctx, _: &str) -> Verdict {
+fn descriptors_untouched(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let j = Judge::new(ctx, "the tool's file descriptors unchanged");
     judge_violations(j, ctx, "callbacks.contract.descriptors_untouched")
 }
 
-fn no_threads(ctx: &mut Ctx, _: &str) -> Verdict {
+fn no_threads(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let j = Judge::new(ctx, "no thread started");
     judge_violations(j, ctx, "callbacks.contract.no_threads")
 }
@@ -137,7 +137,7 @@ fn no_threads(ctx: &mut Ctx, _: &str) -> Verdict {
 /// workers of the unit, as one fact naming every entry point with the allocators it called and
 /// how often; holds over the calls made while the watch was armed, and skips (saying why) when it
 /// never was.
-fn no_direct_heap(ctx: &mut Ctx, _: &str) -> Verdict {
+fn no_direct_heap(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let watch = match ompd_loader::library::heap_watch() {
         Ok(w) => w,
         Err(why) => return Verdict::skip(why),
@@ -190,7 +190,7 @@ fn heap_summary(seen: &BTreeMap<&str, BTreeMap<&str, u64>>) -> String {
     )
 }
 
-fn defined_return_codes(ctx: &mut Ctx, _: &str) -> Verdict {
+fn defined_return_codes(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let last = if ctx.profile >= Profile::V6_0 { 13 } else { 12 };
     let mut j = Judge::new(ctx, format!("codes 0 to {last}"));
     for (rc, (site, calls)) in callbacks::ledger().codes() {

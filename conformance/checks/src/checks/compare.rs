@@ -9,9 +9,9 @@
 //! difference breaks.
 
 use crate::known::Fact;
-use crate::{Check, Ctx, Judge, Profile, Run, Severity, Verdict};
-use ompd_abi::EntryPoint;
+use crate::{Arg, Check, Ctx, Judge, Profile, Run, Severity, Verdict};
 use ompd_abi::{thread_id_kind, ParallelHandle, TaskHandle, ThreadHandle};
+use ompd_abi::{EntryPoint, HandleKind};
 use ompd_loader::library::{AspaceH, Call, Fail, Handle, Kind, Library};
 use ompd_serve::callbacks::Target;
 
@@ -29,11 +29,22 @@ macro_rules! law {
             entry_points: &[EntryPoint::by_short_name(concat!($kind, "_handle_compare"))],
             since: Profile::$since,
             real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
-            arg: $kind,
+            arg: Arg::Handle(handle_kind($kind)),
             run: Run::Worker($run),
             ..Check::TARGET
         }
     };
+}
+
+/// The handle kind a row's literal names; usable in constants, where another name stops the
+/// build.
+const fn handle_kind(name: &str) -> HandleKind {
+    match name.as_bytes() {
+        b"thread" => HandleKind::Thread,
+        b"parallel" => HandleKind::Parallel,
+        b"task" => HandleKind::Task,
+        _ => panic!("not a comparable handle kind"),
+    }
 }
 
 /// The six laws for each handle kind, in one flat table.
@@ -303,25 +314,26 @@ pub(crate) fn tasks<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<
 }
 
 /// Runs `law` on the pool of the check's handle kind.
-fn with_pool(ctx: &mut Ctx, kind: &str, expected: &str, law: Law) -> Verdict {
+fn with_pool(ctx: &mut Ctx, kind: crate::Arg, expected: &str, law: Law) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, expected);
     match kind {
-        "thread" => {
+        Arg::Handle(HandleKind::Thread) => {
             let mut p = threads(ctx, ah, &mut j);
             p.trim();
             law.apply(&p, &mut j);
         }
-        "parallel" => {
+        Arg::Handle(HandleKind::Parallel) => {
             let mut p = parallels(ctx, ah, &mut j);
             p.trim();
             law.apply(&p, &mut j);
         }
-        _ => {
+        Arg::Handle(HandleKind::Task) => {
             let mut p = tasks(ctx, ah, &mut j);
             p.trim();
             law.apply(&p, &mut j);
         }
+        other => return Verdict::harness_error(format!("a compare row gives {other:?}")),
     }
     j.verdict()
 }
@@ -480,11 +492,11 @@ impl Table {
     }
 }
 
-fn reflexive(ctx: &mut Ctx, kind: &str) -> Verdict {
+fn reflexive(ctx: &mut Ctx, kind: crate::Arg) -> Verdict {
     with_pool(ctx, kind, "ok with 0 for every handle", Law::Reflexive)
 }
 
-fn antisymmetric(ctx: &mut Ctx, kind: &str) -> Verdict {
+fn antisymmetric(ctx: &mut Ctx, kind: crate::Arg) -> Verdict {
     with_pool(
         ctx,
         kind,
@@ -493,7 +505,7 @@ fn antisymmetric(ctx: &mut Ctx, kind: &str) -> Verdict {
     )
 }
 
-fn transitive(ctx: &mut Ctx, kind: &str) -> Verdict {
+fn transitive(ctx: &mut Ctx, kind: crate::Arg) -> Verdict {
     with_pool(
         ctx,
         kind,
@@ -502,7 +514,7 @@ fn transitive(ctx: &mut Ctx, kind: &str) -> Verdict {
     )
 }
 
-fn identity(ctx: &mut Ctx, kind: &str) -> Verdict {
+fn identity(ctx: &mut Ctx, kind: crate::Arg) -> Verdict {
     with_pool(
         ctx,
         kind,
@@ -511,7 +523,7 @@ fn identity(ctx: &mut Ctx, kind: &str) -> Verdict {
     )
 }
 
-fn stable(ctx: &mut Ctx, kind: &str) -> Verdict {
+fn stable(ctx: &mut Ctx, kind: crate::Arg) -> Verdict {
     with_pool(
         ctx,
         kind,
@@ -533,7 +545,7 @@ fn second_aspace<'l>(ctx: &Ctx<'l>) -> Result<(AspaceH<'l>, &'static Target), Ve
     }
 }
 
-fn other_aspace(ctx: &mut Ctx, kind: &str) -> Verdict {
+fn other_aspace(ctx: &mut Ctx, kind: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let (ah2, _) = match second_aspace(ctx) {
         Ok(x) => x,
@@ -560,8 +572,8 @@ fn other_aspace(ctx: &mut Ctx, kind: &str) -> Verdict {
         }
     };
     let got = match kind {
-        "thread" => ctx.lib.thread_compare(&th1, &th2),
-        "parallel" => match (
+        Arg::Handle(HandleKind::Thread) => ctx.lib.thread_compare(&th1, &th2),
+        Arg::Handle(HandleKind::Parallel) => match (
             ctx.lib.get_curr_parallel_handle(&th1),
             ctx.lib.get_curr_parallel_handle(&th2),
         ) {
@@ -570,13 +582,14 @@ fn other_aspace(ctx: &mut Ctx, kind: &str) -> Verdict {
                 return Verdict::skip(format!("no parallel handles: {}", crate::describe(&a)))
             }
         },
-        _ => match (
+        Arg::Handle(HandleKind::Task) => match (
             ctx.lib.get_curr_task_handle(&th1),
             ctx.lib.get_curr_task_handle(&th2),
         ) {
             (Ok(a), Ok(b)) => ctx.lib.task_compare(&a, &b),
             (a, _) => return Verdict::skip(format!("no task handles: {}", crate::describe(&a))),
         },
+        other => return Verdict::harness_error(format!("a compare row gives {other:?}")),
     };
     let p60 = ctx.profile >= Profile::V6_0;
     match got {

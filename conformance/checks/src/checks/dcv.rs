@@ -94,7 +94,7 @@ fn split(text: &str) -> Option<(&str, &str)> {
     text.split_once('=')
 }
 
-fn well_formed(ctx: &mut Ctx, _: &str) -> Verdict {
+fn well_formed(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let got = match get(ctx) {
         Ok(g) => g,
         Err(v) => return v,
@@ -125,7 +125,7 @@ fn pairs(vars: &ControlVars) -> Vec<(String, String)> {
         .collect()
 }
 
-fn names(ctx: &mut Ctx, _: &str) -> Verdict {
+fn names(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let vars = match vector(ctx) {
         Ok(v) => v,
         Err(v) => return v,
@@ -144,7 +144,7 @@ fn names(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn values(ctx: &mut Ctx, _: &str) -> Verdict {
+fn values(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let vars = match vector(ctx) {
         Ok(v) => v,
         Err(v) => return v,
@@ -160,7 +160,7 @@ fn values(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn memory_owned(ctx: &mut Ctx, _: &str) -> Verdict {
+fn memory_owned(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let vars = match vector(ctx) {
         Ok(v) => v,
         Err(v) => return v,
@@ -177,7 +177,7 @@ fn memory_owned(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn releases_everything(ctx: &mut Ctx, _: &str) -> Verdict {
+fn releases_everything(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let mark = callbacks::ledger().mark();
     let vars = match vector(ctx) {
         Ok(v) => v,

@@ -46,7 +46,7 @@ pub static CHECKS: &[Check] = &[
     },
 ];
 
-fn kinds_well_formed(ctx: &mut Ctx, _: &str) -> Verdict {
+fn kinds_well_formed(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
@@ -59,7 +59,7 @@ fn kinds_well_formed(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn kinds_round_trip(ctx: &mut Ctx, _: &str) -> Verdict {
+fn kinds_round_trip(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let pairs = match ctx.lib.get_device_thread_id_kinds(ah) {
         Ok(p) => p,
@@ -98,7 +98,7 @@ fn kinds_round_trip(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict_or_skip(|| "no listed kind is one the suite can name an id of (pthread, lwp)".into())
 }
 
-fn from_thread_identity(ctx: &mut Ctx, _: &str) -> Verdict {
+fn from_thread_identity(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "the address-space handle itself, for every thread");
     for t in ctx.threads() {

@@ -163,7 +163,7 @@ pub(super) fn elsewhere(ctx: &Ctx) -> Option<Verdict> {
     })
 }
 
-fn missing_word(ctx: &mut Ctx, _: &str) -> Verdict {
+fn missing_word(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     crate::aspace_or_skip!(ctx);
     if let Some(skip) = elsewhere(ctx) {
         return skip;

@@ -218,7 +218,7 @@ pub(crate) fn runtime_openmp_version(
     Ok(source.arch().decode_signed(&bytes))
 }
 
-fn matches_runtime(ctx: &mut Ctx, _: &str) -> Verdict {
+fn matches_runtime(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let Some(runtime) = ctx.runtime else {
         return Verdict::skip(
             "a simulated runtime (or one the harness did not start) ships with no library",
@@ -254,7 +254,7 @@ fn inventory(ctx: &Ctx) -> Result<(Vec<String>, Vec<&'static str>), Verdict> {
     ))
 }
 
-fn inventory_complete(ctx: &mut Ctx, _: &str) -> Verdict {
+fn inventory_complete(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let (exported, wanted) = match inventory(ctx) {
         Ok(x) => x,
         Err(v) => return v,
@@ -271,7 +271,7 @@ fn inventory_complete(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn inventory_no_unknown(ctx: &mut Ctx, _: &str) -> Verdict {
+fn inventory_no_unknown(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let (exported, wanted) = match inventory(ctx) {
         Ok(x) => x,
         Err(v) => return v,
@@ -288,7 +288,7 @@ fn inventory_no_unknown(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn finalize_before_initialize(ctx: &mut Ctx, _: &str) -> Verdict {
+fn finalize_before_initialize(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let mut j = Judge::new(ctx, "unsupported");
     expect_rc(
         &mut j,
@@ -300,7 +300,7 @@ fn finalize_before_initialize(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn api_version_known(ctx: &mut Ctx, _: &str) -> Verdict {
+fn api_version_known(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let mut j = Judge::new(
         ctx,
         "ok with one of 201811, 202011, 202111, 202411; NULL out-parameter gives bad_input",
@@ -319,14 +319,14 @@ fn api_version_known(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn api_version_stable(ctx: &mut Ctx, _: &str) -> Verdict {
+fn api_version_stable(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let mut j = Judge::new(ctx, "the same value on every call");
     let v: Vec<_> = (0..3).map(|_| ctx.lib.get_api_version()).collect();
     j.expect(v.windows(2).all(|w| w[0] == w[1]), || format!("{v:?}"));
     j.verdict()
 }
 
-fn version_string_static(ctx: &mut Ctx, _: &str) -> Verdict {
+fn version_string_static(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let mut j = Judge::new(ctx, "ok; non-empty; inside the library file's mapping; not an alloc_memory block; same text each call");
     let first = ctx.lib.get_version_string();
     match &first {
@@ -358,7 +358,7 @@ fn version_string_static(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 /// Runs after `lib.initialize.supported_version`: a library that holds a table could call it.
-fn version_queries_no_callbacks(ctx: &mut Ctx, _: &str) -> Verdict {
+fn version_queries_no_callbacks(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let mut j = Judge::new(ctx, "no callback invoked");
     let mark = callbacks::ledger().mark();
     let _ = ctx.lib.get_api_version();
@@ -373,7 +373,7 @@ fn version_queries_no_callbacks(ctx: &mut Ctx, _: &str) -> Verdict {
 
 /// Runs after `lib.finalize.after_initialize`: every callback since that finalize is a
 /// violation the ledger recorded ([`ompd_serve::ledger::Violation::AfterFinalize`]).
-fn no_callbacks_after_finalize(ctx: &mut Ctx, _: &str) -> Verdict {
+fn no_callbacks_after_finalize(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     if ctx.profile < Profile::V5_0 && !callbacks::ledger().finalized() {
         // The checks that initialize and finalize the others judge 5.x requirements: a TR
         // library goes through its own lifecycle here, judged only by the skip below.
@@ -401,7 +401,7 @@ fn no_callbacks_after_finalize(ctx: &mut Ctx, _: &str) -> Verdict {
 /// `ompd_finalize`: the library is initialized again with such a table and given the calls it
 /// can make without a target. A call through the NULL pointer crashes the worker, which is the
 /// finding.
-fn null_print_string(ctx: &mut Ctx, _: &str) -> Verdict {
+fn null_print_string(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let version = match ctx.lib.get_api_version() {
         Ok(v) => v,
         Err(e) => return Verdict::skip(format!("no API version to initialize with: {e}")),
@@ -422,7 +422,7 @@ fn null_print_string(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn initialize_unsupported(ctx: &mut Ctx, _: &str) -> Verdict {
+fn initialize_unsupported(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let mut j = Judge::new(
         ctx,
         "unsupported for versions 0, -1, 199999, 999912 (other non-ok codes warn)",
@@ -439,7 +439,7 @@ fn initialize_unsupported(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn initialize_null(ctx: &mut Ctx, _: &str) -> Verdict {
+fn initialize_null(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let mut j = Judge::new(ctx, "bad_input");
     let version = ctx.lib.get_api_version().unwrap_or(api_version::V5_0);
     expect_rc(
@@ -452,7 +452,7 @@ fn initialize_null(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn initialize_supported(ctx: &mut Ctx, _: &str) -> Verdict {
+fn initialize_supported(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let mut j = Judge::new(
         ctx,
         "ok; only alloc_memory, free_memory or print_string called",
@@ -480,7 +480,7 @@ fn initialize_supported(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn finalize_ok(ctx: &mut Ctx, _: &str) -> Verdict {
+fn finalize_ok(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let mut j = Judge::new(ctx, "ok");
     let r = ctx.lib.finalize();
     j.expect(r.is_ok(), || {

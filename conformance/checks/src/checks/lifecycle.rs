@@ -161,7 +161,7 @@ fn open_other<'l>(ctx: &Ctx<'l>, j: &mut Judge) -> Result<Option<(AspaceH<'l>, A
     }
 }
 
-fn second_process(ctx: &mut Ctx, _: &str) -> Verdict {
+fn second_process(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
@@ -201,7 +201,7 @@ fn second_process(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn reinitialize(ctx: &mut Ctx, _: &str) -> Verdict {
+fn reinitialize(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
@@ -237,7 +237,7 @@ fn reinitialize(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn held_handles(ctx: &mut Ctx, _: &str) -> Verdict {
+fn held_handles(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(
         ctx,
         EntryPoint::GetThreadId,
@@ -297,7 +297,7 @@ fn live_blocks() -> usize {
     callbacks::ledger().live().count()
 }
 
-fn no_leak(ctx: &mut Ctx, _: &str) -> Verdict {
+fn no_leak(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "as many live blocks after the round as before it");
     // The answers are judged by the other checks of the family: only the blocks count here.

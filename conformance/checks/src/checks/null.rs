@@ -34,26 +34,9 @@ use ompd_serve::callbacks;
 use sim_target::model::ThreadId;
 
 /// What the NULL argument is, which decides the code required.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Class {
-    /// An out-parameter: `bad_input` (OMPD-RC-003).
-    Out,
-    /// A handle: `stale_handle`, `bad_input` warns (OMPD-RC-004).
-    Handle,
-    /// Another input pointer: `bad_input`.
-    Input,
-}
+use crate::NullClass as Class;
 
 impl Class {
-    fn parse(s: &str) -> Option<Class> {
-        match s {
-            "Out" => Some(Class::Out),
-            "Handle" => Some(Class::Handle),
-            "Input" => Some(Class::Input),
-            _ => None,
-        }
-    }
-
     fn want(self) -> Rc {
         match self {
             Class::Handle => Rc::STALE_HANDLE,
@@ -119,7 +102,11 @@ macro_rules! null {
             real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
             property: Property::ScenariosOnly,
             input: Input::Provoking,
-            arg: concat!(stringify!($class), " ompd_", $api, " ", $arg),
+            arg: crate::Arg::Null(crate::NullArg {
+                class: Class::$class,
+                entry: EntryPoint::by_short_name($api),
+                name: $arg,
+            }),
             run: Run::Worker(run),
         }
     };
@@ -200,30 +187,12 @@ pub static CHECKS: &[Check] = &[
     null!(Target "get_tool_data" "ptr": Out ["OMPD-RC-003", "OMPD-TDATA-004"]),
 ];
 
-/// One row of the table, decoded from a check's `arg`.
-#[derive(Clone, Copy, Debug)]
-struct Row {
-    class: Class,
-    entry: EntryPoint,
-    name: &'static str,
-}
+/// One row of the table.
+type Row = crate::NullArg;
 
-impl Row {
-    fn parse(arg: &'static str) -> Option<Row> {
-        let mut it = arg.split(' ');
-        let row = Row {
-            class: Class::parse(it.next()?)?,
-            entry: EntryPoint::from_name(it.next()?)?,
-            name: it.next()?,
-        };
-        let known = row.entry.pointer_arg(row.name).is_some();
-        (known && it.next().is_none()).then_some(row)
-    }
-}
-
-fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
-    let Some(row) = Row::parse(arg) else {
-        return Verdict::harness_error(format!("malformed NULL-argument row {arg:?}"));
+fn run(ctx: &mut Ctx, arg: crate::Arg) -> Verdict {
+    let crate::Arg::Null(row) = arg else {
+        return Verdict::harness_error(format!("a NULL-argument row gives {arg:?}"));
     };
     if ctx.target.is_none() {
         // Library stage: the version string needs no target.
@@ -373,7 +342,10 @@ mod tests {
         }
         let rows: Vec<Row> = CHECKS
             .iter()
-            .map(|c| Row::parse(c.arg).unwrap_or_else(|| panic!("{}: bad row", c.id)))
+            .map(|c| match c.arg {
+                crate::Arg::Null(r) if r.entry.pointer_arg(r.name).is_some() => r,
+                other => panic!("{}: bad row {other:?}", c.id),
+            })
             .collect();
         let mut have: Vec<(EntryPoint, &str)> = rows.iter().map(|r| (r.entry, r.name)).collect();
         assert_eq!(have, want, "rows follow the header order");

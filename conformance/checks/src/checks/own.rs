@@ -104,7 +104,7 @@ fn handle_round(ctx: &Ctx, ah: &AspaceH) {
 
 /// Gets every thread's handle, current parallel and current task handle, and releases each
 /// explicitly: every release of a live handle must answer ok.
-fn release_ok(ctx: &mut Ctx, _: &str) -> Verdict {
+fn release_ok(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "ok from every ompd_rel_* of a live handle");
     for t in ctx.threads() {
@@ -129,7 +129,7 @@ fn release_ok(ctx: &mut Ctx, _: &str) -> Verdict {
     })
 }
 
-fn release_independent(ctx: &mut Ctx, _: &str) -> Verdict {
+fn release_independent(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
@@ -193,7 +193,7 @@ fn same<T: PartialEq + std::fmt::Debug>(
     }
 }
 
-fn released_without_leak(ctx: &mut Ctx, _: &str) -> Verdict {
+fn released_without_leak(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "no block allocated by the library stays live");
     handle_round(ctx, ah);
@@ -275,7 +275,7 @@ fn initial_task<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>) -> Call<TaskH<'l>> {
     Ok(task)
 }
 
-fn failed_calls_no_leak(ctx: &mut Ctx, _: &str) -> Verdict {
+fn failed_calls_no_leak(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "no live block after any failed call");
     // Warm-up: fill per-address-space caches the library may keep on purpose.
@@ -337,7 +337,7 @@ fn answers(ctx: &Ctx, ah: &AspaceH) -> Vec<String> {
     out
 }
 
-fn independent_of_fill(ctx: &mut Ctx, _: &str) -> Verdict {
+fn independent_of_fill(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "the same answers under both allocator fills");
     callbacks::set_alloc_mode(AllocMode::Zeroed);
@@ -359,7 +359,7 @@ fn independent_of_fill(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn fresh_block_per_call(ctx: &mut Ctx, _: &str) -> Verdict {
+fn fresh_block_per_call(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "two live, distinct blocks with the same text");
     let a = ctx.lib.get_omp_version_string_kept(ah);
@@ -385,7 +385,7 @@ fn fresh_block_per_call(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn valid_after_release(ctx: &mut Ctx, _: &str) -> Verdict {
+fn valid_after_release(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let icvs = match ctx.icvs(ah) {
         Ok(t) => t,

@@ -108,7 +108,7 @@ fn par_icv(ctx: &Ctx, ph: &ParallelH, name: &str) -> Result<i64, String> {
     }
 }
 
-fn team_size(ctx: &mut Ctx, _: &str) -> Verdict {
+fn team_size(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "team-size-var equal to the model's team size");
     for t in ctx.threads() {
@@ -128,7 +128,7 @@ fn team_size(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn same_region(ctx: &mut Ctx, _: &str) -> Verdict {
+fn same_region(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "0 within a team, non-zero across regions");
     let mut hs: Vec<(RegionId, usize, ParallelH)> = Vec::new();
@@ -162,7 +162,7 @@ fn same_region(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn enclosing_levels(ctx: &mut Ctx, _: &str) -> Verdict {
+fn enclosing_levels(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "one region per level, levels-var descending to 0");
     for t in ctx.threads() {
@@ -199,7 +199,7 @@ fn enclosing_levels(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 /// OMPD 5.x §5.5.1: a thread not currently part of a team has no current region.
-fn idle_thread(ctx: &mut Ctx, _: &str) -> Verdict {
+fn idle_thread(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     if ctx.model.idle_threads.is_empty() {
         return Verdict::skip("the scenario has no idle pool thread");
@@ -226,7 +226,7 @@ fn idle_thread(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn outermost(ctx: &mut Ctx, _: &str) -> Verdict {
+fn outermost(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "unavailable after the outermost region");
     let depth = ctx.model.level(crate::innermost_region(
@@ -265,7 +265,7 @@ fn outermost(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn thread_in_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
+fn thread_in_parallel(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
@@ -313,7 +313,7 @@ fn thread_in_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn out_of_range(ctx: &mut Ctx, _: &str) -> Verdict {
+fn out_of_range(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "bad_input");
     for t in ctx.threads() {
@@ -341,7 +341,7 @@ fn out_of_range(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn active_levels(ctx: &mut Ctx, _: &str) -> Verdict {
+fn active_levels(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "active-levels-var equal to the model's");
     for t in ctx.threads() {

@@ -142,7 +142,7 @@ fn pthread_id(
     Some((format!("{want:02x?}"), shown(got, |b| format!("{b:02x?}"))))
 }
 
-fn threads(ctx: &mut Ctx, _: &str) -> Verdict {
+fn threads(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let pool = compare::threads(ctx, ah, &mut Judge::new(ctx, ""));
     let id: Consumer<ThreadHandle> = ("pthread id", |ctx, m, h, e| {
@@ -170,7 +170,7 @@ fn threads(ctx: &mut Ctx, _: &str) -> Verdict {
     run(ctx, &pool.items, &[id, state, data], "thread")
 }
 
-fn parallels(ctx: &mut Ctx, _: &str) -> Verdict {
+fn parallels(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let pool = compare::parallels(ctx, ah, &mut Judge::new(ctx, ""));
     let data: Consumer<ParallelHandle> = ("tool data", |ctx, m, h, e| {
@@ -191,7 +191,7 @@ fn parallels(ctx: &mut Ctx, _: &str) -> Verdict {
     run(ctx, &pool.items, &[data, first], "parallel")
 }
 
-fn tasks(ctx: &mut Ctx, _: &str) -> Verdict {
+fn tasks(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let pool = compare::tasks(ctx, ah, &mut Judge::new(ctx, ""));
     let function: Consumer<TaskHandle> = ("entry point", |ctx, m, h, e| {

@@ -38,7 +38,7 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[],
         since: Profile::Tr2,
         real: Some(&[Fact::RuntimeInterface]),
-        arg: "ompd_dll_locations_valid",
+        arg: crate::Arg::Symbol("ompd_dll_locations_valid"),
         run: Run::Worker(defined),
         ..Check::TARGET
     },
@@ -108,7 +108,10 @@ fn source<'a>(ctx: &'a Ctx) -> Result<&'a dyn Source, Verdict> {
     }
 }
 
-fn defined(ctx: &mut Ctx, name: &str) -> Verdict {
+fn defined(ctx: &mut Ctx, arg: crate::Arg) -> Verdict {
+    let crate::Arg::Symbol(name) = arg else {
+        return Verdict::harness_error(format!("a symbol row gives {arg:?}"));
+    };
     let src = match source(ctx) {
         Ok(s) => s,
         Err(v) => return v,
@@ -177,7 +180,7 @@ fn owed(version: Option<i64>, defined: impl Fn(&str) -> bool) -> Vec<Profile> {
 
 /// Judges the breakpoints of every generation the runtime implements, whatever the library's
 /// profile: what a runtime owes follows from the runtime (the runtime row judges it once).
-fn breakpoints(ctx: &mut Ctx, _: &str) -> Verdict {
+fn breakpoints(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let src = match source(ctx) {
         Ok(s) => s,
         Err(v) => return v,
@@ -243,7 +246,7 @@ pub fn dll_locations_of(src: &dyn Source) -> Result<Vec<String>, String> {
     Err(format!("no NULL terminator within {MAX_ENTRIES} entries"))
 }
 
-fn dll_locations(ctx: &mut Ctx, _: &str) -> Verdict {
+fn dll_locations(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let src = match source(ctx) {
         Ok(s) => s,
         Err(v) => return v,
@@ -316,7 +319,7 @@ fn program_over(stop: &BpStop) -> bool {
         .any(|(bp, tid)| bp == "ompd_bp_thread_end" && *tid == stop.pid)
 }
 
-fn thread_begin_first(ctx: &mut Ctx, _: &str) -> Verdict {
+fn thread_begin_first(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     sequence(
         ctx,
         "thread_begin first, thread_end last, once each",
@@ -348,7 +351,7 @@ fn thread_facts(stop: &BpStop) -> Vec<Result<(), String>> {
     out
 }
 
-fn parallel_pairs(ctx: &mut Ctx, _: &str) -> Verdict {
+fn parallel_pairs(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     sequence(
         ctx,
         "one ompd_bp_parallel_begin and one ompd_bp_parallel_end per region",
@@ -386,7 +389,7 @@ fn parallel_facts(stop: &BpStop) -> Vec<Result<(), String>> {
     out
 }
 
-fn task_pairs(ctx: &mut Ctx, _: &str) -> Verdict {
+fn task_pairs(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     sequence(
         ctx,
         "ompd_bp_task_begin and ompd_bp_task_end in pairs",

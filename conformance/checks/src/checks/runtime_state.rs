@@ -54,7 +54,7 @@ fn named(value: i64) -> String {
     }
 }
 
-fn matches_program(ctx: &mut Ctx, _: &str) -> Verdict {
+fn matches_program(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     if !ctx.known.has(Fact::StateWords) {
         return Verdict::skip(ctx.known.reason(Fact::StateWords));
     }

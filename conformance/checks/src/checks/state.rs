@@ -113,7 +113,7 @@ fn walk(ctx: &Ctx) -> Result<Walk, Verdict> {
     }
 }
 
-fn enumerate(ctx: &mut Ctx, _: &str) -> Verdict {
+fn enumerate(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let (steps, err) = match walk(ctx) {
         Ok(x) => x,
         Err(v) => return v,
@@ -153,7 +153,7 @@ fn enumerate(ctx: &mut Ctx, _: &str) -> Verdict {
 /// The call after the last item: no states remain after the one answered with more_enums 0,
 /// so an ok answer may not say that more do (a tool that goes on would walk the enumeration
 /// again, or read past the library's table).
-fn after_last(ctx: &mut Ctx, _: &str) -> Verdict {
+fn after_last(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let (steps, err) = match walk(ctx) {
         Ok(x) => x,
@@ -181,7 +181,7 @@ fn after_last(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn names(ctx: &mut Ctx, _: &str) -> Verdict {
+fn names(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let (steps, _) = match walk(ctx) {
         Ok(x) => x,
         Err(v) => return v,
@@ -197,7 +197,7 @@ fn names(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn get_state(ctx: &mut Ctx, _: &str) -> Verdict {
+fn get_state(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let tracking = ctx.model.debug_enabled();
     let mut j = Judge::new(
@@ -245,7 +245,7 @@ fn get_state(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn among_enumerated(ctx: &mut Ctx, _: &str) -> Verdict {
+fn among_enumerated(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let (steps, err) = match walk(ctx) {
         Ok(x) => x,
@@ -275,7 +275,7 @@ fn among_enumerated(ctx: &mut Ctx, _: &str) -> Verdict {
     })
 }
 
-fn unknown_current(ctx: &mut Ctx, _: &str) -> Verdict {
+fn unknown_current(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "bad_input for 0x005, 0x030, -1 and 0x7fffffff");
     for v in [0x005i64, 0x030, -1, 0x7fff_ffff] {
@@ -293,7 +293,7 @@ fn unknown_current(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn null_wait_id(ctx: &mut Ctx, _: &str) -> Verdict {
+fn null_wait_id(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     if !ctx.model.debug_enabled() {
         return Verdict::skip("the runtime tracks no state in this scenario");

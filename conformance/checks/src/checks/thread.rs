@@ -121,7 +121,7 @@ pub static CHECKS: &[Check] = &[
     },
 ];
 
-fn by_pthread(ctx: &mut Ctx, _: &str) -> Verdict {
+fn by_pthread(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "ok for every OpenMP thread");
     for t in ctx.threads() {
@@ -137,7 +137,7 @@ fn by_pthread(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn by_lwp(ctx: &mut Ctx, _: &str) -> Verdict {
+fn by_lwp(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
@@ -157,7 +157,7 @@ fn by_lwp(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn foreign(ctx: &mut Ctx, _: &str) -> Verdict {
+fn foreign(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     if ctx.model.foreign_threads.is_empty() {
         return Verdict::skip("the scenario has no non-OpenMP thread");
@@ -177,7 +177,7 @@ fn foreign(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn wrong_size(ctx: &mut Ctx, _: &str) -> Verdict {
+fn wrong_size(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "bad_input");
     let id = ctx.thread_id(sim_target::model::ThreadId(0), thread_id_kind::PTHREAD);
@@ -198,7 +198,7 @@ fn wrong_size(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn unknown_kind(ctx: &mut Ctx, _: &str) -> Verdict {
+fn unknown_kind(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "unsupported");
     let id = ctx.thread_id(sim_target::model::ThreadId(0), thread_id_kind::PTHREAD);
@@ -209,7 +209,7 @@ fn unknown_kind(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn id_round_trip(ctx: &mut Ctx, _: &str) -> Verdict {
+fn id_round_trip(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
@@ -237,7 +237,7 @@ fn id_round_trip(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn compare(ctx: &mut Ctx, _: &str) -> Verdict {
+fn compare(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "0 for the same thread, non-zero for different threads");
     let mut handles = Vec::new();
@@ -272,7 +272,7 @@ fn compare(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn every_kind(ctx: &mut Ctx, _: &str) -> Verdict {
+fn every_kind(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
@@ -309,7 +309,7 @@ fn every_kind(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn wrong_size_or_kind(ctx: &mut Ctx, _: &str) -> Verdict {
+fn wrong_size_or_kind(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,

@@ -103,7 +103,7 @@ fn expected(ctx: &Ctx) -> String {
     )
 }
 
-fn thread(ctx: &mut Ctx, _: &str) -> Verdict {
+fn thread(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
     if let Some(v) = without_ompt(ctx) {
         return v;
@@ -122,7 +122,7 @@ fn thread(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn parallel(ctx: &mut Ctx, _: &str) -> Verdict {
+fn parallel(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
     if let Some(v) = without_ompt(ctx) {
         return v;
@@ -137,7 +137,7 @@ fn parallel(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn task(ctx: &mut Ctx, _: &str) -> Verdict {
+fn task(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
     if let Some(v) = without_ompt(ctx) {
         return v;
@@ -168,7 +168,7 @@ fn without_ompt(ctx: &Ctx) -> Option<Verdict> {
 }
 
 /// Every thread's, innermost region's and task's tool data must be refused as unsupported.
-fn no_ompt(ctx: &mut Ctx, _: &str) -> Verdict {
+fn no_ompt(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
     if ctx.model.ompt_support {
         return Verdict::skip("the runtime supports OMPT (the no-ompt scenario has none)");
@@ -208,7 +208,7 @@ fn no_ompt(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn no_data_scopes(ctx: &mut Ctx, _: &str) -> Verdict {
+fn no_data_scopes(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
     let mut j = Judge::new(ctx, "a non-ok code");
     for scope in [Scope::ADDRESS_SPACE, Scope::GLOBAL] {
@@ -224,7 +224,7 @@ fn no_data_scopes(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn implicit_task(ctx: &mut Ctx, _: &str) -> Verdict {
+fn implicit_task(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetToolData);
     if let Some(v) = without_ompt(ctx) {
         return v;

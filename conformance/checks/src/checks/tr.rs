@@ -128,7 +128,7 @@ pub static QUERIES: &[Check] = &[Check {
 }];
 
 /// TR §4.1: `ompd_get_version(NULL)` is bad input.
-fn null_version(ctx: &mut Ctx, _: &str) -> Verdict {
+fn null_version(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let mut j = Judge::new(ctx, "bad_input");
     match ctx.lib.tr_get_version_null() {
         Ok(Rc::BAD_INPUT) => j.holds(),
@@ -140,7 +140,7 @@ fn null_version(ctx: &mut Ctx, _: &str) -> Verdict {
 
 /// TR §10.2, §15.9: the TR's state for each thread, as the model's OMPT state mirrored; with
 /// data collection off, `needs_state_tracking` (TR §2: the runtime collects it with `OMP_DEBUG`).
-fn states(ctx: &mut Ctx, _: &str) -> Verdict {
+fn states(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     if ctx.profile != Generation::Tr2 {
         return Verdict::skip("TR 2.001's state values; 5.x ones are judged by state.get.*");
     }
@@ -173,7 +173,7 @@ fn states(ctx: &mut Ctx, _: &str) -> Verdict {
 }
 
 /// TR §10.1: a thread that is not an OpenMP thread gives `bad_input` and a NULL handle.
-fn tr_foreign(ctx: &mut Ctx, _: &str) -> Verdict {
+fn tr_foreign(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     if ctx.profile != Generation::Tr2 {
         return Verdict::skip(
             "TR 2.001's answer; 5.x answers unavailable (judged by thread.handle.non_openmp_thread)",
@@ -233,7 +233,7 @@ fn thread_strings(ctx: &Ctx, ah: &AspaceH, j: &mut Judge) -> Vec<(ThreadId, Stri
     out
 }
 
-fn thread_ids(ctx: &mut Ctx, _: &str) -> Verdict {
+fn thread_ids(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "equal strings for one thread, distinct for two");
     let ids = thread_strings(ctx, ah, &mut j);
@@ -247,7 +247,7 @@ fn thread_ids(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn charset(ctx: &mut Ctx, _: &str) -> Verdict {
+fn charset(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "[A-Za-z0-9_]+");
     for (t, s) in thread_strings(ctx, ah, &mut j) {
@@ -275,7 +275,7 @@ fn judge_pairs<H>(
     }
 }
 
-fn parallel_ids(ctx: &mut Ctx, _: &str) -> Verdict {
+fn parallel_ids(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
@@ -313,7 +313,7 @@ fn parallel_ids(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn task_ids(ctx: &mut Ctx, _: &str) -> Verdict {
+fn task_ids(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
@@ -351,7 +351,7 @@ fn task_ids(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn threads(ctx: &mut Ctx, _: &str) -> Verdict {
+fn threads(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
@@ -399,7 +399,7 @@ fn threads(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn icvs(ctx: &mut Ctx, _: &str) -> Verdict {
+fn icvs(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let m = ctx.model;
     let mut j = Judge::new(ctx, "the model's value from each getter");

@@ -73,7 +73,7 @@ macro_rules! corrupt {
             real: Some(&[Fact::Image]),
             property: Property::OwnCases,
             input: Input::Provoking,
-            arg: $kind,
+            arg: crate::Arg::Corruption(Kind::by_id($kind)),
             run: Run::Worker(run),
             ..Check::TARGET
         }
@@ -133,9 +133,9 @@ const WALKED: &[EntryPoint] = &[
 /// What the family expects, in one line.
 const EXPECTED: &str = "every call on the corrupted image terminates within the callback budget; ok only from intact reads or with the intact image's answer, never with an invalid output";
 
-fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
-    let Some(kind) = Kind::from_id(arg) else {
-        return Verdict::harness_error(format!("unknown corruption kind {arg:?}"));
+fn run(ctx: &mut Ctx, arg: crate::Arg) -> Verdict {
+    let crate::Arg::Corruption(kind) = arg else {
+        return Verdict::harness_error(format!("a corruption row gives {arg:?}"));
     };
     let ah = crate::aspace_or_skip!(ctx);
     let strategy = match strategy(ctx, kind) {
@@ -145,7 +145,7 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
     // Everything cached per unit is filled before the first mark, so it never counts as a leak.
     let ids = Ids::new(ctx, ah);
     let tally = RefCell::new(Tally::default());
-    let ended = drive(ctx, ah, &ids, &strategy, &seed(ctx, arg), &tally);
+    let ended = drive(ctx, ah, &ids, &strategy, &seed(ctx, kind.id()), &tally);
     conclude(ended, tally.into_inner())
 }
 
@@ -404,11 +404,11 @@ mod tests {
 
     #[test]
     fn one_check_per_kind() {
-        let kinds: Vec<&str> = CHECKS.iter().map(|c| c.arg).collect();
-        let all: Vec<&str> = Kind::ALL.iter().map(|k| k.id()).collect();
+        let kinds: Vec<crate::Arg> = CHECKS.iter().map(|c| c.arg).collect();
+        let all: Vec<crate::Arg> = Kind::ALL.map(crate::Arg::Corruption).to_vec();
         assert_eq!(kinds, all);
-        for c in CHECKS {
-            assert_eq!(c.id, format!("corrupt.{}", c.arg));
+        for (c, k) in CHECKS.iter().zip(Kind::ALL) {
+            assert_eq!(c.id, format!("corrupt.{}", k.id()));
         }
     }
 

@@ -33,7 +33,7 @@ macro_rules! code_check {
             real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
             property: Property::ScenariosOnly,
             input: Input::Provoking,
-            arg: stringify!($kind),
+            arg: crate::Arg::FaultEverywhere(Kind::by_id(stringify!($kind))),
             run: Run::Worker(run),
             ..Check::TARGET
         }
@@ -78,9 +78,9 @@ pub static CHECKS: &[Check] = &[
     code_check!(stale_handle ["OMPD-CB-032"] "stale_handle"),
 ];
 
-fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
-    let Some(kind) = Kind::parse(arg) else {
-        return Verdict::harness_error(format!("unknown fault kind {arg:?}"));
+fn run(ctx: &mut Ctx, arg: crate::Arg) -> Verdict {
+    let crate::Arg::FaultEverywhere(kind) = arg else {
+        return Verdict::harness_error(format!("a fault-code row gives {arg:?}"));
     };
     let ah = crate::aspace_or_skip!(ctx);
     if ctx.model.threads.is_empty() {
@@ -94,17 +94,18 @@ fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
     }
     j.verdict_or_skip(|| {
         format!(
-            "no routine answered an injected {} failure with a non-ok code (an ok answer is judged by fault.<routine>.{arg})",
-            kind.callbacks()
+            "no routine answered an injected {} failure with a non-ok code (an ok answer is judged by fault.<routine>.{})",
+            kind.callbacks(),
+            kind.id()
         )
     })
 }
 
 /// The routines of the fault table, in its order.
 fn routines() -> impl Iterator<Item = EntryPoint> {
-    ROWS.iter().filter_map(|row| {
-        let (_, name) = row[0].arg.split_once(' ')?;
-        EntryPoint::from_name(name)
+    ROWS.iter().filter_map(|row| match row[0].arg {
+        crate::Arg::Fault(_, entry) => Some(entry),
+        _ => None,
     })
 }
 

@@ -129,7 +129,7 @@ macro_rules! fault_check {
             real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
             property: Property::ScenariosOnly,
             input: Input::Provoking,
-            arg: concat!(stringify!($kind), " ompd_", $api),
+            arg: crate::Arg::Fault(Kind::by_id(stringify!($kind)), EntryPoint::by_short_name($api)),
             run: Run::Worker(run),
             ..Check::TARGET
         }
@@ -187,31 +187,9 @@ static ROWS: &[[Check; 7]] = &[
 pub static CHECKS: &[Check] = ROWS.as_flattened();
 
 /// A kind of fault, as named in check ids.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Read,
-    ShortRead,
-    Symbol,
-    Alloc,
-    Conversion,
-    ThreadContext,
-    StaleHandle,
-}
+pub(crate) use crate::FaultKind as Kind;
 
 impl Kind {
-    fn parse(s: &str) -> Option<Kind> {
-        Some(match s {
-            "read" => Kind::Read,
-            "short_read" => Kind::ShortRead,
-            "symbol" => Kind::Symbol,
-            "alloc" => Kind::Alloc,
-            "conversion" => Kind::Conversion,
-            "thread_context" => Kind::ThreadContext,
-            "stale_handle" => Kind::StaleHandle,
-            _ => return None,
-        })
-    }
-
     /// How many callbacks of this kind the census counted (symbol names for missing symbols).
     fn count(self, c: &Census) -> u64 {
         match self {
@@ -461,12 +439,9 @@ fn call<'l>(
     })
 }
 
-fn run(ctx: &mut Ctx, arg: &'static str) -> Verdict {
-    let parsed = arg
-        .split_once(' ')
-        .and_then(|(k, e)| Some((Kind::parse(k)?, EntryPoint::from_name(e)?)));
-    let Some((kind, entry)) = parsed else {
-        return Verdict::harness_error(format!("malformed fault row {arg:?}"));
+fn run(ctx: &mut Ctx, arg: crate::Arg) -> Verdict {
+    let crate::Arg::Fault(kind, entry) = arg else {
+        return Verdict::harness_error(format!("a fault row gives {arg:?}"));
     };
     let ah = crate::aspace_or_skip!(ctx);
     if ctx.model.threads.is_empty() {
@@ -809,14 +784,14 @@ mod tests {
     #[test]
     fn every_row_names_a_known_entry_point_and_every_kind_parses() {
         for c in CHECKS {
-            let (k, e) = c.arg.split_once(' ').expect("kind and entry");
-            let kind = Kind::parse(k).unwrap_or_else(|| panic!("{}: kind", c.id));
-            let e = EntryPoint::from_name(e).unwrap_or_else(|| panic!("{}: entry", c.id));
+            let crate::Arg::Fault(kind, e) = c.arg else {
+                panic!("{}: {:?}", c.id, c.arg)
+            };
             assert_eq!(c.entry_points[0], e);
             for ep in c.entry_points {
                 assert!(ep.declared_in(crate::Profile::V5_0), "{}: {ep}", c.id);
             }
-            assert_eq!(c.id, format!("fault.{}.{k}", e.short_name()));
+            assert_eq!(c.id, format!("fault.{}.{}", e.short_name(), kind.id()));
             // Every kind accepts the callback's own code except the two with a preferred one.
             let own_passes = kind.accepts(Rc::ERROR, Rc::ERROR);
             assert_eq!(own_passes, !matches!(kind, Kind::Alloc | Kind::StaleHandle));

@@ -74,7 +74,7 @@ macro_rules! value_check {
             severity: Severity::Must,
             entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope],
             real: Some($real),
-            arg: $name,
+            arg: crate::Arg::Icv($name),
             run: Run::Worker(value),
             ..Check::TARGET
         }
@@ -178,7 +178,7 @@ pub static CHECKS: &[Check] = &[
     value_check!("icv.value.ompd-team-size-var", "ompd-team-size-var", [], RECORDED),
 ];
 
-fn enumerate(ctx: &mut Ctx, _: &str) -> Verdict {
+fn enumerate(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let t = ctx.icvs(ah);
     // OpenMP 6.0 adds the teams (7) and target (8) scopes (§39.11).
@@ -211,7 +211,7 @@ fn enumerate(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn stable(ctx: &mut Ctx, _: &str) -> Verdict {
+fn stable(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let (first, again) = (ctx.icvs(ah), ctx.enumerate_icvs(ah));
     let mut j = Judge::new(ctx, "the first enumeration of the unit, entry for entry");
@@ -234,7 +234,7 @@ fn stable(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn standard_names(ctx: &mut Ctx, _: &str) -> Verdict {
+fn standard_names(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let t = ctx.icvs(ah);
     let required = names::required(ctx.profile);
@@ -261,7 +261,7 @@ fn standard_names(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn unknown_current(ctx: &mut Ctx, _: &str) -> Verdict {
+fn unknown_current(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let known: BTreeSet<u64> = ctx
         .icvs(ah)
@@ -287,7 +287,7 @@ fn unknown_current(ctx: &mut Ctx, _: &str) -> Verdict {
 /// The call after the last item: no ICVs remain after the one answered with more 0, so an ok
 /// answer may not say that more do (a library that indexes its table with the next id reads
 /// past its end).
-fn after_last(ctx: &mut Ctx, _: &str) -> Verdict {
+fn after_last(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let listed = ctx.icvs(ah);
     let mut j = Judge::new(ctx, "a non-ok code, or ok with more 0");
@@ -490,7 +490,10 @@ pub(super) fn entry_of(ctx: &Ctx, ah: &AspaceH, name: &str) -> Result<IcvEntry, 
     }
 }
 
-fn value(ctx: &mut Ctx, name: &'static str) -> Verdict {
+fn value(ctx: &mut Ctx, arg: crate::Arg) -> Verdict {
+    let crate::Arg::Icv(name) = arg else {
+        return Verdict::harness_error(format!("an ICV row gives {arg:?}"));
+    };
     let ah = crate::aspace_or_skip!(ctx);
     let entry = match entry_of(ctx, ah, name) {
         Ok(e) => e,

@@ -26,7 +26,7 @@ macro_rules! string_check {
             severity: Severity::Must,
             entry_points: &[EntryPoint::EnumerateIcvs, EntryPoint::GetIcvStringFromScope],
             real: $real,
-            arg: $name,
+            arg: crate::Arg::Icv($name),
             run: Run::Worker(string_value),
             ..Check::TARGET
         }
@@ -246,7 +246,10 @@ fn parse_integer(text: &str) -> Option<i64> {
     })
 }
 
-fn string_value(ctx: &mut Ctx, name: &'static str) -> Verdict {
+fn string_value(ctx: &mut Ctx, arg: crate::Arg) -> Verdict {
+    let crate::Arg::Icv(name) = arg else {
+        return Verdict::harness_error(format!("an ICV row gives {arg:?}"));
+    };
     let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
     let entry = match icv::entry_of(ctx, ah, name) {
         Ok(e) => e,
@@ -294,7 +297,7 @@ fn int_call(got: Call<(Rc, Option<i64>)>) -> Call<i64> {
     }
 }
 
-fn integer_agrees(ctx: &mut Ctx, _: &str) -> Verdict {
+fn integer_agrees(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(
         ctx,
         EntryPoint::GetIcvStringFromScope,
@@ -383,12 +386,12 @@ fn string_call(ctx: &Ctx, h: AnyHandle, scope: Scope, id: u64) -> Call<()> {
     ctx.lib.get_icv_string(h, scope, id).map(|_| ())
 }
 
-fn string_unknown_id(ctx: &mut Ctx, _: &str) -> Verdict {
+fn string_unknown_id(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     crate::entry_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
     unknown_id(ctx, string_call)
 }
 
-fn value_unknown_id(ctx: &mut Ctx, _: &str) -> Verdict {
+fn value_unknown_id(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     crate::entry_or_skip!(ctx, EntryPoint::GetIcvFromScope);
     unknown_id(ctx, |ctx, h, scope, id| {
         int_call(ctx.lib.get_icv(h, scope, id)).map(|_| ())
@@ -463,12 +466,12 @@ fn scope_mismatch(ctx: &mut Ctx, call: fn(&Ctx, AnyHandle, Scope, u64) -> Call<(
     j.verdict()
 }
 
-fn string_scope_mismatch(ctx: &mut Ctx, _: &str) -> Verdict {
+fn string_scope_mismatch(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     crate::entry_or_skip!(ctx, EntryPoint::GetIcvStringFromScope);
     scope_mismatch(ctx, string_call)
 }
 
-fn value_scope_mismatch(ctx: &mut Ctx, _: &str) -> Verdict {
+fn value_scope_mismatch(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     crate::entry_or_skip!(ctx, EntryPoint::GetIcvFromScope);
     scope_mismatch(ctx, |ctx, h, scope, id| {
         match ctx.lib.get_icv(h, scope, id)? {
@@ -479,7 +482,7 @@ fn value_scope_mismatch(ctx: &mut Ctx, _: &str) -> Verdict {
     })
 }
 
-fn every_pair_answerable(ctx: &mut Ctx, _: &str) -> Verdict {
+fn every_pair_answerable(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetIcvFromScope);
     let list = match ctx.icvs(ah) {
         Ok(l) => l,

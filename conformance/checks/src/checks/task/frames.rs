@@ -88,7 +88,7 @@ fn frames<'l>(ctx: &Ctx<'l>, j: &mut Judge) -> Vec<Answered<'l>> {
         .collect()
 }
 
-fn frame_addresses(ctx: &mut Ctx, _: &str) -> Verdict {
+fn frame_addresses(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     crate::aspace_or_skip!(ctx, EntryPoint::GetTaskFrame);
     let truth = ctx.model.normalized(ctx.arch);
     let mut j = Judge::new(
@@ -123,7 +123,7 @@ fn frame_addresses(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn flags_written(ctx: &mut Ctx, _: &str) -> Verdict {
+fn flags_written(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     crate::aspace_or_skip!(ctx, EntryPoint::GetTaskFrame);
     let mut j = Judge::new(
         ctx,
@@ -166,7 +166,7 @@ fn valid_flag(flag: i64) -> bool {
         .contains(&what)
 }
 
-fn flags_valid(ctx: &mut Ctx, _: &str) -> Verdict {
+fn flags_valid(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     crate::aspace_or_skip!(ctx, EntryPoint::GetTaskFrame);
     let mut j = Judge::new(
         ctx,
@@ -230,7 +230,7 @@ fn judge_function(j: &mut Judge, ctx: &Ctx, truth: &Model, s: &TaskSubject) {
     }
 }
 
-fn function(ctx: &mut Ctx, _: &str) -> Verdict {
+fn function(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetTaskFunction);
     let truth = ctx.model.normalized(ctx.arch);
     let mut j = Judge::new(
@@ -248,7 +248,7 @@ fn function(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn function_serialized(ctx: &mut Ctx, _: &str) -> Verdict {
+fn function_serialized(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetTaskFunction);
     let truth = ctx.model.normalized(ctx.arch);
     let mut j = Judge::new(ctx, "ok with the serialized region's function");

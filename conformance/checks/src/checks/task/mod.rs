@@ -102,7 +102,7 @@ fn task_flag(ctx: &Ctx, task: &TaskH, name: &str) -> Result<bool, String> {
     }
 }
 
-fn curr_kind(ctx: &mut Ctx, _: &str) -> Verdict {
+fn curr_kind(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
@@ -221,15 +221,15 @@ fn chain_check(ctx: &mut Ctx, scheduling: bool) -> Verdict {
     j.verdict()
 }
 
-fn generating_chain(ctx: &mut Ctx, _: &str) -> Verdict {
+fn generating_chain(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     chain_check(ctx, false)
 }
 
-fn scheduling_chain(ctx: &mut Ctx, _: &str) -> Verdict {
+fn scheduling_chain(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     chain_check(ctx, true)
 }
 
-fn initial_unavailable(ctx: &mut Ctx, _: &str) -> Verdict {
+fn initial_unavailable(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "unavailable");
     // The initial task is implicit task 0 of the outermost region; reach it from gtid 0.
@@ -272,7 +272,7 @@ fn initial_unavailable(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn task_in_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
+fn task_in_parallel(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(
         ctx,
@@ -318,7 +318,7 @@ fn task_in_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn out_of_range(ctx: &mut Ctx, _: &str) -> Verdict {
+fn out_of_range(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "bad_input");
     let r = crate::innermost_region(ctx.model, ThreadId(0));
@@ -340,7 +340,7 @@ fn out_of_range(ctx: &mut Ctx, _: &str) -> Verdict {
     j.verdict()
 }
 
-fn task_parallel(ctx: &mut Ctx, _: &str) -> Verdict {
+fn task_parallel(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, "0");
     for (r, _, ph) in ctx.regions_with_handles(ah, &mut j) {
