@@ -14,16 +14,18 @@
 //!   `.github/workflows/*.yml`.
 //! - `cargo xtask html REPORT.json.. -o FILE`: the HTML matrix of saved JSON reports.
 //! - `cargo xtask bench`: timing figures for `docs/figures.md`.
+//! - `cargo xtask docs [--check]`: the figures commands print, written into the README and `docs/`
+//!   ([`docs`]; CI's `docs` step checks them).
 //! - `cargo xtask mutants`: the mutation kit's kill matrix and score ([`mutants`]).
 
 mod bare;
+mod bench;
 mod deps;
+mod docs;
 mod mutants;
 
-use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, ExitCode};
-use std::time::Instant;
 
 const HELP: &str = "\
 usage: cargo xtask <task> [args]
@@ -36,7 +38,7 @@ tasks:
   vendors list            list vendor libraries: name, version, path
   coverage [--format json]  requirement id -> covering checks (Markdown table)
   ci [STEP..]             every step in order, or only the named ones:
-                          fmt, clippy, vendors, test, mutants, workflows, bare
+                          deps, fmt, clippy, vendors, docs, test, mutants, workflows, bare
   lint-workflows          actionlint on .github/workflows/*.yml (fetched into target/actionlint)
   html REPORTS.. -o FILE  HTML conformance matrix of saved JSON reports, side by side
   merge SHARDS.. [ARGS]   join the reports of `conform --shard K/N` runs and gate the whole
@@ -44,6 +46,8 @@ tasks:
                           each check's outcome over a vendor line's releases: when each
                           finding appeared and was fixed, with the first bad replay command
   bench                   time the default suite on every fetched vendor library
+  docs [--check]          write the figures commands print into the README and docs/
+                          (--check: fail naming every stale one; CI runs it)
   mutants [--base SO] [--quick] [--only NAME]..
                           the mutation kit: one forwarding build per deviation around
                           SO (default: the reference library), the suite run on each,
@@ -131,11 +135,12 @@ fn ompd_conform(args: &[String]) -> i32 {
 }
 
 /// The steps of `cargo xtask ci`, in order.
-const CI_STEPS: [&str; 8] = [
+const CI_STEPS: [&str; 9] = [
     "deps",
     "fmt",
     "clippy",
     "vendors",
+    "docs",
     "test",
     "mutants",
     "workflows",
@@ -173,6 +178,7 @@ fn ci(only: &[String]) -> i32 {
             "bare" => step_code(name, bare::run_bare()),
             "deps" => step_code(name, deps::install()),
             "mutants" => mutants::mutants(&[]),
+            "docs" => docs::docs(&["--check".into()]),
             _ => {
                 let args: &[&str] = match name {
                     "fmt" => &["fmt", "--all", "--check"],
@@ -298,180 +304,6 @@ fn lint_workflows() -> i32 {
     0
 }
 
-/// `cargo xtask bench`: per fetched vendor library, the workers, checks and wall time of a
-/// default run, and the instance and check rates of the hidden `__bench` process.
-fn bench() -> i32 {
-    let exe = match runner() {
-        Ok(e) => e,
-        Err(code) => return code,
-    };
-    let names = match fetched_vendors(&exe) {
-        Ok(n) => n,
-        Err(code) => return code,
-    };
-    let dir = target_dir().join("bench");
-    let _ = std::fs::create_dir_all(&dir);
-    println!(
-        "{:<14} {:>7} {:>8} {:>9} {:>11} {:>11} {:>12} {:>12} {:>13} {:>11} {:>11}",
-        "library",
-        "workers",
-        "checks",
-        "wall s",
-        "exec inst/s",
-        "fork inst/s",
-        "floor inst/s",
-        "checks/s",
-        "with props s",
-        "isolated/s",
-        "in-proc/s"
-    );
-    for name in &names {
-        if let Err(e) = bench_library(&exe, name, &dir) {
-            eprintln!("xtask bench: {e}");
-            return 1;
-        }
-    }
-    // The whole default run: every vendor and reference build, the gate included.
-    let whole = with_phases(&dir.join("default.phases.json"));
-    match timed(&exe, "", &whole, &dir.join("default.json")) {
-        Some(secs) => println!("\nwhole default run (every library, gate included): {secs:.1} s"),
-        None => {
-            eprintln!("xtask bench: the whole default run failed");
-            return 1;
-        }
-    }
-    // The traffic and scaling tables and the scaling plot, from the saved figures.
-    let mut report = Command::new(&exe);
-    report.arg("__bench-report").arg(&dir).args(&names);
-    let code = run(report);
-    if code == 0 {
-        println!(
-            "\nphases: {}\ntraffic per entry point: {}\nscaling plot: {}",
-            dir.join("phases.md").display(),
-            dir.join("traffic.md").display(),
-            dir.join("scaling.svg").display()
-        );
-    }
-    code
-}
-
-/// One library's line of the bench table: its full default run (scenarios, then the property
-/// phase over generated cases, with where its time went), its scenario units alone (per-instance
-/// and per-check rates) and the `__bench` figures.
-fn bench_library(exe: &Path, name: &str, dir: &Path) -> Result<(), String> {
-    let phases = with_phases(&dir.join(format!("{name}.phases.json")));
-    let full = timed(exe, name, &phases, &dir.join(format!("{name}-full.json")))
-        .ok_or_else(|| format!("the run on {name} failed"))?;
-    let out = dir.join(format!("{name}.json"));
-    let secs = timed(exe, name, &["--cases", "0"], &out)
-        .ok_or_else(|| format!("the run on {name} failed"))?;
-    let text = std::fs::read_to_string(&out).unwrap_or_default();
-    let results = text.matches("\"check\":").count();
-    let workers = workers_of(&text);
-    let f = bench_figures(exe, name, dir).ok_or_else(|| format!("measuring {name} failed"))?;
-    println!(
-        "{name:<14} {workers:>7} {results:>8} {secs:>9.2} {:>11.0} {:>11.0} {:>12.0} {:>12.0} {full:>13.1} {:>11.0} {:>11.0}",
-        figure(&f, "exec_instances_per_s"),
-        figure(&f, "fork_instances_per_s"),
-        figure(&f, "floor_instances_per_s"),
-        results as f64 / secs,
-        figure(&f, "isolated_checks_per_s"),
-        figure(&f, "in_process_checks_per_s"),
-    );
-    Ok(())
-}
-
-/// The run arguments that write its phase breakdown to `path`.
-fn with_phases(path: &Path) -> [String; 2] {
-    ["--phases".into(), path.display().to_string()]
-}
-
-/// The names of the fetched vendor libraries (none is an error).
-fn fetched_vendors(exe: &Path) -> Result<Vec<String>, i32> {
-    let list = match Command::new(exe).args(["vendors", "list"]).output() {
-        Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
-        Err(e) => {
-            eprintln!("xtask: error: {e}");
-            return Err(1);
-        }
-    };
-    let names: Vec<String> = list
-        .lines()
-        .filter(|l| !l.contains("(not fetched)") && !l.contains("(missing)"))
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
-        .collect();
-    if names.is_empty() {
-        eprintln!("xtask bench: no vendor library fetched; run `cargo xtask vendors fetch`");
-        return Err(1);
-    }
-    Ok(names)
-}
-
-/// Times `ompd-conform run NAME EXTRA..` (every library when `name` is empty); None when the
-/// run failed.
-fn timed(exe: &Path, name: &str, extra: &[impl AsRef<OsStr>], out: &Path) -> Option<f64> {
-    let start = Instant::now();
-    let status = Command::new(exe)
-        .arg("run")
-        .args(Some(name).filter(|n| !n.is_empty()))
-        .args(["--quiet", "--format", "json", "--output"])
-        .arg(out)
-        .args(extra)
-        .stdout(std::process::Stdio::null())
-        .status();
-    let secs = start.elapsed().as_secs_f64();
-    matches!(status.map(|s| s.code()), Ok(Some(0 | 100))).then_some(secs)
-}
-
-/// The worker processes a JSON report's run started.
-fn workers_of(text: &str) -> usize {
-    // One worker process (one fresh library instance) per unit: scenario x arch x layout,
-    // plus the lifecycle unit.
-    let mut units = std::collections::BTreeSet::new();
-    for chunk in text.split("\"scenario\": \"").skip(1) {
-        let s: String = chunk.chars().take_while(|c| *c != '"').collect();
-        let a = chunk
-            .split("\"arch\": \"")
-            .nth(1)
-            .map(|x| x.chars().take_while(|c| *c != '"').collect::<String>());
-        let l = chunk
-            .split("\"layout\": \"")
-            .nth(1)
-            .map(|x| x.chars().take_while(|c| *c != '"').collect::<String>());
-        units.insert((s, a, l));
-    }
-    // A crash or timeout ends a worker; the unit's remaining checks run in a new one, and a
-    // crashed check is re-run alone in one more.
-    units.len()
-        + 2 * text.matches("\"outcome\": \"crash\"").count()
-        + text.matches("\"outcome\": \"timeout\"").count()
-}
-
-/// The figures line of `ompd-conform __bench NAME`: one unit's checks with a worker per run and
-/// in one process, and bare fresh instances (load + initialize + process initialize) per second.
-fn bench_figures(exe: &Path, name: &str, dir: &Path) -> Option<String> {
-    Command::new(exe)
-        .args(["__bench", name, "--save"])
-        .arg(dir.join(format!("{name}.bench.json")))
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .and_then(|o| {
-            let text = String::from_utf8_lossy(&o.stdout).into_owned();
-            text.lines().last().map(str::to_string)
-        })
-}
-
-/// One figure of the figures line, flat JSON of numbers (`"key":value`); NaN when absent.
-fn figure(f: &str, k: &str) -> f64 {
-    f.split(&format!("\"{k}\":"))
-        .nth(1)
-        .and_then(|v| v.split([',', '}']).next())
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(f64::NAN)
-}
-
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = match args.first().map(String::as_str) {
@@ -485,8 +317,9 @@ fn main() -> ExitCode {
         }
         Some("ci") => ci(&args[1..]),
         Some("lint-workflows") => lint_workflows(),
-        Some("bench") => bench(),
+        Some("bench") => bench::bench(),
         Some("mutants") => mutants::mutants(&args[1..]),
+        Some("docs") => docs::docs(&args[1..]),
         Some("checks-index") => {
             let mut c = cargo();
             c.args(["test", "-p", "ompd-checks", "--test", "index", "--quiet"]);
