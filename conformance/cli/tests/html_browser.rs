@@ -2,7 +2,8 @@
 //! (Debian `chromium`): the DOM the browser built has one row per check and one column per
 //! library, each cell carrying the worst outcome the JSON report gives; and a screenshot of the
 //! page, decoded with the `png` crate, shows the legend's swatches followed by one swatch per
-//! cell, in reading order, each in its outcome's colour. The same run's `history` page (both
+//! cell, in reading order, each in its outcome's colour; and a cell opened lists, from the page's
+//! data, exactly the units the report has for it. The same run's `history` page (both
 //! vendor lines) is checked the same way: per line the releases in release order, the notable
 //! checks with each cell's worst outcome and event (appeared, fixed) as computed from the JSON
 //! report, and every cell's swatch in its colour.
@@ -24,6 +25,10 @@ use std::sync::OnceLock;
 type Matrix = (Vec<String>, Vec<(String, Vec<(String, String)>)>);
 
 fn matrix_from_dom(dom: &str) -> Matrix {
+    // The matrix follows the summary table, which has a body of its own.
+    let dom = &dom[dom
+        .find("<table class=\"matrix\"")
+        .expect("the page has a matrix")..];
     // The unit tables nested in the cells have (implicit) bodies of their own: the matrix ends
     // where the library headers start.
     let tbody_end = dom
@@ -182,6 +187,75 @@ fn the_matrix_of_every_vendor_library_renders_in_a_real_browser() {
     // The last row really is drawn: its swatches sit below the first row's.
     let cells = &found[Outcome::ALL.len()..];
     assert!(cells.last().unwrap().y > cells[0].y + 20 * rows.len() as u32);
+}
+
+/// The first failing cell of `page`: its library, check and unit-data number.
+fn first_failing_cell(page: &str) -> (&str, &str, &str) {
+    let at = page
+        .find("data-outcome=\"fail\" data-u=")
+        .expect("a failing cell");
+    let tag = &page[page[..at].rfind("<td ").unwrap()..at + page[at..].find('>').unwrap()];
+    let row = &page[page[..at].rfind("<tr class=\"check\"").unwrap()..];
+    (
+        attr(tag, "data-library").unwrap(),
+        attr(row, "data-check").unwrap(),
+        attr(tag, "data-u").unwrap(),
+    )
+}
+
+#[test]
+fn an_opened_cell_lists_its_units_from_the_pages_data_in_a_real_browser() {
+    let Some(exe) = chromium() else { return };
+    let (run, report) = every_vendor();
+    let page = std::fs::read_to_string(run.path().join("matrix.html")).unwrap();
+    let (lib, check, u) = first_failing_cell(&page);
+    // The cell opened, as a reader opens it; the page builds its unit list from its data.
+    let at = page.find(&format!("data-u=\"{u}\"")).unwrap();
+    let details = at + page[at..].find("<details>").unwrap();
+    let opened = format!(
+        "{}<details open>{}",
+        &page[..details],
+        &page[details + "<details>".len()..]
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("opened.html");
+    std::fs::write(&html, opened).unwrap();
+    let dom = String::from_utf8(browse(&exe, dir.path(), &["--dump-dom".into()], &html)).unwrap();
+    let cell = &dom[dom.find(&format!("data-u=\"{u}\"")).unwrap()..];
+    let list = &cell[..cell.find("</details>").unwrap()];
+    assert!(list.contains("class=\"unit-list\""), "{list}");
+    // Its rows: each unit that did not pass, with its outcome and place, as the report has
+    // them; then the count of those that passed.
+    let mut got: Vec<(String, String)> = list
+        .split("<tr class=\"o-")
+        .skip(1)
+        .map(|r| {
+            let outcome = r[..r.find('"').unwrap()].to_string();
+            let code = &r[r.find("<code>").unwrap() + 6..];
+            (outcome, code[..code.find("</code>").unwrap()].to_string())
+        })
+        .collect();
+    let results: Vec<_> = report
+        .results
+        .iter()
+        .filter(|r| r.library == lib && r.check == check)
+        .collect();
+    let mut want: Vec<(String, String)> = results
+        .iter()
+        .filter(|r| r.outcome != Outcome::Pass)
+        .take(ompd_review::html::MAX_UNITS_SHOWN)
+        .map(|r| (r.outcome.as_str().to_string(), r.place()))
+        .collect();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want, "{lib} × {check}");
+    let passed = results
+        .iter()
+        .filter(|r| r.outcome == Outcome::Pass)
+        .count();
+    if passed > 0 {
+        assert!(list.contains(&format!("{passed} unit(s) pass")), "{list}");
+    }
 }
 
 /// A timeline page as the browser's DOM has it: per line, its release columns and its rows

@@ -17,7 +17,7 @@ pub struct Written {
 }
 
 /// The columns of the table, in order.
-const COLUMNS: [&str; 11] = [
+pub const COLUMNS: [&str; 11] = [
     "profile",
     "judged",
     "pass",
@@ -67,40 +67,55 @@ fn column_width(c: &str) -> usize {
 
 /// One library's cells, in [`COLUMNS`] order.
 fn row(report: &Report, lg: &LibraryGate) -> Vec<String> {
-    let outcome = |o: &[Outcome]| {
-        lg.judged
-            .iter()
-            .filter(|j| o.contains(&report.results[j.result].outcome))
-            .count()
-    };
-    let gate = |g: &[Gate]| lg.judged.iter().filter(|j| g.contains(&j.gate)).count();
-    let failed = [
-        Outcome::Fail,
-        Outcome::Crash,
-        Outcome::Timeout,
-        Outcome::HarnessError,
-    ];
-    let judged = [[Outcome::Pass, Outcome::Warn].as_slice(), &failed].concat();
     let profile = report
         .libraries
         .iter()
         .find(|l| l.name == lg.library)
         .and_then(|l| l.profile)
         .map_or("—", |p| p.name());
-    let cells = [
-        outcome(&judged),
-        outcome(&[Outcome::Pass]),
-        outcome(&[Outcome::Warn]),
-        outcome(&failed),
-        gate(&[Gate::ExpectedFail]),
-        gate(&[Gate::Regression, Gate::Flake]),
-        gate(&[Gate::NewWarning]),
-        gate(&[Gate::Silenced]),
-        gate(&[Gate::UnexpectedPass]),
-        lg.stale.len(),
+    let judged = lg
+        .judged
+        .iter()
+        .map(|j| (report.results[j.result].outcome, Some(j.gate)));
+    cells(profile, judged, Some(lg.stale.len()))
+}
+
+/// The cells of a row, in [`COLUMNS`] order, from the profile, each result's outcome and gate
+/// class, and the stale entries (`None`: not known here, shown as `—`).
+pub fn cells(
+    profile: &str,
+    results: impl Iterator<Item = (Outcome, Option<Gate>)>,
+    stale: Option<usize>,
+) -> Vec<String> {
+    let failed = [
+        Outcome::Fail,
+        Outcome::Crash,
+        Outcome::Timeout,
+        Outcome::HarnessError,
     ];
+    let gates: [&[Gate]; 5] = [
+        &[Gate::ExpectedFail],
+        &[Gate::Regression, Gate::Flake],
+        &[Gate::NewWarning],
+        &[Gate::Silenced],
+        &[Gate::UnexpectedPass],
+    ];
+    let mut n = [0usize; 4 + 5];
+    for (o, g) in results {
+        let counts = [
+            o == Outcome::Pass || o == Outcome::Warn || failed.contains(&o),
+            o == Outcome::Pass,
+            o == Outcome::Warn,
+            failed.contains(&o),
+        ];
+        let classes = gates.map(|gs| g.is_some_and(|g| gs.contains(&g)));
+        for (k, hit) in counts.into_iter().chain(classes).enumerate() {
+            n[k] += usize::from(hit);
+        }
+    }
     std::iter::once(profile.to_string())
-        .chain(cells.iter().map(|n| n.to_string()))
+        .chain(n.iter().map(|k| k.to_string()))
+        .chain(std::iter::once(stale.map_or("—".into(), |s| s.to_string())))
         .collect()
 }
 

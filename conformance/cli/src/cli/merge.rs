@@ -33,7 +33,7 @@ pub(super) fn merge(paths: &[PathBuf], review: &ReviewArgs, quiet: bool) -> i32 
         return code;
     }
     if let Some(path) = &review.html {
-        if let Err(code) = write_html(std::slice::from_ref(&report), path) {
+        if let Err(code) = write_html(std::slice::from_ref(&report), Some(&ev), path) {
             return code;
         }
     }

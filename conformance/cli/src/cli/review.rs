@@ -216,9 +216,18 @@ pub(super) fn compare(
 
 // --- HTML matrix (issue 5, html branch) ---
 
-/// Writes the HTML matrix of `reports` to `path` atomically; a failed write is a harness error.
-pub(super) fn write_html(reports: &[Report], path: &std::path::Path) -> Result<(), i32> {
-    ompd_report::write_atomic(path, ompd_review::html::render(reports).as_bytes())
+/// Writes the HTML matrix of `reports` to `path` atomically (of one run's report judged by
+/// `ev`, its summary is the run's own); a failed write is a harness error.
+pub(super) fn write_html(
+    reports: &[Report],
+    ev: Option<&ompd_review::gate::Evaluation>,
+    path: &std::path::Path,
+) -> Result<(), i32> {
+    let page = match (reports, ev) {
+        ([report], Some(ev)) => ompd_review::html::render_judged(report, ev),
+        _ => ompd_review::html::render(reports),
+    };
+    ompd_report::write_atomic(path, page.as_bytes())
         .map_err(|e| harness(format!("cannot write {}: {e}", path.display())))
 }
 
@@ -238,7 +247,7 @@ pub(super) fn read_reports(paths: &[PathBuf]) -> Result<Vec<Report>, i32> {
 
 /// `ompd-conform html REPORT.json... --output FILE`.
 pub(super) fn html_cmd(paths: &[PathBuf], output: &std::path::Path) -> i32 {
-    match read_reports(paths).and_then(|reports| write_html(&reports, output)) {
+    match read_reports(paths).and_then(|reports| write_html(&reports, None, output)) {
         Ok(()) => EXIT_OK,
         Err(code) => code,
     }

@@ -468,7 +468,7 @@ fn finish(
         return code;
     }
     if let Some(path) = &args.review.html {
-        if let Err(code) = write_html(std::slice::from_ref(report), path) {
+        if let Err(code) = write_html(std::slice::from_ref(report), Some(ev), path) {
             return code;
         }
     }

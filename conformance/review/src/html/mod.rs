@@ -1,8 +1,11 @@
-//! The HTML conformance matrix: one self-contained page (inline CSS, no script, no external
-//! resource) showing several libraries side by side. Rows are checks grouped by family, columns
-//! are libraries; each cell is coloured by the worst outcome of the check on that library and
-//! expands (`<details>`) to the per-unit results. Each library's header (version, sha256, API
-//! version, diagnostics) follows the matrix. Every piece of text from a report is escaped.
+//! The HTML conformance matrix: one self-contained page (inline CSS and script, no external
+//! resource) showing several libraries side by side. It opens on the run's summary (the table
+//! the run ends with: one row per library and the runtime row). Rows of the matrix are checks
+//! grouped by family, columns are libraries (the runtime rows of several reports share one
+//! column); each cell is coloured by the worst outcome of the check on that library and expands
+//! (`<details>`) to the per-unit results, built from the page's data only when it is opened
+//! ([`units`]). Each library's header (version, sha256, API version, diagnostics) follows the
+//! matrix. Every piece of text from a report is escaped.
 //!
 //! The page carries machine-readable hooks the browser test relies on: matrix rows are
 //! `<tr class="check" data-check=ID>`, columns `<th class="lib" data-library=NAME>`, cells
@@ -12,6 +15,8 @@
 use ompd_report::{LibraryInfo, Outcome, Report, ResultRecord};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+
+mod units;
 
 /// Side of the square swatch in each cell and legend entry, in CSS pixels.
 pub const SWATCH_PX: u32 = 14;
@@ -105,24 +110,32 @@ fn columns(reports: &[Report]) -> Vec<Column<'_>> {
             }
         }
         for name in names {
-            let mut label = name.to_string();
-            if cols.iter().any(|c| c.label == label) {
-                label = format!("{name} (report {})", i + 1);
-            }
-            let mut by_check: BTreeMap<&str, Vec<&ResultRecord>> = BTreeMap::new();
-            let mut totals = BTreeMap::new();
+            let runtime_row = name == ompd_report::runtime_row::ROW;
+            // The runtime rows of every report share one column.
+            let shared = cols.iter().position(|c| c.runtime_row && runtime_row);
+            let col = match shared {
+                Some(k) => &mut cols[k],
+                None => {
+                    let mut label = name.to_string();
+                    if cols.iter().any(|c| c.label == label) {
+                        label = format!("{name} (report {})", i + 1);
+                    }
+                    cols.push(Column {
+                        label,
+                        runtime_row,
+                        info: rep.libraries.iter().find(|l| l.name == name),
+                        by_check: BTreeMap::new(),
+                        totals: BTreeMap::new(),
+                        incomplete: false,
+                    });
+                    cols.last_mut().expect("just pushed")
+                }
+            };
+            col.incomplete |= rep.incomplete;
             for r in rep.results.iter().filter(|r| r.library == name) {
-                by_check.entry(r.check.as_str()).or_default().push(r);
-                *totals.entry(r.outcome).or_insert(0) += 1;
+                col.by_check.entry(r.check.as_str()).or_default().push(r);
+                *col.totals.entry(r.outcome).or_insert(0) += 1;
             }
-            cols.push(Column {
-                label,
-                runtime_row: name == ompd_report::runtime_row::ROW,
-                info: rep.libraries.iter().find(|l| l.name == name),
-                by_check,
-                totals,
-                incomplete: rep.incomplete,
-            });
         }
     }
     cols
@@ -183,6 +196,10 @@ code{font-family:ui-monospace,monospace;font-size:12px}
 .lib-info dt{font-weight:600;float:left;clear:left;width:150px}
 .lib-info dd{margin-left:160px;overflow-wrap:anywhere}
 .muted{color:#57606a}
+table.summary{border-collapse:collapse;margin:8px 0 16px}
+.summary th,.summary td{border:1px solid #d0d7de;padding:2px 8px;text-align:right}
+.summary th:first-child,.summary td:nth-child(2){text-align:left}
+.summary thead th{background:#f6f8fa}
 ";
 
 /// The CSS rules colouring each outcome's swatches and cell backgrounds.
@@ -213,8 +230,26 @@ pub(crate) fn legend(out: &mut String) {
     out.push_str("</ul>\n");
 }
 
-/// Renders reports (of one run, or of several runs to compare) as one HTML page.
+/// Renders reports (of one run, or of several runs to compare) as one HTML page; its summary
+/// counts each result by the gate class the run marked it with (stale entries unknown: `—`).
 pub fn render(reports: &[Report]) -> String {
+    page(reports, &|_| None)
+}
+
+/// Renders one run's report as one HTML page, its summary the run's own (the stale entries of
+/// each library from `ev`, the evaluation that marked the report).
+pub fn render_judged(report: &Report, ev: &crate::gate::Evaluation) -> String {
+    let stale = |lib: &str| {
+        ev.libraries
+            .iter()
+            .find(|l| l.library == lib)
+            .map(|l| l.stale.len())
+    };
+    page(std::slice::from_ref(report), &stale)
+}
+
+/// The page of `reports`, with each column's stale entries as `stale` knows them.
+fn page(reports: &[Report], stale: &dyn Fn(&str) -> Option<usize>) -> String {
     let cols = columns(reports);
     let families = rows(&cols);
     let mut out = String::new();
@@ -224,15 +259,38 @@ pub fn render(reports: &[Report]) -> String {
     out.push_str(CSS);
     outcome_css(&mut out);
     out.push_str("</style>\n</head>\n<body>\n<h1>OMPD conformance matrix</h1>\n");
+    summary(&mut out, &cols, stale);
     intro(&mut out, reports, &cols, &families);
-    matrix(&mut out, &cols, &families);
+    let mut units = units::Units::default();
+    matrix(&mut out, &cols, &families, &mut units);
     // Library headers.
     out.push_str("<h2>Libraries</h2>\n");
     for (i, c) in cols.iter().enumerate() {
         library_header(&mut out, i, c);
     }
+    out.push_str(&units.script());
     out.push_str("</body>\n</html>\n");
     out
+}
+
+/// The run's summary: one row per column, in the columns of the table a run ends with
+/// ([`crate::summary::COLUMNS`]).
+fn summary(out: &mut String, cols: &[Column<'_>], stale: &dyn Fn(&str) -> Option<usize>) {
+    out.push_str("<table class=\"summary\"><thead><tr><th>library</th>");
+    for c in crate::summary::COLUMNS {
+        let _ = write!(out, "<th>{}</th>", escape(c));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for c in cols {
+        let profile = c.info.and_then(|i| i.profile).map_or("—", |p| p.name());
+        let results = c.by_check.values().flatten().map(|r| (r.outcome, r.gate));
+        let _ = write!(out, "<tr><th>{}</th>", escape(&c.label));
+        for v in crate::summary::cells(profile, results, stale(&c.label)) {
+            let _ = write!(out, "<td>{}</td>", escape(&v));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table>\n");
 }
 
 /// What the page shows, banners for cut-short runs, and the legend of outcomes.
@@ -265,7 +323,12 @@ fn intro(
 }
 
 /// The matrix: a header row of libraries, then per family its rows of checks.
-fn matrix(out: &mut String, cols: &[Column<'_>], families: &[(&str, Vec<&str>)]) {
+fn matrix(
+    out: &mut String,
+    cols: &[Column<'_>],
+    families: &[(&str, Vec<&str>)],
+    units: &mut units::Units,
+) {
     out.push_str("<table class=\"matrix\">\n<thead><tr><th class=\"check\">check</th>");
     for c in cols {
         let version = c
@@ -296,14 +359,14 @@ fn matrix(out: &mut String, cols: &[Column<'_>], families: &[(&str, Vec<&str>)])
             k = ids.len()
         );
         for id in ids {
-            row(out, id, cols);
+            row(out, id, cols, units);
         }
     }
     out.push_str("</tbody>\n</table>\n");
 }
 
 /// One matrix row: the check, then one cell per library.
-fn row(out: &mut String, id: &str, cols: &[Column<'_>]) {
+fn row(out: &mut String, id: &str, cols: &[Column<'_>], units: &mut units::Units) {
     let check = ompd_checks::registry().iter().find(|c| c.id == id);
     let mut reqs: Vec<&str> = Vec::new();
     for c in cols {
@@ -326,14 +389,20 @@ fn row(out: &mut String, id: &str, cols: &[Column<'_>]) {
         r = escape(&reqs.join(", "))
     );
     for (i, c) in cols.iter().enumerate() {
-        cell(out, id, i, c, cols.len());
+        cell(out, id, (i, cols.len()), c, units);
     }
     out.push_str("</tr>\n");
 }
 
 /// One cell: the worst outcome of check `id` on column `c` (the `i`th of `n`), opening to the
-/// units that did not pass and those that did.
-fn cell(out: &mut String, id: &str, i: usize, c: &Column<'_>, n_cols: usize) {
+/// units that did not pass and those that did (their data goes to `units`).
+fn cell(
+    out: &mut String,
+    id: &str,
+    (i, n_cols): (usize, usize),
+    c: &Column<'_>,
+    units: &mut units::Units,
+) {
     let lib = escape(&c.label);
     // Cells in the right half open their unit list leftwards, so it stays on the page.
     let late = if i > 0 && 2 * i >= n_cols {
@@ -354,66 +423,16 @@ fn cell(out: &mut String, id: &str, i: usize, c: &Column<'_>, n_cols: usize) {
         return;
     };
     let worst = rs.iter().map(|r| r.outcome).max().unwrap_or(Outcome::Pass);
-    let bad: Vec<&&ResultRecord> = rs.iter().filter(|r| r.outcome != Outcome::Pass).collect();
+    let bad = rs.iter().filter(|r| r.outcome != Outcome::Pass).count();
     let n = worst.as_str();
     let _ = write!(
         out,
-        "<td class=\"cell o-{n}{late}\" data-library=\"{lib}\" data-outcome=\"{n}\"><details>\
-         <summary><span class=\"sw\"></span>{n}&nbsp;<span class=\"req\">{}/{}</span></summary>",
-        bad.len(),
-        rs.len()
+        "<td class=\"cell o-{n}{late}\" data-library=\"{lib}\" data-outcome=\"{n}\" \
+         data-u=\"{u}\"><details><summary><span class=\"sw\"></span>{n}&nbsp;\
+         <span class=\"req\">{bad}/{}</span></summary></details></td>",
+        rs.len(),
+        u = units.add(rs),
     );
-    let _ = write!(
-        out,
-        "<div class=\"unit-list\"><div class=\"req\">requirements: {}</div>",
-        escape(&rs[0].requirements.join(", "))
-    );
-    if !bad.is_empty() {
-        units_table(out, &bad);
-    }
-    let passed: Vec<String> = rs
-        .iter()
-        .filter(|r| r.outcome == Outcome::Pass)
-        .map(|r| r.place())
-        .collect();
-    if !passed.is_empty() {
-        let _ = write!(
-            out,
-            "<p class=\"muted\">{} unit(s) pass: <code>{}</code></p>",
-            passed.len(),
-            escape(&passed.join(", "))
-        );
-    }
-    out.push_str("</div></details></td>");
-}
-
-/// The table of the units that did not pass (the first `MAX_UNITS_SHOWN`).
-fn units_table(out: &mut String, bad: &[&&ResultRecord]) {
-    out.push_str(
-        "<table class=\"units\"><tr><th>outcome</th><th>unit</th>\
-         <th>expected</th><th>actual</th><th>detail</th></tr>",
-    );
-    for r in bad.iter().take(MAX_UNITS_SHOWN) {
-        let _ = write!(
-            out,
-            "<tr class=\"o-{o}\"><td><span class=\"sw\"></span>{o}{f}</td>\
-             <td><code>{p}</code></td><td>{e}</td><td>{ac}</td><td>{d}</td></tr>",
-            o = r.outcome.as_str(),
-            f = if r.flaky { " (flaky)" } else { "" },
-            p = escape(&r.place()),
-            e = escape(&r.expected),
-            ac = escape(&r.actual),
-            d = escape(&r.detail)
-        );
-    }
-    out.push_str("</table>");
-    if bad.len() > MAX_UNITS_SHOWN {
-        let _ = write!(
-            out,
-            "<p class=\"muted\">… and {} more not passing (see the JSON report)</p>",
-            bad.len() - MAX_UNITS_SHOWN
-        );
-    }
 }
 
 /// A library's header: name, versions, sha256, API version and profile, ELF facts, diagnostics,
@@ -537,8 +556,13 @@ mod tests {
             )],
         );
         let html = render(&[r]);
-        assert!(!html.contains("<script"), "{html}");
-        assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        // The page's own two scripts, and none of the report's.
+        assert_eq!(html.matches("<script").count(), 2, "{html}");
+        assert!(!html.contains("<script>alert"), "{html}");
+        assert!(!html.contains("</script>alert"), "{html}");
+        // In the page's text, escaped; in its data island, `<` written as an escape.
+        assert!(html.contains("lib&lt;script&gt;"));
+        assert!(html.contains("\\u003cscript>alert(1)\\u003c/script>"));
         assert!(html.contains("&lt;libstdc++&gt;"));
     }
 
@@ -554,15 +578,19 @@ mod tests {
             ],
         );
         let html = render(&[r]);
-        assert!(
-            html.contains("<td class=\"cell o-crash\" data-library=\"l1\" data-outcome=\"crash\">")
-        );
+        assert!(html.contains(
+            "<td class=\"cell o-crash\" data-library=\"l1\" data-outcome=\"crash\" data-u=\"0\">"
+        ));
         assert!(html.contains("data-outcome=\"pass\""));
         assert_eq!(html.matches("<tr class=\"check\"").count(), 2);
         assert_eq!(html.matches("<tr class=\"family\"").count(), 2);
-        // Two of three units do not pass; both are listed.
+        // Two of three units do not pass; both are in the cell's data (two groups: they
+        // reported differently), the pass by its place.
         assert!(html.contains("2/3"));
-        assert_eq!(html.matches("<tr class=\"o-").count(), 2);
+        let data = island(&html);
+        assert_eq!(data["c"][0][1].as_array().unwrap().len(), 2);
+        let passed = data["c"][0][3].as_u64().unwrap() as usize;
+        assert_eq!(data["l"][passed].as_array().unwrap().len(), 1);
     }
 
     #[test]
@@ -589,9 +617,11 @@ mod tests {
             )
         };
         let html = render(&[one(), one()]);
-        // Per report: the library's runtime-check cell and the runtime row's library-check cell.
-        assert_eq!(html.matches("data-outcome=\"none\">—</td>").count(), 4);
-        assert!(html.contains(">runtime (report 2)<"));
+        // The runtime rows of both reports share one column: per library column its
+        // runtime-check cell, and the runtime column's library-check cell.
+        assert_eq!(html.matches("<th class=\"lib\"").count(), 3);
+        assert_eq!(html.matches("data-outcome=\"none\">—</td>").count(), 3);
+        assert!(!html.contains("runtime (report 2)"));
         assert!(!html.contains("not run"));
     }
 
@@ -599,7 +629,14 @@ mod tests {
     fn the_page_is_self_contained() {
         let r = report("l", vec![rec("l", "icv.a", Outcome::Fail, "http://x")]);
         let html = render(&[r]);
-        for banned in ["<script", "<link", "src=", "url(", "@import", "href=\"http"] {
+        for banned in [
+            "<script src",
+            "<link",
+            "src=",
+            "url(",
+            "@import",
+            "href=\"http",
+        ] {
             assert!(!html.contains(banned), "{banned}");
         }
     }
@@ -621,6 +658,49 @@ mod tests {
             .map(|_| rec("l", "icv.a", Outcome::Fail, ""))
             .collect();
         let html = render(&[report("l", recs)]);
-        assert!(html.contains("… and 5 more not passing"));
+        let data = island(&html);
+        // Every unit reported alike: one group of the first MAX_UNITS_SHOWN places.
+        assert_eq!(data["c"][0][1].as_array().unwrap().len(), 1);
+        let places = data["c"][0][1][0][5].as_u64().unwrap() as usize;
+        assert_eq!(data["l"][places].as_array().unwrap().len(), MAX_UNITS_SHOWN);
+        assert_eq!(data["c"][0][2], 5);
+        // A string the cells repeat is stored once.
+        assert_eq!(
+            data["s"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|x| *x == "fail")
+                .count(),
+            1
+        );
+    }
+
+    /// The page's data island.
+    fn island(html: &str) -> serde_json::Value {
+        let start = html.find("id=\"units\">").unwrap() + "id=\"units\">".len();
+        let end = start + html[start..].find("</script>").unwrap();
+        serde_json::from_str(&html[start..end]).unwrap()
+    }
+
+    #[test]
+    fn the_page_opens_on_the_summary_of_every_column() {
+        let mut r = report(
+            "l",
+            vec![
+                rec("l", "icv.a", Outcome::Pass, ""),
+                rec("l", "icv.a", Outcome::Fail, ""),
+                rec("l", "icv.b", Outcome::Skip, ""),
+            ],
+        );
+        r.results[1].gate = Some(ompd_report::Gate::ExpectedFail);
+        let html = render(&[r]);
+        let summary = html.find("<table class=\"summary\">").unwrap();
+        assert!(summary < html.find("<table class=\"matrix\">").unwrap());
+        // profile, judged, pass, warn, fail, expected, regress, new-warn, silenced,
+        // unexp-pass, stale (unknown from a report alone).
+        let row = "<tr><th>l</th><td>—</td><td>2</td><td>1</td><td>0</td><td>1</td><td>1</td>\
+                   <td>0</td><td>0</td><td>0</td><td>0</td><td>—</td></tr>";
+        assert!(html.contains(row), "{html}");
     }
 }
