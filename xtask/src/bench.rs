@@ -35,7 +35,8 @@ pub fn bench() -> i32 {
     }
     // The whole default run: every vendor and reference build, the gate included.
     let whole = with_phases(&dir.join("default.phases.json"));
-    match timed(&exe, "", &whole, &dir.join("default.json")) {
+    let printed = dir.join("default.out.txt");
+    match timed_to(&exe, "", &whole, &dir.join("default.json"), Some(&printed)) {
         Some(secs) => table.whole(secs),
         None => {
             eprintln!("xtask bench: the whole default run failed");
@@ -182,6 +183,23 @@ fn fetched_vendors(exe: &Path) -> Result<Vec<String>, i32> {
 /// Times `ompd-conform run NAME EXTRA..` (every library when `name` is empty); None when the
 /// run failed.
 fn timed(exe: &Path, name: &str, extra: &[impl AsRef<OsStr>], out: &Path) -> Option<f64> {
+    timed_to(exe, name, extra, out, None)
+}
+
+/// [`timed`], keeping what the run prints in `printed` (its summary, which `cargo xtask docs`
+/// writes into `docs/output.md`).
+fn timed_to(
+    exe: &Path,
+    name: &str,
+    extra: &[impl AsRef<OsStr>],
+    out: &Path,
+    printed: Option<&Path>,
+) -> Option<f64> {
+    let stdout = match printed.map(std::fs::File::create) {
+        Some(Ok(f)) => std::process::Stdio::from(f),
+        Some(Err(_)) => return None,
+        None => std::process::Stdio::null(),
+    };
     let start = Instant::now();
     let status = Command::new(exe)
         .arg("run")
@@ -189,7 +207,7 @@ fn timed(exe: &Path, name: &str, extra: &[impl AsRef<OsStr>], out: &Path) -> Opt
         .args(["--quiet", "--format", "json", "--output"])
         .arg(out)
         .args(extra)
-        .stdout(std::process::Stdio::null())
+        .stdout(stdout)
         .status();
     let secs = start.elapsed().as_secs_f64();
     matches!(status.map(|s| s.code()), Ok(Some(0 | 100))).then_some(secs)

@@ -6,8 +6,9 @@
 //! - `checks`: the registry's counts, from `ompd-conform list --format json`;
 //! - `kit-score`: the mutation kit's score, from the committed kill matrix (which CI's `mutants`
 //!   step holds equal to a full run of the kit);
-//! - `bench-*`: the tables `cargo xtask bench` writes into `target/bench/` on this machine
-//!   (left as they are when that directory has none: run the bench first).
+//! - `bench-*` and `default-run`: the tables `cargo xtask bench` writes into `target/bench/` on
+//!   this machine, and the summary its whole default run printed (left as they are when that
+//!   directory has none: run the bench first).
 //!
 //! `--check` rewrites nothing and fails naming every stale block but the bench's (those are this
 //! machine's figures of the day the bench ran); CI's `docs` step runs it, so a figure cannot
@@ -27,11 +28,14 @@ enum Source {
     /// The rows of these libraries of a Markdown table `cargo xtask bench` writes (its header
     /// kept).
     BenchRows(&'static str, &'static [&'static str]),
+    /// The summary the bench's whole default run printed (its table, totals and gate line).
+    BenchSummary,
 }
 
 /// Every generated block: the page (from the workspace root), the block's name and its source.
 const BLOCKS: &[(&str, &str, Source)] = &[
     ("README.md", "checks", Source::Checks),
+    ("docs/output.md", "default-run", Source::BenchSummary),
     ("docs/controls.md", "kit-score", Source::KitScore),
     (
         "docs/figures.md",
@@ -87,7 +91,23 @@ fn generate(source: Source, exe: &Path, root: &Path) -> Result<Option<String>, S
         Source::KitScore => kit_score(&root.join("c-fixtures/mutants/kill-matrix.md")).map(Some),
         Source::Bench(file) => Ok(bench_file(file)),
         Source::BenchRows(file, libs) => Ok(bench_file(file).map(|t| rows_of(&t, libs))),
+        Source::BenchSummary => Ok(bench_file("default.out.txt").and_then(|t| run_summary(&t))),
     }
+}
+
+/// The end of a run's human output: the summary table (its header and rows, which hold no
+/// `": "`), then the totals, the gate's line and the count line after it, in a fenced block; the
+/// lines naming the files written (this machine's paths) are left out.
+fn run_summary(printed: &str) -> Option<String> {
+    let lines: Vec<&str> = printed.lines().collect();
+    let start = lines.iter().rposition(|l| l.starts_with("library "))?;
+    let rows = lines[start..].iter().take_while(|l| !l.contains(": "));
+    let totals = lines[start..]
+        .iter()
+        .position(|l| l.starts_with("totals: "))?;
+    let tail = lines[start + totals..].iter().take(3);
+    let kept: Vec<&str> = rows.chain(tail).copied().collect();
+    Some(format!("```\n{}\n```", kept.join("\n")))
 }
 
 /// A file the bench wrote into `target/bench/`, if there is one.
@@ -120,13 +140,16 @@ fn first_cell(row: &str) -> Option<&str> {
 /// directory). Copied when the bench left them; never checked (they are this machine's).
 const COPIES: &[(&str, &str)] = &[("scaling.svg", "docs/bench-scaling.svg")];
 
-/// Copies [`COPIES`] that the bench left; returns those copied.
+/// Copies [`COPIES`] that the bench left and that differ; returns those copied.
 fn copy_bench_files(root: &Path) -> Result<Vec<String>, String> {
     let mut copied = Vec::new();
     for &(from, to) in COPIES {
         let src = super::target_dir().join("bench").join(from);
-        if src.exists() {
-            std::fs::copy(&src, root.join(to))
+        let Ok(bytes) = std::fs::read(&src) else {
+            continue;
+        };
+        if std::fs::read(root.join(to)).ok().as_ref() != Some(&bytes) {
+            std::fs::write(root.join(to), bytes)
                 .map_err(|e| format!("cannot copy {} to {to}: {e}", src.display()))?;
             copied.push(to.to_string());
         }
@@ -291,7 +314,8 @@ pub fn docs(args: &[String]) -> i32 {
 fn apply(root: &Path, exe: &Path, check: bool) -> Result<Vec<String>, String> {
     let mut stale = Vec::new();
     for &(page, name, source) in BLOCKS {
-        if check && matches!(source, Source::Bench(_) | Source::BenchRows(..)) {
+        let of_the_bench = !matches!(source, Source::Checks | Source::KitScore);
+        if check && of_the_bench {
             continue;
         }
         let Some(body) = generate(source, exe, root)? else {
@@ -346,6 +370,18 @@ mod tests {
             rows_of(t, &["a", "c"]),
             "text\n| lib | x |\n|---|---|\n| a | 1 |\n| c | 3 |"
         );
+    }
+
+    #[test]
+    fn a_run_summary_is_its_table_totals_and_gate_without_paths() {
+        let printed = "tree\nlibrary  pass\nl1  3\nJSON report: r.json\ntotals: 3 pass\n\
+                       gate: 0 regressions (passed)\n3 passed, 0 failed\n";
+        assert_eq!(
+            run_summary(printed).unwrap(),
+            "```\nlibrary  pass\nl1  3\ntotals: 3 pass\ngate: 0 regressions (passed)\n\
+             3 passed, 0 failed\n```"
+        );
+        assert!(run_summary("no summary").is_none());
     }
 
     #[test]

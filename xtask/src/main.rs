@@ -172,6 +172,7 @@ fn ci(only: &[String]) -> i32 {
             continue;
         }
         eprintln!("== {name}");
+        let began = std::time::Instant::now();
         let code = match name {
             "vendors" => ompd_conform(&["vendors".into(), "fetch".into()]),
             "workflows" => lint_workflows(),
@@ -198,6 +199,7 @@ fn ci(only: &[String]) -> i32 {
                 run(c)
             }
         };
+        eprintln!("== {name}: {:.0} s", began.elapsed().as_secs_f64());
         if code != 0 {
             eprintln!("xtask ci: step `{name}` failed (exit {code})");
             return code;
