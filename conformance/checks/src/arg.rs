@@ -74,28 +74,13 @@ impl FaultKind {
     pub const fn by_id(id: &str) -> FaultKind {
         let mut i = 0;
         while i < FaultKind::ALL.len() {
-            if bytes_eq(FaultKind::ALL[i].id().as_bytes(), id.as_bytes()) {
+            if ompd_abi::str_eq(FaultKind::ALL[i].id(), id) {
                 return FaultKind::ALL[i];
             }
             i += 1;
         }
         panic!("not a fault kind")
     }
-}
-
-/// Byte-wise equality, usable in constants.
-const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// What a NULL pointer argument is, which decides the code required.

@@ -503,6 +503,12 @@ pub const TR_NAMES: &[(EntryPoint, EntryPoint, bool)] = {
     ]
 };
 
+/// True when `a` and `b` are the same string; usable in constants (a table lookup by name that
+/// stops the build on an unknown one).
+pub const fn str_eq(a: &str, b: &str) -> bool {
+    eq_suffix(a.as_bytes(), 0, b.as_bytes())
+}
+
 /// True when `name[skip..]` is `short` (a `const` string comparison).
 const fn eq_suffix(name: &[u8], skip: usize, short: &[u8]) -> bool {
     if name.len() != skip + short.len() {

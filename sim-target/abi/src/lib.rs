@@ -14,7 +14,7 @@ mod entry_point;
 mod generation;
 pub mod tr;
 
-pub use entry_point::{Arg, EntryPoint, HandleKind, Role, FORM_CHANGED_IN_5_0, TR_NAMES};
+pub use entry_point::{str_eq, Arg, EntryPoint, HandleKind, Role, FORM_CHANGED_IN_5_0, TR_NAMES};
 pub use generation::Generation;
 
 /// `ompd_word_t`: a signed 64-bit word.

@@ -70,15 +70,8 @@ impl Kind {
     pub const fn by_id(id: &str) -> Kind {
         let mut i = 0;
         while i < Kind::ALL.len() {
-            let (a, b) = (Kind::ALL[i].id().as_bytes(), id.as_bytes());
-            if a.len() == b.len() {
-                let mut j = 0;
-                while j < a.len() && a[j] == b[j] {
-                    j += 1;
-                }
-                if j == a.len() {
-                    return Kind::ALL[i];
-                }
+            if ompd_abi::str_eq(Kind::ALL[i].id(), id) {
+                return Kind::ALL[i];
             }
             i += 1;
         }
