@@ -3,10 +3,11 @@
 //! property that must hold in every case; a failing case is shrunk by proptest to a minimal
 //! scenario, written as a replayable model file, and reported with the command that replays it.
 //!
-//! Every check runs on every case (one fresh worker per case). Each case has its own generator
-//! seed, so a check's first failing case can be regenerated; every failing check is then shrunk
-//! from it (`shrink`: checks on the same candidate share a worker, each walking as it would
-//! alone).
+//! Every check runs on every case (one fresh worker per case) until it fails: a check that
+//! failed on a case of an earlier wave of cases is not run again. Each case has its own
+//! generator seed, so a check's first failing case can be regenerated; every failing check is
+//! then shrunk from it (`shrink`: checks on the same candidate share a worker, each walking as
+//! it would alone).
 
 mod shrink;
 
@@ -163,7 +164,7 @@ fn failed(r: &ResultRecord) -> bool {
 
 /// Runs the property phase for one library and returns one record per target-stage check that
 /// passes the `filters` (see [`supervisor::selected`]):
-/// every check runs on every generated case; each check that fails somewhere is shrunk from its
+/// every check runs on the generated cases until it fails (`run_cases`); each check that fails is shrunk from its
 /// first failing case (all of them together, `shrink::shrink_all`). Cases, and then each
 /// shrinking round's units, run `jobs` at a time.
 /// Stops early when the run is stopped (the report is then marked incomplete).
@@ -295,15 +296,22 @@ struct CaseRun {
     model: Option<Model>,
 }
 
-/// Runs case `i` (every check of `all` in one fresh worker); `None` once the run is stopped.
+/// Runs case `i` (the checks `todo` in one fresh worker; none when `todo` is empty); `None`
+/// once the run is stopped.
 fn run_case(
     lib: &Resolved,
-    all: &[String],
+    todo: &[String],
     popts: &PropertyOptions,
     exec: Exec,
     i: u32,
 ) -> Option<Result<CaseRun, String>> {
     exec.stop.reason().is_none().then_some(())?;
+    if todo.is_empty() {
+        return Some(Ok(CaseRun {
+            outcomes: Vec::new(),
+            model: None,
+        }));
+    }
     let tree = crate::phases::timed(crate::phases::Phase::Generate, || {
         case_tree(popts.seed, i).map(|t| t.current())
     });
@@ -313,7 +321,7 @@ fn run_case(
     };
     let notable =
         |r: &ResultRecord| failed(r) || matches!(r.outcome, Outcome::Warn | Outcome::NotSupported);
-    let outcomes: Vec<_> = supervisor::run_unit(&unit(lib, &m, a, p, all), exec)
+    let outcomes: Vec<_> = supervisor::run_unit(&unit(lib, &m, a, p, todo), exec)
         .records
         .into_iter()
         .map(|r| (r.check.clone(), r.outcome, notable(&r).then_some(r)))
@@ -325,9 +333,15 @@ fn run_case(
     }))
 }
 
-/// Runs every check `all` on every generated case, `jobs` cases at a time, until the run is
-/// stopped; the cases are folded in index order, so the first failing case of a check is the
-/// same whatever the number of jobs.
+/// Cases judged between two looks at which checks have failed: a check that failed on a case
+/// of an earlier wave is not run again (its record comes from that case's shrink, and no later
+/// case can be its first failing one). A fixed size, so which checks a case runs does not
+/// depend on the number of jobs or on timing.
+const WAVE: u32 = 32;
+
+/// Runs every check `all` on every generated case, `jobs` cases at a time, wave by wave
+/// ([`WAVE`]), until the run is stopped; the cases are folded in index order, so the first
+/// failing case of a check is the same whatever the number of jobs.
 fn run_cases(
     lib: &Resolved,
     all: &[String],
@@ -335,22 +349,43 @@ fn run_cases(
     exec: Exec,
     jobs: usize,
 ) -> Cases {
-    let runs = crate::parallel::parallel_map(popts.cases as usize, jobs, |i| {
-        run_case(lib, all, popts, exec, i as u32)
-    });
     let mut c = Cases::default();
-    for (i, run) in (0u32..).zip(runs) {
+    let mut start = 0;
+    while start < popts.cases {
+        let end = start.saturating_add(WAVE).min(popts.cases);
+        let todo: Vec<String> = all
+            .iter()
+            .filter(|id| !c.first_failure.contains_key(*id))
+            .cloned()
+            .collect();
+        let runs = crate::parallel::parallel_map((end - start) as usize, jobs, |k| {
+            run_case(lib, &todo, popts, exec, start + k as u32)
+        });
+        for (i, run) in (start..).zip(runs) {
+            if !c.take(i, run) {
+                return c;
+            }
+        }
+        start = end;
+    }
+    c
+}
+
+impl Cases {
+    /// Folds in case `i`'s run; false when the cases end there (the run was stopped, or the
+    /// case could not be generated).
+    fn take(&mut self, i: u32, run: Option<Result<CaseRun, String>>) -> bool {
         let run = match run {
-            None => break,
+            None => return false,
             Some(Err(e)) => {
-                c.harness = Some(e);
-                break;
+                self.harness = Some(e);
+                return false;
             }
             Some(Ok(run)) => run,
         };
-        c.ran += 1;
+        self.ran += 1;
         for (check, outcome, rec) in run.outcomes {
-            let e = c.tally.entry(check.clone()).or_default();
+            let e = self.tally.entry(check.clone()).or_default();
             if outcome != Outcome::Skip {
                 e.evaluated += 1;
             }
@@ -358,15 +393,15 @@ fn run_cases(
                 continue;
             };
             if failed(&r) {
-                c.first_failure
+                self.first_failure
                     .entry(check)
                     .or_insert_with(|| (i, r, m.clone()));
             } else if e.first_deviation.is_none() {
                 e.first_deviation = Some((r, m.clone()));
             }
         }
+        true
     }
-    c
 }
 
 /// The record of a check that failed on case `i` (record `r`, model `m`), given its shrink
