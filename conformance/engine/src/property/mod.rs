@@ -350,28 +350,36 @@ fn run_cases(
     jobs: usize,
 ) -> Cases {
     let mut c = Cases::default();
-    let mut start = 0;
-    while start < popts.cases {
-        let end = start.saturating_add(WAVE).min(popts.cases);
-        let todo: Vec<String> = all
-            .iter()
-            .filter(|id| !c.first_failure.contains_key(*id))
-            .cloned()
-            .collect();
-        let runs = crate::parallel::parallel_map((end - start) as usize, jobs, |k| {
-            run_case(lib, &todo, popts, exec, start + k as u32)
+    for wave in waves(popts.cases) {
+        let todo = c.still_to_run(all);
+        let runs = crate::parallel::parallel_map(wave.len(), jobs, |k| {
+            run_case(lib, &todo, popts, exec, wave.start + k as u32)
         });
-        for (i, run) in (start..).zip(runs) {
+        for (i, run) in wave.zip(runs) {
             if !c.take(i, run) {
                 return c;
             }
         }
-        start = end;
     }
     c
 }
 
+/// The case indices `0..cases`, wave by wave ([`WAVE`]).
+fn waves(cases: u32) -> impl Iterator<Item = std::ops::Range<u32>> {
+    (0..cases)
+        .step_by(WAVE as usize)
+        .map(move |start| start..start.saturating_add(WAVE).min(cases))
+}
+
 impl Cases {
+    /// The checks of `all` that have not failed on a case folded in so far.
+    fn still_to_run(&self, all: &[String]) -> Vec<String> {
+        all.iter()
+            .filter(|id| !self.first_failure.contains_key(*id))
+            .cloned()
+            .collect()
+    }
+
     /// Folds in case `i`'s run; false when the cases end there (the run was stopped, or the
     /// case could not be generated).
     fn take(&mut self, i: u32, run: Option<Result<CaseRun, String>>) -> bool {
@@ -430,5 +438,64 @@ fn failing(
             let note = format!("failing case {i}, not shrunk ({why})");
             Some(with_replay(r.clone(), lib, dir, m, &note))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_waves_cover_every_case_once_in_order() {
+        let all: Vec<u32> = waves(70).flatten().collect();
+        assert_eq!(all, (0..70).collect::<Vec<_>>());
+        let sizes: Vec<usize> = waves(70).map(|w| w.len()).collect();
+        assert_eq!(sizes, [32, 32, 6]);
+        assert_eq!(waves(0).count(), 0);
+        assert_eq!(
+            waves(u32::MAX).last(),
+            Some(u32::MAX - u32::MAX % WAVE..u32::MAX)
+        );
+    }
+
+    fn record(check: &str, outcome: Outcome) -> ResultRecord {
+        let lib = Resolved {
+            name: "lib".into(),
+            path: "/lib.so".into(),
+            preload: Vec::new(),
+            needs_cxx_runtime: false,
+            version: None,
+        };
+        let m = sim_target::model::ModelBuilder::new().build().unwrap();
+        let u = unit(&lib, &m, Arch::LP64_LE, Policy::Natural, &[]);
+        supervisor::record(&u, check, outcome, "", String::new(), String::new())
+    }
+
+    fn run(outcomes: &[(&str, Outcome)]) -> Option<Result<CaseRun, String>> {
+        let outcomes = outcomes
+            .iter()
+            .map(|&(c, o)| (c.to_string(), o, (o != Outcome::Pass).then(|| record(c, o))))
+            .collect();
+        let model = Some(sim_target::model::ModelBuilder::new().build().unwrap());
+        Some(Ok(CaseRun { outcomes, model }))
+    }
+
+    #[test]
+    fn a_failed_check_keeps_its_first_failing_case_and_is_not_run_again() {
+        let all = ["a".to_string(), "b".to_string()];
+        let mut c = Cases::default();
+        assert!(c.take(0, run(&[("a", Outcome::Pass), ("b", Outcome::Warn)])));
+        assert!(c.take(1, run(&[("a", Outcome::Fail), ("b", Outcome::Pass)])));
+        assert!(c.take(2, run(&[("a", Outcome::Fail), ("b", Outcome::Skip)])));
+        assert_eq!(c.first_failure["a"].0, 1, "the first failing case");
+        assert_eq!(c.still_to_run(&all), ["b"]);
+        let b = &c.tally["b"];
+        assert_eq!(b.evaluated, 2, "a skip is no verdict");
+        assert_eq!(b.first_deviation.as_ref().unwrap().0.outcome, Outcome::Warn);
+        assert_eq!(c.ran, 3);
+        assert!(!c.take(3, None), "a stop ends the cases");
+        assert!(!c.take(3, Some(Err("no generator".into()))));
+        assert_eq!(c.harness.as_deref(), Some("no generator"));
+        assert_eq!(c.ran, 3);
     }
 }
