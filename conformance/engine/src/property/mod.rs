@@ -3,11 +3,10 @@
 //! property that must hold in every case; a failing case is shrunk by proptest to a minimal
 //! scenario, written as a replayable model file, and reported with the command that replays it.
 //!
-//! Every check runs on every case (one fresh worker per case) until it fails: a check that
-//! failed on a case of an earlier wave of cases is not run again. Each case has its own
-//! generator seed, so a check's first failing case can be regenerated; every failing check is
-//! then shrunk from it (`shrink`: checks on the same candidate share a worker, each walking as
-//! it would alone).
+//! The checks run on the cases one fresh worker per case, wave by wave; a check that failed on
+//! a case of an earlier wave is not run again. Each case has its own generator seed, so a check's
+//! first failing case can be regenerated; every failing check is then shrunk from it (`shrink`:
+//! checks on the same candidate share a worker, each walking as it would alone).
 
 mod shrink;
 
@@ -164,9 +163,9 @@ fn failed(r: &ResultRecord) -> bool {
 
 /// Runs the property phase for one library and returns one record per target-stage check that
 /// passes the `filters` (see [`supervisor::selected`]):
-/// every check runs on the generated cases until it fails (`run_cases`); each check that fails is shrunk from its
-/// first failing case (all of them together, `shrink::shrink_all`). Cases, and then each
-/// shrinking round's units, run `jobs` at a time.
+/// every check runs on the generated cases until it fails (`run_cases`); each check that fails
+/// is shrunk from its first failing case (all of them together, `shrink::shrink_all`). Cases,
+/// and then each shrinking round's units, run `jobs` at a time.
 /// Stops early when the run is stopped (the report is then marked incomplete).
 pub(crate) fn run_library(
     lib: &Resolved,
@@ -474,7 +473,10 @@ mod tests {
     fn run(outcomes: &[(&str, Outcome)]) -> Option<Result<CaseRun, String>> {
         let outcomes = outcomes
             .iter()
-            .map(|&(c, o)| (c.to_string(), o, (o != Outcome::Pass).then(|| record(c, o))))
+            .map(|&(c, o)| {
+                let notable = matches!(o, Outcome::Fail | Outcome::Warn);
+                (c.to_string(), o, notable.then(|| record(c, o)))
+            })
             .collect();
         let model = Some(sim_target::model::ModelBuilder::new().build().unwrap());
         Some(Ok(CaseRun { outcomes, model }))
