@@ -8,9 +8,10 @@
 //! worker's library would otherwise do first thing. Its control channel is a Unix socket on its
 //! stdin. One request is one byte carrying three descriptors (`SCM_RIGHTS`): the worker's stdin,
 //! stdout and stderr ([`Descriptors`]), then the key of its simulated target (4-byte length,
-//! then the bytes; empty for none). The zygote lowers that target once
+//! then the bytes; empty for none). The zygote lowers a simulated target once
 //! ([`crate::worker::prelower`], kept for later requests) and hands it to the forked worker, so
-//! the worker neither builds the model nor lowers the image again. The zygote forks, answers the
+//! the worker neither builds the model nor lowers the image again; for a real target it parses
+//! the symbol tables of the files the target maps once, and every worker inherits them. The zygote forks, answers the
 //! worker's pid (4 bytes), waits for it and answers its raw wait status (4 bytes), so the
 //! supervisor sees exits and signals exactly as from a child of its own, and may signal the pid
 //! until the status arrives (the zygote reaps nothing before). One worker at a time per zygote;
@@ -78,26 +79,36 @@ fn control_socket() -> Result<UnixStream, String> {
     Ok(UnixStream::from(fd))
 }
 
-/// Targets lowered for earlier requests, by key (at most [`LOWERED_CAP`]).
+/// Targets prepared for earlier requests, by key: the simulated ones lowered (at most
+/// [`LOWERED_CAP`]), and the keys of real ones whose module symbols were read.
 #[derive(Default)]
-struct Lowered(std::collections::HashMap<String, (Model, Image)>);
+struct Lowered(
+    std::collections::HashMap<String, (Model, Image)>,
+    std::collections::HashSet<String>,
+);
 
 /// Lowered targets a zygote keeps.
 const LOWERED_CAP: usize = 256;
 
 impl Lowered {
-    /// Lowers the target of `key` unless it is kept already (a target that cannot be lowered is
-    /// left to the worker, which reports why).
+    /// Prepares the target of `key` unless that was done already (a target that cannot be
+    /// prepared is left to the worker, which reports why).
     fn prepare(&mut self, key: &str) {
-        if key.is_empty() || self.0.contains_key(key) {
+        if key.is_empty() || self.0.contains_key(key) || self.1.contains(key) {
             return;
         }
         if self.0.len() >= LOWERED_CAP {
             self.0.clear();
         }
-        let lowered = std::panic::catch_unwind(|| crate::worker::prelower(key));
-        if let Ok(Ok(t)) = lowered {
-            self.0.insert(key.to_string(), t);
+        let prepared = std::panic::catch_unwind(|| crate::worker::prelower(key));
+        match prepared {
+            Ok(Ok(Some(t))) => {
+                self.0.insert(key.to_string(), t);
+            }
+            Ok(Ok(None)) => {
+                self.1.insert(key.to_string());
+            }
+            _ => {}
         }
     }
 }

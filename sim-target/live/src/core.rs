@@ -330,6 +330,13 @@ impl CoreTarget {
         })
     }
 
+    /// Parses the symbol tables of the files the core file at `path` maps into this process's
+    /// cache (opening it does: [`crate::modules::Modules::discover`] reads them through
+    /// [`crate::elf::SymbolTable::cached`]); how many modules it has, or why it cannot be read.
+    pub fn preload_symbols(path: impl AsRef<Path>) -> Result<usize, CoreError> {
+        Ok(CoreTarget::open(path)?.inner.modules.list().len())
+    }
+
     /// The core file's path.
     pub fn path(&self) -> &Path {
         &self.inner.mem.path

@@ -10,7 +10,8 @@
 //! - [`modules`]: the modules of a target, their load bias and `link_map`, and symbol lookup
 //!   across them (thread-local symbols per thread).
 //! - [`tls`]: the address of a thread's instance of a thread-local symbol, through the DTV.
-//! - [`live`]: a live process stopped under ptrace, memory read through `/proc/PID/mem`.
+//! - [`live`]: a live process stopped under ptrace, memory read through `/proc/PID/mem`
+//!   (`procmem`: a page at a time, each page read once).
 //! - [`core`]: an ELF core file (gdb's `gcore` or the kernel's), read by the three rules of
 //!   dumped, not-dumped and omitted memory.
 //! - [`spawn`]: starting a fixture program that can never be left behind, and producing core
@@ -28,6 +29,7 @@ pub mod elf;
 pub mod live;
 pub mod maps;
 pub mod modules;
+mod procmem;
 pub mod spawn;
 pub mod tls;
 pub mod tour;

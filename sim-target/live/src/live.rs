@@ -10,8 +10,9 @@
 
 use crate::maps::read_proc_maps;
 use crate::modules::{auxv_entry, Modules};
+use crate::procmem::ProcMem;
 use crate::ReadMemory;
-use crate::{check_read_len, Thread};
+use crate::Thread;
 use nix::errno::Errno;
 use nix::sys::ptrace;
 use nix::sys::signal::Signal;
@@ -21,7 +22,6 @@ use ompd_serve::arch::Arch;
 use ompd_serve::source::{Source, SymbolError, TargetKind};
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -97,41 +97,6 @@ fn fs_base(tid: Pid) -> nix::Result<u64> {
 #[cfg(not(target_arch = "x86_64"))]
 fn fs_base(_: Pid) -> nix::Result<u64> {
     Err(Errno::ENOTSUP)
-}
-
-/// `/proc/PID/mem` of the stopped process.
-#[derive(Debug)]
-struct ProcMem {
-    pid: i32,
-    file: File,
-}
-
-impl ReadMemory for ProcMem {
-    fn read_memory(&self, addr: u64, len: u64) -> Result<Vec<u8>, String> {
-        let n = check_read_len(addr, len)?;
-        let mut buf = vec![0u8; n];
-        let mut done = 0;
-        while done < n {
-            let at = addr + done as u64;
-            match self.file.read_at(&mut buf[done..], at) {
-                Ok(0) => {
-                    return Err(format!(
-                        "pid {}: {len} bytes at {addr:#x}: nothing readable at {at:#x}",
-                        self.pid
-                    ))
-                }
-                Ok(k) => done += k,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    return Err(format!(
-                        "pid {}: {len} bytes at {addr:#x}: {at:#x} not readable: {e}",
-                        self.pid
-                    ))
-                }
-            }
-        }
-        Ok(buf)
-    }
 }
 
 /// The tracer thread: told to detach by dropping the sender, joined on drop.
@@ -397,7 +362,7 @@ impl LiveTarget {
             )
         })??;
         let mem = File::open(format!("/proc/{pid}/mem"))
-            .map(|file| ProcMem { pid, file })
+            .map(|file| ProcMem::new(pid, file))
             .map_err(|e| failed(pid, "opening /proc/PID/mem", e))?;
         let maps = read_proc_maps(pid).map_err(|e| failed(pid, "reading /proc/PID/maps", e))?;
         let entry = std::fs::read(format!("/proc/{pid}/auxv"))
@@ -413,6 +378,13 @@ impl LiveTarget {
                 _tracer: tracer,
             }),
         })
+    }
+
+    /// Parses the symbol tables of the files process `pid` maps into this process's cache
+    /// ([`crate::modules::preload`]) without attaching to it; how many it holds, or why the
+    /// mappings could not be read.
+    pub fn preload_symbols(pid: i32) -> std::io::Result<usize> {
+        Ok(crate::modules::preload(&read_proc_maps(pid)?))
     }
 
     /// The process id.

@@ -37,6 +37,23 @@ pub struct Module {
     pub symbols: Arc<SymbolTable>,
 }
 
+/// Parses the symbol table of every ELF file `mappings` map from offset 0 into this process's
+/// cache ([`SymbolTable::cached`]) and returns how many it holds: a process that forks after
+/// this (the harness's zygote) spares each child the parsing, and [`Modules::discover`] in the
+/// child still checks each file's identity before it takes a table from the cache.
+pub fn preload(mappings: &[Mapping]) -> usize {
+    let mut paths: Vec<&Path> = mappings
+        .iter()
+        .filter(|m| m.offset == 0)
+        .filter_map(Mapping::file)
+        .collect();
+    paths.dedup();
+    paths
+        .into_iter()
+        .filter(|p| SymbolTable::cached(p).is_ok())
+        .count()
+}
+
 /// The modules of one target and what symbol lookup needs beside them.
 #[derive(Clone, Debug, Default)]
 pub struct Modules {
@@ -303,6 +320,27 @@ mod tests {
         }
         assert_eq!(auxv_entry(&v), Some(0x1234));
         assert_eq!(auxv_entry(&v[..16]), None);
+    }
+
+    #[test]
+    fn preloading_reads_each_elf_file_mapped_from_offset_zero() {
+        if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+            return;
+        }
+        let maps = crate::maps::read_proc_maps(std::process::id() as i32).unwrap();
+        let exe = std::env::current_exe().unwrap();
+        let mapped_from_zero = |p: &Path| {
+            maps.iter()
+                .any(|m| m.offset == 0 && m.file().is_some_and(|f| f == p))
+        };
+        assert!(
+            mapped_from_zero(&exe),
+            "the test binary is mapped from offset 0"
+        );
+        // The test binary and at least libc; nothing for an empty list.
+        assert!(preload(&maps) >= 2);
+        assert_eq!(preload(&[]), 0);
+        assert!(crate::LiveTarget::preload_symbols(-1).is_err());
     }
 
     #[test]

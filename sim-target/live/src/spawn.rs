@@ -314,10 +314,14 @@ pub(crate) fn wait_timeout(
 
 /// Writes a core file of process `pid` to `path` with `gdb -p PID -batch -ex 'gcore PATH'`
 /// (gdb stops and resumes it). The caller must not be tracing `pid` (detach any
-/// [`LiveTarget`](crate::LiveTarget) first).
+/// [`LiveTarget`](crate::LiveTarget) first). gdb reads no shared library's symbols
+/// (`auto-solib-add off`): what it dumps (memory by `/proc/PID/smaps`, the mapped files, every
+/// thread's registers, the auxiliary vector) does not depend on them, and indexing a runtime's
+/// debug information was most of gdb's time.
 pub fn gcore(pid: i32, path: &Path) -> Result<PathBuf, SpawnError> {
     let mut cmd = Command::new("gdb");
-    cmd.args(["-nx", "-batch", "-iex", "set debuginfod enabled off", "-p"])
+    cmd.args(["-nx", "-batch", "-iex", "set debuginfod enabled off"])
+        .args(["-iex", "set auto-solib-add off", "-p"])
         .arg(pid.to_string())
         .arg("-ex")
         .arg(format!("gcore {}", path.display()))

@@ -199,21 +199,36 @@ fn undefined_symbols(seen: usize) -> Vec<String> {
     out
 }
 
-/// The key a simulated target of a built-in scenario is pre-lowered under (its unit JSON); none
-/// for other targets (a generated or replayed model is lowered once, by its worker).
+/// The key a zygote prepares a target under ([`prelower`]): a simulated target of a built-in
+/// scenario (its unit JSON), or a real target (the JSON of what the worker opens); none for
+/// other targets (a generated or replayed model is lowered once, by its worker).
 pub fn key(target: &Target) -> Option<String> {
     match target {
         Target::Simulated {
             scenario: Scenario::BuiltIn(_),
             ..
         } => serde_json::to_string(target).ok(),
+        Target::Real { target, .. } => serde_json::to_string(target).ok(),
         _ => None,
     }
 }
 
-/// The model and lowered image of the target whose [`key`] is `key` (what a zygote prepares
-/// before it forks), or why not.
-pub fn prelower(key: &str) -> Result<(Model, Image), String> {
+/// What a zygote prepares, before it forks, for the target whose [`key`] is `key`: a simulated
+/// target's model and lowered image; for a real target, nothing to hand over, but the symbol
+/// tables of the files it maps parsed into the zygote's cache, which every worker it forks
+/// inherits instead of parsing them again (`live_target::elf::SymbolTable::cached`). `Err`:
+/// why not (the worker then does it all itself, and reports what fails).
+pub fn prelower(key: &str) -> Result<Option<(Model, Image)>, String> {
+    if let Ok(real) = serde_json::from_str::<RealTarget>(key) {
+        match real {
+            RealTarget::Live { pid } => live_target::LiveTarget::preload_symbols(pid)
+                .map_err(|e| format!("the mappings of pid {pid}: {e}"))?,
+            RealTarget::Core { path } => {
+                live_target::CoreTarget::preload_symbols(path).map_err(|e| e.to_string())?
+            }
+        };
+        return Ok(None);
+    }
     let target: Target = serde_json::from_str(key).map_err(|e| e.to_string())?;
     let Target::Simulated {
         scenario,
@@ -221,11 +236,11 @@ pub fn prelower(key: &str) -> Result<(Model, Image), String> {
         layout,
     } = target
     else {
-        return Err("not a simulated target".into());
+        return Err("neither a simulated nor a real target".into());
     };
     let model = scenario.runtime_state();
     let image = sim_target::image::lower(&model, arch, layout).map_err(|e| e.to_string())?;
-    Ok((model, image))
+    Ok(Some((model, image)))
 }
 
 /// A target pre-lowered before this worker was forked, waiting for its unit.
@@ -264,13 +279,40 @@ mod tests {
         let generated = simulated(Scenario::model("generated", built_in_model()));
         assert_eq!(key(&generated), None);
         assert_eq!(key(&Target::Host), None);
-        let (model, image) = prelower(&k).unwrap();
+        let (model, image) = prelower(&k)
+            .unwrap()
+            .expect("a simulated target is lowered");
         assert_eq!(model, built_in_model());
         hand_over(k.clone(), model, image);
         assert!(taken("another key").is_none(), "a mismatch takes nothing");
-        hand_over(k.clone(), built_in_model(), prelower(&k).unwrap().1);
+        let image = prelower(&k).unwrap().expect("lowered").1;
+        hand_over(k.clone(), built_in_model(), image);
         assert!(taken(&k).is_some());
         assert!(taken(&k).is_none(), "taken once");
+    }
+
+    #[test]
+    fn a_real_target_is_prepared_by_reading_its_module_symbols_and_hands_nothing_over() {
+        let real = |target| Target::Real {
+            target,
+            info: Default::default(),
+            env: Vec::new(),
+            stop: None,
+        };
+        let own = key(&real(RealTarget::Live {
+            pid: std::process::id() as i32,
+        }))
+        .expect("a real target has a key");
+        assert!(
+            matches!(prelower(&own), Ok(None)),
+            "read, nothing handed over"
+        );
+        let gone = key(&real(RealTarget::Core {
+            path: "/no/such/core".into(),
+        }))
+        .unwrap();
+        let why = prelower(&gone).unwrap_err();
+        assert!(why.contains("/no/such/core"), "{why}");
     }
 
     fn built_in_model() -> Model {
