@@ -565,7 +565,7 @@ mutants! {
     "tr_state_serial" Some(E::GetState), TrStateSerial => ["tr.state.matches_model"];
     "tr_top_region_unavailable" Some(E::GetTopParallelRegion), TrTopRegionUnavailable => ["bp.curr.region_team_size"];
     "parallel_tool_data_by_route" None, ParallelToolDataByRoute => ["compare.parallel.equal_handles_answer_alike", "route.parallel.answers_match_model"];
-    "task_function_by_route" None, TaskFunctionByRoute => ["compare.task.equal_handles_answer_alike"];
+    "task_function_by_route" None, TaskFunctionByRoute => ["compare.task.equal_handles_answer_alike", "route.task.answers_match_model"];
     "thread_handle_expires" None, ThreadHandleExpires => ["bp.thread.handle_kept_until_thread_end"];
     "thread_handle_dies_with_a_space" None, ThreadHandleDiesWithASpace => ["lifecycle.release.held_handles_intact"];
     "tool_data_without_ompt" Some(E::GetToolData), ToolDataWithoutOmpt => ["tool_data.no_ompt.unsupported"];

@@ -7,8 +7,11 @@
 //! An answer is judged where the primary route's handle of the same entity (a thread by its
 //! pthread id, a thread's current region or task) answers the model's value: what a library
 //! gets wrong on every route is the consumer family's finding (`thread.*`, `state.*`,
-//! `task.*`, `tool_data.*`); what it gets wrong on another route only is this family's. Unlike
-//! `compare.*.equal_handles_answer_alike`, the judgement does not rest on the library's compare.
+//! `task.*`, `tool_data.*`); what it gets wrong on another route only is this family's. An
+//! entity no primary route reaches (a region no thread is in the innermost of, a task no thread
+//! is running: a generating or scheduling parent) is judged on every route that reaches it
+//! wherever one of those routes answers right, since no consumer family queries it. Unlike `compare.*.equal_handles_answer_alike`, the
+//! judgement does not rest on the library's compare.
 
 use crate::checks::compare::{self, Item};
 use crate::ctx::native_id_bytes;
@@ -65,7 +68,8 @@ type Consumer<'l, K> = (
 );
 
 /// Judges every non-primary item of `items` by every consumer, for the entities whose primary
-/// handle answers that consumer right.
+/// handle answers that consumer right, and for the entities no primary handle reaches that
+/// answer it right on some route.
 fn judge<'l, K: Kind>(
     j: &mut Judge,
     ctx: &Ctx<'l>,
@@ -73,10 +77,15 @@ fn judge<'l, K: Kind>(
     consumers: &[Consumer<'l, K>],
 ) {
     let truth = ctx.model.normalized(ctx.arch);
+    let primary: BTreeSet<usize> = items
+        .iter()
+        .filter(|it| it.primary)
+        .map(|it| it.entity)
+        .collect();
     for (name, consume) in consumers {
         let right: BTreeSet<usize> = items
             .iter()
-            .filter(|it| it.primary)
+            .filter(|it| it.primary || !primary.contains(&it.entity))
             .filter(
                 |it| matches!(consume(ctx, &truth, &it.h, it.entity), Some((want, Ok(got))) if got == want),
             )
@@ -238,6 +247,9 @@ fn run<'l, K: Kind>(
     );
     judge(&mut j, ctx, items, consumers);
     j.verdict_or_skip(|| {
-        format!("no {kind} entity is reached by a second route whose first route answers right")
+        format!(
+            "no {kind} entity is reached by a second route whose first route answers right \
+             (or, for an entity the first route does not reach, any route)"
+        )
     })
 }
