@@ -7,15 +7,15 @@
 //! check; it loads the system C/C++ runtimes and initializes the C++ standard streams, which a
 //! worker's library would otherwise do first thing. Its control channel is a Unix socket on its
 //! stdin. One request is one byte carrying three descriptors (`SCM_RIGHTS`): the worker's stdin,
-//! stdout and stderr ([`Descriptors`]), then the key of its simulated target (4-byte length,
-//! then the bytes; empty for none). The zygote lowers a simulated target once
+//! stdout and stderr ([`Descriptors`]), then the key of its target (4-byte length, then the
+//! bytes; empty for none). The zygote lowers a simulated target once
 //! ([`crate::worker::prelower`], kept for later requests) and hands it to the forked worker, so
 //! the worker neither builds the model nor lowers the image again; for a real target it parses
-//! the symbol tables of the files the target maps once, and every worker inherits them. The zygote forks, answers the
-//! worker's pid (4 bytes), waits for it and answers its raw wait status (4 bytes), so the
-//! supervisor sees exits and signals exactly as from a child of its own, and may signal the pid
-//! until the status arrives (the zygote reaps nothing before). One worker at a time per zygote;
-//! the supervisor keeps a pool of them.
+//! the symbol tables of the files the target maps once, and every worker inherits them. The
+//! zygote forks, answers the worker's pid (4 bytes), waits for it and answers its raw wait
+//! status (4 bytes), so the supervisor sees exits and signals exactly as from a child of its
+//! own, and may signal the pid until the status arrives (the zygote reaps nothing before). One
+//! worker at a time per zygote; the supervisor keeps a pool of them.
 //!
 //! Lifetimes: each zygote is started from one long-lived thread of the supervisor with a
 //! parent-death signal, so it dies with the supervisor; each worker sets its own parent-death

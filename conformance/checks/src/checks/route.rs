@@ -10,8 +10,8 @@
 //! `task.*`, `tool_data.*`); what it gets wrong on another route only is this family's. An
 //! entity no primary route reaches (a region no thread is in the innermost of, a task no thread
 //! is running: a generating or scheduling parent) is judged on every route that reaches it
-//! wherever one of those routes answers right, since no consumer family queries it. Unlike `compare.*.equal_handles_answer_alike`, the
-//! judgement does not rest on the library's compare.
+//! wherever one of those routes answers right, since no consumer family queries it. Unlike
+//! `compare.*.equal_handles_answer_alike`, the judgement does not rest on the library's compare.
 
 use crate::checks::compare::{self, Item};
 use crate::ctx::native_id_bytes;
