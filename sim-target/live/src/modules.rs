@@ -42,16 +42,29 @@ pub struct Module {
 /// this (the harness's zygote) spares each child the parsing, and [`Modules::discover`] in the
 /// child still checks each file's identity before it takes a table from the cache.
 pub fn preload(mappings: &[Mapping]) -> usize {
-    let mut paths: Vec<&Path> = mappings
-        .iter()
-        .filter(|m| m.offset == 0)
-        .filter_map(Mapping::file)
-        .collect();
-    paths.dedup();
-    paths
+    module_files(mappings)
         .into_iter()
-        .filter(|p| SymbolTable::cached(p).is_ok())
+        .filter(|(p, _)| SymbolTable::cached(p).is_ok())
         .count()
+}
+
+/// The files `mappings` map, each once in the order first seen, with its first mapping from
+/// offset 0 (a file mapped only from further in is no module of the target: skipped).
+fn module_files(mappings: &[Mapping]) -> Vec<(&Path, &Mapping)> {
+    let mut out: Vec<(&Path, &Mapping)> = Vec::new();
+    for m in mappings {
+        let Some(p) = m.file() else { continue };
+        if out.iter().any(|(q, _)| *q == p) {
+            continue;
+        }
+        if let Some(first) = mappings
+            .iter()
+            .find(|x| x.offset == 0 && x.file() == Some(p))
+        {
+            out.push((p, first));
+        }
+    }
+    out
 }
 
 /// The modules of one target and what symbol lookup needs beside them.
@@ -70,19 +83,8 @@ impl Modules {
     /// [`Modules::problems`]; non-ELF mapped files are skipped silently.
     pub fn discover(mappings: &[Mapping], entry: Option<u64>, mem: &dyn ReadMemory) -> Modules {
         let mut out = Modules::default();
-        let mut paths: Vec<&Path> = Vec::new();
-        for m in mappings {
-            if let Some(p) = m.file() {
-                if !paths.contains(&p) {
-                    paths.push(p);
-                }
-            }
-        }
-        for path in paths {
+        for (path, first) in module_files(mappings) {
             let of_file = || mappings.iter().filter(move |m| m.file() == Some(path));
-            let Some(first) = of_file().find(|m| m.offset == 0) else {
-                continue;
-            };
             let symbols = match SymbolTable::cached(path) {
                 Ok(t) => t,
                 Err(ElfError::Format { reason, .. }) if reason == "not an ELF file" => continue,
