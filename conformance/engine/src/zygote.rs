@@ -79,13 +79,14 @@ fn control_socket() -> Result<UnixStream, String> {
     Ok(UnixStream::from(fd))
 }
 
-/// Targets prepared for earlier requests, by key: the simulated ones lowered (at most
-/// [`LOWERED_CAP`]), and the keys of real ones whose module symbols were read.
+/// Targets prepared for earlier requests, by key.
 #[derive(Default)]
-struct Lowered(
-    std::collections::HashMap<String, (Model, Image)>,
-    std::collections::HashSet<String>,
-);
+struct Lowered {
+    /// Simulated targets, lowered (at most [`LOWERED_CAP`]).
+    images: std::collections::HashMap<String, (Model, Image)>,
+    /// Real targets whose module symbols were read.
+    read: std::collections::HashSet<String>,
+}
 
 /// Lowered targets a zygote keeps.
 const LOWERED_CAP: usize = 256;
@@ -94,19 +95,19 @@ impl Lowered {
     /// Prepares the target of `key` unless that was done already (a target that cannot be
     /// prepared is left to the worker, which reports why).
     fn prepare(&mut self, key: &str) {
-        if key.is_empty() || self.0.contains_key(key) || self.1.contains(key) {
+        if key.is_empty() || self.images.contains_key(key) || self.read.contains(key) {
             return;
-        }
-        if self.0.len() >= LOWERED_CAP {
-            self.0.clear();
         }
         let prepared = std::panic::catch_unwind(|| crate::worker::prelower(key));
         match prepared {
             Ok(Ok(Some(t))) => {
-                self.0.insert(key.to_string(), t);
+                if self.images.len() >= LOWERED_CAP {
+                    self.images.clear();
+                }
+                self.images.insert(key.to_string(), t);
             }
             Ok(Ok(None)) => {
-                self.1.insert(key.to_string());
+                self.read.insert(key.to_string());
             }
             _ => {}
         }
@@ -172,7 +173,7 @@ fn fork_one(
     match unsafe { fork() } {
         Ok(ForkResult::Child) => {
             // The child's own copy of the kept targets: taking one copies no image.
-            if let Some((model, image)) = lowered.0.remove(&key) {
+            if let Some((model, image)) = lowered.images.remove(&key) {
                 crate::worker::hand_over(key, model, image);
             }
             become_worker(fds)
