@@ -64,23 +64,26 @@ fn matrix_from_dom(dom: &str) -> Matrix {
     (libs, rows)
 }
 
-/// One run of every known vendor library (`--cases 0`), shared by both tests: its directory
-/// (holding `report.json` and `matrix.html`) and its report.
-fn every_vendor() -> &'static (tempfile::TempDir, Report) {
-    static RUN: OnceLock<(tempfile::TempDir, Report)> = OnceLock::new();
+/// One run of every known vendor library (`--cases 0`), shared by the tests: its directory
+/// (holding `report.json` and `matrix.html`) and its report. The directory is under cargo's
+/// `CARGO_TARGET_TMPDIR`, written afresh by each run: a temporary directory held by a static
+/// is never dropped, so it would be left behind (229 MB) after every run.
+fn every_vendor() -> &'static (std::path::PathBuf, Report) {
+    static RUN: OnceLock<(std::path::PathBuf, Report)> = OnceLock::new();
     RUN.get_or_init(|| {
         vendors::fetch(&vendors::default_cache_dir(), &[], false, &mut |_| {})
             .expect("vendor libraries fetch");
         let names: Vec<&str> = vendors::known().iter().map(|v| v.name).collect();
-        let dir = tempfile::tempdir().unwrap();
-        let json = dir.path().join("report.json");
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("html_browser");
+        std::fs::create_dir_all(&dir).unwrap();
+        let json = dir.join("report.json");
         let status = Command::new(env!("CARGO_BIN_EXE_ompd-conform"))
             .arg("run")
             .args(&names)
             .args(["--cases", "0", "--quiet", "--format", "json", "--output"])
             .arg(&json)
             .arg("--html")
-            .arg(dir.path().join("matrix.html"))
+            .arg(dir.join("matrix.html"))
             .stdout(std::process::Stdio::null())
             .status()
             .expect("ompd-conform starts");
@@ -100,7 +103,7 @@ fn the_matrix_of_every_vendor_library_renders_in_a_real_browser() {
         .chain([ompd_report::runtime_row::ROW])
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let html = run.path().join("matrix.html");
+    let html = run.join("matrix.html");
 
     // The truth: the worst outcome of each check on each library.
     let mut worst: BTreeMap<(&str, &str), Outcome> = BTreeMap::new();
@@ -207,7 +210,7 @@ fn first_failing_cell(page: &str) -> (&str, &str, &str) {
 fn an_opened_cell_lists_its_units_from_the_pages_data_in_a_real_browser() {
     let Some(exe) = chromium() else { return };
     let (run, report) = every_vendor();
-    let page = std::fs::read_to_string(run.path().join("matrix.html")).unwrap();
+    let page = std::fs::read_to_string(run.join("matrix.html")).unwrap();
     let (lib, check, u) = first_failing_cell(&page);
     // The cell opened, as a reader opens it; the page builds its unit list from its data.
     let at = page.find(&format!("data-u=\"{u}\"")).unwrap();
@@ -360,7 +363,7 @@ fn the_history_of_both_vendor_lines_renders_in_a_real_browser() {
     let html = dir.path().join("history.html");
     let out = Command::new(env!("CARGO_BIN_EXE_ompd-conform"))
         .arg("history")
-        .arg(run.path().join("report.json"))
+        .arg(run.join("report.json"))
         .arg("--html")
         .arg(&html)
         .output()
