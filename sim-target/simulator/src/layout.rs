@@ -42,11 +42,12 @@ pub const FAR_SAMPLE: [(&str, Arch); 4] = [
 /// Built-in scenarios a default run lowers under one layout only: runtime variants whose path
 /// does not turn on the struct layout (the other layouts would repeat the same verdicts).
 /// `--full` runs every layout.
-pub const ONE_LAYOUT: [(&str, Policy); 4] = [
+pub const ONE_LAYOUT: [(&str, Policy); 5] = [
     ("no-ompt", Policy::Natural),
     ("thread-scan", Policy::Natural),
     ("thread-id-width", Policy::Natural),
     ("string-edges", Policy::Natural),
+    ("empty-env", Policy::Natural),
 ];
 
 impl Policy {

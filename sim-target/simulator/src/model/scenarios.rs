@@ -64,7 +64,7 @@ type Entry = (
 );
 
 /// The built-in scenarios (one table; each model is built only when asked for).
-const BUILT_IN: [Entry; 9] = [
+const BUILT_IN: [Entry; 10] = [
     (
         "serial",
         "initial thread in serial code after a region, one idle pool thread, one foreign native thread",
@@ -120,6 +120,13 @@ const BUILT_IN: [Entry; 9] = [
         "string-edges",
         "the runtime's strings at their boundaries: an empty affinity format, a tool-verbose-init path of exactly 512 bytes, a tool-libraries list of 2,000 bytes, and a display-control block whose last variable (that list) has no newline after it: 2-thread region",
         string_edges,
+        Some(Variant::Strings),
+        Set::Default,
+    ),
+    (
+        "empty-env",
+        "a display-control block with no variable in it (ompd_env_block an empty string, ompd_env_block_size 0): 2-thread region",
+        empty_env,
         Some(Variant::Strings),
         Set::Default,
     ),
@@ -337,6 +344,18 @@ fn string_edges() -> Model {
     }
     b.parallel(b.initial_thread(), 2);
     b.build().expect("string-edges scenario is valid")
+}
+
+fn empty_env() -> Model {
+    let mut b = ModelBuilder::new();
+    {
+        let m = b.model_mut();
+        m.globals.nthreads_list = vec![2];
+        m.globals.display_env = Vec::new();
+        m.tasks[0].icvs.nthreads = 2;
+    }
+    b.parallel(b.initial_thread(), 2);
+    b.build().expect("empty-env scenario is valid")
 }
 
 fn older_runtime() -> Model {
