@@ -146,6 +146,9 @@ pub enum Deviation {
     /// `ompd_get_display_control_vars` drops the last variable when the runtime's block does
     /// not end in a newline.
     DcvDropsUnterminatedLast,
+    /// `ompd_rel_display_control_vars` of an empty vector frees the vector but not the copy of
+    /// the runtime's (empty) block.
+    DcvEmptyLeaks,
     /// `ompd_get_tool_data` answers a value one off.
     ToolDataValueOff,
     /// `ompd_get_tool_data` answers a pointer 8 bytes off.
@@ -486,6 +489,7 @@ mutants! {
     "icv_string_static" Some(E::GetIcvStringFromScope), IcvStringStatic => ["icv.string.*", "callbacks.contract.no_violations"];
     "icv_string_capped" Some(E::GetIcvStringFromScope), IcvStringCapped => ["icv.string.tool-libraries-var"];
     "dcv_drops_unterminated_last" Some(E::GetDisplayControlVars), DcvDropsUnterminatedLast => ["dcv.get.names_match_model"];
+    "dcv_empty_leaks" Some(E::RelDisplayControlVars), DcvEmptyLeaks => ["dcv.rel.releases_everything"];
     "tool_data_value_off" Some(E::GetToolData), ToolDataValueOff => ["tool_data.*"];
     "tool_data_ptr_off" Some(E::GetToolData), ToolDataPtrOff => ["tool_data.*"];
     "device_kinds_empty" Some(E::GetDeviceThreadIdKinds), DeviceKindsEmpty => ["device.thread_id_kinds.well_formed"];

@@ -32,6 +32,7 @@ fn code_in_place(d: D, w: &[u64]) -> Option<Rc> {
         | D::DcvUnavailable
         | D::DeviceFromThreadUnavailable => Some(Rc::UNAVAILABLE),
         D::RelTaskLeaks | D::DcvRelLeaks => Some(Rc::OK),
+        D::DcvEmptyLeaks => super::strings::release_empty_without_text(w[0]),
         D::ThreadIdPointerSized if target_pointer_size().is_some_and(|p| w[2] != p) => {
             Some(Rc::BAD_INPUT)
         }

@@ -1,6 +1,7 @@
 //! Deviations at the boundaries of the runtime's strings: a string ICV cut at a fixed buffer's
-//! length, and a display-control block whose last line is dropped when the runtime's block does
-//! not end in a newline (the first line-splitting that comes to mind does both).
+//! length, a display-control block whose last line is dropped when the runtime's block does
+//! not end in a newline (the first line-splitting that comes to mind does both), and an empty
+//! vector released without the copy of its empty block.
 
 use super::{tool, CONTEXT};
 use crate::table::Deviation as D;
@@ -80,4 +81,20 @@ fn env_block_size() -> Option<u64> {
         (convert(ctx, i, 8, 1, o) == Rc::OK).then_some(())?;
     }
     Some(u64::from_ne_bytes(host))
+}
+
+/// Releases the vector at `vars` (the tool's `const char *const **`) without its text block when
+/// it has no entries: the vector goes back through `free_memory`, the copy of the runtime's
+/// empty block stays allocated. `None` (the inner release runs) for a vector with entries or
+/// an argument the inner routine must judge.
+pub(super) fn release_empty_without_text(vars: u64) -> Option<Rc> {
+    // SAFETY: the tool's argument; a NULL or a NULL vector is left to the inner routine.
+    let &v = unsafe { (vars as usize as *const *const *const c_char).as_ref() }?;
+    // SAFETY: a vector the inner library gave the tool: NULL-terminated.
+    if v.is_null() || !unsafe { v.read() }.is_null() {
+        return None;
+    }
+    let free = tool()?.free_memory?;
+    // SAFETY: the vector is one alloc_memory block of the inner library.
+    Some(unsafe { free(v.cast_mut().cast()) })
 }
