@@ -9,6 +9,7 @@
 //! and a unit the entry describes, so a run narrowed with `--check`, `--scenario` or `--arch` does not call the
 //! entries it left out stale (nor one shadowed by an earlier entry).
 
+use crate::cover::{ByCheck, Results};
 use crate::expectations::{Expectation, File};
 use crate::judged;
 use ompd_report::{Gate, LibraryInfo, Outcome, Report, ResultRecord};
@@ -234,22 +235,22 @@ pub fn applicable(files: &[File], lib: &LibraryInfo) -> Vec<EntryRef> {
 
 fn judge_library(report: &Report, lib: &LibraryInfo, files: &[File]) -> LibraryGate {
     let entries = applicable(files, lib);
+    let expect = |e: &EntryRef| &files[e.file].expect[e.index];
+    let mut by_check = ByCheck::new(entries.iter().map(expect).collect());
     let mut used = vec![false; entries.len()];
     let mut judged = Vec::new();
     for (i, r) in report.results.iter().enumerate() {
         if r.library != lib.name {
             continue;
         }
-        let hit = entries
-            .iter()
-            .position(|e| files[e.file].expect[e.index].covers(r));
+        let hit = by_check.first_covering(r);
         if let Some(k) = hit {
             used[k] = true;
         }
         let entry = hit.map(|k| entries[k]);
         judged.push(Judged {
             result: i,
-            gate: classify(r, entry.map(|e| &files[e.file].expect[e.index])),
+            gate: classify(r, entry.as_ref().map(expect)),
             entry,
         });
     }
@@ -260,31 +261,25 @@ fn judge_library(report: &Report, lib: &LibraryInfo, files: &[File]) -> LibraryG
         .map(|c| (c.id, c.stage))
         .collect();
     let stage = |id: &str| stage_of.get(id).copied();
+    let target = ompd_checks::Stage::Target;
+    let results = Results::new(&mine, |r| stage(&r.check) == Some(target));
     let stale = entries
         .iter()
         .zip(&used)
         .filter(|(_, u)| !**u)
         .map(|(e, _)| *e)
         .filter(|e| {
-            let x = &files[e.file].expect[e.index];
+            let x = expect(e);
             // Shadowed by an earlier entry is not stale; neither is an entry whose check or unit
             // the run did not run.
             // Static and library-level checks run once per library, on the host unit, whatever
             // the arch and layout selection: if such a check ran and the entry covers none of its
             // results, the entry can never match. A target check's entry is stale only if the run
             // had a target unit the entry describes (a run narrowed to other units says nothing).
-            let stages: Vec<ompd_checks::Stage> = mine
-                .iter()
-                .filter(|r| x.check.matches(&r.check))
-                .filter_map(|r| stage(&r.check))
-                .collect();
-            let target = ompd_checks::Stage::Target;
-            !mine.iter().any(|r| x.covers(r))
+            let stages: Vec<ompd_checks::Stage> = results.checks_of(x).filter_map(&stage).collect();
+            !results.any_covered(x)
                 && !stages.is_empty()
-                && (!stages.contains(&target)
-                    || mine
-                        .iter()
-                        .any(|r| stage(&r.check) == Some(target) && x.describes_unit(r)))
+                && (!stages.contains(&target) || results.any_unit_described(x))
         })
         .collect();
     LibraryGate {

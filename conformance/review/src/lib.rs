@@ -7,6 +7,8 @@
 //! - [`judged`]: the judged baseline beside each expectations file: where each library was
 //!   judged when its expectations were blessed.
 //! - [`expectations`]: per-vendor expected results with reasons, folded with a run.
+//! - `cover`: which entries may cover a result: a library's entries by check id, its results by
+//!   check id and by unit.
 //! - [`gate`]: every result judged against the expectations (match, expected-fail,
 //!   unexpected-pass, new-warning, silenced, flake, regression), stale entries, the gate's
 //!   verdict.
@@ -21,6 +23,7 @@
 //!   HTML).
 
 pub mod bless;
+mod cover;
 pub mod coverage;
 pub mod expectations;
 pub mod gate;
