@@ -220,11 +220,16 @@ impl Events {
             self.seen += n as u64;
             self.partial.extend_from_slice(&buf[..n]);
         }
-        while let Some(end) = self.partial.iter().position(|b| *b == b'\n') {
-            let line: Vec<u8> = self.partial.drain(..=end).collect();
+        // One pass over what arrived, then one drain: draining line by line would move the
+        // rest of the buffer once per line.
+        let mut start = 0;
+        while let Some(n) = self.partial[start..].iter().position(|b| *b == b'\n') {
+            let line = &self.partial[start..start + n];
             self.lines
-                .push_back(String::from_utf8_lossy(&line[..end]).into_owned());
+                .push_back(String::from_utf8_lossy(line).into_owned());
+            start += n + 1;
         }
+        self.partial.drain(..start);
     }
 }
 
@@ -256,5 +261,31 @@ fn memory_file(name: &str) -> std::io::Result<std::fs::File> {
     match memfd_create(name, MFdFlags::MFD_CLOEXEC) {
         Ok(fd) => Ok(fd.into()),
         Err(_) => tempfile::tempfile(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn the_stream_gives_whole_lines_in_order_and_keeps_a_partial_one() {
+        let mut file = tempfile::tempfile().unwrap();
+        let mut ev = Events {
+            link: None,
+            events: Some(file.try_clone().unwrap()),
+            seen: 0,
+            partial: Vec::new(),
+            lines: std::collections::VecDeque::new(),
+        };
+        file.write_all(b"a\nbb\n\nccc").unwrap();
+        ev.read_lines();
+        assert_eq!(ev.lines, ["a", "bb", ""]);
+        assert_eq!(ev.partial, b"ccc");
+        file.write_all(b"c\nd\n").unwrap();
+        ev.read_lines();
+        assert_eq!(ev.lines, ["a", "bb", "", "cccc", "d"]);
+        assert!(ev.partial.is_empty());
     }
 }
