@@ -6,7 +6,7 @@
 
 use crate::expectations::Expectation;
 use ompd_report::ResultRecord;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The entries of a library (in the order the gate tries them) that may cover each check id:
 /// those whose check globs match it.
@@ -27,14 +27,14 @@ impl<'f> ByCheck<'f> {
     /// The first entry (its position in the list) that covers `r`, as the first of all the
     /// entries that covers it.
     pub(crate) fn first_covering(&mut self, r: &ResultRecord) -> Option<usize> {
-        let entries = &self.entries;
-        let candidates = self.of.entry(r.check.clone()).or_insert_with(|| {
-            (0..entries.len())
-                .filter(|&k| entries[k].check.matches(&r.check))
-                .collect()
-        });
-        candidates.iter().copied().find(|&k| {
-            let x = entries[k];
+        if !self.of.contains_key(&r.check) {
+            let of_check = (0..self.entries.len())
+                .filter(|&k| self.entries[k].check.matches(&r.check))
+                .collect();
+            self.of.insert(r.check.clone(), of_check);
+        }
+        self.of[&r.check].iter().copied().find(|&k| {
+            let x = self.entries[k];
             x.library.matches(&r.library) && x.describes_unit(r)
         })
     }
@@ -46,32 +46,35 @@ pub(crate) struct Results<'r> {
     units: Vec<&'r ResultRecord>,
 }
 
-/// What a unit is to an entry's unit conditions ([`Expectation::describes_unit`]).
-type UnitKey<'r> = (
-    &'r str,
-    &'r str,
-    Option<&'r str>,
-    &'r str,
-    Option<&'r ompd_report::RealTargetInfo>,
-);
+/// What an entry's unit conditions ([`Expectation::describes_unit`]) read of a result: its
+/// scenario, arch, layout, target kind, and a real target's runtime, build, fixture and
+/// `OMP_DEBUG` setting.
+type UnitKey<'r> = ([&'r str; 3], [Option<&'r str>; 4], Option<bool>);
+
+/// The unit of `r` as [`UnitKey`].
+fn unit_key(r: &ResultRecord) -> UnitKey<'_> {
+    let real = r.real.as_ref();
+    (
+        [&r.scenario, &r.arch, &r.target],
+        [
+            r.layout.as_deref(),
+            real.and_then(|x| x.runtime.as_deref()),
+            real.and_then(|x| x.build.as_deref()),
+            real.and_then(|x| x.fixture.as_deref()),
+        ],
+        real.and_then(|x| x.omp_debug),
+    )
+}
 
 impl<'r> Results<'r> {
     /// `mine` grouped; `units` keeps the first result of each unit among those `keep` selects.
     pub(crate) fn new(mine: &[&'r ResultRecord], keep: impl Fn(&ResultRecord) -> bool) -> Self {
         let mut by_check: BTreeMap<&str, Vec<&ResultRecord>> = BTreeMap::new();
-        let mut seen: Vec<UnitKey> = Vec::new();
+        let mut seen: HashSet<UnitKey> = HashSet::new();
         let mut units = Vec::new();
         for &r in mine {
             by_check.entry(r.check.as_str()).or_default().push(r);
-            let key = (
-                r.scenario.as_str(),
-                r.arch.as_str(),
-                r.layout.as_deref(),
-                r.target.as_str(),
-                r.real.as_ref(),
-            );
-            if keep(r) && !seen.contains(&key) {
-                seen.push(key);
+            if keep(r) && seen.insert(unit_key(r)) {
                 units.push(r);
             }
         }
