@@ -110,21 +110,8 @@ mod tests {
 
     fn rec(check: &str, scenario: &str, arch: &str) -> ResultRecord {
         ResultRecord {
-            library: "v-1".into(),
-            check: check.into(),
-            requirements: vec![],
-            scenario: scenario.into(),
             arch: arch.into(),
-            layout: Some("natural".into()),
-            outcome: Outcome::Fail,
-            expected: String::new(),
-            actual: String::new(),
-            detail: String::new(),
-            flaky: false,
-            target: "sim".into(),
-            real: None,
-            gate: None,
-            replay: None,
+            ..crate::gate::tests::rec(check, scenario, Outcome::Fail)
         }
     }
 

@@ -321,11 +321,12 @@ fn silence(report: &Report, lib: &LibraryInfo, files: &[File], judged: &mut [Jud
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::path::Path;
 
-    fn rec(check: &str, scenario: &str, outcome: Outcome) -> ResultRecord {
+    /// A simulated result of library `v-1` on `lp64-le/natural` (the gate's tests judge these).
+    pub(crate) fn rec(check: &str, scenario: &str, outcome: Outcome) -> ResultRecord {
         ResultRecord {
             library: "v-1".into(),
             check: check.into(),
