@@ -321,30 +321,11 @@ fn silence(report: &Report, lib: &LibraryInfo, files: &[File], judged: &mut [Jud
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use std::path::Path;
 
-    /// A simulated result of library `v-1` on `lp64-le/natural` (the gate's tests judge these).
-    pub(crate) fn rec(check: &str, scenario: &str, outcome: Outcome) -> ResultRecord {
-        ResultRecord {
-            library: "v-1".into(),
-            check: check.into(),
-            requirements: vec![],
-            scenario: scenario.into(),
-            arch: "lp64-le".into(),
-            layout: Some("natural".into()),
-            outcome,
-            expected: String::new(),
-            actual: "a".into(),
-            detail: String::new(),
-            flaky: false,
-            target: "sim".into(),
-            real: None,
-            gate: None,
-            replay: None,
-        }
-    }
+    use crate::cover::tests::rec;
 
     fn report(results: Vec<ResultRecord>) -> Report {
         let mut r = Report::new();

@@ -326,20 +326,9 @@ pub(crate) mod tests {
         for (check, scenario, outcome) in rows {
             r.push(ResultRecord {
                 library: lib.into(),
-                check: check.to_string(),
                 requirements: vec!["OMPD-X".into()],
-                scenario: scenario.to_string(),
-                arch: "lp64-le".into(),
-                layout: Some("natural".into()),
-                outcome: *outcome,
-                expected: String::new(),
                 actual: String::new(),
-                detail: String::new(),
-                flaky: false,
-                target: "sim".into(),
-                real: None,
-                gate: None,
-                replay: None,
+                ..crate::cover::tests::rec(check, scenario, *outcome)
             });
         }
         r
