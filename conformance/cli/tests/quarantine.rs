@@ -55,7 +55,7 @@ fn full_run(name: &str) -> (Report, Duration) {
 fn by_unit(r: &Report) -> BTreeMap<(String, String, String, String), &ResultRecord> {
     r.results
         .iter()
-        .filter(|r| r.scenario != "generated")
+        .filter(|r| !ompd_report::is_generated(&r.scenario))
         .map(|r| {
             let layout = r.layout.clone().unwrap_or_default();
             (

@@ -56,14 +56,13 @@ fn every_vendor_library_runs_everywhere_and_matches_its_expectations() {
             .collect();
         let arches: BTreeSet<&str> = results
             .iter()
-            .filter(|r| r.scenario != ompd_engine::property::SCENARIO)
+            .filter(|r| !ompd_report::is_generated(&r.scenario))
             .map(|r| r.arch.as_str())
             .collect();
         assert_eq!(arches.len(), 4, "{name}: results in every arch variant");
-        let generated = results
-            .iter()
-            .filter(|r| r.scenario == ompd_engine::property::SCENARIO)
-            .count();
+        let count = |scenario: &str| results.iter().filter(|r| r.scenario == scenario).count();
+        let generated = count(ompd_engine::property::SCENARIO);
+        let far = count(ompd_engine::property::FAR_SCENARIO);
         let target_checks = ompd_checks::registry()
             .iter()
             .filter(|c| c.stage == ompd_checks::Stage::Target && ompd_engine::property::runs(c))
@@ -73,6 +72,7 @@ fn every_vendor_library_runs_everywhere_and_matches_its_expectations() {
             generated, target_checks,
             "{name}: one property result per target-stage check (the runtime's are the runtime row's)"
         );
+        assert_eq!(far, target_checks, "{name}: and one per check placed far");
         assert!(
             !results.iter().any(|r| r.outcome == Outcome::HarnessError),
             "{name}"

@@ -470,7 +470,7 @@ fn property_phase(
         .map(|i| {
             let recs = crate::property::run_library(&libs[i], &opts.checks, p, exec, opts.jobs);
             progress(&format!(
-                "[property] {}: {} checks over generated cases",
+                "[property] {}: {} results over generated cases (both populations)",
                 libs[i].name,
                 recs.len()
             ));

@@ -197,6 +197,15 @@ impl RealTargetInfo {
 /// The scenario of a result of the property phase (a generated model).
 pub const GENERATED_SCENARIO: &str = "generated";
 
+/// The scenario of a result of the property phase's second population: the same generated
+/// models placed at the address extremes (the `far` layout), reported on their own.
+pub const GENERATED_FAR_SCENARIO: &str = "generated-far";
+
+/// True for a result of the property phase (either population of generated models).
+pub fn is_generated(scenario: &str) -> bool {
+    scenario == GENERATED_SCENARIO || scenario == GENERATED_FAR_SCENARIO
+}
+
 /// The scenario of a result that needs no target (library-level and static checks, on the host
 /// variant).
 pub const HOST_SCENARIO: &str = "none";

@@ -223,7 +223,7 @@ fn check_line(
                 .iter()
                 .rev()
                 .filter(|r| is_finding(r.outcome))
-                .max_by_key(|r| (r.outcome, r.scenario != ompd_report::GENERATED_SCENARIO))
+                .max_by_key(|r| (r.outcome, !ompd_report::is_generated(&r.scenario)))
                 .copied();
             events.push(Event {
                 kind: EventKind::Appeared,

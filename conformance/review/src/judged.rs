@@ -31,7 +31,7 @@ pub fn judges(o: Outcome) -> bool {
 
 /// The place of a result of the scenario phase (`None` for a generated case).
 pub fn place(r: &ResultRecord) -> Option<Place> {
-    (r.scenario != ompd_report::GENERATED_SCENARIO)
+    (!ompd_report::is_generated(&r.scenario))
         .then(|| (r.check.clone(), r.target.clone(), r.scenario.clone()))
 }
 

@@ -63,6 +63,7 @@ fn options(args: &RunArgs) -> Result<RunOptions, String> {
     o.property = (o.sim && args.cases > 0 && args.scenario.is_empty() && args.replay.is_empty())
         .then(|| ompd_engine::property::PropertyOptions {
             cases: args.cases,
+            far_cases: ompd_engine::property::far_cases(args.cases, args.full),
             seed: args.seed,
             max_shrink_iters: args.shrink_iters,
             replay_dir: args

@@ -3,6 +3,11 @@
 //! property that must hold in every case; a failing case is shrunk by proptest to a minimal
 //! scenario, written as a replayable model file, and reported with the command that replays it.
 //!
+//! Two populations of cases are judged and reported apart ([`Population`]): the cases with the
+//! layouts drawn with them (scenario `generated`), and the first of the same cases placed at
+//! the address extremes (`generated-far`), so that a defect only far placement shows cannot
+//! mask another on the same check, nor the other way round.
+//!
 //! The checks run on the cases one fresh worker per case, wave by wave; a check that failed on
 //! a case of an earlier wave is not run again. Each case has its own generator seed, so a check's
 //! first failing case can be regenerated; every failing check is then shrunk from it (`shrink`:
@@ -31,14 +36,78 @@ pub fn runs(check: &ompd_checks::Check) -> bool {
 /// The scenario name of results from generated cases.
 pub const SCENARIO: &str = ompd_report::GENERATED_SCENARIO;
 
+/// The scenario name of results from the far population of generated cases.
+pub const FAR_SCENARIO: &str = ompd_report::GENERATED_FAR_SCENARIO;
+
 /// Generated cases per library by default.
 pub const DEFAULT_CASES: u32 = 1024;
+
+/// By default the far population is the first 1/`FAR_SHARE` of the cases (`--full`: all).
+pub const FAR_SHARE: u32 = 16;
+
+/// The cases of the far population a run of `cases` generated cases judges.
+pub fn far_cases(cases: u32, full: bool) -> u32 {
+    if full {
+        cases
+    } else {
+        cases.div_ceil(FAR_SHARE)
+    }
+}
+
+/// A population of generated cases, judged and reported on its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Population {
+    /// Each case with the layout drawn with it (natural, packed, random, Intel's).
+    Drawn,
+    /// The same cases (same models, same archs) placed at the address extremes
+    /// ([`Policy::Far`]): the layout is the last draw, so no other case changes.
+    Far,
+}
+
+impl Population {
+    /// Both, in the order they run.
+    pub const ALL: [Population; 2] = [Population::Drawn, Population::Far];
+
+    /// The scenario name of its results.
+    pub fn scenario(self) -> &'static str {
+        match self {
+            Population::Drawn => SCENARIO,
+            Population::Far => FAR_SCENARIO,
+        }
+    }
+
+    /// How many cases it judges.
+    fn cases(self, popts: &PropertyOptions) -> u32 {
+        match self {
+            Population::Drawn => popts.cases,
+            Population::Far => popts.far_cases,
+        }
+    }
+
+    /// What one of its cases and several are called in a result.
+    fn nouns(self) -> (&'static str, &'static str) {
+        match self {
+            Population::Drawn => ("generated case", "generated cases"),
+            Population::Far => ("far-placed generated case", "far-placed generated cases"),
+        }
+    }
+
+    /// The layout its summing-up results are reported against.
+    fn layout(self) -> &'static str {
+        match self {
+            Population::Drawn => "*",
+            Population::Far => "far",
+        }
+    }
+}
 
 /// How the property phase runs.
 #[derive(Clone, Debug)]
 pub struct PropertyOptions {
     /// Cases per runner pass (0 disables the phase).
     pub cases: u32,
+    /// Cases of the far population ([`far_cases`]).
+    pub far_cases: u32,
     /// Seed of the case generator (runs are reproducible).
     pub seed: u64,
     /// Shrink steps allowed per finding.
@@ -51,6 +120,7 @@ impl Default for PropertyOptions {
     fn default() -> Self {
         PropertyOptions {
             cases: DEFAULT_CASES,
+            far_cases: far_cases(DEFAULT_CASES, false),
             seed: supervisor::DEFAULT_SEED,
             max_shrink_iters: 128,
             replay_dir: default_replay_dir(),
@@ -69,6 +139,15 @@ pub fn case() -> impl Strategy<Value = (Model, Arch, Policy)> {
         .prop_flat_map(|(m, a)| (Just(m), Just(a), sim_target::strategy::policy(a)))
 }
 
+/// A generated case of population `pop`: the far population replaces the drawn layout, after
+/// every draw, so case `i` of both has the same model and arch.
+fn case_of(pop: Population) -> BoxedStrategy<(Model, Arch, Policy)> {
+    match pop {
+        Population::Drawn => case().boxed(),
+        Population::Far => case().prop_map(|(m, a, _)| (m, a, Policy::Far)).boxed(),
+    }
+}
+
 /// What the passes saw of a check that was never refuted.
 #[derive(Default)]
 struct Tally {
@@ -78,20 +157,32 @@ struct Tally {
     first_deviation: Option<(ResultRecord, Model)>,
 }
 
-fn unit(lib: &Resolved, m: &Model, a: Arch, p: Policy, checks: &[String]) -> Unit {
+fn unit(
+    lib: &Resolved,
+    pop: Population,
+    (m, a, p): (&Model, Arch, Policy),
+    checks: &[String],
+) -> Unit {
     let target = Target::Simulated {
-        scenario: Scenario::model(SCENARIO, m.clone()),
+        scenario: Scenario::model(pop.scenario(), m.clone()),
         arch: a,
         layout: p,
     };
     supervisor::unit_of(lib, Stage::Target, target, checks.to_vec())
 }
 
-/// Writes the model of a case as a replay file; returns its path.
-fn write_replay(dir: &Path, lib: &str, check: &str, m: &Model) -> Result<PathBuf, String> {
+/// Writes the model of a case of scenario `scenario` as a replay file; returns its path.
+fn write_replay(
+    dir: &Path,
+    lib: &str,
+    scenario: &str,
+    check: &str,
+    m: &Model,
+) -> Result<PathBuf, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let safe = ompd_report::file_safe;
-    let path = dir.join(format!("{}-{}.json", safe(lib), safe(check)));
+    let far = if scenario == FAR_SCENARIO { "-far" } else { "" };
+    let path = dir.join(format!("{}-{}{far}.json", safe(lib), safe(check)));
     let text = serde_json::to_string_pretty(m).map_err(|e| e.to_string())?;
     ompd_report::write_atomic(&path, text.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -107,7 +198,7 @@ fn with_replay(
     m: &Model,
     what: &str,
 ) -> ResultRecord {
-    let how = match write_replay(dir, &lib.name, &r.check, m) {
+    let how = match write_replay(dir, &lib.name, &r.scenario, &r.check, m) {
         Ok(path) => {
             let command = format!(
                 "ompd-conform run {} --replay {} --arch {} --layout {} --check {}",
@@ -140,9 +231,9 @@ fn with_replay(
 /// A generated case's value tree (shrinkable).
 type CaseTree = Box<dyn proptest::strategy::ValueTree<Value = (Model, Arch, Policy)>>;
 
-/// The value tree of case `i`: each case has its own generator seed, so any case can be
-/// regenerated (and shrunk) on its own.
-fn case_tree(seed: u64, i: u32) -> Result<CaseTree, String> {
+/// The value tree of case `i` of population `pop`: each case has its own generator seed, so any
+/// case can be regenerated (and shrunk) on its own.
+fn case_tree(seed: u64, pop: Population, i: u32) -> Result<CaseTree, String> {
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
     bytes[8..12].copy_from_slice(&i.to_le_bytes());
@@ -150,8 +241,7 @@ fn case_tree(seed: u64, i: u32) -> Result<CaseTree, String> {
         Config::default(),
         TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
     );
-    case()
-        .boxed()
+    case_of(pop)
         .new_tree(&mut runner)
         .map(|t| Box::new(t) as Box<_>)
         .map_err(|e| e.to_string())
@@ -178,12 +268,19 @@ pub(crate) fn run_library(
         .filter(|c| runs(c))
         .map(|c| c.id.to_string())
         .collect();
-    let cases = run_cases(lib, &all, popts, exec, jobs);
-    let first: BTreeMap<String, u32> = cases
-        .first_failure
-        .iter()
-        .map(|(check, (i, _, _))| (check.clone(), *i))
+    let pops: Vec<(Population, Cases)> = Population::ALL
+        .into_iter()
+        .filter(|pop| pop.cases(popts) > 0)
+        .map(|pop| (pop, run_cases(lib, pop, &all, popts, exec, jobs)))
         .collect();
+    let first: BTreeMap<(Population, String), u32> = pops
+        .iter()
+        .flat_map(|(pop, cases)| {
+            let firsts = cases.first_failure.iter();
+            firsts.map(|(check, (i, _, _))| ((*pop, check.clone()), *i))
+        })
+        .collect();
+    // Both populations' failing checks shrink together: a round's units share the cores.
     let shrunk = match exec.stop.reason() {
         None => shrink::shrink_all(lib, exec, popts, &first, jobs),
         Some(_) => BTreeMap::new(),
@@ -191,26 +288,35 @@ pub(crate) fn run_library(
     let nothing = sim_target::model::ModelBuilder::new()
         .build()
         .expect("the empty model is valid");
-    let sum = Summary {
-        lib,
-        popts,
-        exec,
-        cases: &cases,
-        shrunk: &shrunk,
-        over_all_cases: unit(lib, &nothing, Arch::LP64_LE, Policy::Natural, &[]),
-    };
-    crate::parallel::parallel_map(all.len(), jobs, |k| sum.record(&all[k]))
+    let per_check: Vec<(Population, &Cases, &String)> = pops
+        .iter()
+        .flat_map(|(pop, cases)| all.iter().map(move |id| (*pop, cases, id)))
+        .collect();
+    crate::parallel::parallel_map(per_check.len(), jobs, |k| {
+        let (pop, cases, id) = per_check[k];
+        let sum = Summary {
+            lib,
+            pop,
+            popts,
+            exec,
+            cases,
+            shrunk: &shrunk,
+            over_all_cases: unit(lib, pop, (&nothing, Arch::LP64_LE, Policy::Natural), &[]),
+        };
+        sum.record(id)
+    })
 }
 
 /// What the cases of a library gave, turned into one record per check.
 struct Summary<'a> {
     lib: &'a Resolved,
+    pop: Population,
     popts: &'a PropertyOptions,
     exec: Exec<'a>,
     cases: &'a Cases,
-    /// Each failing check's smallest failing case (`None`: it passed when run again); none
-    /// when the run stopped before shrinking.
-    shrunk: &'a BTreeMap<String, Option<(ResultRecord, Model)>>,
+    /// Each failing check's smallest failing case, by population (`None`: it passed when run
+    /// again); none when the run stopped before shrinking.
+    shrunk: &'a BTreeMap<(Population, String), Option<(ResultRecord, Model)>>,
     /// The unit that results summing up every case are reported against.
     over_all_cases: Unit,
 }
@@ -220,7 +326,7 @@ impl Summary<'_> {
     fn base(&self, id: &str, outcome: Outcome, actual: String, detail: String) -> ResultRecord {
         ResultRecord {
             arch: "*".into(),
-            layout: Some("*".into()),
+            layout: Some(self.pop.layout().into()),
             ..supervisor::record(&self.over_all_cases, id, outcome, "", actual, detail)
         }
     }
@@ -233,7 +339,7 @@ impl Summary<'_> {
             return self.base(id, Outcome::HarnessError, String::new(), why.clone());
         }
         if let Some((i, r, m)) = cases.first_failure.get(id) {
-            let shrunk = self.shrunk.get(id).cloned();
+            let shrunk = self.shrunk.get(&(self.pop, id.to_string())).cloned();
             return failing(lib, popts, self.exec, shrunk, *i, r, m).unwrap_or_else(|| {
                 self.base(
                     id,
@@ -249,12 +355,13 @@ impl Summary<'_> {
                 ..
             }) => with_replay(r.clone(), lib, &popts.replay_dir, m, "first deviating case"),
             Some(Tally { evaluated, .. }) if *evaluated > 0 => self.held(id, *evaluated),
-            _ => self.base(
-                id,
-                Outcome::Skip,
-                String::new(),
-                "not applicable in any generated case".into(),
-            ),
+            _ => {
+                let why = match self.exec.stop.reason() {
+                    Some(why) => format!("not reached: the run stopped ({why})"),
+                    None => format!("not applicable in any {}", self.pop.nouns().0),
+                };
+                self.base(id, Outcome::Skip, String::new(), why)
+            }
         }
     }
 
@@ -264,14 +371,14 @@ impl Summary<'_> {
         let detail = if let Some(why) = self.exec.stop.reason() {
             format!(
                 "seed {seed}; the run stopped after {ran} of {} cases ({why})",
-                self.popts.cases
+                self.pop.cases(self.popts)
             )
         } else if evaluated < ran as usize {
             format!("seed {seed}; the other cases skipped it")
         } else {
             format!("seed {seed}")
         };
-        let actual = format!("held in {evaluated} of {ran} generated cases");
+        let actual = format!("held in {evaluated} of {ran} {}", self.pop.nouns().1);
         self.base(id, Outcome::Pass, actual, detail)
     }
 }
@@ -295,10 +402,11 @@ struct CaseRun {
     model: Option<Model>,
 }
 
-/// Runs case `i` (the checks `todo` in one fresh worker; none when `todo` is empty); `None`
-/// once the run is stopped.
+/// Runs case `i` of population `pop` (the checks `todo` in one fresh worker; none when `todo`
+/// is empty); `None` once the run is stopped.
 fn run_case(
     lib: &Resolved,
+    pop: Population,
     todo: &[String],
     popts: &PropertyOptions,
     exec: Exec,
@@ -312,7 +420,7 @@ fn run_case(
         }));
     }
     let tree = crate::phases::timed(crate::phases::Phase::Generate, || {
-        case_tree(popts.seed, i).map(|t| t.current())
+        case_tree(popts.seed, pop, i).map(|t| t.current())
     });
     let (m, a, p) = match tree {
         Ok(t) => t,
@@ -320,7 +428,7 @@ fn run_case(
     };
     let notable =
         |r: &ResultRecord| failed(r) || matches!(r.outcome, Outcome::Warn | Outcome::NotSupported);
-    let outcomes: Vec<_> = supervisor::run_unit(&unit(lib, &m, a, p, todo), exec)
+    let outcomes: Vec<_> = supervisor::run_unit(&unit(lib, pop, (&m, a, p), todo), exec)
         .records
         .into_iter()
         .map(|r| (r.check.clone(), r.outcome, notable(&r).then_some(r)))
@@ -338,21 +446,22 @@ fn run_case(
 /// depend on the number of jobs or on timing.
 const WAVE: u32 = 32;
 
-/// Runs every check `all` on every generated case, `jobs` cases at a time, wave by wave
-/// ([`WAVE`]), until the run is stopped; the cases are folded in index order, so the first
+/// Runs every check `all` on every case of population `pop`, `jobs` cases at a time, wave by
+/// wave ([`WAVE`]), until the run is stopped; the cases are folded in index order, so the first
 /// failing case of a check is the same whatever the number of jobs.
 fn run_cases(
     lib: &Resolved,
+    pop: Population,
     all: &[String],
     popts: &PropertyOptions,
     exec: Exec,
     jobs: usize,
 ) -> Cases {
     let mut c = Cases::default();
-    for wave in waves(popts.cases) {
+    for wave in waves(pop.cases(popts)) {
         let todo = c.still_to_run(all);
         let runs = crate::parallel::parallel_map(wave.len(), jobs, |k| {
-            run_case(lib, &todo, popts, exec, wave.start + k as u32)
+            run_case(lib, pop, &todo, popts, exec, wave.start + k as u32)
         });
         for (i, run) in wave.zip(runs) {
             if !c.take(i, run) {
@@ -445,6 +554,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_far_population_is_a_sixteenth_of_the_cases_or_all_of_them() {
+        assert_eq!(far_cases(1024, false), 64);
+        assert_eq!(far_cases(1024, true), 1024);
+        assert_eq!(
+            far_cases(1, false),
+            1,
+            "a run of one case places it far too"
+        );
+        assert_eq!(far_cases(0, false), 0);
+    }
+
+    #[test]
+    fn a_far_case_is_the_drawn_case_placed_far_and_shrinks_placed_far() {
+        for i in 0..16 {
+            let (m, a, _) = case_tree(7, Population::Drawn, i).unwrap().current();
+            let mut far = case_tree(7, Population::Far, i).unwrap();
+            assert_eq!(far.current(), (m, a, Policy::Far), "case {i}");
+            for _ in 0..8 {
+                if !far.simplify() {
+                    break;
+                }
+                assert_eq!(far.current().2, Policy::Far, "case {i} while shrinking");
+            }
+        }
+    }
+
+    #[test]
     fn the_waves_cover_every_case_once_in_order() {
         let all: Vec<u32> = waves(70).flatten().collect();
         assert_eq!(all, (0..70).collect::<Vec<_>>());
@@ -466,7 +602,12 @@ mod tests {
             version: None,
         };
         let m = sim_target::model::ModelBuilder::new().build().unwrap();
-        let u = unit(&lib, &m, Arch::LP64_LE, Policy::Natural, &[]);
+        let u = unit(
+            &lib,
+            Population::Drawn,
+            (&m, Arch::LP64_LE, Policy::Natural),
+            &[],
+        );
         supervisor::record(&u, check, outcome, "", String::new(), String::new())
     }
 

@@ -6,7 +6,7 @@
 //! and a group splits where its checks' answers part. Each check visits exactly the candidates
 //! it would visit alone, for the cost of one unit per group and step.
 
-use super::{case_tree, failed, unit, CaseTree, PropertyOptions};
+use super::{case_tree, failed, unit, CaseTree, Population, PropertyOptions};
 use crate::supervisor::{self, Exec};
 use ompd_report::ResultRecord;
 use ompd_vendors::Resolved;
@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 
 /// Where one check's shrink stands.
 struct Walk {
-    check: String,
+    /// The population of its case, and the check.
+    key: (Population, String),
     /// The case it first failed on.
     case: u32,
     tree: CaseTree,
@@ -50,23 +51,23 @@ impl Walk {
     }
 }
 
-/// Shrinks each failing check (`first`: check → first failing case) to its smallest failing
-/// case: the check's record and model there, or `None` when its first failing case no longer
-/// fails it. A stop leaves each check at the smallest failing case found so far.
+/// Shrinks each failing check (`first`: its population and id → its first failing case there)
+/// to its smallest failing case: the check's record and model there, or `None` when its first
+/// failing case no longer fails it. A stop leaves each check at the smallest failing case found so far.
 pub(super) fn shrink_all(
     lib: &Resolved,
     exec: Exec,
     popts: &PropertyOptions,
-    first: &BTreeMap<String, u32>,
+    first: &BTreeMap<(Population, String), u32>,
     jobs: usize,
-) -> BTreeMap<String, Option<(ResultRecord, Model)>> {
+) -> BTreeMap<(Population, String), Option<(ResultRecord, Model)>> {
     let mut walks: Vec<Walk> = first
         .iter()
-        .filter_map(|(check, &case)| {
+        .filter_map(|(key, &case)| {
             Some(Walk {
-                check: check.clone(),
+                key: key.clone(),
                 case,
-                tree: case_tree(popts.seed, case).ok()?,
+                tree: case_tree(popts.seed, key.0, case).ok()?,
                 answers: Vec::new(),
                 steps: 0,
                 best: None,
@@ -77,22 +78,23 @@ pub(super) fn shrink_all(
     while exec.stop.reason().is_none() && walks.iter().any(|w| !w.done) {
         round(lib, exec, popts, &mut walks, jobs);
     }
-    walks.into_iter().map(|w| (w.check, w.best)).collect()
+    walks.into_iter().map(|w| (w.key, w.best)).collect()
 }
 
 /// One step of every walk still going: one unit per group of walks on the same candidate.
 fn round(lib: &Resolved, exec: Exec, popts: &PropertyOptions, walks: &mut [Walk], jobs: usize) {
-    let mut groups: BTreeMap<(u32, &[bool]), Vec<usize>> = BTreeMap::new();
+    let mut groups: BTreeMap<(Population, u32, &[bool]), Vec<usize>> = BTreeMap::new();
     for (k, w) in walks.iter().enumerate().filter(|(_, w)| !w.done) {
-        groups.entry((w.case, &w.answers)).or_default().push(k);
+        let key = (w.key.0, w.case, w.answers.as_slice());
+        groups.entry(key).or_default().push(k);
     }
     let groups: Vec<Vec<usize>> = groups.into_values().collect();
     let units: Vec<_> = groups
         .iter()
         .map(|members| {
             let (m, a, p) = walks[members[0]].tree.current();
-            let checks: Vec<String> = members.iter().map(|&k| walks[k].check.clone()).collect();
-            unit(lib, &m, a, p, &checks)
+            let checks: Vec<String> = members.iter().map(|&k| walks[k].key.1.clone()).collect();
+            unit(lib, walks[members[0]].key.0, (&m, a, p), &checks)
         })
         .collect();
     let judged = crate::parallel::parallel_map(units.len(), jobs, |g| {
@@ -107,7 +109,7 @@ fn round(lib: &Resolved, exec: Exec, popts: &PropertyOptions, walks: &mut [Walk]
             let w = &mut walks[k];
             let failing = records
                 .iter()
-                .find(|r| r.check == w.check && failed(r))
+                .find(|r| r.check == w.key.1 && failed(r))
                 .cloned();
             w.answer(failing, popts.max_shrink_iters);
         }
