@@ -17,8 +17,7 @@ pub fn replay_command(report: &Report, r: &ResultRecord) -> String {
     if let Some(cmd) = &r.replay {
         return cmd.clone();
     }
-    let named = ompd_vendors::known().iter().any(|v| v.name == r.library)
-        || ompd_vendors::reference(&r.library).is_some();
+    let named = ompd_vendors::is_named(&r.library);
     let lib = if r.library == ompd_report::runtime_row::ROW {
         // A check of the runtime calls no library: any library's unit judges it, and the
         // reference's 5.2 build, there wherever the runner is, judges every generation's.

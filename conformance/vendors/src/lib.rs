@@ -558,6 +558,28 @@ pub struct Resolved {
     pub version: Option<String>,
 }
 
+/// True when `name` is a known vendor's or a reference build's name (a command line may name
+/// the library by it).
+pub fn is_named(name: &str) -> bool {
+    spec(name).is_some() || reference(name).is_some()
+}
+
+impl Resolved {
+    /// How a command line names this library so that it loads as it did in this run: by its
+    /// vendor or reference name (which brings what it preloads), else by its path with a
+    /// `--preload` of each library loaded before it.
+    pub fn command_name(&self) -> String {
+        if is_named(&self.name) {
+            return self.name.clone();
+        }
+        let mut out = self.path.display().to_string();
+        for p in &self.preload {
+            let _ = write!(out, " --preload {}", p.display());
+        }
+        out
+    }
+}
+
 /// Resolves a command-line argument to a library: a reference build's name to its built file, a
 /// known vendor name through the manifest in `cache`; otherwise an existing file is taken as is.
 pub fn resolve(arg: &str, cache: &Path) -> Result<Resolved, VendorError> {
@@ -659,6 +681,34 @@ mod tests {
             preload: Vec::new(),
             needs_cxx_runtime: false,
         }
+    }
+
+    #[test]
+    fn a_command_names_a_vendor_by_name_and_a_path_with_its_preloads() {
+        let lib = |name: &str, preload: Vec<PathBuf>| Resolved {
+            name: name.into(),
+            path: "/x/libiomp5_db.so".into(),
+            preload,
+            needs_cxx_runtime: true,
+            version: None,
+        };
+        let stdcxx = PathBuf::from("/usr/lib/libstdc++.so.6");
+        assert_eq!(
+            lib("intel-2026.2", vec![stdcxx.clone()]).command_name(),
+            "intel-2026.2"
+        );
+        assert_eq!(
+            lib("reference-5.2", Vec::new()).command_name(),
+            "reference-5.2"
+        );
+        assert_eq!(
+            lib("libiomp5_db.so", vec![stdcxx]).command_name(),
+            "/x/libiomp5_db.so --preload /usr/lib/libstdc++.so.6"
+        );
+        assert_eq!(
+            lib("libompd.so", Vec::new()).command_name(),
+            "/x/libiomp5_db.so"
+        );
     }
 
     #[test]

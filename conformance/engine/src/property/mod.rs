@@ -202,7 +202,7 @@ fn with_replay(
         Ok(path) => {
             let command = format!(
                 "ompd-conform run {} --replay {} --arch {} --layout {} --check {}",
-                lib.path.display(),
+                lib.command_name(),
                 path.display(),
                 r.arch,
                 r.layout.as_deref().unwrap_or("*"),
