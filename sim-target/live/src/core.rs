@@ -17,6 +17,7 @@
 //! they have not changed since it was written. A damaged core is a [`CoreError`], never a panic.
 
 use crate::maps::{parse_nt_file, Mapping};
+use crate::pages::{End, FilePages};
 use crate::modules::{auxv_entry, Modules};
 use crate::ReadMemory;
 use crate::{check_read_len, Thread};
@@ -27,7 +28,6 @@ use object::Endianness;
 use ompd_serve::arch::Arch;
 use ompd_serve::source::{Source, SymbolError, TargetKind};
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -90,18 +90,20 @@ impl Segment {
     }
 }
 
-/// A mapped file named by `NT_FILE`, opened if it still exists.
+/// A mapped file named by `NT_FILE`, opened if it still exists (read a page at a time, each
+/// page once).
 #[derive(Debug)]
 struct MappedFile {
     mapping: Mapping,
-    file: Option<File>,
+    file: Option<FilePages>,
 }
 
-/// The core's memory, by the three rules.
+/// The core's memory, by the three rules; the core and the mapped files are read a page at a
+/// time, each page once ([`crate::pages`]: a core never changes).
 #[derive(Debug)]
 struct CoreMem {
     path: PathBuf,
-    core: File,
+    core: FilePages,
     segments: Vec<Segment>,
     files: Vec<MappedFile>,
 }
@@ -124,20 +126,15 @@ impl CoreMem {
             .file
             .as_ref()
             .ok_or_else(|| format!("the mapped file {path} cannot be opened"))?;
-        let mut at = f.mapping.offset + (addr - f.mapping.start);
-        let mut done = 0;
-        while done < buf.len() {
-            match file.read_at(&mut buf[done..], at) {
-                Ok(0) => break,
-                Ok(k) => {
-                    done += k;
-                    at += k as u64;
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(format!("reading the mapped file {path}: {e}")),
+        let at = f.mapping.offset + (addr - f.mapping.start);
+        match file.read_at(buf, at) {
+            (_, Some(End::Failed(e))) => Err(format!("reading the mapped file {path}: {e}")),
+            // Past the file's end the bytes stay zeros.
+            (done, _) => {
+                buf[done..].fill(0);
+                Ok(())
             }
         }
-        Ok(())
     }
 }
 
@@ -310,12 +307,12 @@ impl CoreTarget {
             .iter()
             .map(|m| MappedFile {
                 mapping: m.clone(),
-                file: m.file().and_then(|p| File::open(p).ok()),
+                file: m.file().and_then(|p| File::open(p).ok()).map(FilePages::new),
             })
             .collect();
         let mem = CoreMem {
             path,
-            core,
+            core: FilePages::new(core),
             segments,
             files,
         };
@@ -545,11 +542,11 @@ mod tests {
                 offset,
                 path: Some(p.display().to_string()),
             },
-            file: File::open(p).ok(),
+            file: File::open(p).ok().map(FilePages::new),
         };
         CoreMem {
             path: core.clone(),
-            core: File::open(&core).unwrap(),
+            core: FilePages::new(File::open(&core).unwrap()),
             segments: vec![
                 Segment {
                     vaddr: 0x1000,

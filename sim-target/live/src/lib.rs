@@ -29,6 +29,7 @@ pub mod elf;
 pub mod live;
 pub mod maps;
 pub mod modules;
+mod pages;
 mod procmem;
 pub mod spawn;
 pub mod tls;

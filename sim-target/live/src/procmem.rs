@@ -1,45 +1,18 @@
-//! The memory of a stopped live process, read through `/proc/PID/mem` a page at a time.
-//!
-//! Each page is read once and kept, readable or not: the process stays stopped as long as it is
-//! attached and nothing writes to it, so its memory cannot change under a kept page. A library
-//! reads the same runtime structures over and over; a kept page answers every read after the
-//! first without a system call. A read answers exactly as reading `/proc/PID/mem` at once would,
-//! error text included: the kernel also reads that file a page at a time, so a read fails where,
-//! and as, the first page it reaches fails.
+//! The memory of a stopped live process, read through `/proc/PID/mem` a page at a time, each
+//! page once ([`crate::pages`]): the process stays stopped as long as it is attached and nothing
+//! writes to it, so its memory cannot change under a kept page. A read answers exactly as
+//! reading `/proc/PID/mem` at once would, error text included.
 
 use crate::check_read_len;
+use crate::pages::{End, FilePages};
 use crate::ReadMemory;
-use std::collections::HashMap;
 use std::fs::File;
-use std::os::unix::fs::FileExt;
-use std::sync::{Arc, Mutex};
-
-/// The unit `/proc/PID/mem` is read and kept in.
-const PAGE: u64 = 4096;
 
 /// `/proc/PID/mem` of a stopped process, with the pages read so far.
 #[derive(Debug)]
 pub(crate) struct ProcMem {
     pid: i32,
-    file: File,
-    pages: Mutex<HashMap<u64, Arc<Page>>>,
-}
-
-/// One page as `/proc/PID/mem` gave it: the bytes readable from its start, then how the rest
-/// ended (none when the whole page was read).
-#[derive(Debug)]
-struct Page {
-    bytes: Vec<u8>,
-    end: Option<End>,
-}
-
-/// Why a page stops short.
-#[derive(Debug)]
-enum End {
-    /// The read returned nothing.
-    Nothing,
-    /// The read failed with this error.
-    Failed(String),
+    pages: FilePages,
 }
 
 impl ProcMem {
@@ -47,68 +20,34 @@ impl ProcMem {
     pub(crate) fn new(pid: i32, file: File) -> ProcMem {
         ProcMem {
             pid,
-            file,
-            pages: Mutex::default(),
+            pages: FilePages::new(file),
         }
-    }
-
-    /// The page at `base` (a multiple of [`PAGE`]): kept, or read now and kept.
-    fn page(&self, base: u64) -> Arc<Page> {
-        let mut pages = self.pages.lock().unwrap_or_else(|p| p.into_inner());
-        pages
-            .entry(base)
-            .or_insert_with(|| Arc::new(self.read_page(base)))
-            .clone()
-    }
-
-    fn read_page(&self, base: u64) -> Page {
-        let mut bytes = vec![0u8; PAGE as usize];
-        let mut done = 0;
-        let end = loop {
-            if done == bytes.len() {
-                break None;
-            }
-            match self.file.read_at(&mut bytes[done..], base + done as u64) {
-                Ok(0) => break Some(End::Nothing),
-                Ok(k) => done += k,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => break Some(End::Failed(e.to_string())),
-            }
-        };
-        bytes.truncate(done);
-        Page { bytes, end }
     }
 }
 
 impl ReadMemory for ProcMem {
     fn read_memory(&self, addr: u64, len: u64) -> Result<Vec<u8>, String> {
         let n = check_read_len(addr, len)?;
-        let mut out = Vec::with_capacity(n);
-        while out.len() < n {
-            let at = addr + out.len() as u64;
-            let base = at & !(PAGE - 1);
-            let page = self.page(base);
-            let from = (at - base) as usize;
-            if from < page.bytes.len() {
-                let take = (page.bytes.len() - from).min(n - out.len());
-                out.extend_from_slice(&page.bytes[from..from + take]);
-                continue;
-            }
-            let pid = self.pid;
-            return Err(match &page.end {
-                Some(End::Failed(e)) => {
-                    format!("pid {pid}: {len} bytes at {addr:#x}: {at:#x} not readable: {e}")
-                }
-                _ => format!("pid {pid}: {len} bytes at {addr:#x}: nothing readable at {at:#x}"),
-            });
+        let mut out = vec![0u8; n];
+        let (done, end) = self.pages.read_at(&mut out, addr);
+        let at = addr + done as u64;
+        let pid = self.pid;
+        match end {
+            None => Ok(out),
+            Some(End::Failed(e)) => Err(format!(
+                "pid {pid}: {len} bytes at {addr:#x}: {at:#x} not readable: {e}"
+            )),
+            Some(End::Nothing) => Err(format!(
+                "pid {pid}: {len} bytes at {addr:#x}: nothing readable at {at:#x}"
+            )),
         }
-        Ok(out)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pages::PAGE;
 
     /// This process's own memory (a process may read its own `/proc/PID/mem` untraced).
     fn own() -> ProcMem {
