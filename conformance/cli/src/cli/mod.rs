@@ -286,10 +286,10 @@ struct RunArgs {
     #[arg(long)]
     layout: Vec<String>,
     /// Run the full product, for nightly runs: every layout on every scenario and architecture
-    /// (by default the far placement runs on a sample of four cells, and on the first sixteenth
-    /// of the generated cases; here on all of them), and the checks that load
-    /// fresh copies of the library (layout words, a process without its runtime) on every unit
-    /// (by default on one unit per library).
+    /// (by default the far placement runs on a sample of four cells, and on the first 32 of the
+    /// generated cases; here on all of them), and the checks that load fresh copies of the
+    /// library (layout words, a process without its runtime) on every unit (by default on one
+    /// unit per library).
     #[arg(long)]
     full: bool,
     /// Check id or `prefix*` (repeatable; default: all).

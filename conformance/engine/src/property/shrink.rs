@@ -111,7 +111,7 @@ fn round(lib: &Resolved, exec: Exec, popts: &PropertyOptions, walks: &mut [Walk]
                 .iter()
                 .find(|r| r.check == w.key.1 && failed(r))
                 .cloned();
-            w.answer(failing, popts.max_shrink_iters);
+            w.answer(failing, w.key.0.shrink_iters(popts));
         }
     }
 }
