@@ -17,8 +17,8 @@
 //! they have not changed since it was written. A damaged core is a [`CoreError`], never a panic.
 
 use crate::maps::{parse_nt_file, Mapping};
-use crate::pages::{End, FilePages};
 use crate::modules::{auxv_entry, Modules};
+use crate::pages::{End, FilePages};
 use crate::ReadMemory;
 use crate::{check_read_len, Thread};
 use object::elf;
@@ -307,7 +307,10 @@ impl CoreTarget {
             .iter()
             .map(|m| MappedFile {
                 mapping: m.clone(),
-                file: m.file().and_then(|p| File::open(p).ok()).map(FilePages::new),
+                file: m
+                    .file()
+                    .and_then(|p| File::open(p).ok())
+                    .map(FilePages::new),
             })
             .collect();
         let mem = CoreMem {

@@ -133,7 +133,10 @@ mod tests {
             "failed to fill whole buffer",
             "the text of read_exact_at's error"
         );
-        assert_eq!(pages.read_at(&mut [0u8; 4], 3 * PAGE), (0, Some(End::Nothing)));
+        assert_eq!(
+            pages.read_at(&mut [0u8; 4], 3 * PAGE),
+            (0, Some(End::Nothing))
+        );
     }
 
     #[test]
