@@ -108,6 +108,17 @@ struct CoreMem {
     files: Vec<MappedFile>,
 }
 
+impl MappedFile {
+    /// The file of `mapping`, opened if it still exists.
+    fn open(mapping: &Mapping) -> MappedFile {
+        let file = mapping.file().and_then(|p| File::open(p).ok());
+        MappedFile {
+            mapping: mapping.clone(),
+            file: file.map(FilePages::new),
+        }
+    }
+}
+
 impl CoreMem {
     fn segment(&self, addr: u64) -> Option<&Segment> {
         self.segments
@@ -302,17 +313,7 @@ impl CoreTarget {
         }
         sort_segments(&mut segments).map_err(format)?;
         crate::order_threads(&mut notes.threads, notes.pid);
-        let files = notes
-            .files
-            .iter()
-            .map(|m| MappedFile {
-                mapping: m.clone(),
-                file: m
-                    .file()
-                    .and_then(|p| File::open(p).ok())
-                    .map(FilePages::new),
-            })
-            .collect();
+        let files = notes.files.iter().map(MappedFile::open).collect();
         let mem = CoreMem {
             path,
             core: FilePages::new(core),
