@@ -223,21 +223,24 @@ pub(crate) fn run_library(
     let nothing = sim_target::model::ModelBuilder::new()
         .build()
         .expect("the empty model is valid");
-    let per_check: Vec<(Population, &Cases, &String)> = pops
+    let sums: Vec<Summary> = pops
         .iter()
-        .flat_map(|(pop, cases)| all.iter().map(move |id| (*pop, cases, id)))
-        .collect();
-    crate::parallel::parallel_map(per_check.len(), jobs, |k| {
-        let (pop, cases, id) = per_check[k];
-        let sum = Summary {
+        .map(|(pop, cases)| Summary {
             lib,
-            pop,
+            pop: *pop,
             popts,
             exec,
             cases,
             shrunk: &shrunk,
-            over_all_cases: unit(lib, pop, (&nothing, Arch::LP64_LE, Policy::Natural), &[]),
-        };
+            over_all_cases: unit(lib, *pop, (&nothing, Arch::LP64_LE, Policy::Natural), &[]),
+        })
+        .collect();
+    let per_check: Vec<(&Summary, &String)> = sums
+        .iter()
+        .flat_map(|sum| all.iter().map(move |id| (sum, id)))
+        .collect();
+    crate::parallel::parallel_map(per_check.len(), jobs, |k| {
+        let (sum, id) = per_check[k];
         sum.record(id)
     })
 }

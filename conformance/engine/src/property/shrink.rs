@@ -1,8 +1,9 @@
 //! Shrinking the failing generated cases, every failing check at once. Each check is shrunk as
 //! proptest shrinks a value alone: from its first failing case, `simplify` after a candidate that
-//! still fails it, `complicate` after one that does not, at most `max_shrink_iters` steps. That
-//! walk depends only on the check's answers, so checks that failed on the same case and have
-//! answered alike so far stand on the same candidate: such a group is judged in one worker,
+//! still fails it, `complicate` after one that does not, at most its population's share of
+//! `max_shrink_iters` steps. That walk depends only on the check's answers, so checks that
+//! failed on the same case of the same population and have answered alike so far stand on the
+//! same candidate: such a group is judged in one worker,
 //! and a group splits where its checks' answers part. Each check visits exactly the candidates
 //! it would visit alone, for the cost of one unit per group and step.
 
@@ -53,7 +54,8 @@ impl Walk {
 
 /// Shrinks each failing check (`first`: its population and id → its first failing case there)
 /// to its smallest failing case: the check's record and model there, or `None` when its first
-/// failing case no longer fails it. A stop leaves each check at the smallest failing case found so far.
+/// failing case no longer fails it. A stop leaves each check at the smallest failing case found
+/// so far.
 pub(super) fn shrink_all(
     lib: &Resolved,
     exec: Exec,
