@@ -236,7 +236,12 @@ fn run_one(program: &Program, config: &Config, scenario: &Scenario) -> RunReport
                     if !t.ompt {
                         problems.push("the OMPT record is complete but truth.ompt is 0".into());
                     }
-                    check_ompt(&t, &o, &mut problems);
+                    // The initial teams of a teams region share nesting level 0, which the
+                    // region keys of check_ompt cannot tell apart; the harness does not lift
+                    // teams either (it runs as a breakpoint tour only).
+                    if scenario.judged_at_ready {
+                        check_ompt(&t, &o, &mut problems);
+                    }
                 }
                 (true, Some(Err(e))) => problems.push(format!("OMPT record: {e}")),
                 (true, None) => problems.push("no OMPT line though the runtime has OMPT".into()),
@@ -304,6 +309,7 @@ fn expected_shape(scenario: &str, slot: i64) -> Shape {
             (1, 1, vec![0, slot], vec![1, 3], task)
         }
         "locks" => (1, 1, vec![0, slot], vec![1, 3], None),
+        "teams" if slot > 0 => (1, 1, vec![0, slot - 1], vec![1, 2], None),
         _ => (0, 0, vec![0], vec![1], None),
     }
 }
@@ -382,8 +388,22 @@ fn check_thread(scenario: &str, x: &ThreadTruth, problems: &mut Vec<String>) {
         fail("ancestor/team_size arrays do not cover levels 0..=level".into());
         return;
     }
-    if o.ancestor[level] != o.thread_num || o.team_size[level] != o.num_threads {
+    // Inside a teams region but outside any parallel region the kmp runtimes answer
+    // omp_get_num_threads() with the thread limit, where omp_get_team_size(0) is 1.
+    let in_teams_region = scenario == "teams" && level == 0;
+    if o.ancestor[level] != o.thread_num || o.team_size[level] != o.num_threads && !in_teams_region
+    {
         fail("ancestor/team size at the own level differ from thread_num/num_threads".into());
+    }
+    let teams = match scenario {
+        "teams" => (i64::from(x.slot > 0), 2),
+        _ => (0, 1),
+    };
+    if (o.team_num, o.num_teams) != teams {
+        fail(format!(
+            "team {} of {}, expected {teams:?}",
+            o.team_num, o.num_teams
+        ));
     }
     if o.ancestor
         .iter()
@@ -415,7 +435,11 @@ fn check_thread(scenario: &str, x: &ThreadTruth, problems: &mut Vec<String>) {
     if o.wait_addr.is_some() != (x.role == Role::Lock) {
         fail(format!("wait_addr {:?} for role {:?}", o.wait_addr, x.role));
     }
-    // The ICV settings.
+    // The ICV settings; a teams region's come from the runtime's initial-team rules (its
+    // thread_limit clause, for one), which the fixture does not judge.
+    if scenario == "teams" {
+        return;
+    }
     let dynamic = icv::DYNAMIC != (scenario == "nested" && x.slot == 3);
     let got = (
         o.max_active_levels,
@@ -642,6 +666,9 @@ fn every_program_runtime_and_scenario() {
         };
         for config in std::iter::once(&own).chain(&configs) {
             for scenario in c_fixtures::scenarios() {
+                if !scenario.builds.contains(&program.compiler) {
+                    continue;
+                }
                 let report = run_one(program, config, scenario);
                 runs += 1;
                 for p in report.problems {

@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 
 /// The environment variable the shim reads its breakpoints from.
 pub const BREAKPOINTS_ENV: &str = "OMPD_FIXTURE_BREAKPOINTS";
-/// The OMPD breakpoint functions of OMPD 5.x, as the shim names them.
-pub const BREAKPOINTS: [&str; 8] = [
+/// The OMPD breakpoint functions of OMPD 5.x and 6.0's teams pair, as the shim names them.
+pub const BREAKPOINTS: [&str; 10] = [
     "ompd_bp_thread_begin",
     "ompd_bp_thread_end",
     "ompd_bp_parallel_begin",
@@ -32,6 +32,8 @@ pub const BREAKPOINTS: [&str; 8] = [
     "ompd_bp_task_end",
     "ompd_bp_device_begin",
     "ompd_bp_device_end",
+    "ompd_bp_teams_begin",
+    "ompd_bp_teams_end",
 ];
 
 /// One stop of a tour: the process is stopped because thread `tid` passed `breakpoint`.
