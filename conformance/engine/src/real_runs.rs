@@ -180,7 +180,9 @@ pub fn fixture_targets(
     for rt in &runtimes {
         for p in &built.programs {
             for s in fixture_protocol::scenarios() {
-                if !only.is_empty() && !only.iter().any(|o| o == s.name) {
+                if !only.is_empty() && !only.iter().any(|o| o == s.name)
+                    || !s.builds.contains(&p.compiler)
+                {
                     continue;
                 }
                 // The first scenario also runs without OMP_DEBUG: state queries must then
@@ -211,7 +213,9 @@ pub fn fixture_targets(
                             ..run.clone()
                         }));
                     }
-                    out.push(RealRun::Fixture(run));
+                    if s.judged_at_ready {
+                        out.push(RealRun::Fixture(run));
+                    }
                 }
             }
         }
@@ -263,9 +267,10 @@ fn own_runtime(path: &Path) -> Result<Runtime, String> {
     })
 }
 
-/// The scenarios a breakpoint tour runs (with `--live`, on every unstripped runtime and build):
-/// parallel regions nested two deep, and explicit tasks.
-const TOURS: [&str; 2] = ["nested", "tasks"];
+/// The scenarios a breakpoint tour runs (with `--live`, on every unstripped runtime and build
+/// the scenario runs): parallel regions nested two deep, explicit tasks, and a host teams
+/// construct.
+const TOURS: [&str; 3] = ["nested", "tasks", "teams"];
 
 /// Starts fixture `f` (on its runtime through a shim directory at `dir`; none: the program's own
 /// runtime) with the OMPT truth tool and, with `omp_debug`, `OMP_DEBUG=enabled`. The running

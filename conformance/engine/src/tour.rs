@@ -180,6 +180,7 @@ impl Walk<'_> {
             pid: self.pid as u32,
             log: self.log.clone(),
             parallel_regions: self.f.scenario.parallel_regions,
+            teams: self.f.scenario.teams,
             explicit_tasks: self.f.scenario.explicit_tasks,
             keep: Some(self.keep.clone()),
         };

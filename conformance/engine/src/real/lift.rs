@@ -590,6 +590,8 @@ mod tests {
             max_task_priority: 5,
             task: None,
             wait_addr: None,
+            team_num: 0,
+            num_teams: 1,
         };
         let threads = (0..4)
             .map(|k| ThreadTruth {
