@@ -76,6 +76,9 @@ pub struct BpStop {
     pub parallel_regions: usize,
     /// How many explicit tasks it creates.
     pub explicit_tasks: usize,
+    /// How many teams constructs it runs, and the most initial teams one creates.
+    #[serde(default)]
+    pub teams: (usize, usize),
     /// A directory of this tour where a unit leaves what the next stop's unit of the same
     /// library needs (the memory its thread handles rested on: `bp.thread.*`).
     #[serde(default)]

@@ -70,13 +70,25 @@ pub static CHECKS: &[Check] = &[
         at: crate::here!(),
         id: "runtime.bp_sequence.parallel_once_per_region",
         requirements: &["OMPD-BP-003"],
-        summary: "the runtime passes ompd_bp_parallel_begin once per region (not per thread, not twice) and ompd_bp_parallel_end once after it, both on the encountering thread: as many pairs as the program has regions",
+        summary: "the runtime passes ompd_bp_parallel_begin once per region (not per thread, not twice) and ompd_bp_parallel_end once after it, both on the encountering thread: as many pairs as the program has regions; a teams construct's league and its initial teams' implicit parallel regions may each count as regions or not, which the texts leave open",
         severity: Severity::Must,
         entry_points: &[],
         since: Profile::Tr2,
         real: Some(&[Fact::Stop]),
         property: crate::Property::ScenariosOnly,
         run: Run::Worker(parallel_pairs),
+        ..Check::TARGET
+    },
+    Check {
+        at: crate::here!(),
+        id: "runtime.bp_sequence.teams_once_per_construct",
+        requirements: &["OMPD-BP-008"],
+        summary: "a runtime that owes OpenMP 6.0's breakpoints passes ompd_bp_teams_begin once per teams construct and ompd_bp_teams_end once after it, both on the encountering thread: as many pairs as the program has teams constructs",
+        severity: Severity::Must,
+        entry_points: &[],
+        real: Some(&[Fact::Stop]),
+        property: crate::Property::ScenariosOnly,
+        run: Run::Worker(teams_pairs),
         ..Check::TARGET
     },
     Check {
@@ -359,11 +371,27 @@ fn parallel_pairs(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     )
 }
 
-/// `ompd_bp_parallel_begin`/`_end` pair up on each thread (never an end with none of its regions
-/// open), never more begins than the program has regions, and once the program is over exactly
-/// one pair per region.
+/// `ompd_bp_parallel_begin`/`_end` pair up on each thread, never more begins than the program
+/// may have regions, and once the program is over one pair per region. Whether a teams
+/// construct adds regions the texts leave open, twice: its league may count as one (OMPT's
+/// parallel-begin with `ompt_parallel_league`), and so may the implicit parallel region each
+/// initial team runs (the region 6.0's teams scope names). Either, both or neither passes.
 fn parallel_facts(stop: &BpStop) -> Vec<Result<(), String>> {
-    let (begin, end) = ("ompd_bp_parallel_begin", "ompd_bp_parallel_end");
+    let (constructs, teams) = stop.teams;
+    let (want, league, initial) = (stop.parallel_regions, constructs, constructs * teams);
+    let allowed = [want, want + league, want + initial, want + league + initial];
+    pair_facts(
+        stop,
+        "ompd_bp_parallel_begin",
+        "ompd_bp_parallel_end",
+        &allowed,
+    )
+}
+
+/// `begin`/`end` pair up on each thread (never an end with none of its own open), never more
+/// begins than the most `allowed`, and once the program is over as many ends as begins, their
+/// number one of `allowed` (the first is what the program runs).
+fn pair_facts(stop: &BpStop, begin: &str, end: &str, allowed: &[usize]) -> Vec<Result<(), String>> {
     let mut out = Vec::new();
     let (mut begins, mut ends) = (0, 0);
     for (tid, stops) in by_thread(stop) {
@@ -372,21 +400,53 @@ fn parallel_facts(stop: &BpStop) -> Vec<Result<(), String>> {
             begins += usize::from(s == begin);
             ends += usize::from(s == end);
             open += i64::from(s == begin) - i64::from(s == end);
-            out.push(fact(open >= 0, || {
-                format!("thread {tid}: {end} with none of its regions open")
+            out.push(fact(s != end || open >= 0, || {
+                format!("thread {tid}: {end} with none of its own open")
             }));
         }
     }
-    let want = stop.parallel_regions;
-    out.push(fact(begins <= want, || {
-        format!("{begins} {begin} for the program's {want} regions")
+    let want = allowed[0];
+    let most = allowed.iter().copied().max().unwrap_or(want);
+    out.push(fact(begins <= most, || {
+        format!("{begins} {begin} for the program's {want}")
     }));
     if program_over(stop) {
-        out.push(fact(begins == want && ends == want, || {
-            format!("the program is over: {begins} {begin} and {ends} {end} for its {want} regions")
+        out.push(fact(begins == ends && allowed.contains(&begins), || {
+            format!("the program is over: {begins} {begin} and {ends} {end} for its {want}")
         }));
     }
     out
+}
+
+fn teams_pairs(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
+    let src = match source(ctx) {
+        Ok(s) => s,
+        Err(v) => return v,
+    };
+    let version = super::lib::runtime_openmp_version(src).ok();
+    if !owed(version, |n| lookup(src, n).is_ok()).contains(&Profile::V6_0) {
+        let shown = version.map_or("unreadable".into(), |v| v.to_string());
+        return Verdict::skip(format!(
+            "the runtime owes no OpenMP 6.0 breakpoints: its OpenMP version is {shown} and it \
+             defines neither ompd_bp_teams_begin nor ompd_bp_teams_end"
+        ));
+    }
+    sequence(
+        ctx,
+        "one ompd_bp_teams_begin and one ompd_bp_teams_end per teams construct",
+        teams_facts,
+    )
+}
+
+/// `ompd_bp_teams_begin`/`_end` pair up on the encountering thread, once per teams construct.
+fn teams_facts(stop: &BpStop) -> Vec<Result<(), String>> {
+    let (constructs, _) = stop.teams;
+    pair_facts(
+        stop,
+        "ompd_bp_teams_begin",
+        "ompd_bp_teams_end",
+        &[constructs],
+    )
 }
 
 fn task_pairs(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
@@ -521,6 +581,78 @@ mod tests {
         assert_eq!(violations(parallel_facts(&tour(&elsewhere))), 1);
         let unended = ["thread_begin@1", "parallel_begin@1", "thread_end@1"];
         assert_eq!(violations(parallel_facts(&tour(&unended))), 1);
+    }
+
+    /// Intel 2026.2's tour of the `teams` fixture (one construct of 2 initial teams, one parallel
+    /// region in team 1): the league's teams pair on the main thread, a parallel pair per initial
+    /// team's implicit region, and the program's own region.
+    const TEAMS: [&str; 12] = [
+        "thread_begin@1",
+        "teams_begin@1",
+        "thread_begin@2",
+        "parallel_begin@1",
+        "parallel_begin@2",
+        "parallel_begin@2",
+        "parallel_end@1",
+        "parallel_end@2",
+        "parallel_end@2",
+        "teams_end@1",
+        "thread_end@2",
+        "thread_end@1",
+    ];
+
+    fn teams_tour(log: &[&str]) -> BpStop {
+        BpStop {
+            teams: (1, 2),
+            explicit_tasks: 0,
+            ..tour(log)
+        }
+    }
+
+    #[test]
+    fn a_teams_construct_passes_its_pair_once_and_may_add_parallel_pairs() {
+        let stop = teams_tour(&TEAMS);
+        assert_eq!(violations(teams_facts(&stop)), 0);
+        assert_eq!(violations(parallel_facts(&stop)), 0);
+        // None or one added parallel pair (the league's) is allowed too, and a fourth (the league
+        // and each initial team's); a fifth is not.
+        let drop = |skip: &[usize]| -> Vec<&str> {
+            (0..TEAMS.len())
+                .filter(|i| !skip.contains(i))
+                .map(|i| TEAMS[i])
+                .collect()
+        };
+        assert_eq!(violations(parallel_facts(&teams_tour(&drop(&[4, 7])))), 0);
+        assert_eq!(
+            violations(parallel_facts(&teams_tour(&drop(&[4, 5, 7, 8])))),
+            0
+        );
+        let mut four = TEAMS.to_vec();
+        four.splice(9..9, ["parallel_begin@1", "parallel_end@1"]);
+        assert_eq!(violations(parallel_facts(&teams_tour(&four))), 0);
+        let mut five = four.clone();
+        five.splice(9..9, ["parallel_begin@1", "parallel_end@1"]);
+        assert_eq!(violations(parallel_facts(&teams_tour(&five))), 2);
+        // Without a teams construct, the same pairs are too many.
+        assert_eq!(violations(parallel_facts(&tour(&TEAMS))), 2);
+    }
+
+    #[test]
+    fn a_teams_pair_per_initial_team_or_ended_elsewhere_fails() {
+        let mut twice = TEAMS.to_vec();
+        twice.insert(4, "teams_begin@2");
+        twice.insert(10, "teams_end@2");
+        // One more begin than constructs while running, and at the end.
+        assert_eq!(violations(teams_facts(&teams_tour(&twice))), 2);
+        let mut elsewhere = TEAMS.to_vec();
+        elsewhere[9] = "teams_end@2";
+        assert_eq!(violations(teams_facts(&teams_tour(&elsewhere))), 1);
+        let none: Vec<&str> = TEAMS
+            .iter()
+            .copied()
+            .filter(|s| !s.starts_with("teams"))
+            .collect();
+        assert_eq!(violations(teams_facts(&teams_tour(&none))), 1);
     }
 
     #[test]
