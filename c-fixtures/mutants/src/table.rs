@@ -392,6 +392,8 @@ pub enum Deviation {
     RtParallelBreakpointsSwapped,
     /// The runtime: `ompd_bp_task_begin` and `ompd_bp_task_end` trade addresses.
     RtTaskBreakpointsSwapped,
+    /// The runtime: `ompd_bp_teams_begin` and `ompd_bp_teams_end` trade addresses.
+    RtTeamsBreakpointsSwapped,
     /// The runtime: its self-description says a thread keeps its state where it keeps its wait
     /// id (`ompd_access__ompt_thread_info_t__state` and `__wait_id` trade addresses).
     RtStateWordMoved,
@@ -594,6 +596,7 @@ mutants! {
     "rt_thread_breakpoints_swapped" None, RtThreadBreakpointsSwapped => ["runtime.bp_sequence.thread_begin_first"];
     "rt_parallel_breakpoints_swapped" None, RtParallelBreakpointsSwapped => ["runtime.bp_sequence.parallel_once_per_region"];
     "rt_task_breakpoints_swapped" None, RtTaskBreakpointsSwapped => ["runtime.bp_sequence.task_begin_end_pairs"];
+    "rt_teams_breakpoints_swapped" None, RtTeamsBreakpointsSwapped => ["runtime.bp_sequence.teams_once_per_construct"];
     "rt_state_word_moved" None, RtStateWordMoved => ["runtime.state.matches_program"];
     "rt_api_version_older" Some(E::GetApiVersion), ApiVersionOlder => ["lib.api_version.matches_runtime"];
 }
@@ -680,6 +683,9 @@ pub fn runtime_patch(d: Deviation) -> Option<RuntimePatch> {
             Some(Swap("ompd_bp_parallel_begin", "ompd_bp_parallel_end"))
         }
         Deviation::RtTaskBreakpointsSwapped => Some(Swap("ompd_bp_task_begin", "ompd_bp_task_end")),
+        Deviation::RtTeamsBreakpointsSwapped => {
+            Some(Swap("ompd_bp_teams_begin", "ompd_bp_teams_end"))
+        }
         Deviation::RtStateWordMoved => Some(Swap(
             "ompd_access__ompt_thread_info_t__state",
             "ompd_access__ompt_thread_info_t__wait_id",

@@ -97,15 +97,18 @@ fn patch(lib: &Path, name: &str) -> Result<(), String> {
 const TOUR_PLAN: &[&str] = &["--run", "tasks", "--no-core", "--check", "bp.*"];
 
 /// The plan of a mutant judged on its own runtime ([`Flavour::Runtime`]): the breakpoint tours
-/// and the live units of the `tasks` and `nested` fixtures on the runtime's staged copy, the
-/// runtime's checks and the library's against its runtime. `nested` is there for the thread
-/// states: every runtime keeps its thread in `taskwait` in another state than the program's,
-/// so on `tasks` alone the clean baseline already has that finding.
+/// and the live units of the `tasks` and `nested` fixtures, and the tour of `teams`, on the
+/// runtime's staged copy, the runtime's checks and the library's against its runtime. `nested`
+/// is there for the thread states: every runtime keeps its thread in `taskwait` in another
+/// state than the program's, so on `tasks` alone the clean baseline already has that finding.
+/// `teams` is there for 6.0's teams breakpoints.
 const RUNTIME_PLAN: &[&str] = &[
     "--run",
     "tasks",
     "--run",
     "nested",
+    "--run",
+    "teams",
     "--no-core",
     "--check",
     "runtime.*",
