@@ -43,6 +43,8 @@ pub struct Ctx<'l> {
     pub earlier_violations: Vec<(String, ompd_serve::ledger::Carried)>,
     /// The library's ICV list, enumerated once per unit.
     pub icv_table: std::cell::OnceCell<Result<Vec<IcvEntry>, String>>,
+    /// The unit's compare tables, made once per handle kind by the first law that needs one.
+    pub compare_tables: crate::CompareTables,
     /// What the model's facts cover (everything for a simulated target; what the fixture
     /// recorded for a real one).
     pub known: Known,

@@ -74,6 +74,11 @@ impl Judge {
         self.failures.push(what.into());
     }
 
+    /// The failures recorded so far (a scratch judge's, to report again elsewhere).
+    pub(crate) fn into_failures(self) -> Vec<String> {
+        self.failures
+    }
+
     /// Takes in the facts `other` established, each message led by `label` (one of several
     /// items judged apart).
     pub fn absorb(&mut self, other: Judge, label: &str) {

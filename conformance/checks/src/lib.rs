@@ -44,6 +44,7 @@ mod verdict;
 
 pub use arg::{Arg, FaultKind, NullArg, NullClass};
 pub use check::{Check, Input, Property, Run, Site, Stage};
+pub use checks::compare::CompareTables;
 pub use checks::lib::OWN_RUNTIME;
 pub use checks::runtime::dll_locations_of;
 pub use ctx::{

@@ -313,29 +313,75 @@ pub(crate) fn tasks<'l>(ctx: &Ctx<'l>, ah: &AspaceH<'l>, j: &mut Judge) -> Pool<
     }
 }
 
-/// Runs `law` on the pool of the check's handle kind.
+/// Runs `law` on the pool of the check's handle kind. Every law but `stable` judges the
+/// comparisons the unit's first law made ([`CompareTables`]); `stable` gathers its own handles
+/// and compares them twice.
 fn with_pool(ctx: &mut Ctx, kind: crate::Arg, expected: &str, law: Law) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
     let mut j = Judge::new(ctx, expected);
-    match kind {
-        Arg::Handle(HandleKind::Thread) => {
-            let mut p = threads(ctx, ah, &mut j);
-            p.trim();
-            law.apply(&p, &mut j);
+    let Arg::Handle(kind @ (HandleKind::Thread | HandleKind::Parallel | HandleKind::Task)) = kind
+    else {
+        return Verdict::harness_error(format!("a compare row gives {kind:?}"));
+    };
+    let tabled = match law {
+        Law::Stable => match kind {
+            HandleKind::Thread => stable_over(threads(ctx, ah, &mut j), &mut j),
+            HandleKind::Parallel => stable_over(parallels(ctx, ah, &mut j), &mut j),
+            _ => stable_over(tasks(ctx, ah, &mut j), &mut j),
+        },
+        _ => {
+            let t = ctx.compare_tables.get(kind, || tabulate(ctx, ah, kind));
+            for f in &t.failures {
+                j.fail(f.clone());
+            }
+            t
         }
-        Arg::Handle(HandleKind::Parallel) => {
-            let mut p = parallels(ctx, ah, &mut j);
-            p.trim();
-            law.apply(&p, &mut j);
-        }
-        Arg::Handle(HandleKind::Task) => {
-            let mut p = tasks(ctx, ah, &mut j);
-            p.trim();
-            law.apply(&p, &mut j);
-        }
-        other => return Verdict::harness_error(format!("a compare row gives {other:?}")),
-    }
+    };
+    law.apply(&tabled, &mut j);
     j.verdict()
+}
+
+/// Trims `p`, tabulates it and judges `stable` over it; the table for [`Law::apply`].
+fn stable_over<K: Kind>(mut p: Pool<K>, j: &mut Judge) -> std::rc::Rc<Tabled> {
+    p.trim();
+    let t = Tabled::of(&p);
+    t.stable(&p, j);
+    std::rc::Rc::new(t)
+}
+
+/// The unit's pool of `kind`, trimmed and tabulated, with what failed while gathering it.
+fn tabulate(ctx: &Ctx, ah: &AspaceH, kind: HandleKind) -> Tabled {
+    let mut j = Judge::new(ctx, "");
+    let t = match kind {
+        HandleKind::Thread => trimmed(threads(ctx, ah, &mut j)),
+        HandleKind::Parallel => trimmed(parallels(ctx, ah, &mut j)),
+        _ => trimmed(tasks(ctx, ah, &mut j)),
+    };
+    Tabled {
+        failures: j.into_failures(),
+        ..t
+    }
+}
+
+fn trimmed<K: Kind>(mut p: Pool<K>) -> Tabled {
+    p.trim();
+    Tabled::of(&p)
+}
+
+/// The tables of a unit's compare pools, one per handle kind, made by the first law that needs
+/// one (the handles are released with that check; the table keeps their names and entities).
+#[derive(Default)]
+pub struct CompareTables(std::cell::RefCell<Vec<(HandleKind, std::rc::Rc<Tabled>)>>);
+
+impl CompareTables {
+    fn get(&self, kind: HandleKind, make: impl FnOnce() -> Tabled) -> std::rc::Rc<Tabled> {
+        if let Some((_, t)) = self.0.borrow().iter().find(|(k, _)| *k == kind) {
+            return t.clone();
+        }
+        let t = std::rc::Rc::new(make());
+        self.0.borrow_mut().push((kind, t.clone()));
+        t
+    }
 }
 
 /// The laws over one pool.
@@ -349,66 +395,79 @@ enum Law {
 }
 
 impl Law {
-    fn apply<K: Kind>(self, p: &Pool<K>, j: &mut Judge) {
-        let t = Table::of(p);
+    /// Judges the law over `t`; `stable` was judged where its handles were.
+    fn apply(self, t: &Tabled, j: &mut Judge) {
         match self {
-            Law::Reflexive => t.reflexive(p, j),
-            Law::Antisymmetric => t.antisymmetric(p, j),
-            Law::Transitive => t.transitive(p, j),
-            Law::Identity => t.identity(p, j),
-            Law::Stable => t.stable(p, j),
+            Law::Reflexive => t.reflexive(j),
+            Law::Antisymmetric => t.antisymmetric(j),
+            Law::Transitive => t.transitive(j),
+            Law::Identity => t.identity(j),
+            Law::Stable => {}
         }
-        if p.items.is_empty() {
+        if t.names.is_empty() {
             j.fail("no handle of this kind could be obtained");
         }
     }
 }
 
-/// Every comparison of a pool, made once; a failed call is a failure of every law that needs it.
-struct Table(Vec<Vec<Call<i32>>>);
+/// A pool's handles by name and entity and every comparison of them, made once; a failed call
+/// is a failure of every law that needs it.
+pub(crate) struct Tabled {
+    names: Vec<String>,
+    entities: Vec<usize>,
+    table: Vec<Vec<Call<i32>>>,
+    /// What failed while the pool was gathered (each law reports it).
+    failures: Vec<String>,
+}
 
-impl Table {
-    fn of<K: Kind>(p: &Pool<K>) -> Table {
+impl Tabled {
+    fn of<K: Kind>(p: &Pool<K>) -> Tabled {
         let n = p.items.len();
-        Table(
-            (0..n)
+        Tabled {
+            names: (0..n).map(|i| p.name(i)).collect(),
+            entities: p.items.iter().map(|it| it.entity).collect(),
+            table: (0..n)
                 .map(|a| (0..n).map(|b| p.cmp(a, b)).collect())
                 .collect(),
-        )
+            failures: Vec::new(),
+        }
     }
 
     fn at(&self, a: usize, b: usize) -> Call<i32> {
-        self.0[a][b].clone()
+        self.table[a][b].clone()
+    }
+
+    fn name(&self, i: usize) -> &str {
+        &self.names[i]
     }
 
     /// Every handle compares equal to itself.
-    fn reflexive<K: Kind>(&self, p: &Pool<K>, j: &mut Judge) {
-        let n = p.items.len();
-        for a in 0..n {
+    fn reflexive(&self, j: &mut Judge) {
+        for a in 0..self.names.len() {
             let c = self.at(a, a);
             j.expect(c == Ok(0), || {
-                format!("{} with itself: {}", p.name(a), crate::describe(&c))
+                format!("{} with itself: {}", self.name(a), crate::describe(&c))
             });
         }
     }
 
     /// Swapping the operands flips the sign.
-    fn antisymmetric<K: Kind>(&self, p: &Pool<K>, j: &mut Judge) {
-        let n = p.items.len();
+    fn antisymmetric(&self, j: &mut Judge) {
+        let n = self.names.len();
         for a in 0..n {
             for b in a + 1..n {
                 match (self.at(a, b), self.at(b, a)) {
                     (Ok(x), Ok(y)) => j.expect(sign(x) == -sign(y), || {
                         format!(
                             "cmp({}, {}) = {x} but cmp reversed = {y}",
-                            p.name(a),
-                            p.name(b)
+                            self.name(a),
+                            self.name(b)
                         )
                     }),
                     (x, y) => j.fail(format!(
                         "{} vs {}: {} / {}",
-                        p.name(a),
-                        p.name(b),
+                        self.name(a),
+                        self.name(b),
                         crate::describe(&x),
                         crate::describe(&y)
                     )),
@@ -418,8 +477,8 @@ impl Table {
     }
 
     /// a ≤ b ≤ c gives a ≤ c, strictly when either step is strict; equal steps give equality.
-    fn transitive<K: Kind>(&self, p: &Pool<K>, j: &mut Judge) {
-        let n = p.items.len();
+    fn transitive(&self, j: &mut Judge) {
+        let n = self.names.len();
         let s = |a: usize, b: usize| self.at(a, b).ok().map(sign);
         for a in 0..n {
             for b in 0..n {
@@ -432,9 +491,9 @@ impl Table {
                         j.expect(ac == want || (want < 0 && ac < 0), || {
                             format!(
                                 "{} ≤ {} ≤ {} but cmp(first, last) has sign {ac}",
-                                p.name(a),
-                                p.name(b),
-                                p.name(c)
+                                self.name(a),
+                                self.name(b),
+                                self.name(c)
                             )
                         });
                     }
@@ -444,18 +503,18 @@ impl Table {
     }
 
     /// Two handles compare equal exactly when they stand for the same entity.
-    fn identity<K: Kind>(&self, p: &Pool<K>, j: &mut Judge) {
-        let n = p.items.len();
+    fn identity(&self, j: &mut Judge) {
+        let n = self.names.len();
         for a in 0..n {
             for b in a + 1..n {
-                let same = p.items[a].entity == p.items[b].entity;
+                let same = self.entities[a] == self.entities[b];
                 let c = self.at(a, b);
                 match c {
                     Ok(v) if (v == 0) == same => j.holds(),
                     _ => j.fail(format!(
                         "{} vs {} ({}): {}",
-                        p.name(a),
-                        p.name(b),
+                        self.name(a),
+                        self.name(b),
                         if same {
                             "same entity"
                         } else {
@@ -470,7 +529,7 @@ impl Table {
 
     /// Comparing again gives the same sign (the comparisons are made a second time).
     fn stable<K: Kind>(&self, p: &Pool<K>, j: &mut Judge) {
-        let n = p.items.len();
+        let n = self.names.len();
         for a in 0..n {
             for b in 0..n {
                 let again = p.cmp(a, b);
@@ -480,8 +539,8 @@ impl Table {
                     || {
                         format!(
                             "{} vs {}: {} then {}",
-                            p.name(a),
-                            p.name(b),
+                            self.name(a),
+                            self.name(b),
                             crate::describe(&first),
                             crate::describe(&again)
                         )

@@ -703,6 +703,7 @@ fn new_ctx<'l>(
         printed: unit.carried.printed.clone(),
         earlier_violations: unit.carried.violations.clone(),
         icv_table: Default::default(),
+        compare_tables: Default::default(),
         known: prepared.known.clone(),
         library: &unit.library,
         runtime: match &unit.target {
