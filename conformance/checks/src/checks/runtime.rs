@@ -190,6 +190,14 @@ fn owed(version: Option<i64>, defined: impl Fn(&str) -> bool) -> Vec<Profile> {
         .collect()
 }
 
+/// The generations whose breakpoints the runtime of `src` owes ([`owed`]), and its OpenMP
+/// version as shown in a message.
+fn owed_by(src: &dyn Source) -> (Vec<Profile>, String) {
+    let version = super::lib::runtime_openmp_version(src).ok();
+    let owed = owed(version, |n| lookup(src, n).is_ok());
+    (owed, version.map_or("unreadable".into(), |v| v.to_string()))
+}
+
 /// Judges the breakpoints of every generation the runtime implements, whatever the library's
 /// profile: what a runtime owes follows from the runtime (the runtime row judges it once).
 fn breakpoints(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
@@ -197,10 +205,8 @@ fn breakpoints(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
         Ok(s) => s,
         Err(v) => return v,
     };
-    let version = super::lib::runtime_openmp_version(src).ok();
-    let owed = owed(version, |n| lookup(src, n).is_ok());
+    let (owed, shown) = owed_by(src);
     let names: Vec<&str> = owed.iter().map(|g| g.name()).collect();
-    let shown = version.map_or("unreadable".into(), |v| v.to_string());
     let mut j = Judge::new(
         ctx,
         format!(
@@ -423,9 +429,8 @@ fn teams_pairs(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
         Ok(s) => s,
         Err(v) => return v,
     };
-    let version = super::lib::runtime_openmp_version(src).ok();
-    if !owed(version, |n| lookup(src, n).is_ok()).contains(&Profile::V6_0) {
-        let shown = version.map_or("unreadable".into(), |v| v.to_string());
+    let (owed, shown) = owed_by(src);
+    if !owed.contains(&Profile::V6_0) {
         return Verdict::skip(format!(
             "the runtime owes no OpenMP 6.0 breakpoints: its OpenMP version is {shown} and it \
              defines neither ompd_bp_teams_begin nor ompd_bp_teams_end"
