@@ -12,7 +12,7 @@ use crate::known::Fact;
 use crate::{Arg, Check, Ctx, Judge, Profile, Run, Severity, Verdict};
 use ompd_abi::{thread_id_kind, ParallelHandle, TaskHandle, ThreadHandle};
 use ompd_abi::{EntryPoint, HandleKind};
-use ompd_loader::library::{AspaceH, Call, Fail, Handle, Kind, Library};
+use ompd_loader::library::{watch, AspaceH, Call, Fail, Handle, Kind, Library};
 use ompd_serve::callbacks::Target;
 
 macro_rules! law {
@@ -334,6 +334,9 @@ fn with_pool(ctx: &mut Ctx, kind: crate::Arg, expected: &str, law: Law) -> Verdi
             for f in &t.failures {
                 j.fail(f.clone());
             }
+            if let Some(ep) = t.blocked {
+                watch::block_again(ep);
+            }
             t
         }
     };
@@ -359,6 +362,7 @@ fn tabulate(ctx: &Ctx, ah: &AspaceH, kind: HandleKind) -> Tabled {
     };
     Tabled {
         failures: j.into_failures(),
+        blocked: watch::blocked(),
         ..t
     }
 }
@@ -418,6 +422,9 @@ pub(crate) struct Tabled {
     table: Vec<Vec<Call<i32>>>,
     /// What failed while the pool was gathered (each law reports it).
     failures: Vec<String>,
+    /// A quarantined entry point a call was refused while the table was made (each law is then
+    /// not run, as the one that made it is).
+    blocked: Option<EntryPoint>,
 }
 
 impl Tabled {
@@ -430,6 +437,7 @@ impl Tabled {
                 .map(|a| (0..n).map(|b| p.cmp(a, b)).collect())
                 .collect(),
             failures: Vec::new(),
+            blocked: None,
         }
     }
 

@@ -224,6 +224,21 @@ pub fn take_blocked() -> Option<EntryPoint> {
     BLOCKED.lock().unwrap_or_else(|e| e.into_inner()).take()
 }
 
+/// The first quarantined entry point a call was refused since the last [`take_blocked`],
+/// left in place.
+pub fn blocked() -> Option<EntryPoint> {
+    *BLOCKED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Records a refusal of quarantined `ep` again, for a check that judges calls another check
+/// made (and was refused in) before it: it is then reported not run, as that one was.
+pub fn block_again(ep: EntryPoint) {
+    BLOCKED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert(ep);
+}
+
 /// Refuses a call of a quarantined `ep`.
 pub(super) fn gate(ep: EntryPoint) -> Result<(), Fail> {
     if !QUARANTINED.get().is_some_and(|q| q.contains(&ep)) {
