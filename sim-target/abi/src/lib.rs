@@ -185,6 +185,33 @@ pub mod thread_id_kind {
     pub const CUDALOGICAL: u64 = 3;
 }
 
+/// The OMPD breakpoint functions a runtime defines, by the generation that asks for them:
+/// TR 2.001 §12, OMPD 5.0 (the header's eight), OpenMP 6.0 §42.7/42.8 (its header declares no
+/// target pair, which §42.11/42.12 name).
+pub mod breakpoint {
+    /// TR 2.001's: the parallel and task pairs.
+    pub const TR2: &[&str] = &[
+        "ompd_bp_parallel_begin",
+        "ompd_bp_parallel_end",
+        "ompd_bp_task_begin",
+        "ompd_bp_task_end",
+    ];
+    /// What OMPD 5.0 adds: the thread and device pairs.
+    pub const V5_0: &[&str] = &[
+        "ompd_bp_thread_begin",
+        "ompd_bp_thread_end",
+        "ompd_bp_device_begin",
+        "ompd_bp_device_end",
+    ];
+    /// What OpenMP 6.0 adds: the teams pair.
+    pub const V6_0: &[&str] = &["ompd_bp_teams_begin", "ompd_bp_teams_end"];
+
+    /// Every one of them, oldest generation first.
+    pub fn all() -> impl Iterator<Item = &'static str> {
+        [TR2, V5_0, V6_0].into_iter().flatten().copied()
+    }
+}
+
 /// Device kinds from `ompd-types.h`.
 pub mod device_kind {
     /// `OMPD_DEVICE_KIND_HOST`.

@@ -22,19 +22,6 @@ use std::time::{Duration, Instant};
 
 /// The environment variable the shim reads its breakpoints from.
 pub const BREAKPOINTS_ENV: &str = "OMPD_FIXTURE_BREAKPOINTS";
-/// The OMPD breakpoint functions of OMPD 5.x and 6.0's teams pair, as the shim names them.
-pub const BREAKPOINTS: [&str; 10] = [
-    "ompd_bp_thread_begin",
-    "ompd_bp_thread_end",
-    "ompd_bp_parallel_begin",
-    "ompd_bp_parallel_end",
-    "ompd_bp_task_begin",
-    "ompd_bp_task_end",
-    "ompd_bp_device_begin",
-    "ompd_bp_device_end",
-    "ompd_bp_teams_begin",
-    "ompd_bp_teams_end",
-];
 
 /// One stop of a tour: the process is stopped because thread `tid` passed `breakpoint`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,8 +64,7 @@ impl Stop {
 /// when the file defines none.
 pub fn breakpoint_offsets(runtime: &Path) -> Result<String, String> {
     let table = SymbolTable::cached(runtime).map_err(|e| e.to_string())?;
-    let pairs: Vec<String> = BREAKPOINTS
-        .iter()
+    let pairs: Vec<String> = ompd_abi::breakpoint::all()
         .filter_map(|name| table.get(name))
         .map(|s| format!("{}={:x}", s.name, s.value - table.load_vaddr()))
         .collect();

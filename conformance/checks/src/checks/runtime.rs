@@ -12,6 +12,7 @@
 use crate::checks::bp::stop_or_skip;
 use crate::known::{BpStop, Fact};
 use crate::{Check, Ctx, Judge, Profile, Run, Severity, Verdict};
+use ompd_abi::breakpoint;
 use ompd_serve::source::{Source, SymbolError};
 use std::collections::BTreeMap;
 
@@ -150,31 +151,9 @@ fn lookup(src: &dyn Source, name: &str) -> Result<(), String> {
 /// OMPD 5.0 (HL:1238-1252), OpenMP 6.0 §42.7/42.8 (its header declares no target pair, which
 /// §42.11/42.12 name).
 const BREAKPOINTS: [(Profile, Option<i64>, &[&str]); 3] = [
-    (
-        Profile::Tr2,
-        None,
-        &[
-            "ompd_bp_parallel_begin",
-            "ompd_bp_parallel_end",
-            "ompd_bp_task_begin",
-            "ompd_bp_task_end",
-        ],
-    ),
-    (
-        Profile::V5_0,
-        Some(201811),
-        &[
-            "ompd_bp_thread_begin",
-            "ompd_bp_thread_end",
-            "ompd_bp_device_begin",
-            "ompd_bp_device_end",
-        ],
-    ),
-    (
-        Profile::V6_0,
-        Some(202411),
-        &["ompd_bp_teams_begin", "ompd_bp_teams_end"],
-    ),
+    (Profile::Tr2, None, breakpoint::TR2),
+    (Profile::V5_0, Some(201811), breakpoint::V5_0),
+    (Profile::V6_0, Some(202411), breakpoint::V6_0),
 ];
 
 /// The generations whose breakpoints a runtime owes: TR 2.001's always, a newer one's when the

@@ -244,10 +244,7 @@ pub(super) fn gate(ep: EntryPoint) -> Result<(), Fail> {
     if !QUARANTINED.get().is_some_and(|q| q.contains(&ep)) {
         return Ok(());
     }
-    BLOCKED
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get_or_insert(ep);
+    block_again(ep);
     Err(Fail::Quarantined(ep))
 }
 
