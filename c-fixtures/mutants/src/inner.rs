@@ -48,13 +48,18 @@ fn library() -> Option<&'static libloading::Library> {
     static L: OnceLock<Option<libloading::Library>> = OnceLock::new();
     L.get_or_init(|| {
         let dir = own_directory()?;
-        let mut path = dir.join(INNER_FILE);
-        if loaded(&path) {
-            path = private_copy(&dir, &path)?;
+        let path = dir.join(INNER_FILE);
+        if !loaded(&path) {
+            // SAFETY: the inner library is an OMPD library the kit staged; loading runs its
+            // initializers, as loading it directly would.
+            return unsafe { libloading::Library::new(path) }.ok();
         }
-        // SAFETY: the inner library is an OMPD library the kit staged; loading runs its
-        // initializers, as loading it directly would.
-        unsafe { libloading::Library::new(path) }.ok()
+        let copy = private_copy(&dir, &path)?;
+        // SAFETY: as above, for a copy of the same file.
+        let lib = unsafe { libloading::Library::new(&copy) }.ok();
+        // The instance keeps its mapping; no later load finds the name.
+        let _ = std::fs::remove_file(&copy);
+        lib
     })
     .as_ref()
 }
@@ -72,10 +77,27 @@ fn loaded(path: &std::path::Path) -> bool {
 /// (`ompd_loader::Library::load_fresh`): its inner library must be fresh too, or the inner
 /// state the staged forwarder built (its caches, and the callback table this copy hands it,
 /// which dies with the copy) would be shared.
+///
+/// Each copy has a name no earlier one of the process had (a process that loads the forwarder
+/// again, a worker judging a batch of cases, must not get an earlier copy's instance back: the
+/// dynamic linker knows a loaded file by its path), and is removed once loaded.
 fn private_copy(dir: &std::path::Path, inner: &std::path::Path) -> Option<PathBuf> {
-    let copy = dir.join(format!("libompd_inner.{}.so", std::process::id()));
-    std::fs::copy(inner, &copy).ok()?;
-    Some(copy)
+    let bytes = std::fs::read(inner).ok()?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    (0..1024).find_map(|n| {
+        let name = format!("libompd_inner.{}.{now}.{n}.so", std::process::id());
+        let copy = dir.join(name);
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&copy)
+            .ok()?;
+        std::io::Write::write_all(&mut f, &bytes).ok()?;
+        Some(copy)
+    })
 }
 
 /// The inner library's routine `e`, as the function-pointer type `F` of `ompd_abi::entry`.

@@ -20,7 +20,8 @@
 //! - [`host`]: the contract with the binary that hosts the engine: the hidden first arguments
 //!   that start a worker or a zygote (which the binary hands to [`route`] first in `main`).
 //! - [`worker`]: the units (each with its typed target and scenario), the events a worker
-//!   streams, and the worker itself: runs the checks of one unit in this fresh process.
+//!   streams, and the worker itself: runs the checks of one unit, or of a batch of units each
+//!   against a library instance of its own, in this fresh process.
 //! - [`zygote`]: the fork server: a zygote process that forks fresh workers, and the
 //!   supervisor's pool of zygotes.
 //! - [`process`]: worker processes, executed or forked (how they start, their unit and result
@@ -29,6 +30,8 @@
 //!   called again in its run.
 //! - [`supervisor`]: runs one unit in fresh worker processes and turns their events into results;
 //!   a crash or timeout is attributed to the check in flight.
+//! - [`batch`]: units that differ only in their target (generated cases) run one after the
+//!   other in one worker, each against a fresh library instance, judged as lone units are.
 //! - [`collect`]: records the snapshot probes of a library in workers.
 //! - [`real_runs`]: the real targets of a run (fixtures on each runtime, live and from core
 //!   files; `--pid`; `--core`) and running every library's units against each.
@@ -38,6 +41,7 @@
 //! - [`bench`]: throughput figures (instances per second, checks per second with and without
 //!   isolation).
 
+pub mod batch;
 pub mod bench;
 pub mod collect;
 pub mod cshared;

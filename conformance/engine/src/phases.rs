@@ -154,12 +154,27 @@ pub fn timed<T>(p: Phase, f: impl FnOnce() -> T) -> T {
     v
 }
 
-/// A worker's tally to send ([`crate::worker::Event::Spent`]): its phases, and what the process
-/// used besides them as [`Phase::Worker`].
+/// What [`worker_tally`] has sent so far: nanoseconds per phase, then the process's own.
+static SENT: [AtomicU64; Phase::ALL.len() + 1] =
+    [const { AtomicU64::new(0) }; Phase::ALL.len() + 1];
+
+/// A worker's tally to send ([`crate::worker::Event::Spent`]) after each of its units: what its
+/// phases and the process besides them ([`Phase::Worker`]) used since the last one it sent.
 pub fn worker_tally() -> Vec<(Phase, u64)> {
-    let mut t = tally();
+    let since = |i: usize, now: u64| now.saturating_sub(SENT[i].swap(now, Ordering::Relaxed));
+    let mut t: Vec<(Phase, u64)> = Phase::ALL
+        .iter()
+        .map(|&p| {
+            (
+                p,
+                since(p as usize, TALLY[p as usize].load(Ordering::Relaxed)),
+            )
+        })
+        .filter(|(_, ns)| *ns > 0)
+        .collect();
     let phases: u64 = t.iter().map(|(_, ns)| ns).sum();
     let all = u64::try_from(process_cpu().as_nanos()).unwrap_or(u64::MAX);
+    let all = since(Phase::ALL.len(), all);
     t.push((Phase::Worker, all.saturating_sub(phases)));
     t
 }

@@ -3,8 +3,9 @@
 //! of the multi-threaded supervisor), and turns the streamed events into results. A crash or
 //! timeout is attributed to the check in flight; the checks after it run in a new worker.
 //!
-//! One process per unit is also how each target setup gets a fresh library instance: the
-//! LLVM-family libraries latch type sizes and state in process-wide globals.
+//! A fresh worker per unit is also how each target setup gets a fresh library instance: the
+//! LLVM-family libraries latch type sizes and state in process-wide globals ([`crate::batch`]
+//! runs several units in one worker, each with an instance of its own).
 
 use crate::process::{Events, NoLine, Spawn, Worker as Process};
 use crate::quarantine::{Cause, Quarantine, Where};
@@ -127,6 +128,7 @@ pub(crate) fn unit_of(lib: &Resolved, stage: Stage, target: Target, checks: Vec<
         quarantined: Vec::new(),
         timing: None,
         fresh_everywhere: false,
+        then: Vec::new(),
     }
 }
 
@@ -310,59 +312,104 @@ pub(crate) fn setup_only(unit: &Unit, exec: Exec) -> Result<(), String> {
 /// Runs one unit to the end, replacing workers that die; a stop ends it early with the checks
 /// not reached reported as skipped.
 pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
-    let mut st = UnitState {
-        unit,
-        exec,
-        out: UnitRun::default(),
-        remaining: unit.checks.clone(),
-        carried: unit.carried.clone(),
-        culprit: None,
-    };
-    while !st.remaining.is_empty() {
-        if let Some(why) = exec.stop.reason() {
-            st.all(Outcome::Skip, "", "", &format!("not reached: {why}"));
-            return st.out;
-        }
-        let mut u = unit.clone();
-        u.checks = st.remaining.clone();
-        u.carried = st.carried.clone();
-        u.call_deadline_ms = exec
-            .call_deadline
-            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        u.quarantined = exec.quarantine.active(&unit.path);
-        let began = crate::phases::thread_cpu();
-        let started = Process::start(exec.spawn, exec.keep_env, &u);
-        let start = crate::phases::thread_cpu().saturating_sub(began);
-        crate::phases::add(crate::phases::Phase::Start, start);
-        let (mut child, mut capture) = match started {
-            Ok(started) => started,
-            Err(detail) => {
-                st.all(Outcome::HarnessError, "", "", &detail);
-                return st.out;
-            }
-        };
-        let mut rx = child.stream(&u);
-        let mut w = st.watch(&mut child, &mut rx);
-        let status = child.wait().ok();
-        let handling = crate::phases::thread_cpu().saturating_sub(began + start);
-        crate::phases::add(crate::phases::Phase::Supervise, handling);
-        let mut buf = Vec::new();
-        let _ = capture.seek(std::io::SeekFrom::Start(0)).and_then(|_| {
-            Read::by_ref(&mut capture)
-                .take(1 << 20)
-                .read_to_end(&mut buf)
-        });
-        let stderr_text = String::from_utf8_lossy(&buf).into_owned();
-        st.out.output.push_str(&stderr_text);
-        if st.worker_ended(&mut w, status, &stderr_text) == Next::Finish {
-            return st.out;
+    UnitState::new(unit, exec).drive()
+}
+
+/// Up to 1 MiB of what a worker printed (its capture file), as text.
+pub(crate) fn captured(capture: &mut std::fs::File) -> String {
+    let mut buf = Vec::new();
+    let _ = capture
+        .seek(std::io::SeekFrom::Start(0))
+        .and_then(|_| Read::by_ref(capture).take(1 << 20).read_to_end(&mut buf));
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+impl<'u, 'a> UnitState<'u, 'a> {
+    /// `unit` before any of its workers ran.
+    pub(crate) fn new(unit: &'u Unit, exec: Exec<'a>) -> Self {
+        UnitState {
+            unit,
+            exec,
+            out: UnitRun::default(),
+            remaining: unit.checks.clone(),
+            carried: unit.carried.clone(),
+            culprit: None,
         }
     }
-    st.out
+
+    /// The unit as its next worker runs it: the checks not run yet, what earlier workers saw,
+    /// the run's per-call deadline and the library's quarantine as it stands.
+    pub(crate) fn next_worker_unit(&self) -> Unit {
+        let mut u = self.unit.clone();
+        u.checks = self.remaining.clone();
+        u.carried = self.carried.clone();
+        u.call_deadline_ms = self
+            .exec
+            .call_deadline
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        u.quarantined = self.exec.quarantine.active(&self.unit.path);
+        u
+    }
+
+    /// Runs the checks not run yet to the end, a fresh worker at a time.
+    pub(crate) fn drive(mut self) -> UnitRun {
+        while !self.remaining.is_empty() {
+            if let Some(why) = self.exec.stop.reason() {
+                self.all(Outcome::Skip, "", "", &format!("not reached: {why}"));
+                return self.out;
+            }
+            let u = self.next_worker_unit();
+            let began = crate::phases::thread_cpu();
+            let started = Process::start(self.exec.spawn, self.exec.keep_env, &u);
+            let start = crate::phases::thread_cpu().saturating_sub(began);
+            crate::phases::add(crate::phases::Phase::Start, start);
+            let (mut child, mut capture) = match started {
+                Ok(started) => started,
+                Err(detail) => {
+                    self.all(Outcome::HarnessError, "", "", &detail);
+                    return self.out;
+                }
+            };
+            let mut rx = child.stream(&u);
+            let mut w = self.watch(&mut child, &mut rx, false);
+            let status = child.wait().ok();
+            let handling = crate::phases::thread_cpu().saturating_sub(began + start);
+            crate::phases::add(crate::phases::Phase::Supervise, handling);
+            if self.ended(&mut w, status, &mut capture) == Next::Finish {
+                return self.out;
+            }
+        }
+        self.out
+    }
+
+    /// Books how a worker ended, with what it printed (`capture`).
+    pub(crate) fn ended(
+        &mut self,
+        w: &mut Worker,
+        status: Option<std::process::ExitStatus>,
+        capture: &mut std::fs::File,
+    ) -> Next {
+        let stderr_text = captured(capture);
+        self.out.output.push_str(&stderr_text);
+        self.worker_ended(w, status, &stderr_text)
+    }
+
+    /// True when the unit needs no further worker: its library failed to load, the harness
+    /// failed, or every check has its result.
+    pub(crate) fn complete(&self) -> bool {
+        self.out.load_failed.is_some()
+            || self.out.harness_failed.is_some()
+            || self.remaining.is_empty()
+    }
+
+    /// What the unit's workers gave.
+    pub(crate) fn finish(self) -> UnitRun {
+        self.out
+    }
 }
 
 /// A unit in progress: what its workers answered so far and the checks still to run.
-struct UnitState<'u, 'a> {
+pub(crate) struct UnitState<'u, 'a> {
     unit: &'u Unit,
     exec: Exec<'a>,
     out: UnitRun,
@@ -376,10 +423,10 @@ struct UnitState<'u, 'a> {
 /// What one worker of a unit did: how it ended, the check it was running, whether it said done,
 /// and the call it hung in (entry point, call) or the entry point it crashed in.
 #[derive(Default)]
-struct Worker {
+pub(crate) struct Worker {
     ending: Ending,
     in_flight: Option<String>,
-    done: bool,
+    pub(crate) done: bool,
     hung: Option<(String, String)>,
     /// The entry point a fatal signal hit in, and whether a C++ exception escaped from it.
     crashed_in: Option<(String, bool)>,
@@ -387,7 +434,7 @@ struct Worker {
 
 /// Whether a unit goes on with a fresh worker after one ended.
 #[derive(PartialEq, Eq)]
-enum Next {
+pub(crate) enum Next {
     Replace,
     Finish,
 }
@@ -427,7 +474,7 @@ impl UnitState<'_, '_> {
     }
 
     /// Records every remaining check with the same outcome.
-    fn all(&mut self, outcome: Outcome, expected: &str, actual: &str, detail: &str) {
+    pub(crate) fn all(&mut self, outcome: Outcome, expected: &str, actual: &str, detail: &str) {
         let remaining = self.remaining.clone();
         record_all(
             &mut self.out,
@@ -440,8 +487,14 @@ impl UnitState<'_, '_> {
         );
     }
 
-    /// Takes one worker's events until it ends, times out or the run is stopped.
-    fn watch(&mut self, child: &mut Process, rx: &mut Events) -> Worker {
+    /// Takes one worker's events until it ends, times out or the run is stopped, or, with
+    /// `until_done`, until it says the unit is done (a batch's worker goes on to its next unit).
+    pub(crate) fn watch(
+        &mut self,
+        child: &mut Process,
+        rx: &mut Events,
+        until_done: bool,
+    ) -> Worker {
         let mut w = Worker::default();
         let mut deadline = Instant::now() + self.exec.timeout;
         w.ending = loop {
@@ -455,7 +508,12 @@ impl UnitState<'_, '_> {
                 break Ending::TimedOut;
             }
             match rx.recv_timeout((deadline - now).min(STOP_POLL)) {
-                Ok(l) => self.event(&l, &mut w, &mut deadline),
+                Ok(l) => {
+                    self.event(&l, &mut w, &mut deadline);
+                    if until_done && w.done {
+                        break Ending::Closed;
+                    }
+                }
                 Err(NoLine::Timeout) => {}
                 Err(NoLine::Ended) => break Ending::Closed,
             }

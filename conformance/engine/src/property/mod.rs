@@ -8,8 +8,9 @@
 //! the address extremes (`generated-far`), so that a defect only far placement shows cannot
 //! mask another on the same check, nor the other way round.
 //!
-//! The checks run on the cases one fresh worker per case, wave by wave; a check that failed on
-//! a case of an earlier wave is not run again. Each case has its own generator seed, so a check's
+//! The checks run on the cases wave by wave, a batch of cases per worker ([`crate::batch`]: each
+//! case against a library instance of its own); a check that failed on a case of an earlier
+//! wave is not run again. Each case has its own generator seed, so a check's
 //! first failing case can be regenerated; every failing check is then shrunk from it (`shrink`:
 //! checks on the same candidate share a worker, each walking as it would alone).
 
@@ -340,42 +341,67 @@ struct CaseRun {
     model: Option<Model>,
 }
 
-/// Runs case `i` of population `pop` (the checks `todo` in one fresh worker; none when `todo`
-/// is empty); `None` once the run is stopped.
-fn run_case(
+/// Cases one worker judges in turn ([`crate::batch`]), each against a fresh library instance.
+const BATCH: u32 = 8;
+
+/// Runs the cases `cases` of population `pop`, the checks `todo` on each, in one worker
+/// ([`crate::batch::run_batch`]; none when `todo` is empty). One answer per case, in order:
+/// `None` for a case not started because the run was stopped.
+fn run_batch_of_cases(
     lib: &Resolved,
     pop: Population,
     todo: &[String],
     popts: &PropertyOptions,
     exec: Exec,
-    i: u32,
-) -> Option<Result<CaseRun, String>> {
-    exec.stop.reason().is_none().then_some(())?;
+    cases: std::ops::Range<u32>,
+) -> Vec<Option<Result<CaseRun, String>>> {
+    if exec.stop.reason().is_some() {
+        return cases.map(|_| None).collect();
+    }
     if todo.is_empty() {
-        return Some(Ok(CaseRun {
+        let nothing = || CaseRun {
             outcomes: Vec::new(),
             model: None,
-        }));
+        };
+        return cases.map(|_| Some(Ok(nothing()))).collect();
     }
-    let tree = crate::phases::timed(crate::phases::Phase::Generate, || {
-        case_tree(popts.seed, pop, i).map(|t| t.current())
-    });
-    let (m, a, p) = match tree {
-        Ok(t) => t,
-        Err(e) => return Some(Err(format!("the case generator failed: {e}"))),
-    };
+    let generated: Vec<_> = cases
+        .map(|i| {
+            crate::phases::timed(crate::phases::Phase::Generate, || {
+                case_tree(popts.seed, pop, i).map(|t| t.current())
+            })
+        })
+        .collect();
+    let units: Vec<Unit> = generated
+        .iter()
+        .flatten()
+        .map(|(m, a, p)| unit(lib, pop, (m, *a, *p), todo))
+        .collect();
+    let mut runs = crate::batch::run_batch(&units, exec).into_iter();
+    generated
+        .into_iter()
+        .map(|g| match g {
+            Err(e) => Some(Err(format!("the case generator failed: {e}"))),
+            Ok((m, _, _)) => runs.next().map(|run| Ok(case_run(run, m))),
+        })
+        .collect()
+}
+
+/// What a case's unit gave: each check's outcome, with the record (and the case's model) kept
+/// when it failed or deviated.
+fn case_run(run: supervisor::UnitRun, m: Model) -> CaseRun {
     let notable =
         |r: &ResultRecord| failed(r) || matches!(r.outcome, Outcome::Warn | Outcome::NotSupported);
-    let outcomes: Vec<_> = supervisor::run_unit(&unit(lib, pop, (&m, a, p), todo), exec)
+    let outcomes: Vec<_> = run
         .records
         .into_iter()
         .map(|r| (r.check.clone(), r.outcome, notable(&r).then_some(r)))
         .collect();
     let keep = outcomes.iter().any(|(_, _, r)| r.is_some());
-    Some(Ok(CaseRun {
+    CaseRun {
         outcomes,
         model: keep.then_some(m),
-    }))
+    }
 }
 
 /// Cases judged between two looks at which checks have failed: a check that failed on a case
@@ -398,10 +424,11 @@ fn run_cases(
     let mut c = Cases::default();
     for wave in waves(pop.cases(popts)) {
         let todo = c.still_to_run(all);
-        let runs = crate::parallel::parallel_map(wave.len(), jobs, |k| {
-            run_case(lib, pop, &todo, popts, exec, wave.start + k as u32)
+        let batches: Vec<_> = chunks(wave.clone(), BATCH).collect();
+        let runs = crate::parallel::parallel_map(batches.len(), jobs, |b| {
+            run_batch_of_cases(lib, pop, &todo, popts, exec, batches[b].clone())
         });
-        for (i, run) in wave.zip(runs) {
+        for (i, run) in wave.zip(runs.into_iter().flatten()) {
             if !c.take(i, run) {
                 return c;
             }
@@ -412,9 +439,15 @@ fn run_cases(
 
 /// The case indices `0..cases`, wave by wave ([`WAVE`]).
 fn waves(cases: u32) -> impl Iterator<Item = std::ops::Range<u32>> {
-    (0..cases)
-        .step_by(WAVE as usize)
-        .map(move |start| start..start.saturating_add(WAVE).min(cases))
+    chunks(0..cases, WAVE)
+}
+
+/// `range` in consecutive pieces of `size` (the last one shorter).
+fn chunks(range: std::ops::Range<u32>, size: u32) -> impl Iterator<Item = std::ops::Range<u32>> {
+    let end = range.end;
+    range
+        .step_by(size as usize)
+        .map(move |start| start..start.saturating_add(size).min(end))
 }
 
 impl Cases {

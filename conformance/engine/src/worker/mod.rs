@@ -71,6 +71,28 @@ pub struct Unit {
     /// one unit of each library they run on by default (`RunOptions::fresh_everywhere`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fresh_everywhere: bool,
+    /// More targets the same worker runs the same checks against after this unit's, in order,
+    /// each as a unit of its own ([`Unit::then_units`]) with a fresh instance of the library: a
+    /// batch of generated cases without a fork per case. Each unit's events end with its own
+    /// [`Event::Done`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub then: Vec<Target>,
+}
+
+impl Unit {
+    /// This unit, then one unit per target of [`Unit::then`], each with no further targets.
+    pub fn then_units(&self) -> impl Iterator<Item = Unit> + '_ {
+        let first = Unit {
+            then: Vec::new(),
+            ..self.clone()
+        };
+        let rest = self.then.iter().map(|t| Unit {
+            target: t.clone(),
+            then: Vec::new(),
+            ..self.clone()
+        });
+        std::iter::once(first).chain(rest)
+    }
 }
 
 /// An entry point a unit must not call, and what a check that would call it reports.
@@ -457,7 +479,7 @@ pub fn main() -> i32 {
         Ok(unit) => {
             let deadline = unit.call_deadline_ms.map(std::time::Duration::from_millis);
             crate::watchdog::install(events_fd, deadline);
-            run_unit(&unit, &mut emit)
+            run_batch(&unit, &mut emit)
         }
         Err(e) => Err(HarnessFailure::MalformedUnit(e)),
     };
@@ -494,9 +516,10 @@ fn captured_range(from: u64, to: u64) -> Option<String> {
 }
 
 /// Loads the unit's library and reports it (`Loaded`, or `LoadFailed` and `None`), after the
-/// version queries a debugger makes first.
+/// version queries a debugger makes first. Each unit of a worker gets an instance no earlier
+/// unit used ([`Library::load_unused`]).
 fn load(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Option<(Library, Profile)> {
-    let lib = match Library::load(
+    let lib = match Library::load_unused(
         &unit.path,
         &LoadOptions {
             preload: unit.preload.clone(),
@@ -714,6 +737,23 @@ fn new_ctx<'l>(
     }
 }
 
+/// Runs `unit`, then each unit of its batch ([`Unit::then_units`]) in turn. A unit that did not
+/// end with [`Event::Done`] (its library did not load, or the result stream is gone) ends the
+/// batch: the supervisor starts what is left in a fresh worker.
+fn run_batch(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(), HarnessFailure> {
+    for u in unit.then_units() {
+        let mut done = false;
+        run_unit(&u, &mut |e: &Event| {
+            done = matches!(e, Event::Done);
+            emit(e)
+        })?;
+        if !done {
+            break;
+        }
+    }
+    Ok(())
+}
+
 /// Runs `unit`, calling `emit` for each event (the worker streams them; tests collect them). A
 /// harness failure ends the unit early; the caller reports it (as [`Event::HarnessFailed`]).
 pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(), HarnessFailure> {
@@ -834,5 +874,56 @@ mod tests {
         assert_eq!(entry_point, "ompd_get_curr_task_handle");
         assert!(call.starts_with("ompd_get_curr_task_handle(") && call.contains("0x2000"));
         assert_eq!(after_ms, 3001);
+    }
+
+    #[test]
+    fn each_unit_of_a_batch_gets_an_instance_no_earlier_unit_initialized() {
+        let root = tempfile::tempdir().unwrap();
+        let source = include_str!("../../c/used_once_ompd.c");
+        let path = crate::cshared::build(
+            root.path(),
+            "libompd_used_once.so",
+            source,
+            &["-Wl,-z,nodelete"],
+            "the batch test's library",
+        )
+        .unwrap();
+        let target = |arch| Target::Simulated {
+            scenario: Scenario::built_in("serial").unwrap(),
+            arch,
+            layout: Policy::Natural,
+        };
+        let unit = Unit {
+            library: "used-once".into(),
+            path,
+            preload: Vec::new(),
+            needs_cxx_runtime: false,
+            stage: Stage::Target,
+            snapshot: false,
+            target: target(Arch::LP64_LE),
+            checks: Vec::new(),
+            carried: Contract::default(),
+            call_deadline_ms: None,
+            quarantined: Vec::new(),
+            timing: None,
+            fresh_everywhere: false,
+            then: vec![target(Arch::ILP32_LE), target(Arch::LP64_BE)],
+        };
+        let mut events = Vec::new();
+        run_batch(&unit, &mut |e: &Event| {
+            events.push(e.clone());
+            true
+        })
+        .unwrap();
+        let seen: Vec<_> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Loaded { version_string, .. } => version_string.as_deref(),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(seen, ["never initialized"; 3], "{events:?}");
+        let done = events.iter().filter(|e| **e == Event::Done).count();
+        assert_eq!(done, 3, "one Done per unit");
     }
 }

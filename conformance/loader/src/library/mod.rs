@@ -187,13 +187,29 @@ impl Library {
     /// itself (a forwarder's inner library), are the instances already loaded. The directory goes
     /// with the instance, or with the first fresh instance of a later process (`fresh.rs`).
     pub fn load_fresh(path: &Path) -> Result<Library, LoadError> {
+        Library::load_fresh_with(path, &LoadOptions::default())
+    }
+
+    /// [`Library::load_fresh`] with `opts` (its preloads are the instances already loaded).
+    pub fn load_fresh_with(path: &Path, opts: &LoadOptions) -> Result<Library, LoadError> {
         let (dir, copy) = fresh::stage(path).map_err(|message| LoadError {
             path: path.to_path_buf(),
             message,
         })?;
-        let mut lib = Library::load(&copy, &LoadOptions::default())?;
+        let mut lib = Library::load(&copy, opts)?;
         lib._copy = Some(dir);
         Ok(lib)
+    }
+
+    /// Loads an instance of the library at `path` that no one has used: the file itself, or a
+    /// fresh copy ([`Library::load_fresh_with`]) when this process still holds an instance of it
+    /// (one that unloading leaves in place, such as a library linked `-z nodelete`).
+    pub fn load_unused(path: &Path, opts: &LoadOptions) -> Result<Library, LoadError> {
+        if is_loaded(path) {
+            Library::load_fresh_with(path, opts)
+        } else {
+            Library::load(path, opts)
+        }
     }
 
     /// True when `other` is the same loaded instance (its routines at the same addresses).
@@ -201,6 +217,13 @@ impl Library {
         let at = |l: &Library| l.api.get_api_version.map(|f| f as usize);
         at(self).is_some() && at(self) == at(other)
     }
+}
+
+/// True when this process holds an instance of the library at `path` (`RTLD_NOLOAD`).
+fn is_loaded(path: &Path) -> bool {
+    // SAFETY: with RTLD_NOLOAD nothing is loaded and no initializer runs; the handle only counts
+    // a reference, which its drop gives back.
+    unsafe { RawLibrary::open(Some(path), RTLD_NOW | nix::libc::RTLD_NOLOAD) }.is_ok()
 }
 
 /// One line naming why `dlopen` refused a library, with the way around it where there is one.
