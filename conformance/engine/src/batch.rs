@@ -1,5 +1,5 @@
-//! Batches: several units that differ only in their target (a wave's generated cases) run one
-//! after the other in one worker, each against a fresh instance of the library
+//! Batches: several units (a wave's generated cases, a shrinking round's candidates) run one
+//! after the other in one worker, each against a library instance no earlier unit used
 //! (`Unit::then`), so that a batch costs one fork, not one per unit. Every unit is judged as
 //! [`supervisor::run_unit`] judges it: when a worker crashes, hangs, or the run is stopped in
 //! the middle of a unit, that unit goes on exactly as a lone unit would (its crash attributed
@@ -11,15 +11,34 @@ use crate::supervisor::{self, Exec, Next, UnitRun, UnitState};
 use crate::worker::Unit;
 use ompd_report::Outcome;
 
-/// Runs `units` (the same library, stage and checks; only the target differs) in as few
-/// workers as their endings allow; one result per unit started, in order (a stop of the run
-/// leaves the units after the one it interrupted unstarted). Units that differ in more than
-/// their target run a worker each.
+/// Units one worker runs at most.
+pub(crate) const BATCH: usize = 8;
+
+/// `0..n` in batches of at most [`BATCH`], as even as their number allows and as many as a
+/// multiple of `jobs`, so that `jobs` workers at a time share them evenly.
+pub(crate) fn pieces(n: usize, jobs: usize) -> Vec<std::ops::Range<usize>> {
+    let jobs = jobs.max(1);
+    let batches = n.div_ceil(BATCH).div_ceil(jobs) * jobs;
+    (0..batches)
+        .map(|k| k * n / batches..(k + 1) * n / batches)
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
+/// [`run_batch`], with `None` for each unit left unstarted by a stop of the run.
+pub(crate) fn run_padded(units: &[Unit], exec: Exec) -> Vec<Option<UnitRun>> {
+    let mut runs: Vec<Option<UnitRun>> = run_batch(units, exec).into_iter().map(Some).collect();
+    runs.resize_with(units.len(), || None);
+    runs
+}
+
+/// Runs `units` in as few workers as their endings allow; one result per unit started, in
+/// order (a stop of the run leaves the units after the one it interrupted unstarted).
 pub(crate) fn run_batch(units: &[Unit], exec: Exec) -> Vec<UnitRun> {
     let mut runs = Vec::with_capacity(units.len());
     while runs.len() < units.len() && exec.stop.reason().is_none() {
         let rest = &units[runs.len()..];
-        if rest.len() == 1 || !same_but_target(units) {
+        if rest.len() == 1 {
             runs.push(supervisor::run_unit(&rest[0], exec));
             continue;
         }
@@ -28,20 +47,6 @@ pub(crate) fn run_batch(units: &[Unit], exec: Exec) -> Vec<UnitRun> {
         }
     }
     runs
-}
-
-/// True when the units differ in nothing but their target.
-fn same_but_target(units: &[Unit]) -> bool {
-    let Some(first) = units.first() else {
-        return true;
-    };
-    units.iter().all(|u| {
-        let as_first = Unit {
-            target: first.target.clone(),
-            ..u.clone()
-        };
-        as_first == *first && u.then.is_empty()
-    })
 }
 
 /// Runs `units` in one worker, pushing each finished unit's run to `runs`; returns the unit the
@@ -55,7 +60,10 @@ fn one_worker<'u, 'a>(
 ) -> Option<UnitState<'u, 'a>> {
     let mut st = UnitState::new(&units[0], exec);
     let mut first = st.next_worker_unit();
-    first.then = units[1..].iter().map(|u| u.target.clone()).collect();
+    first.then = units[1..]
+        .iter()
+        .map(|u| UnitState::new(u, exec).next_worker_unit())
+        .collect();
     let began = crate::phases::thread_cpu();
     let (mut child, mut capture) = match Process::start(exec.spawn, exec.keep_env, &first) {
         Ok(started) => started,
@@ -102,5 +110,31 @@ fn one_worker<'u, 'a>(
         }
         runs.push(st.finish());
         st = UnitState::new(&units[k], exec);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_cover_every_unit_once_in_batches_the_jobs_share() {
+        for n in 0..40 {
+            for jobs in 1..4 {
+                let p = pieces(n, jobs);
+                let all: Vec<usize> = p.iter().cloned().flatten().collect();
+                assert_eq!(all, (0..n).collect::<Vec<_>>(), "{n} units, {jobs} jobs");
+                assert!(p.iter().all(|r| r.len() <= BATCH && !r.is_empty()));
+                let (lo, hi) = (
+                    p.iter().map(|r| r.len()).min(),
+                    p.iter().map(|r| r.len()).max(),
+                );
+                assert!(
+                    hi.unwrap_or(0) - lo.unwrap_or(0) <= 1 || p.len() < jobs,
+                    "{p:?}"
+                );
+            }
+        }
+        assert_eq!(pieces(20, 2).len(), 4);
     }
 }

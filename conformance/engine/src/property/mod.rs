@@ -341,9 +341,6 @@ struct CaseRun {
     model: Option<Model>,
 }
 
-/// Cases one worker judges in turn ([`crate::batch`]), each against a fresh library instance.
-const BATCH: u32 = 8;
-
 /// Runs the cases `cases` of population `pop`, the checks `todo` on each, in one worker
 /// ([`crate::batch::run_batch`]; none when `todo` is empty). One answer per case, in order:
 /// `None` for a case not started because the run was stopped.
@@ -424,7 +421,12 @@ fn run_cases(
     let mut c = Cases::default();
     for wave in waves(pop.cases(popts)) {
         let todo = c.still_to_run(all);
-        let batches: Vec<_> = chunks(wave.clone(), BATCH).collect();
+        // Batches of cases, each judged in one worker ([`crate::batch`]).
+        let at = |k: usize| wave.start + k as u32;
+        let batches: Vec<_> = crate::batch::pieces(wave.len(), jobs)
+            .into_iter()
+            .map(|r| at(r.start)..at(r.end))
+            .collect();
         let runs = crate::parallel::parallel_map(batches.len(), jobs, |b| {
             run_batch_of_cases(lib, pop, &todo, popts, exec, batches[b].clone())
         });
@@ -439,15 +441,9 @@ fn run_cases(
 
 /// The case indices `0..cases`, wave by wave ([`WAVE`]).
 fn waves(cases: u32) -> impl Iterator<Item = std::ops::Range<u32>> {
-    chunks(0..cases, WAVE)
-}
-
-/// `range` in consecutive pieces of `size` (the last one shorter).
-fn chunks(range: std::ops::Range<u32>, size: u32) -> impl Iterator<Item = std::ops::Range<u32>> {
-    let end = range.end;
-    range
-        .step_by(size as usize)
-        .map(move |start| start..start.saturating_add(size).min(end))
+    (0..cases)
+        .step_by(WAVE as usize)
+        .map(move |start| start..start.saturating_add(WAVE).min(cases))
 }
 
 impl Cases {

@@ -8,7 +8,7 @@
 //! it would visit alone, for the cost of one unit per group and step.
 
 use super::{case_tree, failed, unit, CaseTree, Population, PropertyOptions};
-use crate::supervisor::{self, Exec};
+use crate::supervisor::Exec;
 use ompd_report::ResultRecord;
 use ompd_vendors::Resolved;
 use sim_target::model::Model;
@@ -99,14 +99,17 @@ fn round(lib: &Resolved, exec: Exec, popts: &PropertyOptions, walks: &mut [Walk]
             unit(lib, walks[members[0]].key.0, (&m, a, p), &checks)
         })
         .collect();
-    let judged = crate::parallel::parallel_map(units.len(), jobs, |g| {
-        crate::phases::shrinking(|| supervisor::run_unit(&units[g], exec)).records
+    let pieces = crate::batch::pieces(units.len(), jobs);
+    let judged = crate::parallel::parallel_map(pieces.len(), jobs, |b| {
+        let batch = &units[pieces[b].clone()];
+        crate::phases::shrinking(|| crate::batch::run_padded(batch, exec))
     });
     if exec.stop.reason().is_some() {
         // The units were cut short: their "not reached" answers are no answers.
         return;
     }
-    for (members, records) in groups.iter().zip(judged) {
+    for (members, run) in groups.iter().zip(judged.into_iter().flatten()) {
+        let records = run.map(|r| r.records).unwrap_or_default();
         for &k in members {
             let w = &mut walks[k];
             let failing = records

@@ -71,25 +71,24 @@ pub struct Unit {
     /// one unit of each library they run on by default (`RunOptions::fresh_everywhere`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fresh_everywhere: bool,
-    /// More targets the same worker runs the same checks against after this unit's, in order,
-    /// each as a unit of its own ([`Unit::then_units`]) with a fresh instance of the library: a
-    /// batch of generated cases without a fork per case. Each unit's events end with its own
+    /// More units the same worker runs after this one, in order ([`Unit::then_units`]), each
+    /// against a library instance no earlier unit used: a batch (generated cases, a shrinking
+    /// round's candidates) without a fork per unit. Each unit's events end with its own
     /// [`Event::Done`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub then: Vec<Target>,
+    pub then: Vec<Unit>,
 }
 
 impl Unit {
-    /// This unit, then one unit per target of [`Unit::then`], each with no further targets.
+    /// This unit, then each unit of [`Unit::then`], none with further units of its own.
     pub fn then_units(&self) -> impl Iterator<Item = Unit> + '_ {
         let first = Unit {
             then: Vec::new(),
             ..self.clone()
         };
-        let rest = self.then.iter().map(|t| Unit {
-            target: t.clone(),
+        let rest = self.then.iter().map(|u| Unit {
             then: Vec::new(),
-            ..self.clone()
+            ..u.clone()
         });
         std::iter::once(first).chain(rest)
     }
@@ -479,7 +478,9 @@ pub fn main() -> i32 {
         Ok(unit) => {
             let deadline = unit.call_deadline_ms.map(std::time::Duration::from_millis);
             crate::watchdog::install(events_fd, deadline);
-            run_batch(&unit, &mut emit)
+            let ran = run_batch(&unit, &mut emit);
+            ompd_loader::library::release_fresh_directories();
+            ran
         }
         Err(e) => Err(HarnessFailure::MalformedUnit(e)),
     };
@@ -907,7 +908,16 @@ mod tests {
             quarantined: Vec::new(),
             timing: None,
             fresh_everywhere: false,
-            then: vec![target(Arch::ILP32_LE), target(Arch::LP64_BE)],
+            then: Vec::new(),
+        };
+        let unit = Unit {
+            then: [Arch::ILP32_LE, Arch::LP64_BE]
+                .map(|a| Unit {
+                    target: target(a),
+                    ..unit.clone()
+                })
+                .to_vec(),
+            ..unit.clone()
         };
         let mut events = Vec::new();
         run_batch(&unit, &mut |e: &Event| {

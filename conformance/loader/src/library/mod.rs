@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 mod api;
 mod device;
 mod fresh;
+pub use fresh::release as release_fresh_directories;
 mod handles;
 mod heap;
 mod lifecycle;
@@ -98,9 +99,9 @@ pub const POISON_WORD: i64 = 0x5A5A_5A5A_5A5A_5A5A;
 pub struct Library {
     _lib: RawLibrary,
     _preloaded: Vec<RawLibrary>,
-    /// The directory of a fresh copy ([`Library::load_fresh`]), removed after the library is
+    /// The file of a fresh copy ([`Library::load_fresh`]), removed after the library is
     /// unloaded (fields drop in order).
-    _copy: Option<tempfile::TempDir>,
+    _copy: Option<fresh::Copy>,
     /// Path it was loaded from.
     pub path: PathBuf,
     /// Resolved entry points.
@@ -192,12 +193,12 @@ impl Library {
 
     /// [`Library::load_fresh`] with `opts` (its preloads are the instances already loaded).
     pub fn load_fresh_with(path: &Path, opts: &LoadOptions) -> Result<Library, LoadError> {
-        let (dir, copy) = fresh::stage(path).map_err(|message| LoadError {
+        let (kept, copy) = fresh::stage(path).map_err(|message| LoadError {
             path: path.to_path_buf(),
             message,
         })?;
         let mut lib = Library::load(&copy, opts)?;
-        lib._copy = Some(dir);
+        lib._copy = Some(kept);
         Ok(lib)
     }
 
