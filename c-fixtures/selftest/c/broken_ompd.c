@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The file name of the inner library, in this library's own directory. */
@@ -71,6 +72,44 @@ static void own_directory(char *out, size_t size) {
   out[len] = '\0';
 }
 
+/* Copies the file `from` to the new file `to`; 0 on success. */
+static int copy_file(const char *from, const char *to) {
+  int in = open(from, O_RDONLY);
+  int out = open(to, O_WRONLY | O_CREAT | O_EXCL, 0755);
+  int ok = in >= 0 && out >= 0;
+  char buf[65536];
+  ssize_t n;
+  while (ok && (n = read(in, buf, sizeof buf)) > 0)
+    ok = write(out, buf, (size_t)n) == n;
+  if (in >= 0)
+    close(in);
+  if (out >= 0)
+    close(out);
+  return ok ? 0 : -1;
+}
+
+/* The inner library at `path` as an instance of its own: when the process already holds one
+ * (an earlier instance of this library loaded it: a worker judging a batch of units), a private
+ * copy, removed once loaded. */
+static void *load_own_inner(const char *path) {
+  void *held = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  if (held == NULL)
+    return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  dlclose(held);
+  /* The dynamic linker knows a loaded file by its path: the clock's nanoseconds keep each
+   * copy's name new, though this library's own counters start again with each instance. */
+  struct timespec now;
+  char copy[4200];
+  if (clock_gettime(CLOCK_REALTIME, &now) != 0 ||
+      snprintf(copy, sizeof copy, "%s.%d.%ld.%ld.so", path, (int)getpid(), (long)now.tv_sec,
+               (long)now.tv_nsec) >= (int)sizeof copy ||
+      copy_file(path, copy) != 0)
+    return NULL;
+  void *handle = dlopen(copy, RTLD_NOW | RTLD_LOCAL);
+  unlink(copy);
+  return handle;
+}
+
 /* The inner library (loaded on first use), or NULL when it cannot be loaded. */
 static void *inner_library(void) {
   static void *handle;
@@ -80,7 +119,7 @@ static void *inner_library(void) {
     if (strlen(path) + sizeof INNER_NAME > sizeof path)
       return NULL;
     strcat(path, INNER_NAME);
-    handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    handle = load_own_inner(path);
   }
   return handle;
 }

@@ -52,7 +52,11 @@ pub(crate) fn run_batch(units: &[Unit], exec: Exec) -> Vec<UnitRun> {
 /// Runs `units` in one worker, pushing each finished unit's run to `runs`; returns the unit the
 /// worker left unfinished (it crashed, hung or was stopped in it, or said done with checks
 /// left), for the caller to go on with as a lone unit would. Units after that one are not
-/// started.
+/// started. A worker that ends between two units without a word of the next one (it ends its
+/// batch after a unit whose library changed the process, or died or hung unloading a library)
+/// leaves
+/// the rest to a new batch, which starts with that unit: the first unit of a worker is always
+/// judged, so every batch makes progress.
 fn one_worker<'u, 'a>(
     units: &'u [Unit],
     exec: Exec<'a>,
@@ -84,6 +88,13 @@ fn one_worker<'u, 'a>(
         let mut w = st.watch(&mut child, &mut rx, true);
         let handling = crate::phases::thread_cpu().saturating_sub(began);
         crate::phases::add(crate::phases::Phase::Supervise, handling);
+        if k > 0 && w.silent() && st.unstarted() {
+            // The worker ended its batch before this unit (the last one changed the process),
+            // or died or hung between two units (unloading a library): the rest start a new
+            // batch, this unit first.
+            let _ = child.wait();
+            return None;
+        }
         if !(w.done && st.complete()) {
             // Ended, timed out or stopped in the middle of unit k, or done with checks left
             // (then it is stopped here: its next unit starts afresh).

@@ -402,6 +402,14 @@ impl<'u, 'a> UnitState<'u, 'a> {
             || self.remaining.is_empty()
     }
 
+    /// True when no worker has said anything of the unit yet.
+    pub(crate) fn unstarted(&self) -> bool {
+        self.out.loaded.is_none()
+            && self.out.load_failed.is_none()
+            && self.out.harness_failed.is_none()
+            && self.out.records.is_empty()
+    }
+
     /// What the unit's workers gave.
     pub(crate) fn finish(self) -> UnitRun {
         self.out
@@ -430,6 +438,18 @@ pub(crate) struct Worker {
     hung: Option<(String, String)>,
     /// The entry point a fatal signal hit in, and whether a C++ exception escaped from it.
     crashed_in: Option<(String, bool)>,
+}
+
+impl Worker {
+    /// True when the worker ended (or timed out) without a word of the unit: no event, no call
+    /// in flight.
+    pub(crate) fn silent(&self) -> bool {
+        !matches!(self.ending, Ending::Stopped(_))
+            && self.in_flight.is_none()
+            && !self.done
+            && self.hung.is_none()
+            && self.crashed_in.is_none()
+    }
 }
 
 /// Whether a unit goes on with a fresh worker after one ended.

@@ -478,9 +478,7 @@ pub fn main() -> i32 {
         Ok(unit) => {
             let deadline = unit.call_deadline_ms.map(std::time::Duration::from_millis);
             crate::watchdog::install(events_fd, deadline);
-            let ran = run_batch(&unit, &mut emit);
-            ompd_loader::library::release_fresh_directories();
-            ran
+            run_batch(&unit, &mut emit)
         }
         Err(e) => Err(HarnessFailure::MalformedUnit(e)),
     };
@@ -739,16 +737,19 @@ fn new_ctx<'l>(
 }
 
 /// Runs `unit`, then each unit of its batch ([`Unit::then_units`]) in turn. A unit that did not
-/// end with [`Event::Done`] (its library did not load, or the result stream is gone) ends the
-/// batch: the supervisor starts what is left in a fresh worker.
+/// end with [`Event::Done`] (its library did not load, or the result stream is gone), or whose
+/// library changed the process (a signal, a descriptor, a thread: [`probes::process_changed`]),
+/// ends the batch: the worker exits 0 without an event of the next unit, and the supervisor
+/// starts what is left in a fresh worker.
 fn run_batch(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(), HarnessFailure> {
+    let _ = probes::process_changed();
     for u in unit.then_units() {
         let mut done = false;
         run_unit(&u, &mut |e: &Event| {
             done = matches!(e, Event::Done);
             emit(e)
         })?;
-        if !done {
+        if !done || probes::process_changed() {
             break;
         }
     }
@@ -877,13 +878,13 @@ mod tests {
         assert_eq!(after_ms, 3001);
     }
 
-    #[test]
-    fn each_unit_of_a_batch_gets_an_instance_no_earlier_unit_initialized() {
+    /// A batch of three units against the test library built from `source` (linked
+    /// `-z nodelete`): the events the worker streams.
+    fn batch_of_three(file: &str, source: &str) -> Vec<Event> {
         let root = tempfile::tempdir().unwrap();
-        let source = include_str!("../../c/used_once_ompd.c");
         let path = crate::cshared::build(
             root.path(),
-            "libompd_used_once.so",
+            file,
             source,
             &["-Wl,-z,nodelete"],
             "the batch test's library",
@@ -925,15 +926,40 @@ mod tests {
             true
         })
         .unwrap();
-        let seen: Vec<_> = events
+        events
+    }
+
+    /// The version strings the batch's units saw when their library loaded.
+    fn loaded_versions(events: &[Event]) -> Vec<&str> {
+        events
             .iter()
             .filter_map(|e| match e {
                 Event::Loaded { version_string, .. } => version_string.as_deref(),
                 _ => None,
             })
-            .collect();
-        assert_eq!(seen, ["never initialized"; 3], "{events:?}");
+            .collect()
+    }
+
+    /// One test, so that the library that changes the process runs after the other.
+    #[test]
+    fn each_unit_of_a_batch_gets_a_fresh_instance_and_a_process_change_ends_the_batch() {
+        let source = include_str!("../../c/used_once_ompd.c");
+        let events = batch_of_three("libompd_used_once.so", source);
+        assert_eq!(
+            loaded_versions(&events),
+            ["never initialized"; 3],
+            "{events:?}"
+        );
         let done = events.iter().filter(|e| **e == Event::Done).count();
         assert_eq!(done, 3, "one Done per unit");
+
+        let changing = format!("#define CHANGES_SIGNALS 1\n{source}");
+        let events = batch_of_three("libompd_changes_signals.so", &changing);
+        assert_eq!(
+            loaded_versions(&events),
+            ["never initialized"],
+            "{events:?}"
+        );
+        assert_eq!(events.last(), Some(&Event::Done), "the unit ran to its end");
     }
 }

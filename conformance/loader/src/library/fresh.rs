@@ -1,81 +1,40 @@
-//! Fresh library instances (`Library::load_fresh`): each a copy of the file under a name of its
-//! own, in a private directory of the process that links every other file of the library's
-//! directory (a library may find its siblings next to itself). The directory, named
-//! `ompd-fresh-<pid>-…` under the temporary directory, is made once per library file and
-//! process, so that many fresh instances (a worker's batch of cases, the layout check's hundred)
-//! link the siblings once. Each copy goes with its instance; the directories go with
-//! [`release`], or, when the process ended first (a crash, a watchdog's `_exit`, which run no
-//! destructor), with the first fresh instance of a later process, which sweeps them.
+//! The private directory of a fresh library instance (`Library::load_fresh`): a copy of the file
+//! beside links to its siblings, in `ompd-fresh-<pid>-…` under the temporary directory. The
+//! directory goes with the instance; one whose process ended first (a crash, a watchdog's `_exit`,
+//! which run no destructor) is swept by the first fresh instance of a later process.
 
 use nix::errno::Errno;
 use nix::sys::signal::kill;
 use nix::unistd::Pid;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, Once};
+use std::sync::Once;
 use tempfile::TempDir;
 
 /// The name prefix of the directories, before the owner's process id.
 const PREFIX: &str = "ompd-fresh-";
 
-/// A fresh copy of a library file: removed when it is dropped (the instance keeps its mapping).
-#[derive(Debug)]
-pub(super) struct Copy(PathBuf);
-
-impl Drop for Copy {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
-/// The private directories of this process, by the library file they serve.
-static DIRS: Mutex<BTreeMap<PathBuf, TempDir>> = Mutex::new(BTreeMap::new());
-
-/// A new copy of the library at `path` (the returned path: a name no earlier copy of the process
-/// had, since the dynamic linker knows a loaded file by its path) in the private directory of
-/// that file; the process's first call sweeps the directories of ended processes.
-pub(super) fn stage(path: &Path) -> Result<(Copy, PathBuf), String> {
-    let Some(name) = path.file_name() else {
+/// A new private directory holding a copy of the library at `path` (the returned path) and links
+/// to every other file of its directory; the process's first call sweeps the directories of
+/// ended processes.
+pub(super) fn stage(path: &Path) -> Result<(TempDir, PathBuf), String> {
+    let (Some(name), Some(home)) = (path.file_name(), path.parent()) else {
         return Err("no file name".into());
     };
     // Once per process: the layout check alone makes about a hundred fresh instances.
     static SWEPT: Once = Once::new();
     SWEPT.call_once(|| sweep(&std::env::temp_dir()));
-    static COPIES: AtomicU64 = AtomicU64::new(0);
-    let n = COPIES.fetch_add(1, Ordering::Relaxed);
-    let dir = private_directory(path)?;
-    let copy = dir.join(format!("fresh{n}-{}", name.to_string_lossy()));
-    std::fs::copy(path, &copy).map_err(|e| format!("cannot copy it: {e}"))?;
-    Ok((Copy(copy.clone()), copy))
-}
-
-/// The private directory of the library at `path`, made with its sibling links on first need.
-fn private_directory(path: &Path) -> Result<PathBuf, String> {
-    let (Some(name), Some(home)) = (path.file_name(), path.parent()) else {
-        return Err("no file name".into());
-    };
-    let mut dirs = DIRS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(dir) = dirs.get(path) {
-        return Ok(dir.path().to_path_buf());
-    }
     let dir = tempfile::Builder::new()
         .prefix(&format!("{PREFIX}{}-", std::process::id()))
         .tempdir()
         .map_err(|e| format!("no temporary directory: {e}"))?;
+    let copy = dir.path().join(name);
+    std::fs::copy(path, &copy).map_err(|e| format!("cannot copy it: {e}"))?;
     for entry in std::fs::read_dir(home).into_iter().flatten().flatten() {
         if entry.file_name() != name {
             sibling(&entry.path(), &dir.path().join(entry.file_name()));
         }
     }
-    let made = dir.path().to_path_buf();
-    dirs.insert(path.to_path_buf(), dir);
-    Ok(made)
-}
-
-/// Removes this process's private directories (instances loaded from them keep their mappings).
-pub fn release() {
-    DIRS.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    Ok((dir, copy))
 }
 
 /// Puts `target` at `link`: a hard link where it can (a file or a symbolic link on the same file
@@ -120,28 +79,20 @@ mod tests {
         std::fs::write(home.path().join("libomp.so.5"), b"dep").unwrap();
         std::fs::create_dir(home.path().join("sub")).unwrap();
         std::os::unix::fs::symlink("libomp.so.5", home.path().join("libomp.so")).unwrap();
-        let (kept, copy) = stage(&home.path().join("libompd.so")).unwrap();
-        let dir = copy.parent().unwrap();
+        let (dir, copy) = stage(&home.path().join("libompd.so")).unwrap();
         assert_eq!(std::fs::read(&copy).unwrap(), b"lib");
         use std::os::unix::fs::MetadataExt;
         let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
         assert_ne!(ino(&copy), ino(&home.path().join("libompd.so")), "a copy");
         for name in ["libomp.so.5", "libomp.so"] {
             let theirs = home.path().join(name);
-            assert_eq!(ino(&dir.join(name)), ino(&theirs), "{name} is reachable");
+            assert_eq!(
+                ino(&dir.path().join(name)),
+                ino(&theirs),
+                "{name} is reachable"
+            );
         }
-        assert!(dir.join("sub").is_dir(), "a directory is linked too");
-        let (_again, second) = stage(&home.path().join("libompd.so")).unwrap();
-        assert_eq!(
-            second.parent(),
-            Some(dir),
-            "one directory per file and process"
-        );
-        assert_ne!(second, copy, "each copy has a name of its own");
-        drop(kept);
-        assert!(!copy.exists(), "a copy goes with its instance");
-        release();
-        assert!(!dir.exists(), "the directories go with release");
+        assert!(dir.path().join("sub").is_dir(), "a directory is linked too");
     }
 
     #[test]

@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 mod api;
 mod device;
 mod fresh;
-pub use fresh::release as release_fresh_directories;
 mod handles;
 mod heap;
 mod lifecycle;
@@ -99,9 +98,9 @@ pub const POISON_WORD: i64 = 0x5A5A_5A5A_5A5A_5A5A;
 pub struct Library {
     _lib: RawLibrary,
     _preloaded: Vec<RawLibrary>,
-    /// The file of a fresh copy ([`Library::load_fresh`]), removed after the library is
+    /// The directory of a fresh copy ([`Library::load_fresh`]), removed after the library is
     /// unloaded (fields drop in order).
-    _copy: Option<fresh::Copy>,
+    _copy: Option<tempfile::TempDir>,
     /// Path it was loaded from.
     pub path: PathBuf,
     /// Resolved entry points.
@@ -193,12 +192,12 @@ impl Library {
 
     /// [`Library::load_fresh`] with `opts` (its preloads are the instances already loaded).
     pub fn load_fresh_with(path: &Path, opts: &LoadOptions) -> Result<Library, LoadError> {
-        let (kept, copy) = fresh::stage(path).map_err(|message| LoadError {
+        let (dir, copy) = fresh::stage(path).map_err(|message| LoadError {
             path: path.to_path_buf(),
             message,
         })?;
         let mut lib = Library::load(&copy, opts)?;
-        lib._copy = Some(kept);
+        lib._copy = Some(dir);
         Ok(lib)
     }
 

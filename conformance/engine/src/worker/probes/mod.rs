@@ -129,6 +129,22 @@ impl SignalCache {
 
 static SIGNALS: Mutex<SignalCache> = Mutex::new(SignalCache(None));
 
+/// Set when a probe saw the process changed (a signal, a descriptor, a thread).
+static CHANGED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// True when a probe saw the library change the process (a signal's action or the mask, a
+/// descriptor of the tool's, a thread started) since the last call: a worker then ends its
+/// batch, so that the next unit starts in a process as fresh as a lone unit's.
+pub(super) fn process_changed() -> bool {
+    CHANGED.swap(false, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Records a change of the process as a violation attributed to the check in flight.
+fn changed(v: Violation) {
+    CHANGED.store(true, std::sync::atomic::Ordering::Relaxed);
+    callbacks::ledger().violate(v);
+}
+
 /// Reads the process now (a field that cannot be read is 0 both times, so it never differs);
 /// the signals anew only when `full` or after a call of the C library's signal functions.
 fn read(full: bool) -> Probe {
@@ -182,20 +198,20 @@ fn compare_with(last: &Probe, during: &str, full: bool) -> Probe {
         .map(descriptors::Descriptors::take_changes)
         .unwrap_or_default();
     for what in changes {
-        callbacks::ledger().violate(Violation::DescriptorsChanged {
+        changed(Violation::DescriptorsChanged {
             what,
             during: during.to_string(),
         });
     }
     let now = read(full);
     for what in now.signals.changes_since(&last.signals) {
-        callbacks::ledger().violate(Violation::SignalsChanged {
+        changed(Violation::SignalsChanged {
             what,
             during: during.to_string(),
         });
     }
     if now.threads > last.threads {
-        callbacks::ledger().violate(Violation::ThreadsStarted {
+        changed(Violation::ThreadsStarted {
             before: last.threads,
             after: now.threads,
             during: during.to_string(),
