@@ -64,9 +64,13 @@ fn one_worker<'u, 'a>(
 ) -> Option<UnitState<'u, 'a>> {
     let mut st = UnitState::new(&units[0], exec);
     let mut first = st.next_worker_unit();
+    // One quarantine for the worker (it applies the first it is given).
     first.then = units[1..]
         .iter()
-        .map(|u| UnitState::new(u, exec).next_worker_unit())
+        .map(|u| Unit {
+            quarantined: first.quarantined.clone(),
+            ..UnitState::new(u, exec).next_worker_unit()
+        })
         .collect();
     let began = crate::phases::thread_cpu();
     let (mut child, mut capture) = match Process::start(exec.spawn, exec.keep_env, &first) {

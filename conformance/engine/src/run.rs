@@ -258,7 +258,8 @@ fn assemble(
     report
 }
 
-/// Runs the simulated units numbered `mine` (`opts.jobs` at a time), answers in that order.
+/// Runs the simulated units numbered `mine` (`opts.jobs` batches at a time, each batch a
+/// library's consecutive units in one worker, `crate::batch`), answers in that order.
 fn run_units(
     units: &[Unit],
     mine: &[usize],
@@ -270,36 +271,79 @@ fn run_units(
     // A library that cannot load fails the same way in every unit: once one unit saw it, the
     // library's other units are recorded from that failure without starting workers.
     let unloadable: Mutex<BTreeMap<PathBuf, LoadFailure>> = Mutex::new(BTreeMap::new());
-    parallel_map(mine.len(), opts.jobs, |n| {
-        let (i, u) = (mine[n], &units[mine[n]]);
-        let known = unloadable
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&u.path)
-            .cloned();
-        let r = match known {
-            Some(f) => f.unit_run(u),
-            None => run_unit(u, exec),
+    let batches = batches_of(units, mine);
+    let runs = parallel_map(batches.len(), opts.jobs, |b| {
+        let picked: Vec<Unit> = batches[b].iter().map(|&i| units[i].clone()).collect();
+        let path = &picked[0].path;
+        let known = || {
+            let failures = unloadable.lock().unwrap_or_else(|e| e.into_inner());
+            failures.get(path).cloned()
         };
-        if let Some(f) = LoadFailure::of(&r) {
-            unloadable
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .entry(u.path.clone())
-                .or_insert(f);
+        let runs: Vec<UnitRun> = match known() {
+            Some(f) => picked.iter().map(|u| f.unit_run(u)).collect(),
+            None => crate::batch::run_padded(&picked, exec)
+                .into_iter()
+                .zip(&picked)
+                .map(|(r, u)| r.unwrap_or_else(|| run_unit(u, exec)))
+                .collect(),
+        };
+        let runs = after_load_failure(runs, &picked, &unloadable);
+        for (&i, u) in batches[b].iter().zip(&picked) {
+            progress(&format!(
+                "[{}/{total}] {} {} {} {}",
+                i + 1,
+                u.library,
+                u.target.scenario_name(),
+                u.target.arch().name(),
+                u.target
+                    .layout()
+                    .map_or_else(String::new, |l| l.to_string())
+            ));
         }
-        progress(&format!(
-            "[{}/{total}] {} {} {} {}",
-            i + 1,
-            u.library,
-            u.target.scenario_name(),
-            u.target.arch().name(),
-            u.target
-                .layout()
-                .map_or_else(String::new, |l| l.to_string())
-        ));
-        r
-    })
+        runs
+    });
+    runs.into_iter().flatten().collect()
+}
+
+/// The units numbered `mine` in batches of at most [`crate::batch::BATCH`] consecutive units
+/// of one library.
+fn batches_of(units: &[Unit], mine: &[usize]) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for &i in mine {
+        match out.last_mut() {
+            Some(b) if b.len() < crate::batch::BATCH && units[b[0]].path == units[i].path => {
+                b.push(i)
+            }
+            _ => out.push(vec![i]),
+        }
+    }
+    out
+}
+
+/// A batch's runs, each unit after the first whose library failed to load recorded from that
+/// failure (as a unit started later is), and the failure kept for the library's later units.
+fn after_load_failure(
+    runs: Vec<UnitRun>,
+    units: &[Unit],
+    unloadable: &Mutex<BTreeMap<PathBuf, LoadFailure>>,
+) -> Vec<UnitRun> {
+    let mut failed: Option<LoadFailure> = None;
+    let runs = runs
+        .into_iter()
+        .zip(units)
+        .map(|(r, u)| match &failed {
+            Some(f) => f.unit_run(u),
+            None => {
+                failed = LoadFailure::of(&r);
+                r
+            }
+        })
+        .collect();
+    if let Some(f) = failed {
+        let mut failures = unloadable.lock().unwrap_or_else(|e| e.into_inner());
+        failures.entry(units[0].path.clone()).or_insert(f);
+    }
+    runs
 }
 
 /// The static checks of a library, judged from its file.

@@ -478,7 +478,9 @@ pub fn main() -> i32 {
         Ok(unit) => {
             let deadline = unit.call_deadline_ms.map(std::time::Duration::from_millis);
             crate::watchdog::install(events_fd, deadline);
-            run_batch(&unit, &mut emit)
+            let ran = run_batch(&unit, &mut emit);
+            ompd_loader::library::release_fresh_directories();
+            ran
         }
         Err(e) => Err(HarnessFailure::MalformedUnit(e)),
     };
@@ -759,6 +761,8 @@ fn run_batch(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(), Ha
 /// Runs `unit`, calling `emit` for each event (the worker streams them; tests collect them). A
 /// harness failure ends the unit early; the caller reports it (as [`Event::HarnessFailed`]).
 pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(), HarnessFailure> {
+    // What an earlier unit of this process recorded is not this unit's.
+    callbacks::fresh_ledger();
     watch::quarantine(quarantined_entry_points(unit)?);
     let before_load = phases::timed(Phase::Probes, probes::take);
     let Some((lib, profile)) = phases::timed(Phase::Load, || load(unit, emit)) else {

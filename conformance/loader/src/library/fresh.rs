@@ -1,40 +1,89 @@
-//! The private directory of a fresh library instance (`Library::load_fresh`): a copy of the file
-//! beside links to its siblings, in `ompd-fresh-<pid>-…` under the temporary directory. The
-//! directory goes with the instance; one whose process ended first (a crash, a watchdog's `_exit`,
-//! which run no destructor) is swept by the first fresh instance of a later process.
+//! The private directory of fresh library instances (`Library::load_fresh`): one per library
+//! file and process, in `ompd-fresh-<pid>-…` under the temporary directory, holding a copy of
+//! the file beside links to its siblings (a library may find its siblings next to itself).
+//!
+//! Each fresh instance gets a new copy (a new file: the dynamic linker knows a loaded file by
+//! its device and inode) under the file's own name (a sibling the library names after itself,
+//! such as a marker file, is found as beside the original), loaded through a path no earlier
+//! instance had: the directory, as many `.` components as instances staged before, then the
+//! name (the dynamic linker also knows a loaded file by the path it was loaded from, and never
+//! normalizes it). So the siblings are linked once per process, not once per instance; a
+//! sibling that appeared since is linked when the next instance is staged.
+//!
+//! The directories go with [`release`] (a worker's end); one whose process ended first (a crash,
+//! a watchdog's `_exit`, which run no destructor) is swept by the first fresh instance of a
+//! later process.
 
 use nix::errno::Errno;
 use nix::sys::signal::kill;
 use nix::unistd::Pid;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::Once;
+use std::sync::{Mutex, Once};
 use tempfile::TempDir;
 
 /// The name prefix of the directories, before the owner's process id.
 const PREFIX: &str = "ompd-fresh-";
 
-/// A new private directory holding a copy of the library at `path` (the returned path) and links
-/// to every other file of its directory; the process's first call sweeps the directories of
-/// ended processes.
-pub(super) fn stage(path: &Path) -> Result<(TempDir, PathBuf), String> {
+/// The private directory of one library file.
+struct Private {
+    dir: TempDir,
+    /// The siblings linked so far.
+    linked: BTreeSet<OsString>,
+    /// The instances staged so far.
+    staged: usize,
+}
+
+/// This process's private directories, by the library file they serve.
+static DIRS: Mutex<BTreeMap<PathBuf, Private>> = Mutex::new(BTreeMap::new());
+
+/// A new copy of the library at `path` in its private directory, and the path to load it by
+/// (one no earlier instance of the process was loaded by); the process's first call sweeps the
+/// directories of ended processes.
+pub(super) fn stage(path: &Path) -> Result<PathBuf, String> {
     let (Some(name), Some(home)) = (path.file_name(), path.parent()) else {
         return Err("no file name".into());
     };
     // Once per process: the layout check alone makes about a hundred fresh instances.
     static SWEPT: Once = Once::new();
     SWEPT.call_once(|| sweep(&std::env::temp_dir()));
-    let dir = tempfile::Builder::new()
-        .prefix(&format!("{PREFIX}{}-", std::process::id()))
-        .tempdir()
-        .map_err(|e| format!("no temporary directory: {e}"))?;
-    let copy = dir.path().join(name);
-    std::fs::copy(path, &copy).map_err(|e| format!("cannot copy it: {e}"))?;
+    let mut dirs = DIRS.lock().unwrap_or_else(|e| e.into_inner());
+    let p = match dirs.entry(path.to_path_buf()) {
+        std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::btree_map::Entry::Vacant(e) => e.insert(Private {
+            dir: tempfile::Builder::new()
+                .prefix(&format!("{PREFIX}{}-", std::process::id()))
+                .tempdir()
+                .map_err(|e| format!("no temporary directory: {e}"))?,
+            linked: BTreeSet::new(),
+            staged: 0,
+        }),
+    };
     for entry in std::fs::read_dir(home).into_iter().flatten().flatten() {
-        if entry.file_name() != name {
-            sibling(&entry.path(), &dir.path().join(entry.file_name()));
+        let sib = entry.file_name();
+        if sib != name && !p.linked.contains(&sib) {
+            sibling(&entry.path(), &p.dir.path().join(&sib));
+            p.linked.insert(sib);
         }
     }
-    Ok((dir, copy))
+    let copy = p.dir.path().join(name);
+    // The earlier instance keeps its mapping of the file it was loaded from.
+    let _ = std::fs::remove_file(&copy);
+    std::fs::copy(path, &copy).map_err(|e| format!("cannot copy it: {e}"))?;
+    let mut load = p.dir.path().to_path_buf();
+    for _ in 0..p.staged {
+        load.push(".");
+    }
+    load.push(name);
+    p.staged += 1;
+    Ok(load)
+}
+
+/// Removes this process's private directories (the instances loaded from them keep their
+/// mappings).
+pub fn release() {
+    DIRS.lock().unwrap_or_else(|e| e.into_inner()).clear();
 }
 
 /// Puts `target` at `link`: a hard link where it can (a file or a symbolic link on the same file
@@ -73,26 +122,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn siblings_are_linked_and_the_library_copied() {
+    fn siblings_are_linked_once_and_each_instance_gets_a_new_copy_by_a_new_path() {
         let home = tempfile::tempdir().unwrap();
         std::fs::write(home.path().join("libompd.so"), b"lib").unwrap();
         std::fs::write(home.path().join("libomp.so.5"), b"dep").unwrap();
         std::fs::create_dir(home.path().join("sub")).unwrap();
         std::os::unix::fs::symlink("libomp.so.5", home.path().join("libomp.so")).unwrap();
-        let (dir, copy) = stage(&home.path().join("libompd.so")).unwrap();
-        assert_eq!(std::fs::read(&copy).unwrap(), b"lib");
+        let lib = home.path().join("libompd.so");
+        let first = stage(&lib).unwrap();
+        assert_eq!(std::fs::read(&first).unwrap(), b"lib");
         use std::os::unix::fs::MetadataExt;
         let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
-        assert_ne!(ino(&copy), ino(&home.path().join("libompd.so")), "a copy");
+        assert_ne!(ino(&first), ino(&lib), "a copy");
+        let dir = first.parent().unwrap().to_path_buf();
         for name in ["libomp.so.5", "libomp.so"] {
             let theirs = home.path().join(name);
-            assert_eq!(
-                ino(&dir.path().join(name)),
-                ino(&theirs),
-                "{name} is reachable"
-            );
+            assert_eq!(ino(&dir.join(name)), ino(&theirs), "{name} is reachable");
         }
-        assert!(dir.path().join("sub").is_dir(), "a directory is linked too");
+        assert!(dir.join("sub").is_dir(), "a directory is linked too");
+        let first_ino = ino(&first);
+        // As an instance's mapping does, an open file keeps its inode from being reused.
+        let _held = std::fs::File::open(&first).unwrap();
+        std::fs::write(home.path().join("marker"), b"").unwrap();
+        let second = stage(&lib).unwrap();
+        assert_eq!(
+            second,
+            dir.join(".").join("libompd.so"),
+            "a path no instance had"
+        );
+        assert_ne!(ino(&second), first_ino, "a new copy");
+        assert!(
+            dir.join("marker").exists(),
+            "a sibling that appeared is linked"
+        );
+        release();
+        assert!(!dir.exists(), "the directories go with release");
     }
 
     #[test]

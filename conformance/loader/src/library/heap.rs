@@ -127,11 +127,17 @@ fn state() -> std::sync::MutexGuard<'static, State> {
 }
 
 impl Library {
-    /// Arms the heap watch on this library's executable segments; the error says why it cannot
-    /// be (no shim in the process, no entry point to find the library's file by).
+    /// Arms the heap watch on this library's executable segments, its counts from nothing; the
+    /// error says why it cannot be (no shim in the process, no entry point to find the
+    /// library's file by).
     pub fn watch_heap(&self) -> Result<(), String> {
         let armed = self.arm().map_err(|why| format!("no heap watch: {why}"));
-        state().armed = Some(armed.clone());
+        // The counts start here: an earlier instance's (a worker's earlier unit) are not this
+        // one's.
+        *state() = State {
+            armed: Some(armed.clone()),
+            ..State::default()
+        };
         armed.map(|_| ())
     }
 

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 mod api;
 mod device;
 mod fresh;
+pub use fresh::release as release_fresh_directories;
 mod handles;
 mod heap;
 mod lifecycle;
@@ -98,9 +99,6 @@ pub const POISON_WORD: i64 = 0x5A5A_5A5A_5A5A_5A5A;
 pub struct Library {
     _lib: RawLibrary,
     _preloaded: Vec<RawLibrary>,
-    /// The directory of a fresh copy ([`Library::load_fresh`]), removed after the library is
-    /// unloaded (fields drop in order).
-    _copy: Option<tempfile::TempDir>,
     /// Path it was loaded from.
     pub path: PathBuf,
     /// Resolved entry points.
@@ -169,7 +167,6 @@ impl Library {
         Ok(Library {
             _lib: lib,
             _preloaded: preloaded,
-            _copy: None,
             path: path.to_path_buf(),
             api,
             tr,
@@ -179,26 +176,26 @@ impl Library {
 }
 
 impl Library {
-    /// Loads a fresh instance of the library at `path`: a copy of the file (which the dynamic
+    /// Loads a fresh instance of the library at `path`: a new copy of the file (which the dynamic
     /// linker maps anew, where another `dlopen` of the same file would give back the instance
-    /// already loaded) in a temporary directory beside links to every other file of the
-    /// library's own directory (a library may find its siblings next to itself). The copy starts
-    /// with none of the state an earlier instance keeps; its dependencies, and a sibling it loads
-    /// itself (a forwarder's inner library), are the instances already loaded. The directory goes
-    /// with the instance, or with the first fresh instance of a later process (`fresh.rs`).
+    /// already loaded) in a private directory beside links to every other file of the library's
+    /// own directory (a library may find its siblings next to itself), loaded through a path no
+    /// earlier instance had (`fresh.rs`). The copy starts with none of the state an earlier
+    /// instance keeps; its dependencies, and a sibling it loads itself (a forwarder's inner
+    /// library, unless it makes its own copy), are the instances already loaded. The directory
+    /// goes with [`release_fresh_directories`], or with the first fresh instance of a later
+    /// process.
     pub fn load_fresh(path: &Path) -> Result<Library, LoadError> {
         Library::load_fresh_with(path, &LoadOptions::default())
     }
 
     /// [`Library::load_fresh`] with `opts` (its preloads are the instances already loaded).
     pub fn load_fresh_with(path: &Path, opts: &LoadOptions) -> Result<Library, LoadError> {
-        let (dir, copy) = fresh::stage(path).map_err(|message| LoadError {
+        let copy = fresh::stage(path).map_err(|message| LoadError {
             path: path.to_path_buf(),
             message,
         })?;
-        let mut lib = Library::load(&copy, opts)?;
-        lib._copy = Some(dir);
-        Ok(lib)
+        Library::load(&copy, opts)
     }
 
     /// Loads an instance of the library at `path` that no one has used: the file itself, or a

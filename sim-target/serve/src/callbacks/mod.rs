@@ -44,6 +44,12 @@ fn ledger_cell() -> &'static Mutex<Ledger> {
     LEDGER.get_or_init(|| Mutex::new(Ledger::default()))
 }
 
+/// Starts the process-wide ledger afresh: nothing an earlier library instance of the process
+/// allocated, violated, called or answered is in it (a worker's next unit of a batch).
+pub fn fresh_ledger() {
+    *ledger() = Ledger::default();
+}
+
 /// The process-wide ledger. A poisoned lock is recovered: the ledger stays readable after a
 /// panic elsewhere.
 pub fn ledger() -> MutexGuard<'static, Ledger> {
