@@ -1,7 +1,7 @@
-//! Batches: several units (a wave's generated cases, a shrinking round's candidates) run one
-//! after the other in one worker, each against a library instance no earlier unit used
-//! (`Unit::then`), so that a batch costs one fork, not one per unit. Every unit is judged as
-//! [`supervisor::run_unit`] judges it: when a worker crashes, hangs, or the run is stopped in
+//! Batches: several units of one library (its consecutive simulated units, a wave's generated
+//! cases, a shrinking round's candidates) run one after the other in one worker, each against a
+//! library instance no earlier unit used (`Unit::then`), so that a batch costs one fork, not one
+//! per unit. Every unit is judged as [`supervisor::run_unit`] judges it: when a worker crashes, hangs, or the run is stopped in
 //! the middle of a unit, that unit goes on exactly as a lone unit would (its crash attributed
 //! and re-run by the same rules, its other checks in fresh workers), and the units after it
 //! start a new batch.
@@ -54,40 +54,25 @@ pub(crate) fn run_batch(units: &[Unit], exec: Exec) -> Vec<UnitRun> {
 /// left), for the caller to go on with as a lone unit would. Units after that one are not
 /// started. A worker that ends between two units without a word of the next one (it ends its
 /// batch after a unit whose library changed the process, or died or hung unloading a library)
-/// leaves
-/// the rest to a new batch, which starts with that unit: the first unit of a worker is always
-/// judged, so every batch makes progress.
+/// leaves the rest to a new batch, which starts with that unit: the first unit of a worker is
+/// always judged, so every batch makes progress.
 fn one_worker<'u, 'a>(
     units: &'u [Unit],
     exec: Exec<'a>,
     runs: &mut Vec<UnitRun>,
 ) -> Option<UnitState<'u, 'a>> {
-    let mut st = UnitState::new(&units[0], exec);
-    let mut first = st.next_worker_unit();
-    // One quarantine for the worker (it applies the first it is given).
-    first.then = units[1..]
-        .iter()
-        .map(|u| Unit {
-            quarantined: first.quarantined.clone(),
-            ..UnitState::new(u, exec).next_worker_unit()
-        })
-        .collect();
-    let began = crate::phases::thread_cpu();
-    let (mut child, mut capture) = match Process::start(exec.spawn, exec.keep_env, &first) {
+    let mut first = UnitState::new(&units[0], exec);
+    let (mut child, mut capture, mut rx) = match start(&first, units, exec) {
         Ok(started) => started,
         Err(detail) => {
-            st.all(Outcome::HarnessError, "", "", &detail);
-            runs.push(st.finish());
+            first.all(Outcome::HarnessError, "", "", &detail);
+            runs.push(first.finish());
             return None;
         }
     };
-    crate::phases::add(
-        crate::phases::Phase::Start,
-        crate::phases::thread_cpu().saturating_sub(began),
-    );
-    let mut rx = child.stream(&first);
-    let mut k = 0;
-    loop {
+    let mut first = Some(first);
+    for (k, unit) in units.iter().enumerate() {
+        let mut st = first.take().unwrap_or_else(|| UnitState::new(unit, exec));
         let began = crate::phases::thread_cpu();
         let mut w = st.watch(&mut child, &mut rx, true);
         let handling = crate::phases::thread_cpu().saturating_sub(began);
@@ -114,18 +99,40 @@ fn one_worker<'u, 'a>(
                 Next::Replace => Some(st),
             };
         }
-        k += 1;
-        if k == units.len() {
-            // What the worker printed goes with its last unit.
-            let _ = child.wait();
-            let mut last = st.finish();
-            last.output = supervisor::captured(&mut capture);
-            runs.push(last);
-            return None;
-        }
         runs.push(st.finish());
-        st = UnitState::new(&units[k], exec);
     }
+    // What the worker printed goes with its last unit.
+    let _ = child.wait();
+    if let Some(last) = runs.last_mut() {
+        last.output = supervisor::captured(&mut capture);
+    }
+    None
+}
+
+/// Starts one worker for `units`: the first as `st` has it, the rest as its [`Unit::then`], all
+/// under the first's quarantine (a worker applies the first it is given). The worker, its
+/// captured output and its event stream.
+fn start(
+    st: &UnitState,
+    units: &[Unit],
+    exec: Exec,
+) -> Result<(Process, std::fs::File, crate::process::Events), String> {
+    let mut first = st.next_worker_unit();
+    first.then = units[1..]
+        .iter()
+        .map(|u| Unit {
+            quarantined: first.quarantined.clone(),
+            ..UnitState::new(u, exec).next_worker_unit()
+        })
+        .collect();
+    let began = crate::phases::thread_cpu();
+    let (mut child, capture) = Process::start(exec.spawn, exec.keep_env, &first)?;
+    crate::phases::add(
+        crate::phases::Phase::Start,
+        crate::phases::thread_cpu().saturating_sub(began),
+    );
+    let rx = child.stream(&first);
+    Ok((child, capture, rx))
 }
 
 #[cfg(test)]

@@ -30,8 +30,8 @@
 //!   called again in its run.
 //! - [`supervisor`]: runs one unit in fresh worker processes and turns their events into results;
 //!   a crash or timeout is attributed to the check in flight.
-//! - [`batch`]: units that differ only in their target (generated cases) run one after the
-//!   other in one worker, each against a fresh library instance, judged as lone units are.
+//! - [`batch`]: up to 8 units of one library run one after the other in one worker, each
+//!   against a library instance of its own, judged as lone units are.
 //! - [`collect`]: records the snapshot probes of a library in workers.
 //! - [`real_runs`]: the real targets of a run (fixtures on each runtime, live and from core
 //!   files; `--pid`; `--core`) and running every library's units against each.

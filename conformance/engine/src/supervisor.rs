@@ -1,7 +1,8 @@
 //! The supervisor: runs a unit (library × scenario × arch × layout, planned by [`crate::run`]) in
 //! a fresh worker process ([`crate::process`]: forked by a zygote or executed again, never a fork
-//! of the multi-threaded supervisor), and turns the streamed events into results. A crash or
-//! timeout is attributed to the check in flight; the checks after it run in a new worker.
+//! of the multi-threaded supervisor; [`crate::batch`] runs several units in one worker), and
+//! turns the streamed events into results. A crash or timeout is attributed to the check in
+//! flight; the checks after it run in a new worker.
 //!
 //! A fresh worker per unit is also how each target setup gets a fresh library instance: the
 //! LLVM-family libraries latch type sizes and state in process-wide globals ([`crate::batch`]
