@@ -2,9 +2,19 @@
  * debugger makes first, ompd_initialize and ompd_process_initialize with ompd_rc_ok, touches no
  * memory of the target, and reads no symbol: a fresh instance of it costs the fork, the dynamic
  * load and the calls themselves, which every library pays before it does any work of its own.
- * It declares its types itself, so it builds without omp-tools.h. */
+ * It declares its types itself, so it builds without omp-tools.h.
+ *
+ * Tests build variants of it by defining, before this text, VERSION_STRING (an expression for
+ * the version string) and ON_INITIALIZE (statements ompd_initialize runs first). */
 
 #include <stdint.h>
+
+#ifndef VERSION_STRING
+#define VERSION_STRING "empty OMPD library (the bench's floor)"
+#endif
+#ifndef ON_INITIALIZE
+#define ON_INITIALIZE
+#endif
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -20,13 +30,14 @@ EXPORT ompd_rc_t ompd_get_api_version(ompd_word_t *version) {
 }
 
 EXPORT ompd_rc_t ompd_get_version_string(const char **string) {
-    *string = "empty OMPD library (the bench's floor)";
+    *string = VERSION_STRING;
     return ompd_rc_ok;
 }
 
 EXPORT ompd_rc_t ompd_initialize(ompd_word_t version, const void *callbacks) {
     (void)version;
     (void)callbacks;
+    ON_INITIALIZE
     return ompd_rc_ok;
 }
 

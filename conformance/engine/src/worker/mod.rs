@@ -20,10 +20,14 @@ use sim_target::layout::Policy;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
+mod batch;
 mod panics;
 mod probes;
+mod scenario;
 mod target;
 
+use batch::run_batch;
+pub use scenario::{Scenario, ScenarioName};
 pub use target::{hand_over, key, prelower};
 use target::{prepare, set_up_target, Prepared};
 
@@ -172,100 +176,6 @@ impl Target {
             Target::Host | Target::Simulated { .. } => ompd_report::TARGET_SIM,
             Target::Real { target, .. } => target.kind().name(),
         }
-    }
-}
-
-/// A simulated target's runtime state, resolved when the unit is planned.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Scenario {
-    /// A built-in scenario (`sim_target::model::scenario`), its model rebuilt by the worker.
-    BuiltIn(ScenarioName),
-    /// A model from elsewhere, with the name reports give it: a replayed file (`replay:NAME`)
-    /// or a generated case.
-    Model {
-        /// The name reports give it.
-        name: String,
-        /// The runtime state.
-        model: Box<sim_target::model::Model>,
-    },
-}
-
-impl Scenario {
-    /// The built-in scenario `name`; an unknown name is refused in one line naming the known
-    /// ones.
-    pub fn built_in(name: &str) -> Result<Scenario, String> {
-        ScenarioName::try_from(name.to_string()).map(Scenario::BuiltIn)
-    }
-
-    /// The default scenario set (`sim_target::model::scenario_names`), by name.
-    pub fn default_set() -> Vec<Scenario> {
-        sim_target::model::scenario_names()
-            .map(|n| Scenario::BuiltIn(ScenarioName(n.to_string())))
-            .collect()
-    }
-
-    /// A scenario of `model`, named `name` in reports.
-    pub fn model(name: impl Into<String>, model: sim_target::model::Model) -> Scenario {
-        Scenario::Model {
-            name: name.into(),
-            model: Box::new(model),
-        }
-    }
-
-    /// The name reports give it.
-    pub fn name(&self) -> &str {
-        match self {
-            Scenario::BuiltIn(n) => &n.0,
-            Scenario::Model { name, .. } => name,
-        }
-    }
-
-    /// True when it runs check `check`: a built-in runtime variant runs only the checks that
-    /// judge it (`ompd_checks::variants`); every other scenario runs all.
-    pub fn judges(&self, check: &str) -> bool {
-        match self {
-            Scenario::BuiltIn(n) => {
-                sim_target::model::variant(&n.0).is_none_or(|v| checks::variants::judges(v, check))
-            }
-            Scenario::Model { .. } => true,
-        }
-    }
-
-    /// Its runtime state.
-    pub fn runtime_state(&self) -> sim_target::model::Model {
-        match self {
-            Scenario::BuiltIn(n) => n.model(),
-            Scenario::Model { model, .. } => (**model).clone(),
-        }
-    }
-}
-
-/// The name of a built-in scenario: only a known name can be made or read from a unit.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "String")]
-pub struct ScenarioName(String);
-
-impl TryFrom<String> for ScenarioName {
-    type Error = String;
-
-    fn try_from(name: String) -> Result<Self, String> {
-        if sim_target::model::known_names().any(|n| n == name) {
-            return Ok(ScenarioName(name));
-        }
-        let known: Vec<_> = sim_target::model::known_names().collect();
-        Err(format!(
-            "unknown scenario `{name}` (known: {})",
-            known.join(", ")
-        ))
-    }
-}
-
-impl ScenarioName {
-    fn model(&self) -> sim_target::model::Model {
-        sim_target::model::scenario(&self.0)
-            .expect("a scenario name is checked when it is made or read")
-            .model
     }
 }
 
@@ -738,26 +648,6 @@ fn new_ctx<'l>(
     }
 }
 
-/// Runs `unit`, then each unit of its batch ([`Unit::then_units`]) in turn. A unit that did not
-/// end with [`Event::Done`] (its library did not load, or the result stream is gone), or whose
-/// library changed the process (a signal, a descriptor, a thread: [`probes::process_changed`]),
-/// ends the batch: the worker exits 0 without an event of the next unit, and the supervisor
-/// starts what is left in a fresh worker.
-fn run_batch(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(), HarnessFailure> {
-    let _ = probes::process_changed();
-    for u in unit.then_units() {
-        let mut done = false;
-        run_unit(&u, &mut |e: &Event| {
-            done = matches!(e, Event::Done);
-            emit(e)
-        })?;
-        if !done || probes::process_changed() {
-            break;
-        }
-    }
-    Ok(())
-}
-
 /// Runs `unit`, calling `emit` for each event (the worker streams them; tests collect them). A
 /// harness failure ends the unit early; the caller reports it (as [`Event::HarnessFailed`]).
 pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(), HarnessFailure> {
@@ -880,90 +770,5 @@ mod tests {
         assert_eq!(entry_point, "ompd_get_curr_task_handle");
         assert!(call.starts_with("ompd_get_curr_task_handle(") && call.contains("0x2000"));
         assert_eq!(after_ms, 3001);
-    }
-
-    /// A batch of three units against the test library built from `source` (linked
-    /// `-z nodelete`): the events the worker streams.
-    fn batch_of_three(file: &str, source: &str) -> Vec<Event> {
-        let root = tempfile::tempdir().unwrap();
-        let path = crate::cshared::build(
-            root.path(),
-            file,
-            source,
-            &["-Wl,-z,nodelete"],
-            "the batch test's library",
-        )
-        .unwrap();
-        let target = |arch| Target::Simulated {
-            scenario: Scenario::built_in("serial").unwrap(),
-            arch,
-            layout: Policy::Natural,
-        };
-        let unit = Unit {
-            library: "used-once".into(),
-            path,
-            preload: Vec::new(),
-            needs_cxx_runtime: false,
-            stage: Stage::Target,
-            snapshot: false,
-            target: target(Arch::LP64_LE),
-            checks: Vec::new(),
-            carried: Contract::default(),
-            call_deadline_ms: None,
-            quarantined: Vec::new(),
-            timing: None,
-            fresh_everywhere: false,
-            then: Vec::new(),
-        };
-        let unit = Unit {
-            then: [Arch::ILP32_LE, Arch::LP64_BE]
-                .map(|a| Unit {
-                    target: target(a),
-                    ..unit.clone()
-                })
-                .to_vec(),
-            ..unit.clone()
-        };
-        let mut events = Vec::new();
-        run_batch(&unit, &mut |e: &Event| {
-            events.push(e.clone());
-            true
-        })
-        .unwrap();
-        events
-    }
-
-    /// The version strings the batch's units saw when their library loaded.
-    fn loaded_versions(events: &[Event]) -> Vec<&str> {
-        events
-            .iter()
-            .filter_map(|e| match e {
-                Event::Loaded { version_string, .. } => version_string.as_deref(),
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// One test, so that the library that changes the process runs after the other.
-    #[test]
-    fn each_unit_of_a_batch_gets_a_fresh_instance_and_a_process_change_ends_the_batch() {
-        let source = include_str!("../../c/used_once_ompd.c");
-        let events = batch_of_three("libompd_used_once.so", source);
-        assert_eq!(
-            loaded_versions(&events),
-            ["never initialized"; 3],
-            "{events:?}"
-        );
-        let done = events.iter().filter(|e| **e == Event::Done).count();
-        assert_eq!(done, 3, "one Done per unit");
-
-        let changing = format!("#define CHANGES_SIGNALS 1\n{source}");
-        let events = batch_of_three("libompd_changes_signals.so", &changing);
-        assert_eq!(
-            loaded_versions(&events),
-            ["never initialized"],
-            "{events:?}"
-        );
-        assert_eq!(events.last(), Some(&Event::Done), "the unit ran to its end");
     }
 }
