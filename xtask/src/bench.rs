@@ -1,4 +1,4 @@
-//! `cargo xtask bench`: per fetched vendor library, the workers, checks and wall time of a
+//! `cargo xtask bench`: per fetched vendor library, the library instances, checks and wall time of a
 //! default run, its run with the property phase, and the instance and check rates of the hidden
 //! `__bench` process; then the whole default run, and the phase, traffic and scaling tables. It
 //! prints the library table and writes it, with the others, to `target/bench/` (Markdown, which
@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-/// `cargo xtask bench`: per fetched vendor library, the workers, checks and wall time of a
+/// `cargo xtask bench`: per fetched vendor library, the library instances, checks and wall time of a
 /// default run, and the instance and check rates of the hidden `__bench` process.
 pub fn bench() -> i32 {
     let exe = match runner() {
@@ -65,7 +65,7 @@ pub fn bench() -> i32 {
 /// The columns of the library table: name, then the figures of [`bench_library`].
 const COLUMNS: [&str; 11] = [
     "library",
-    "workers",
+    "instances",
     "results",
     "scenarios: wall s",
     "exec inst/s",
@@ -136,12 +136,12 @@ fn bench_library(exe: &Path, name: &str, dir: &Path) -> Result<[String; 11], Str
         .ok_or_else(|| format!("the run on {name} failed"))?;
     let text = std::fs::read_to_string(&out).unwrap_or_default();
     let results = text.matches("\"check\":").count();
-    let workers = workers_of(&text);
+    let instances = instances_of(&text);
     let f = bench_figures(exe, name, dir).ok_or_else(|| format!("measuring {name} failed"))?;
     let rate = |k: &str| format!("{:.0}", figure(&f, k));
     Ok([
         name.to_string(),
-        workers.to_string(),
+        instances.to_string(),
         results.to_string(),
         format!("{secs:.2}"),
         rate("exec_instances_per_s"),
@@ -214,9 +214,9 @@ fn timed_to(
 }
 
 /// The worker processes a JSON report's run started.
-fn workers_of(text: &str) -> usize {
-    // One worker process (one fresh library instance) per unit: scenario x arch x layout,
-    // plus the lifecycle unit.
+fn instances_of(text: &str) -> usize {
+    // One fresh library instance per unit (scenario x arch x layout, plus the lifecycle unit),
+    // in a worker of its batch.
     let mut units = std::collections::BTreeSet::new();
     for chunk in text.split("\"scenario\": \"").skip(1) {
         let s: String = chunk.chars().take_while(|c| *c != '"').collect();
@@ -230,8 +230,8 @@ fn workers_of(text: &str) -> usize {
             .map(|x| x.chars().take_while(|c| *c != '"').collect::<String>());
         units.insert((s, a, l));
     }
-    // A crash or timeout ends a worker; the unit's remaining checks run in a new one, and a
-    // crashed check is re-run alone in one more.
+    // A crash or timeout ends a worker; the unit's remaining checks run in a new instance, and
+    // a crashed check is re-run alone in one more.
     units.len()
         + 2 * text.matches("\"outcome\": \"crash\"").count()
         + text.matches("\"outcome\": \"timeout\"").count()
