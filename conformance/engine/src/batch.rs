@@ -62,7 +62,7 @@ fn one_worker<'u, 'a>(
     runs: &mut Vec<UnitRun>,
 ) -> Option<UnitState<'u, 'a>> {
     let mut first = UnitState::new(&units[0], exec);
-    let (mut child, mut capture, mut rx) = match start(&first, units, exec) {
+    let (mut child, capture, mut rx) = match start(&first, units, exec) {
         Ok(started) => started,
         Err(detail) => {
             first.all(Outcome::HarnessError, "", "", &detail);
@@ -71,8 +71,14 @@ fn one_worker<'u, 'a>(
         }
     };
     let mut first = Some(first);
+    // Where the last unit's part of the capture file ended.
+    let mut printed = 0;
     for (k, unit) in units.iter().enumerate() {
-        let mut st = first.take().unwrap_or_else(|| UnitState::new(unit, exec));
+        let mut st = first.take().unwrap_or_else(|| {
+            let mut st = UnitState::new(unit, exec);
+            st.printed_from(printed);
+            st
+        });
         let began = crate::phases::thread_cpu();
         let mut w = st.watch(&mut child, &mut rx, true);
         let handling = crate::phases::thread_cpu().saturating_sub(began);
@@ -91,7 +97,7 @@ fn one_worker<'u, 'a>(
                 child.stop();
             }
             let status = child.wait().ok();
-            return match st.ended(&mut w, status, &mut capture) {
+            return match st.ended(&mut w, status, &capture) {
                 Next::Finish => {
                     runs.push(st.finish());
                     None
@@ -99,13 +105,11 @@ fn one_worker<'u, 'a>(
                 Next::Replace => Some(st),
             };
         }
+        st.took_output(&capture, w.printed);
+        printed = w.printed.unwrap_or(printed);
         runs.push(st.finish());
     }
-    // What the worker printed goes with its last unit.
     let _ = child.wait();
-    if let Some(last) = runs.last_mut() {
-        last.output = supervisor::captured(&mut capture);
-    }
     None
 }
 

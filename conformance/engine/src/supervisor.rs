@@ -14,7 +14,6 @@ use crate::worker::{Contract, Event, HarnessFailure, Target, Unit, NOT_RUN};
 use ompd_checks::{self as checks, Stage};
 use ompd_report::{Outcome, ResultRecord};
 use ompd_vendors::Resolved;
-use std::io::{Read, Seek};
 use std::os::unix::process::ExitStatusExt;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -316,12 +315,22 @@ pub(crate) fn run_unit(unit: &Unit, exec: Exec) -> UnitRun {
     UnitState::new(unit, exec).drive()
 }
 
-/// Up to 1 MiB of what a worker printed (its capture file), as text.
-pub(crate) fn captured(capture: &mut std::fs::File) -> String {
-    let mut buf = Vec::new();
-    let _ = capture
-        .seek(std::io::SeekFrom::Start(0))
-        .and_then(|_| Read::by_ref(capture).take(1 << 20).read_to_end(&mut buf));
+/// Up to 1 MiB of what a worker printed (its capture file) from offset `from` to `to` (none:
+/// the end), as text. Positional reads: the offset the worker writes at, which its descriptor
+/// shares with this one, is left alone.
+pub(crate) fn captured(capture: &std::fs::File, from: u64, to: Option<u64>) -> String {
+    use std::os::unix::fs::FileExt;
+    let end = to.unwrap_or_else(|| capture.metadata().map_or(0, |m| m.len()));
+    let want = usize::try_from(end.saturating_sub(from).min(1 << 20)).unwrap_or(0);
+    let mut buf = vec![0u8; want];
+    let mut got = 0;
+    while got < want {
+        match capture.read_at(&mut buf[got..], from + got as u64) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got += n,
+        }
+    }
+    buf.truncate(got);
     String::from_utf8_lossy(&buf).into_owned()
 }
 
@@ -335,7 +344,14 @@ impl<'u, 'a> UnitState<'u, 'a> {
             remaining: unit.checks.clone(),
             carried: unit.carried.clone(),
             culprit: None,
+            printed_from: 0,
         }
+    }
+
+    /// Where the unit's part of its worker's capture file begins (a batch's later unit starts
+    /// where the worker said the earlier one ended).
+    pub(crate) fn printed_from(&mut self, at: u64) {
+        self.printed_from = at;
     }
 
     /// The unit as its next worker runs it: the checks not run yet, what earlier workers saw,
@@ -364,19 +380,21 @@ impl<'u, 'a> UnitState<'u, 'a> {
             let started = Process::start(self.exec.spawn, self.exec.keep_env, &u);
             let start = crate::phases::thread_cpu().saturating_sub(began);
             crate::phases::add(crate::phases::Phase::Start, start);
-            let (mut child, mut capture) = match started {
+            let (mut child, capture) = match started {
                 Ok(started) => started,
                 Err(detail) => {
                     self.all(Outcome::HarnessError, "", "", &detail);
                     return self.out;
                 }
             };
+            // A worker of its own: all it prints is the unit's.
+            self.printed_from = 0;
             let mut rx = child.stream(&u);
             let mut w = self.watch(&mut child, &mut rx, false);
             let status = child.wait().ok();
             let handling = crate::phases::thread_cpu().saturating_sub(began + start);
             crate::phases::add(crate::phases::Phase::Supervise, handling);
-            if self.ended(&mut w, status, &mut capture) == Next::Finish {
+            if self.ended(&mut w, status, &capture) == Next::Finish {
                 return self.out;
             }
         }
@@ -388,11 +406,18 @@ impl<'u, 'a> UnitState<'u, 'a> {
         &mut self,
         w: &mut Worker,
         status: Option<std::process::ExitStatus>,
-        capture: &mut std::fs::File,
+        capture: &std::fs::File,
     ) -> Next {
-        let stderr_text = captured(capture);
+        let stderr_text = captured(capture, self.printed_from, None);
         self.out.output.push_str(&stderr_text);
         self.worker_ended(w, status, &stderr_text)
+    }
+
+    /// Takes what the unit printed in its worker's capture file, up to `to` (where the worker
+    /// said the unit ended), as its output (a batch's unit that ended cleanly, as a lone unit's
+    /// worker's whole output would be).
+    pub(crate) fn took_output(&mut self, capture: &std::fs::File, to: Option<u64>) {
+        self.out.output = captured(capture, self.printed_from, to);
     }
 
     /// True when the unit needs no further worker: its library failed to load, the harness
@@ -427,6 +452,8 @@ pub(crate) struct UnitState<'u, 'a> {
     carried: Contract,
     /// The entry point the last worker hung or crashed in, until the check is booked.
     culprit: Option<String>,
+    /// Where the unit's part of the current worker's capture file begins.
+    printed_from: u64,
 }
 
 /// What one worker of a unit did: how it ended, the check it was running, whether it said done,
@@ -439,6 +466,8 @@ pub(crate) struct Worker {
     hung: Option<(String, String)>,
     /// The entry point a fatal signal hit in, and whether a C++ exception escaped from it.
     crashed_in: Option<(String, bool)>,
+    /// How much of the capture file the worker had written when the unit ended (`Spent`).
+    pub(crate) printed: Option<u64>,
 }
 
 impl Worker {
@@ -570,7 +599,10 @@ impl UnitState<'_, '_> {
             Ok(Event::LoadFailed { message }) => self.out.load_failed = Some(message),
             Ok(Event::HarnessFailed { failure }) => self.out.harness_failed = Some(failure),
             Ok(Event::Done) => w.done = true,
-            Ok(Event::Spent { phases }) => crate::phases::absorb(&phases),
+            Ok(Event::Spent { phases, printed }) => {
+                crate::phases::absorb(&phases);
+                w.printed = Some(printed);
+            }
             Ok(Event::Answer { .. }) => {}
             Ok(Event::CallHung {
                 entry_point, call, ..

@@ -285,6 +285,10 @@ pub enum Event {
     Spent {
         /// Nanoseconds per phase.
         phases: Vec<(crate::phases::Phase, u64)>,
+        /// Bytes of the capture file written by the end of the unit: what a batch's next unit
+        /// prints starts there.
+        #[serde(default)]
+        printed: u64,
     },
     /// Every check ran.
     Done,
@@ -723,8 +727,10 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
     if tracing() {
         trace_callbacks();
     }
+    ompd_loader::library::flush_c_stdio();
     emit(&Event::Spent {
         phases: phases::worker_tally(),
+        printed: captured_len(),
     });
     emit(&Event::Done);
     Ok(())
