@@ -107,9 +107,31 @@ mod tests {
         )
     }
 
-    /// One test, so that the library that changes the process runs after the other. Linked
-    /// `-z nodelete`, each library stays loaded after its unit, as Debian's LLVM builds do.
+    /// Set in the process that runs [`in_a_process_of_its_own`]'s body.
+    const ALONE: &str = "OMPD_BATCH_TEST_ALONE";
+
+    /// The test binary run again for this test alone: the batch's probes read the whole process,
+    /// and the other tests of the binary start threads and open descriptors around them.
     #[test]
+    fn in_a_process_of_its_own() {
+        if std::env::var_os(ALONE).is_some() {
+            return each_unit_of_a_batch_gets_a_fresh_instance_and_a_process_change_ends_the_batch(
+            );
+        }
+        let name = "worker::batch::tests::in_a_process_of_its_own";
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([name, "--exact", "--test-threads=1", "--nocapture"])
+            .env(ALONE, "1")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{text}");
+        assert!(text.contains("1 passed"), "the test ran: {text}");
+    }
+
+    /// One body, so that the library that changes the process runs after the other. Linked
+    /// `-z nodelete`, each library stays loaded after its unit, as Debian's LLVM builds do.
     fn each_unit_of_a_batch_gets_a_fresh_instance_and_a_process_change_ends_the_batch() {
         let events = batch_of_three("libompd_used_once.so", &used_once(""));
         assert_eq!(
