@@ -688,36 +688,16 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
     // A quarantined call refused while loading or setting up leaves nothing to judge.
     let setup_blocked = watch::take_blocked();
     ompd_loader::library::flush_c_stdio();
-    let mut printed = captured_len();
-    for id in &unit.checks {
-        let Some(check) = checks::find(id) else {
-            return Err(HarnessFailure::UnknownCheck(id.clone()));
-        };
-        if check.stage != unit.stage {
-            continue;
-        }
-        if !emit(&Event::Start { check: id.clone() }) {
-            return Ok(());
-        }
-        let (v, contract) = match setup_blocked {
-            Some(ep) => (quarantined_verdict(unit, ep), Contract::default()),
-            None => {
-                let (v, c) = run_check(id, check, &mut ctx, &prepared, (&mut printed, &mut probe));
-                let refused = watch::take_blocked();
-                (refused.map_or(v, |ep| quarantined_verdict(unit, ep)), c)
-            }
-        };
-        let result = Event::Result {
-            check: id.clone(),
-            outcome: v.outcome,
-            expected: v.expected,
-            actual: v.actual,
-            detail: v.detail,
-            contract,
-        };
-        if !emit(&result) {
-            return Ok(());
-        }
+    let printed = captured_len();
+    if !run_checks(
+        unit,
+        &mut ctx,
+        &prepared,
+        (printed, probe),
+        setup_blocked,
+        emit,
+    )? {
+        return Ok(());
     }
     if !answers(unit, &ctx, emit) {
         return Ok(());
@@ -734,6 +714,50 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
     });
     emit(&Event::Done);
     Ok(())
+}
+
+/// Runs the unit's checks of its stage, emitting a start and a result for each. `Ok(false)` when
+/// the supervisor asked to stop; a quarantined call refused while setting up (`setup_blocked`)
+/// stands for every verdict.
+fn run_checks(
+    unit: &Unit,
+    ctx: &mut Ctx<'_>,
+    prepared: &Prepared,
+    (mut printed, mut probe): (u64, probes::Probe),
+    setup_blocked: Option<EntryPoint>,
+    emit: &mut dyn FnMut(&Event) -> bool,
+) -> Result<bool, HarnessFailure> {
+    for id in &unit.checks {
+        let Some(check) = checks::find(id) else {
+            return Err(HarnessFailure::UnknownCheck(id.clone()));
+        };
+        if check.stage != unit.stage {
+            continue;
+        }
+        if !emit(&Event::Start { check: id.clone() }) {
+            return Ok(false);
+        }
+        let (v, contract) = match setup_blocked {
+            Some(ep) => (quarantined_verdict(unit, ep), Contract::default()),
+            None => {
+                let (v, c) = run_check(id, check, ctx, prepared, (&mut printed, &mut probe));
+                let refused = watch::take_blocked();
+                (refused.map_or(v, |ep| quarantined_verdict(unit, ep)), c)
+            }
+        };
+        let result = Event::Result {
+            check: id.clone(),
+            outcome: v.outcome,
+            expected: v.expected,
+            actual: v.actual,
+            detail: v.detail,
+            contract,
+        };
+        if !emit(&result) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 #[cfg(test)]
