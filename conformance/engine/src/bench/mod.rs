@@ -104,7 +104,7 @@ pub fn measure(lib: &Resolved, reps: usize) -> Result<Figures, String> {
     })?;
     let in_process_checks_per_s = per_second(reps, || {
         let mut ran = 0usize;
-        worker::run_unit(&unit, &mut |e| {
+        worker::run_unit(&unit, &mut |e: &worker::Event| {
             if matches!(e, Event::Result { outcome, .. } if *outcome != Outcome::Skip) {
                 ran += 1;
             }

@@ -1,29 +1,41 @@
 //! The worker's side of a batch ([`crate::batch`]): the units of [`Unit::then`] in turn, each
 //! against a library instance no earlier unit used, until one leaves the process changed.
 
-use super::{probes, run_unit, Event, HarnessFailure, Unit};
+use super::{probes, run_unit, Emit, Event, HarnessFailure, Unit};
 
 /// Runs `unit`, then each unit of its batch ([`Unit::then_units`]) in turn. A unit that did not
 /// end with [`Event::Done`] (its library did not load, or the result stream is gone), or whose
 /// library changed the process (a signal, a descriptor, a thread: [`probes::process_changed`]),
 /// ends the batch: the worker exits 0 without an event of the next unit, and the supervisor
 /// starts what is left in a fresh worker.
-pub(super) fn run_batch(
-    unit: &Unit,
-    emit: &mut dyn FnMut(&Event) -> bool,
-) -> Result<(), HarnessFailure> {
+pub(super) fn run_batch(unit: &Unit, emit: &mut dyn Emit) -> Result<(), HarnessFailure> {
     let _ = probes::process_changed();
     for u in unit.then_units() {
-        let mut done = false;
-        run_unit(&u, &mut |e: &Event| {
-            done = matches!(e, Event::Done);
-            emit(e)
-        })?;
-        if !done || probes::process_changed() {
+        let mut stream = Ended { emit, done: false };
+        run_unit(&u, &mut stream)?;
+        if !stream.done || probes::process_changed() {
             break;
         }
     }
     Ok(())
+}
+
+/// The worker's stream, noting whether the unit's last event was [`Event::Done`].
+struct Ended<'e> {
+    emit: &'e mut dyn Emit,
+    done: bool,
+}
+
+impl Emit for Ended<'_> {
+    fn emit(&mut self, e: &Event) -> bool {
+        self.done = matches!(e, Event::Done);
+        self.emit.emit(e)
+    }
+
+    fn emit_with_next(&mut self, e: &Event) -> bool {
+        self.done = false;
+        self.emit.emit_with_next(e)
+    }
 }
 
 #[cfg(test)]

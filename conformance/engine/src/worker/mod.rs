@@ -17,17 +17,20 @@ use ompd_serve::callbacks;
 use ompd_serve::source::Source;
 use serde::{Deserialize, Serialize};
 use sim_target::layout::Policy;
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 use std::path::PathBuf;
 
 mod batch;
 mod panics;
 mod probes;
 mod scenario;
+mod stream;
 mod target;
 
 use batch::run_batch;
 pub use scenario::{Scenario, ScenarioName};
+pub use stream::Emit;
+use stream::Stream;
 pub use target::{hand_over, key, prelower};
 use target::{prepare, set_up_target, Prepared};
 
@@ -376,12 +379,7 @@ pub fn main() -> i32 {
     let events_fd = std::os::fd::AsRawFd::as_raw_fd(&*results);
     // A library that closes a descriptor it does not own must not silence the worker.
     probes::descriptors::keep_backups(&[events_fd, 1, 2]);
-    let mut sink = std::io::BufWriter::new(&*results);
-    let mut emit = |e: &Event| -> bool {
-        serde_json::to_writer(&mut sink, e).is_ok()
-            && sink.write_all(b"\n").is_ok()
-            && sink.flush().is_ok()
-    };
+    let mut emit = Stream(std::io::BufWriter::new(&*results));
     let mut input = String::new();
     let unit = std::io::stdin()
         .lock()
@@ -402,7 +400,7 @@ pub fn main() -> i32 {
         Ok(()) => 0,
         Err(failure) => {
             eprintln!("worker: {failure}");
-            emit(&Event::HarnessFailed { failure });
+            emit.emit(&Event::HarnessFailed { failure });
             1
         }
     }
@@ -433,7 +431,7 @@ fn captured_range(from: u64, to: u64) -> Option<String> {
 /// Loads the unit's library and reports it (`Loaded`, or `LoadFailed` and `None`), after the
 /// version queries a debugger makes first. Each unit of a worker gets an instance no earlier
 /// unit used ([`Library::load_unused`]).
-fn load(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Option<(Library, Profile)> {
+fn load(unit: &Unit, emit: &mut dyn Emit) -> Option<(Library, Profile)> {
     let lib = match Library::load_unused(
         &unit.path,
         &LoadOptions {
@@ -443,7 +441,7 @@ fn load(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Option<(Library, P
     ) {
         Ok(l) => l,
         Err(e) => {
-            emit(&Event::LoadFailed {
+            emit.emit(&Event::LoadFailed {
                 message: e.to_string(),
             });
             return None;
@@ -453,7 +451,7 @@ fn load(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Option<(Library, P
     let version_string = lib.get_version_string().ok().map(|s| s.text);
     let exported = lib.api.exported();
     let profile = checks::profile::detect(&exported, api_version);
-    emit(&Event::Loaded {
+    emit.emit(&Event::Loaded {
         entry_points: exported.iter().map(|e| e.name().to_string()).collect(),
         diagnostics: lib.diagnostics.clone(),
         api_version,
@@ -609,14 +607,14 @@ fn quarantined_verdict(unit: &Unit, ep: EntryPoint) -> checks::Verdict {
 
 /// Streams the unit's recorded answers after its checks: the snapshot probes and the timing
 /// probe it asks for. False when the stream is gone.
-fn answers(unit: &Unit, ctx: &Ctx, emit: &mut dyn FnMut(&Event) -> bool) -> bool {
+fn answers(unit: &Unit, ctx: &Ctx, emit: &mut dyn Emit) -> bool {
     let snapshot = unit.snapshot.then(|| crate::snapshot::probe(ctx));
     let timing = unit.timing.map(|probe| crate::timing::run(ctx, probe));
     snapshot
         .into_iter()
         .chain(timing)
         .flatten()
-        .all(|(path, value)| emit(&Event::Answer { path, value }))
+        .all(|(path, value)| emit.emit(&Event::Answer { path, value }))
 }
 
 /// The checks' context for `unit`, before its target is set up.
@@ -654,7 +652,7 @@ fn new_ctx<'l>(
 
 /// Runs `unit`, calling `emit` for each event (the worker streams them; tests collect them). A
 /// harness failure ends the unit early; the caller reports it (as [`Event::HarnessFailed`]).
-pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(), HarnessFailure> {
+pub fn run_unit(unit: &Unit, emit: &mut dyn Emit) -> Result<(), HarnessFailure> {
     // What an earlier unit of this process recorded is not this unit's.
     callbacks::fresh_ledger();
     watch::quarantine(quarantined_entry_points(unit)?);
@@ -708,11 +706,11 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn FnMut(&Event) -> bool) -> Result<(),
         trace_callbacks();
     }
     ompd_loader::library::flush_c_stdio();
-    emit(&Event::Spent {
+    emit.emit(&Event::Spent {
         phases: phases::worker_tally(),
         printed: captured_len(),
     });
-    emit(&Event::Done);
+    emit.emit(&Event::Done);
     Ok(())
 }
 
@@ -725,16 +723,21 @@ fn run_checks(
     prepared: &Prepared,
     (mut printed, mut probe): (u64, probes::Probe),
     setup_blocked: Option<EntryPoint>,
-    emit: &mut dyn FnMut(&Event) -> bool,
+    emit: &mut dyn Emit,
 ) -> Result<bool, HarnessFailure> {
-    for id in &unit.checks {
+    // A result goes out with the next check's start; the last check's, at once.
+    let last = unit
+        .checks
+        .iter()
+        .rposition(|id| checks::find(id).is_none_or(|c| c.stage == unit.stage));
+    for (k, id) in unit.checks.iter().enumerate() {
         let Some(check) = checks::find(id) else {
             return Err(HarnessFailure::UnknownCheck(id.clone()));
         };
         if check.stage != unit.stage {
             continue;
         }
-        if !emit(&Event::Start { check: id.clone() }) {
+        if !emit.emit(&Event::Start { check: id.clone() }) {
             return Ok(false);
         }
         let (v, contract) = match setup_blocked {
@@ -753,7 +756,12 @@ fn run_checks(
             detail: v.detail,
             contract,
         };
-        if !emit(&result) {
+        let sent = if Some(k) == last {
+            emit.emit(&result)
+        } else {
+            emit.emit_with_next(&result)
+        };
+        if !sent {
             return Ok(false);
         }
     }
