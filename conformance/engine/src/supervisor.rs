@@ -288,25 +288,38 @@ fn rerun_crashed(unit: &Unit, rec: &mut ResultRecord, exec: Exec) -> bool {
     false
 }
 
-/// Starts a fresh worker for `unit` with no checks: it loads the library, initializes it and the
-/// unit's address space, and ends (the cost of one fresh library instance).
-pub(crate) fn setup_only(unit: &Unit, exec: Exec) -> Result<(), String> {
+/// Starts a fresh worker for `n` instances of `unit` with no checks, one after the other as a
+/// batch runs them ([`crate::batch`]): each loads a library instance no earlier one used,
+/// initializes it and the unit's address space, and ends (the cost of `n` fresh library
+/// instances). The instances set up (fewer when the batch ended early, as it does after an
+/// instance that changed the process), or what stopped the first.
+pub(crate) fn setup_only(unit: &Unit, exec: Exec, n: usize) -> Result<usize, String> {
     let bare = Unit {
         checks: Vec::new(),
+        then: Vec::new(),
         ..unit.clone()
     };
-    let (mut child, _capture) = Process::start(exec.spawn, exec.keep_env, &bare)?;
-    let mut done = Err("the worker ended before setting up the target".to_string());
-    for l in child.stream(&bare) {
+    let batch = Unit {
+        then: vec![bare.clone(); n.saturating_sub(1)],
+        ..bare
+    };
+    let (mut child, _capture) = Process::start(exec.spawn, exec.keep_env, &batch)?;
+    let mut done = 0;
+    let mut failed = None;
+    for l in child.stream(&batch) {
         match serde_json::from_str::<Event>(&l) {
-            Ok(Event::Done) => done = Ok(()),
-            Ok(Event::LoadFailed { message }) => done = Err(message),
-            Ok(Event::HarnessFailed { failure }) => done = Err(failure.to_string()),
+            Ok(Event::Done) => done += 1,
+            Ok(Event::LoadFailed { message }) => failed = Some(message),
+            Ok(Event::HarnessFailed { failure }) => failed = Some(failure.to_string()),
             _ => {}
         }
     }
     let _ = child.wait();
-    done
+    match failed {
+        _ if done > 0 => Ok(done),
+        Some(why) => Err(why),
+        None => Err("the worker ended before setting up the target".to_string()),
+    }
 }
 
 /// Runs one unit to the end, replacing workers that die; a stop ends it early with the checks

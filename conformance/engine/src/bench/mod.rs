@@ -78,10 +78,13 @@ pub fn measure(lib: &Resolved, reps: usize) -> Result<Figures, String> {
     let unit = surviving_unit(lib, exec)?;
     let instances = |unit: &Unit, spawn| {
         let exec = Exec { spawn, ..exec };
+        // As the run starts them: up to a batch's worth to a worker.
+        let workers = INSTANCES / crate::batch::BATCH;
         per_second(1, || {
-            let started =
-                parallel_map(INSTANCES, opts.jobs, |_| supervisor::setup_only(unit, exec));
-            started.into_iter().try_fold(0, |n, r| r.map(|()| n + 1))
+            let started = parallel_map(workers, opts.jobs, |_| {
+                supervisor::setup_only(unit, exec, crate::batch::BATCH)
+            });
+            started.into_iter().try_fold(0, |n, r| r.map(|k| n + k))
         })
     };
     let exec_instances_per_s = instances(&unit, Spawn::Exec)?;
