@@ -10,6 +10,13 @@
 //! normalizes it). So the siblings are linked once per process, not once per instance; a
 //! sibling that appeared since is linked when the next instance is staged.
 //!
+//! The copy is held in memory where the system allows it ([`Copy::InMemory`]): a `memfd` kept
+//! at one descriptor number, which the name in the directory is a symbolic link to
+//! (`/proc/self/fd/N`); each instance puts a new memfd at that number (the earlier instance
+//! keeps its mapping of the one it was loaded from). A file system would make a new inode for
+//! each copy, and on ext4 that costs more than loading the library. Where the system will not
+//! map such a copy executable, copies are files ([`copies_only`]).
+//!
 //! The directories go with [`release`] (a worker's end); one whose process ended first (a crash,
 //! a watchdog's `_exit`, which run no destructor) is swept by the first fresh instance of a
 //! later process.
@@ -20,6 +27,8 @@ use nix::unistd::Pid;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, Once};
 use tempfile::TempDir;
 
@@ -33,6 +42,25 @@ struct Private {
     linked: BTreeSet<OsString>,
     /// The instances staged so far.
     staged: usize,
+    /// The descriptor number the copy in memory is kept at, once there is one.
+    slot: Option<OwnedFd>,
+}
+
+/// Set when copies are files from now on: the system would not map a copy held in memory.
+static FILES_ONLY: AtomicBool = AtomicBool::new(false);
+
+/// Where a staged copy is held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Copy {
+    /// In a memfd, which the name in the directory is a link to.
+    InMemory,
+    /// In a file of the directory.
+    File,
+}
+
+/// From now on, this process's copies are files: one held in memory did not load.
+pub(super) fn copies_only() {
+    FILES_ONLY.store(true, Ordering::Relaxed);
 }
 
 /// This process's private directories, by the library file they serve.
@@ -41,7 +69,7 @@ static DIRS: Mutex<BTreeMap<PathBuf, Private>> = Mutex::new(BTreeMap::new());
 /// A new copy of the library at `path` in its private directory, and the path to load it by
 /// (one no earlier instance of the process was loaded by); the process's first call sweeps the
 /// directories of ended processes.
-pub(super) fn stage(path: &Path) -> Result<PathBuf, String> {
+pub(super) fn stage(path: &Path) -> Result<(PathBuf, Copy), String> {
     let (Some(name), Some(home)) = (path.file_name(), path.parent()) else {
         return Err("no file name".into());
     };
@@ -58,6 +86,7 @@ pub(super) fn stage(path: &Path) -> Result<PathBuf, String> {
                 .map_err(|e| format!("no temporary directory: {e}"))?,
             linked: BTreeSet::new(),
             staged: 0,
+            slot: None,
         }),
     };
     for entry in std::fs::read_dir(home).into_iter().flatten().flatten() {
@@ -67,17 +96,57 @@ pub(super) fn stage(path: &Path) -> Result<PathBuf, String> {
             p.linked.insert(sib);
         }
     }
-    let copy = p.dir.path().join(name);
-    // The earlier instance keeps its mapping of the file it was loaded from.
-    let _ = std::fs::remove_file(&copy);
-    std::fs::copy(path, &copy).map_err(|e| format!("cannot copy it: {e}"))?;
+    let held = match FILES_ONLY.load(Ordering::Relaxed) {
+        false if p.in_memory(path, name).is_ok() => Copy::InMemory,
+        _ => p.in_file(path, name)?,
+    };
     let mut load = p.dir.path().to_path_buf();
     for _ in 0..p.staged {
         load.push(".");
     }
     load.push(name);
     p.staged += 1;
-    Ok(load)
+    Ok((load, held))
+}
+
+impl Private {
+    /// Puts a new copy of `path` in a memfd at the slot, the name linking to it.
+    fn in_memory(&mut self, path: &Path, name: &std::ffi::OsStr) -> Result<(), String> {
+        use nix::sys::memfd::{memfd_create, MFdFlags};
+        // MFD_EXEC (Linux 6.3): executable even where memfds are sealed against it by default;
+        // an older kernel refuses the flag.
+        let exec = MFdFlags::from_bits_retain(0x10);
+        let fd = memfd_create("ompd-fresh", MFdFlags::MFD_CLOEXEC | exec)
+            .or_else(|_| memfd_create("ompd-fresh", MFdFlags::MFD_CLOEXEC))
+            .map_err(|e| e.to_string())?;
+        let mut copy = std::fs::File::from(fd);
+        let mut original = std::fs::File::open(path).map_err(|e| e.to_string())?;
+        std::io::copy(&mut original, &mut copy).map_err(|e| e.to_string())?;
+        match &mut self.slot {
+            Some(slot) => {
+                nix::unistd::dup3(&copy, slot, nix::fcntl::OFlag::O_CLOEXEC)
+                    .map_err(|e| e.to_string())?;
+            }
+            None => {
+                let link = self.dir.path().join(name);
+                let _ = std::fs::remove_file(&link);
+                let target = format!("/proc/self/fd/{}", copy.as_raw_fd());
+                std::os::unix::fs::symlink(target, &link).map_err(|e| e.to_string())?;
+                self.slot = Some(copy.into());
+            }
+        }
+        Ok(())
+    }
+
+    /// Puts a new copy of `path` in the directory under `name`.
+    fn in_file(&mut self, path: &Path, name: &std::ffi::OsStr) -> Result<Copy, String> {
+        let copy = self.dir.path().join(name);
+        // The earlier instance keeps its mapping of the file it was loaded from.
+        let _ = std::fs::remove_file(&copy);
+        self.slot = None;
+        std::fs::copy(path, &copy).map_err(|e| format!("cannot copy it: {e}"))?;
+        Ok(Copy::File)
+    }
 }
 
 /// Removes this process's private directories (the instances loaded from them keep their
@@ -129,7 +198,8 @@ mod tests {
         std::fs::create_dir(home.path().join("sub")).unwrap();
         std::os::unix::fs::symlink("libomp.so.5", home.path().join("libomp.so")).unwrap();
         let lib = home.path().join("libompd.so");
-        let first = stage(&lib).unwrap();
+        let (first, held) = stage(&lib).unwrap();
+        assert_eq!(held, Copy::InMemory);
         assert_eq!(std::fs::read(&first).unwrap(), b"lib");
         use std::os::unix::fs::MetadataExt;
         let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
@@ -144,7 +214,7 @@ mod tests {
         // As an instance's mapping does, an open file keeps its inode from being reused.
         let _held = std::fs::File::open(&first).unwrap();
         std::fs::write(home.path().join("marker"), b"").unwrap();
-        let second = stage(&lib).unwrap();
+        let (second, _) = stage(&lib).unwrap();
         assert_eq!(
             second,
             dir.join(".").join("libompd.so"),
@@ -155,6 +225,15 @@ mod tests {
             dir.join("marker").exists(),
             "a sibling that appeared is linked"
         );
+        // Where a copy in memory would not load: files, each a new one.
+        let (second_ino, _held) = (ino(&second), std::fs::File::open(&second).unwrap());
+        copies_only();
+        let (third, held) = stage(&lib).unwrap();
+        assert_eq!(held, Copy::File);
+        assert!(std::fs::symlink_metadata(&third).unwrap().is_file());
+        assert_eq!(std::fs::read(&third).unwrap(), b"lib");
+        assert_ne!(ino(&third), second_ino, "a new copy");
+        FILES_ONLY.store(false, Ordering::Relaxed);
         release();
         assert!(!dir.exists(), "the directories go with release");
     }

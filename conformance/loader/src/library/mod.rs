@@ -191,11 +191,20 @@ impl Library {
 
     /// [`Library::load_fresh`] with `opts` (its preloads are the instances already loaded).
     pub fn load_fresh_with(path: &Path, opts: &LoadOptions) -> Result<Library, LoadError> {
-        let copy = fresh::stage(path).map_err(|message| LoadError {
-            path: path.to_path_buf(),
-            message,
-        })?;
-        Library::load(&copy, opts)
+        let stage = || {
+            fresh::stage(path).map_err(|message| LoadError {
+                path: path.to_path_buf(),
+                message,
+            })
+        };
+        match stage()? {
+            (copy, fresh::Copy::InMemory) => Library::load(&copy, opts).or_else(|_| {
+                // The system would not map it: a file, from now on.
+                fresh::copies_only();
+                Library::load(&stage()?.0, opts)
+            }),
+            (copy, fresh::Copy::File) => Library::load(&copy, opts),
+        }
     }
 
     /// Loads an instance of the library at `path` that no one has used: the file itself, or a
