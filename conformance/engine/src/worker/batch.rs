@@ -8,7 +8,7 @@ use super::{probes, run_unit, Emit, Event, HarnessFailure, Unit};
 /// library changed the process (a signal, a descriptor, a thread: [`probes::process_changed`]),
 /// ends the batch: the worker exits 0 without an event of the next unit, and the supervisor
 /// starts what is left in a fresh worker.
-pub(super) fn run_batch(unit: &Unit, emit: &mut dyn Emit) -> Result<(), HarnessFailure> {
+pub(super) fn run_batch(unit: Unit, emit: &mut dyn Emit) -> Result<(), HarnessFailure> {
     let _ = probes::process_changed();
     for u in unit.then_units() {
         let mut stream = Ended { emit, done: false };
@@ -89,7 +89,7 @@ mod tests {
             ..unit.clone()
         };
         let mut events = Vec::new();
-        run_batch(&unit, &mut |e: &Event| {
+        run_batch(unit, &mut |e: &Event| {
             events.push(e.clone());
             true
         })

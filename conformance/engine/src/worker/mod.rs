@@ -88,16 +88,12 @@ pub struct Unit {
 
 impl Unit {
     /// This unit, then each unit of [`Unit::then`], none with further units of its own.
-    pub fn then_units(&self) -> impl Iterator<Item = Unit> + '_ {
-        let first = Unit {
+    pub fn then_units(mut self) -> impl Iterator<Item = Unit> {
+        let rest = std::mem::take(&mut self.then);
+        std::iter::once(self).chain(rest.into_iter().map(|u| Unit {
             then: Vec::new(),
-            ..self.clone()
-        };
-        let rest = self.then.iter().map(|u| Unit {
-            then: Vec::new(),
-            ..u.clone()
-        });
-        std::iter::once(first).chain(rest)
+            ..u
+        }))
     }
 }
 
@@ -390,7 +386,7 @@ pub fn main() -> i32 {
         Ok(unit) => {
             let deadline = unit.call_deadline_ms.map(std::time::Duration::from_millis);
             crate::watchdog::install(events_fd, deadline);
-            let ran = run_batch(&unit, &mut emit);
+            let ran = run_batch(unit, &mut emit);
             ompd_loader::library::release_fresh_directories();
             ran
         }
