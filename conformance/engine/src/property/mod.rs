@@ -164,6 +164,18 @@ fn with_replay(
     r
 }
 
+/// A library for the tests: a name and a path, never loaded.
+#[cfg(test)]
+fn test_library() -> Resolved {
+    Resolved {
+        name: "lib".into(),
+        path: "/lib.so".into(),
+        preload: Vec::new(),
+        needs_cxx_runtime: false,
+        version: None,
+    }
+}
+
 /// A generated case's value tree (shrinkable).
 type CaseTree = Box<dyn proptest::strategy::ValueTree<Value = (Model, Arch, Policy)>>;
 
@@ -549,13 +561,7 @@ mod tests {
     }
 
     fn record(check: &str, outcome: Outcome) -> ResultRecord {
-        let lib = Resolved {
-            name: "lib".into(),
-            path: "/lib.so".into(),
-            preload: Vec::new(),
-            needs_cxx_runtime: false,
-            version: None,
-        };
+        let lib = test_library();
         let m = sim_target::model::ModelBuilder::new().build().unwrap();
         let u = unit(
             &lib,

@@ -195,13 +195,7 @@ mod tests {
     use ompd_report::Outcome;
 
     fn unit_of(case: u32, checks: &[&str]) -> Unit {
-        let lib = Resolved {
-            name: "lib".into(),
-            path: "/lib.so".into(),
-            preload: Vec::new(),
-            needs_cxx_runtime: false,
-            version: None,
-        };
+        let lib = crate::property::test_library();
         let (m, a, p) = super::case_tree(7, Population::Drawn, case)
             .unwrap()
             .current();
