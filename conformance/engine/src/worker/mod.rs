@@ -660,10 +660,9 @@ pub fn run_unit(unit: &Unit, emit: &mut dyn Emit) -> Result<(), HarnessFailure> 
         probes::compare(&before_load, "loading the library")
     });
     // Why it cannot be armed is the no_direct_heap check's to say (it skips with the reason).
+    // Arming starts the counts afresh: an earlier unit's (a batch's, or the bench's in-process
+    // runs) are not this unit's.
     let _ = lib.watch_heap();
-    // What an earlier unit of this process left counted (the bench runs units in-process) is
-    // not this unit's.
-    let _ = ompd_loader::library::heap_growth();
     // A real target is opened first: its truth is the model (attaching starts the tracer's
     // thread, so the probe is read again after it).
     let mut prepared = phases::timed(Phase::Lower, || prepare(unit))?;
