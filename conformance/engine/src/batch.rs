@@ -1,10 +1,10 @@
 //! Batches: several units of one library (its consecutive simulated units, a wave's generated
 //! cases, a shrinking round's candidates) run one after the other in one worker, each against a
 //! library instance no earlier unit used (`Unit::then`), so that a batch costs one fork, not one
-//! per unit. Every unit is judged as [`supervisor::run_unit`] judges it: when a worker crashes, hangs, or the run is stopped in
-//! the middle of a unit, that unit goes on exactly as a lone unit would (its crash attributed
-//! and re-run by the same rules, its other checks in fresh workers), and the units after it
-//! start a new batch.
+//! per unit. Every unit is judged as [`supervisor::run_unit`] judges it: when a worker crashes,
+//! hangs, or the run is stopped in the middle of a unit, that unit goes on exactly as a lone
+//! unit would (its crash attributed and re-run by the same rules, its other checks in fresh
+//! workers), and the units after it start a new batch.
 
 use crate::process::Worker as Process;
 use crate::supervisor::{self, Exec, Next, UnitRun, UnitState};
