@@ -1,6 +1,7 @@
 //! The private directory of fresh library instances (`Library::load_fresh`): one per library
-//! file and process, in `ompd-fresh-<pid>-…` under the temporary directory, holding a copy of
-//! the file beside links to its siblings (a library may find its siblings next to itself).
+//! file and process, in `ompd-fresh-<pid>-…` under a memory file system where there is one
+//! (`/dev/shm`; else the temporary directory), holding a copy of the file beside links to its
+//! siblings (a library may find its siblings next to itself).
 //!
 //! Each fresh instance gets a new copy (a new file: the dynamic linker knows a loaded file by
 //! its device and inode) under the file's own name (a sibling the library names after itself,
@@ -15,7 +16,12 @@
 //! (`/proc/self/fd/N`); each instance puts a new memfd at that number (the earlier instance
 //! keeps its mapping of the one it was loaded from). A file system would make a new inode for
 //! each copy, and on ext4 that costs more than loading the library. Where the system will not
-//! map such a copy executable, copies are files ([`copies_only`]).
+//! map such a copy executable, copies are files ([`copies_only`]), in new directories under the
+//! temporary directory (a memory file system may forbid executable mappings).
+//!
+//! A worker process makes one such directory, so its cost is a worker's: on a memory file
+//! system the links are symbolic ones held in memory, where on ext4 a hard link (a journaled
+//! inode update) costs several times as much, and its removal as much again.
 //!
 //! The directories go with [`release`] (a worker's end); one whose process ended first (a crash,
 //! a watchdog's `_exit`, which run no destructor) is swept by the first fresh instance of a
@@ -58,9 +64,31 @@ pub(super) enum Copy {
     File,
 }
 
-/// From now on, this process's copies are files: one held in memory did not load.
+/// From now on, this process's copies are files, in new directories under the temporary
+/// directory: one held in memory did not load.
 pub(super) fn copies_only() {
     FILES_ONLY.store(true, Ordering::Relaxed);
+    release();
+}
+
+/// A memory file system's directory, where this system has one.
+const MEMORY_FS: &str = "/dev/shm";
+
+/// Where new private directories go: on a memory file system while copies are held in memory,
+/// else (or where none can be made there) under the temporary directory.
+fn new_private_dir() -> Result<TempDir, String> {
+    let make = |base: &Path| {
+        tempfile::Builder::new()
+            .prefix(&format!("{PREFIX}{}-", std::process::id()))
+            .tempdir_in(base)
+    };
+    let in_memory = (!FILES_ONLY.load(Ordering::Relaxed))
+        .then(|| make(Path::new(MEMORY_FS)).ok())
+        .flatten();
+    match in_memory {
+        Some(dir) => Ok(dir),
+        None => make(&std::env::temp_dir()).map_err(|e| format!("no temporary directory: {e}")),
+    }
 }
 
 /// This process's private directories, by the library file they serve.
@@ -75,27 +103,21 @@ pub(super) fn stage(path: &Path) -> Result<(PathBuf, Copy), String> {
     };
     // Once per process: the layout check alone makes about a hundred fresh instances.
     static SWEPT: Once = Once::new();
-    SWEPT.call_once(|| sweep(&std::env::temp_dir()));
+    SWEPT.call_once(|| {
+        sweep(&std::env::temp_dir());
+        sweep(Path::new(MEMORY_FS));
+    });
     let mut dirs = DIRS.lock().unwrap_or_else(|e| e.into_inner());
     let p = match dirs.entry(path.to_path_buf()) {
         std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
         std::collections::btree_map::Entry::Vacant(e) => e.insert(Private {
-            dir: tempfile::Builder::new()
-                .prefix(&format!("{PREFIX}{}-", std::process::id()))
-                .tempdir()
-                .map_err(|e| format!("no temporary directory: {e}"))?,
+            dir: new_private_dir()?,
             linked: BTreeSet::new(),
             staged: 0,
             slot: None,
         }),
     };
-    for entry in std::fs::read_dir(home).into_iter().flatten().flatten() {
-        let sib = entry.file_name();
-        if sib != name && !p.linked.contains(&sib) {
-            sibling(&entry.path(), &p.dir.path().join(&sib));
-            p.linked.insert(sib);
-        }
-    }
+    p.link_siblings(home, name);
     let held = match FILES_ONLY.load(Ordering::Relaxed) {
         false if p.in_memory(path, name).is_ok() => Copy::InMemory,
         _ => p.in_file(path, name)?,
@@ -110,6 +132,18 @@ pub(super) fn stage(path: &Path) -> Result<(PathBuf, Copy), String> {
 }
 
 impl Private {
+    /// Links the siblings of `name` in `home` not linked yet.
+    fn link_siblings(&mut self, home: &Path, name: &std::ffi::OsStr) {
+        let hard = same_file_system(home, self.dir.path());
+        for entry in std::fs::read_dir(home).into_iter().flatten().flatten() {
+            let sib = entry.file_name();
+            if sib != name && !self.linked.contains(&sib) {
+                sibling(&entry.path(), &self.dir.path().join(&sib), hard);
+                self.linked.insert(sib);
+            }
+        }
+    }
+
     /// Puts a new copy of `path` in a memfd at the slot, the name linking to it.
     fn in_memory(&mut self, path: &Path, name: &std::ffi::OsStr) -> Result<(), String> {
         use nix::sys::memfd::{memfd_create, MFdFlags};
@@ -155,13 +189,22 @@ pub fn release() {
     DIRS.lock().unwrap_or_else(|e| e.into_inner()).clear();
 }
 
-/// Puts `target` at `link`: a hard link where it can (a file or a symbolic link on the same file
-/// system: no new inode, where a symbolic link costs one, and on ext4 a slow one; a linked
-/// symbolic link is the same link, so a relative one resolves among the siblings), else a
-/// symbolic link (a directory, another file system).
-fn sibling(target: &Path, link: &Path) {
-    let dir = std::fs::symlink_metadata(target).is_ok_and(|m| m.is_dir());
-    if dir || std::fs::hard_link(target, link).is_err() {
+/// True when `a` and `b` are on one file system.
+fn same_file_system(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let dev = |p: &Path| std::fs::metadata(p).map(|m| m.dev()).ok();
+    dev(a).is_some() && dev(a) == dev(b)
+}
+
+/// Puts `target` at `link`: with `hard` (the two on one file system), a hard link where it can
+/// (a file or a symbolic link: no new inode, where a symbolic link on ext4 costs a slow one; a
+/// linked symbolic link is the same link, so a relative one resolves among the siblings), else
+/// a symbolic link (a directory, another file system).
+fn sibling(target: &Path, link: &Path, hard: bool) {
+    let linked = hard
+        && !std::fs::symlink_metadata(target).is_ok_and(|m| m.is_dir())
+        && std::fs::hard_link(target, link).is_ok();
+    if !linked {
         let _ = std::os::unix::fs::symlink(target, link);
     }
 }
@@ -200,6 +243,9 @@ mod tests {
         let lib = home.path().join("libompd.so");
         let (first, held) = stage(&lib).unwrap();
         assert_eq!(held, Copy::InMemory);
+        if Path::new(MEMORY_FS).is_dir() {
+            assert!(first.starts_with(MEMORY_FS), "{first:?} is in memory");
+        }
         assert_eq!(std::fs::read(&first).unwrap(), b"lib");
         use std::os::unix::fs::MetadataExt;
         let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
@@ -225,17 +271,23 @@ mod tests {
             dir.join("marker").exists(),
             "a sibling that appeared is linked"
         );
-        // Where a copy in memory would not load: files, each a new one.
+        // Where a copy in memory would not load: files, each a new one, in a new directory.
         let (second_ino, _held) = (ino(&second), std::fs::File::open(&second).unwrap());
         copies_only();
+        assert!(!dir.exists(), "the directory in memory is gone");
         let (third, held) = stage(&lib).unwrap();
         assert_eq!(held, Copy::File);
+        assert!(third.starts_with(std::env::temp_dir()));
         assert!(std::fs::symlink_metadata(&third).unwrap().is_file());
         assert_eq!(std::fs::read(&third).unwrap(), b"lib");
         assert_ne!(ino(&third), second_ino, "a new copy");
+        assert!(third.parent().unwrap().join("marker").exists());
         FILES_ONLY.store(false, Ordering::Relaxed);
         release();
-        assert!(!dir.exists(), "the directories go with release");
+        assert!(
+            !third.parent().unwrap().exists(),
+            "the directories go with release"
+        );
     }
 
     #[test]
