@@ -431,6 +431,18 @@ pub struct HeapCalls {
 }
 
 impl Ledger {
+    /// Starts afresh, as a new ledger, keeping only the room of its event and call lists (a
+    /// worker's next unit grows them no page at a time again).
+    pub fn reset(&mut self) {
+        let mut events = std::mem::take(&mut self.events);
+        let mut calls = std::mem::take(&mut self.traffic.1);
+        events.clear();
+        calls.clear();
+        *self = Ledger::default();
+        self.events = events;
+        self.traffic.1 = calls;
+    }
+
     /// The entry point in flight, if any.
     pub fn site(&self) -> Option<&'static str> {
         self.site
@@ -755,6 +767,24 @@ mod tests {
         );
         assert_eq!((calls[1].0, calls[1].1.reads), ("ompd_b", 0));
         assert_eq!((calls[2].0, calls[2].1.reads), ("harness", 1));
+    }
+
+    #[test]
+    fn a_reset_ledger_is_a_new_one_with_its_lists_room_kept() {
+        let mut l = Ledger::default();
+        l.begin("ompd_a");
+        l.allocated(0x10, 8, "ompd_a");
+        l.record(Event::ReadMemory {
+            addr: 8,
+            len: 4,
+            ok: true,
+        });
+        l.returned("ompd_a", ompd_abi::Rc::OK);
+        l.end(None);
+        let room = (l.events.capacity(), l.traffic.1.capacity());
+        l.reset();
+        assert_eq!(format!("{l:?}"), format!("{:?}", Ledger::default()));
+        assert_eq!((l.events.capacity(), l.traffic.1.capacity()), room);
     }
 
     #[test]

@@ -47,7 +47,7 @@ fn ledger_cell() -> &'static Mutex<Ledger> {
 /// Starts the process-wide ledger afresh: nothing an earlier library instance of the process
 /// allocated, violated, called or answered is in it (a worker's next unit of a batch).
 pub fn fresh_ledger() {
-    *ledger() = Ledger::default();
+    ledger().reset();
 }
 
 /// The process-wide ledger. A poisoned lock is recovered: the ledger stays readable after a
