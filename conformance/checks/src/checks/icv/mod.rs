@@ -478,6 +478,39 @@ pub(super) fn scope_subjects<'l>(
     Some(subjects)
 }
 
+/// The handles of each scope one check has gathered ([`scope_subjects`]), with the failures
+/// met gathering them: a check that walks every ICV gathers a scope's handles once, and
+/// judges those failures again for each ICV of the scope, as if it gathered them each time.
+#[derive(Default)]
+pub(super) struct Subjects<'l>(Vec<(Scope, Option<Vec<ScopeSubject<'l>>>, Vec<String>)>);
+
+impl<'l> Subjects<'l> {
+    /// The handles of `scope` (gathered on first use), their failures recorded in `j`; `None`
+    /// for a scope that has no handle here.
+    pub(super) fn of(
+        &mut self,
+        ctx: &Ctx<'l>,
+        ah: &AspaceH<'l>,
+        scope: Scope,
+        j: &mut Judge,
+    ) -> Option<&[ScopeSubject<'l>]> {
+        let k = match self.0.iter().position(|(s, _, _)| *s == scope) {
+            Some(k) => k,
+            None => {
+                let mut scratch = Judge::new(ctx, "");
+                let subjects = scope_subjects(ctx, ah, scope, &mut scratch);
+                self.0.push((scope, subjects, scratch.into_failures()));
+                self.0.len() - 1
+            }
+        };
+        let (_, subjects, failures) = &self.0[k];
+        for f in failures {
+            j.fail(f.clone());
+        }
+        subjects.as_deref()
+    }
+}
+
 /// The enumerated entry of ICV `name`, or the skip verdict saying why there is none.
 pub(super) fn entry_of(ctx: &Ctx, ah: &AspaceH, name: &str) -> Result<IcvEntry, Verdict> {
     match ctx.icvs(ah) {

@@ -311,14 +311,15 @@ fn integer_agrees(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
         ctx,
         "a string denoting the integer getter's value, or unsupported",
     );
+    let mut gathered = icv::Subjects::default();
     for e in list
         .iter()
         .filter(|e| !STRING_ICVS.contains(&e.name.as_str()))
     {
-        let Some(subjects) = icv::scope_subjects(ctx, ah, e.scope, &mut j) else {
+        let Some(subjects) = gathered.of(ctx, ah, e.scope, &mut j) else {
             continue;
         };
-        for (label, held, _) in &subjects {
+        for (label, held, _) in subjects {
             let Ok(v) = int_call(ctx.lib.get_icv(held.any(ah), e.scope, e.id)) else {
                 // Not an integer here: the value checks judge the integer getter.
                 continue;
@@ -492,12 +493,13 @@ fn every_pair_answerable(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
         ctx,
         "ok (or incomplete) from the integer getter, or for an incompatible ICV ok from the string getter",
     );
+    let mut gathered = icv::Subjects::default();
     for e in &list {
         // Scopes without a handle kind here (teams, target) are outside this check.
-        let Some(subjects) = icv::scope_subjects(ctx, ah, e.scope, &mut j) else {
+        let Some(subjects) = gathered.of(ctx, ah, e.scope, &mut j) else {
             continue;
         };
-        for (label, held, _) in &subjects {
+        for (label, held, _) in subjects {
             let what = format!("{} at {:?} ({label})", e.name, e.scope);
             match ctx.lib.get_icv(held.any(ah), e.scope, e.id) {
                 Ok((Rc::OK | Rc::INCOMPLETE, Some(_))) => j.holds(),
