@@ -19,6 +19,11 @@
 //! map such a copy executable, copies are files ([`copies_only`]), in new directories under the
 //! temporary directory (a memory file system may forbid executable mappings).
 //!
+//! A copy in memory leaves out the bytes of the file's debugging sections (`.debug_*`, which
+//! nothing loads: they read as zeros, the file keeps its size and every other byte), which are
+//! most of a library built with debugging information, such as Intel's
+//! ([`kept_ranges`]).
+//!
 //! A worker process makes one such directory, so its cost is a worker's: on a memory file
 //! system the links are symbolic ones held in memory, where on ext4 a hard link (a journaled
 //! inode update) costs several times as much, and its removal as much again.
@@ -32,6 +37,7 @@ use nix::sys::signal::kill;
 use nix::unistd::Pid;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
+use std::ops::Range;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -50,6 +56,8 @@ struct Private {
     staged: usize,
     /// The descriptor number the copy in memory is kept at, once there is one.
     slot: Option<OwnedFd>,
+    /// The byte ranges of the file a copy in memory holds, once known ([`kept_ranges`]).
+    kept: Option<Vec<Range<u64>>>,
 }
 
 /// Set when copies are files from now on: the system would not map a copy held in memory.
@@ -115,6 +123,7 @@ pub(super) fn stage(path: &Path) -> Result<(PathBuf, Copy), String> {
             linked: BTreeSet::new(),
             staged: 0,
             slot: None,
+            kept: None,
         }),
     };
     p.link_siblings(home, name);
@@ -153,9 +162,10 @@ impl Private {
         let fd = memfd_create("ompd-fresh", MFdFlags::MFD_CLOEXEC | exec)
             .or_else(|_| memfd_create("ompd-fresh", MFdFlags::MFD_CLOEXEC))
             .map_err(|e| e.to_string())?;
-        let mut copy = std::fs::File::from(fd);
-        let mut original = std::fs::File::open(path).map_err(|e| e.to_string())?;
-        std::io::copy(&mut original, &mut copy).map_err(|e| e.to_string())?;
+        let copy = std::fs::File::from(fd);
+        let original = std::fs::File::open(path).map_err(|e| e.to_string())?;
+        let kept = self.kept.get_or_insert_with(|| kept_ranges(&original));
+        copy_ranges(&original, &copy, kept).map_err(|e| e.to_string())?;
         match &mut self.slot {
             Some(slot) => {
                 nix::unistd::dup3(&copy, slot, nix::fcntl::OFlag::O_CLOEXEC)
@@ -187,6 +197,66 @@ impl Private {
 /// mappings).
 pub fn release() {
     DIRS.lock().unwrap_or_else(|e| e.into_inner()).clear();
+}
+
+/// The byte ranges of `file` other than its debugging sections' (non-allocated sections named
+/// `.debug_*` or `.zdebug_*`): all of it when it is no object file the `object` crate reads.
+fn kept_ranges(file: &std::fs::File) -> Vec<Range<u64>> {
+    use object::{Object, ObjectSection};
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let cache = object::ReadCache::new(file);
+    let mut holes: Vec<Range<u64>> = match object::File::parse(&cache) {
+        Ok(obj) => obj
+            .sections()
+            .filter(|s| {
+                // Other kinds than these are loaded (or are the file's own tables).
+                let unloaded = matches!(
+                    s.kind(),
+                    object::SectionKind::Other | object::SectionKind::OtherString
+                );
+                let debug = s
+                    .name()
+                    .is_ok_and(|n| n.starts_with(".debug_") || n.starts_with(".zdebug_"));
+                unloaded && debug
+            })
+            .filter_map(|s| s.file_range())
+            .map(|(at, len)| at..at.saturating_add(len).min(size))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    holes.sort_by_key(|h| h.start);
+    let mut kept = Vec::new();
+    let mut at = 0;
+    for h in holes {
+        if h.start > at {
+            kept.push(at..h.start);
+        }
+        at = at.max(h.end);
+    }
+    if at < size {
+        kept.push(at..size);
+    }
+    kept
+}
+
+/// Makes `copy` (empty) as long as `original`, with the bytes of `kept` copied and the rest zero.
+fn copy_ranges(
+    original: &std::fs::File,
+    copy: &std::fs::File,
+    kept: &[Range<u64>],
+) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    copy.set_len(original.metadata()?.len())?;
+    for r in kept {
+        let (mut from, mut to) = (original, copy);
+        from.seek(SeekFrom::Start(r.start))?;
+        to.seek(SeekFrom::Start(r.start))?;
+        let n = std::io::copy(&mut from.take(r.end - r.start), &mut to)?;
+        if n != r.end - r.start {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+    }
+    Ok(())
 }
 
 /// True when `a` and `b` are on one file system.
@@ -288,6 +358,51 @@ mod tests {
             !third.parent().unwrap().exists(),
             "the directories go with release"
         );
+    }
+
+    #[test]
+    fn a_copy_in_memory_leaves_out_only_the_debugging_sections() {
+        use object::{Object, ObjectSection, ObjectSegment};
+        // This test program, built with debugging information or without.
+        let exe = std::env::current_exe().unwrap();
+        let original = std::fs::File::open(&exe).unwrap();
+        let kept = kept_ranges(&original);
+        let bytes = std::fs::read(&exe).unwrap();
+        let obj = object::File::parse(&*bytes).unwrap();
+        let within =
+            |(at, len): (u64, u64)| kept.iter().any(|r| r.start <= at && at + len <= r.end);
+        for seg in obj.segments() {
+            assert!(within(seg.file_range()), "a loaded segment is kept whole");
+        }
+        match obj
+            .section_by_name(".debug_info")
+            .and_then(|s| s.file_range())
+        {
+            Some((at, len)) => {
+                let overlaps = |r: &Range<u64>| r.start < at + len && at < r.end;
+                assert!(!kept.iter().any(overlaps), ".debug_info is left out");
+            }
+            None => assert_eq!(
+                kept,
+                vec![Range {
+                    start: 0,
+                    end: bytes.len() as u64
+                }]
+            ),
+        }
+        let copy = tempfile::tempfile().unwrap();
+        copy_ranges(&original, &copy, &kept).unwrap();
+        let got = std::fs::read(format!("/proc/self/fd/{}", copy.as_raw_fd())).unwrap();
+        assert_eq!(got.len(), bytes.len(), "the copy keeps the file's size");
+        for (k, (g, b)) in got.iter().zip(&bytes).enumerate() {
+            let k = k as u64;
+            let want = if kept.iter().any(|r| r.contains(&k)) {
+                *b
+            } else {
+                0
+            };
+            assert_eq!(*g, want, "byte {k}");
+        }
     }
 
     #[test]
