@@ -141,12 +141,14 @@ pub(super) fn stage(path: &Path) -> Result<(PathBuf, Copy), String> {
 }
 
 impl Private {
-    /// Links the siblings of `name` in `home` not linked yet.
+    /// Links the siblings of `name` in `home` not linked yet (the two directories' file
+    /// systems are compared only when there is one).
     fn link_siblings(&mut self, home: &Path, name: &std::ffi::OsStr) {
-        let hard = same_file_system(home, self.dir.path());
+        let mut hard = None;
         for entry in std::fs::read_dir(home).into_iter().flatten().flatten() {
             let sib = entry.file_name();
             if sib != name && !self.linked.contains(&sib) {
+                let hard = *hard.get_or_insert_with(|| same_file_system(home, self.dir.path()));
                 sibling(&entry.path(), &self.dir.path().join(&sib), hard);
                 self.linked.insert(sib);
             }
