@@ -64,9 +64,9 @@ impl Worker {
         let how = match spawn {
             Spawn::Exec => How::Exec(exec(&exe, keep_env, fds)?),
             Spawn::Fork => {
-                let target = crate::worker::key(&unit.target).unwrap_or_default();
+                let targets = crate::worker::keys(unit);
                 How::Forked(
-                    crate::zygote::fork_worker(&exe, keep_env, fds, &target)
+                    crate::zygote::fork_worker(&exe, keep_env, fds, &targets)
                         .map_err(|e| format!("cannot start a worker: {e}"))?,
                 )
             }

@@ -7,10 +7,12 @@
 //! check; it loads the system C/C++ runtimes and initializes the C++ standard streams, which a
 //! worker's library would otherwise do first thing. Its control channel is a Unix socket on its
 //! stdin. One request is one byte carrying three descriptors (`SCM_RIGHTS`): the worker's stdin,
-//! stdout and stderr ([`Descriptors`]), then the key of its target (4-byte length, then the
-//! bytes; empty for none). The zygote lowers a simulated target once
-//! ([`crate::worker::prelower`], kept for later requests) and hands it to the forked worker, so
-//! the worker neither builds the model nor lowers the image again; for a real target it parses
+//! stdout and stderr ([`Descriptors`]), then the keys of its units' targets
+//! ([`crate::worker::keys`]: their number, then each one's length and bytes, as 4-byte
+//! little-endian words). The zygote lowers each simulated target once
+//! ([`crate::worker::prelower`], kept for later requests, whatever their library) and hands them
+//! to the forked worker, so the worker neither builds the models nor lowers the images again
+//! (units that share a target take a copy each, the last one the image); for a real target it parses
 //! the symbol tables of the files the target maps once, and every worker inherits them. The
 //! zygote forks, answers the worker's pid (4 bytes), waits for it and answers its raw wait
 //! status (4 bytes), so the supervisor sees exits and signals exactly as from a child of its
@@ -53,7 +55,7 @@ pub fn serve() -> i32 {
     let _ = ompd_loader::library::init_cxx_streams();
     let mut lowered = Lowered::default();
     loop {
-        let (fds, key) = match receive(&ctl) {
+        let (fds, keys) = match receive(&ctl) {
             Ok(Some(request)) => request,
             Ok(None) => return 0,
             Err(e) => {
@@ -61,8 +63,10 @@ pub fn serve() -> i32 {
                 return 1;
             }
         };
-        lowered.prepare(&key);
-        if let Err(e) = fork_one(&ctl, fds, &mut lowered, key) {
+        for key in &keys {
+            lowered.prepare(key);
+        }
+        if let Err(e) = fork_one(&ctl, fds, &mut lowered, &keys) {
             eprintln!("zygote: {e}");
             return 1;
         }
@@ -89,7 +93,7 @@ struct Lowered {
 }
 
 /// Lowered targets a zygote keeps.
-const LOWERED_CAP: usize = 256;
+const LOWERED_CAP: usize = 2048;
 
 impl Lowered {
     /// Prepares the target of `key` unless that was done already (a target that cannot be
@@ -114,9 +118,11 @@ impl Lowered {
     }
 }
 
-/// One request: the worker's three descriptors and its target's key, or `None` at the end of
-/// the stream.
-fn receive(ctl: &UnixStream) -> Result<Option<(Vec<OwnedFd>, String)>, String> {
+/// One request: the worker's three descriptors and its units' target keys.
+type Request = (Vec<OwnedFd>, Vec<String>);
+
+/// The next request, or `None` at the end of the stream.
+fn receive(ctl: &UnixStream) -> Result<Option<Request>, String> {
     use nix::sys::socket::{recvmsg, ControlMessageOwned, MsgFlags};
     use std::os::fd::FromRawFd;
     let mut byte = [0u8; 1];
@@ -149,32 +155,44 @@ fn receive(ctl: &UnixStream) -> Result<Option<(Vec<OwnedFd>, String)>, String> {
             fds.len()
         ));
     }
-    let mut ctl = ctl;
-    let mut len = [0u8; 4];
-    ctl.read_exact(&mut len)
-        .map_err(|e| format!("cannot read a request's key: {e}"))?;
-    let mut key = vec![0u8; u32::from_le_bytes(len) as usize];
-    ctl.read_exact(&mut key)
-        .map_err(|e| format!("cannot read a request's key: {e}"))?;
-    let key = String::from_utf8(key).map_err(|e| format!("a request's key: {e}"))?;
-    Ok(Some((fds, key)))
+    let keys = (0..read_u32(ctl)?).map(|_| read_key(ctl));
+    Ok(Some((fds, keys.collect::<Result<_, _>>()?)))
 }
 
-/// Forks one worker on `fds` (handing it the target of `key` when it is lowered), answers its
+/// A request's little-endian `u32`.
+fn read_u32(mut ctl: &UnixStream) -> Result<u32, String> {
+    let mut word = [0u8; 4];
+    ctl.read_exact(&mut word)
+        .map_err(|e| format!("cannot read a request's keys: {e}"))?;
+    Ok(u32::from_le_bytes(word))
+}
+
+/// One of a request's keys: its length, then its bytes.
+fn read_key(mut ctl: &UnixStream) -> Result<String, String> {
+    let mut key = vec![0u8; read_u32(ctl)? as usize];
+    ctl.read_exact(&mut key)
+        .map_err(|e| format!("cannot read a request's keys: {e}"))?;
+    String::from_utf8(key).map_err(|e| format!("a request's key: {e}"))
+}
+
+/// Forks one worker on `fds` (handing it the targets of `keys` that are lowered), answers its
 /// pid, waits for it and answers its wait status.
 fn fork_one(
     ctl: &UnixStream,
     fds: Vec<OwnedFd>,
     lowered: &mut Lowered,
-    key: String,
+    keys: &[String],
 ) -> Result<(), String> {
     use nix::unistd::{fork, ForkResult};
     // SAFETY: the zygote is single-threaded, so the child may run any code.
     match unsafe { fork() } {
         Ok(ForkResult::Child) => {
             // The child's own copy of the kept targets: taking one copies no image.
-            if let Some((model, image)) = lowered.images.remove(&key) {
-                crate::worker::hand_over(key, model, image);
+            for key in keys {
+                if let Some((model, image)) = lowered.images.remove(key) {
+                    let uses = keys.iter().filter(|k| *k == key).count();
+                    crate::worker::hand_over(key.clone(), model, image, uses);
+                }
             }
             become_worker(fds)
         }
@@ -328,12 +346,12 @@ pub fn release_all() {
 }
 
 /// Forks a worker of `exe` with `keep_env` on `fds` from an idle zygote (starting one when none
-/// is idle).
+/// is idle), for units whose targets have the keys `targets` ([`crate::worker::keys`]).
 pub(crate) fn fork_worker(
     exe: &Path,
     keep_env: &[String],
     fds: Descriptors,
-    target: &str,
+    targets: &[String],
 ) -> Result<Forked, String> {
     let key = Key {
         exe: exe.to_path_buf(),
@@ -347,15 +365,15 @@ pub(crate) fn fork_worker(
     };
     // An idle zygote may have died (killed from outside): one fresh retry.
     if let Some(z) = idle {
-        if let Ok(f) = request(z, &fds, target) {
+        if let Ok(f) = request(z, &fds, targets) {
             return Ok(f);
         }
     }
-    request(start(key)?, &fds, target)
+    request(start(key)?, &fds, targets)
 }
 
-/// Asks `z` for a worker on `fds` whose target has the key `target` (empty: none).
-fn request(mut z: Zygote, fds: &Descriptors, target: &str) -> Result<Forked, String> {
+/// Asks `z` for a worker on `fds` whose units' targets have the keys `targets`.
+fn request(mut z: Zygote, fds: &Descriptors, targets: &[String]) -> Result<Forked, String> {
     use nix::sys::socket::{sendmsg, ControlMessage, MsgFlags};
     let raw = [
         fds.stdin.as_raw_fd(),
@@ -370,10 +388,8 @@ fn request(mut z: Zygote, fds: &Descriptors, target: &str) -> Result<Forked, Str
         None,
     )
     .map_err(|e| format!("the zygote takes no request: {e}"))?;
-    let len = u32::try_from(target.len()).map_err(|_| "a target key over 4 GiB".to_string())?;
     z.ctl
-        .write_all(&len.to_le_bytes())
-        .and_then(|()| z.ctl.write_all(target.as_bytes()))
+        .write_all(&encode_keys(targets)?)
         .map_err(|e| format!("the zygote takes no request: {e}"))?;
     let mut answer = [0u8; 4];
     z.ctl
@@ -390,6 +406,19 @@ fn request(mut z: Zygote, fds: &Descriptors, target: &str) -> Result<Forked, Str
         zygote: Some(z),
         status: None,
     })
+}
+
+/// A request's keys as they are sent: their number, then each one's length and bytes
+/// (little-endian `u32`s).
+fn encode_keys(keys: &[String]) -> Result<Vec<u8>, String> {
+    let word = |n: usize| u32::try_from(n).map(u32::to_le_bytes);
+    let too_many = |_| "a request's keys over 4 GiB".to_string();
+    let mut out = word(keys.len()).map_err(too_many)?.to_vec();
+    for k in keys {
+        out.extend(word(k.len()).map_err(too_many)?);
+        out.extend(k.as_bytes());
+    }
+    Ok(out)
 }
 
 /// Starts a zygote (from the keeper thread, whose life is the process's).

@@ -31,7 +31,7 @@ use batch::run_batch;
 pub use scenario::{Scenario, ScenarioName};
 pub use stream::Emit;
 use stream::Stream;
-pub use target::{hand_over, key, prelower};
+pub use target::{hand_over, key, keys, prelower};
 use target::{prepare, set_up_target, Prepared};
 
 /// Set this environment variable to make workers print every callback event to stderr.

@@ -12,6 +12,7 @@ use ompd_serve::source::Source;
 use sim_target::image::Image;
 use sim_target::layout::Policy;
 use sim_target::model::Model;
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 /// Opens a real target and lifts its fixture's truth (a program that is no fixture gives a
@@ -243,21 +244,46 @@ pub fn prelower(key: &str) -> Result<Option<(Model, Image)>, String> {
     Ok(Some((model, image)))
 }
 
-/// A target pre-lowered before this worker was forked, waiting for its unit.
-static HANDED: Mutex<Option<(String, Model, Image)>> = Mutex::new(None);
-
-/// Leaves the prepared target of `key` for this process's unit (in a freshly forked worker).
-pub fn hand_over(key: String, model: Model, image: Image) {
-    *HANDED.lock().unwrap_or_else(|e| e.into_inner()) = Some((key, model, image));
+/// The keys of the targets of `unit` and of every unit after it in its batch ([`key`]), in
+/// order, one for each unit that has one (a key comes again for each unit that shares it).
+pub fn keys(unit: &Unit) -> Vec<String> {
+    std::iter::once(unit)
+        .chain(&unit.then)
+        .filter_map(|u| key(&u.target))
+        .collect()
 }
 
-/// The target handed over under `key`, if that is the one.
+/// A target pre-lowered before this worker was forked, with the number of this worker's units
+/// still to take it.
+struct Handed {
+    model: Model,
+    image: Image,
+    uses: usize,
+}
+
+/// The targets pre-lowered before this worker was forked, by key, waiting for their units.
+static HANDED: Mutex<BTreeMap<String, Handed>> = Mutex::new(BTreeMap::new());
+
+/// Leaves the prepared target of `key` for the `uses` units of this process that have that key
+/// (in a freshly forked worker).
+pub fn hand_over(key: String, model: Model, image: Image, uses: usize) {
+    let handed = Handed { model, image, uses };
+    HANDED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, handed);
+}
+
+/// The target handed over under `key`, if there is one: the last of its units takes it, each
+/// earlier one a copy (a unit's library may write to its target's memory).
 fn taken(key: &str) -> Option<(Model, Image)> {
-    let mut slot = HANDED.lock().unwrap_or_else(|e| e.into_inner());
-    match slot.take() {
-        Some((k, m, i)) if k == key => Some((m, i)),
-        _ => None,
+    let mut handed = HANDED.lock().unwrap_or_else(|e| e.into_inner());
+    let h = handed.get_mut(key)?;
+    if h.uses > 1 {
+        h.uses -= 1;
+        return Some((h.model.clone(), h.image.clone()));
     }
+    handed.remove(key).map(|h| (h.model, h.image))
 }
 
 #[cfg(test)]
@@ -273,7 +299,7 @@ mod tests {
     }
 
     #[test]
-    fn only_built_in_scenarios_are_pre_lowered_and_only_their_own_unit_takes_them() {
+    fn only_built_in_scenarios_are_pre_lowered_and_only_their_own_units_take_them_each_its_own() {
         let built_in = simulated(Scenario::built_in("nested-tasks").unwrap());
         let k = key(&built_in).expect("a built-in scenario has a key");
         let generated = simulated(Scenario::model("generated", built_in_model()));
@@ -283,12 +309,23 @@ mod tests {
             .unwrap()
             .expect("a simulated target is lowered");
         assert_eq!(model, built_in_model());
-        hand_over(k.clone(), model, image);
+        hand_over(k.clone(), model, image, 2);
         assert!(taken("another key").is_none(), "a mismatch takes nothing");
-        let image = prelower(&k).unwrap().expect("lowered").1;
-        hand_over(k.clone(), built_in_model(), image);
-        assert!(taken(&k).is_some());
-        assert!(taken(&k).is_none(), "taken once");
+        let (first, mut image) = taken(&k).expect("the first of two units takes a copy");
+        assert_eq!(first, built_in_model());
+        let at = image.symbols["__kmp_threads"];
+        let before = image.memory.read(at, 1).unwrap()[0];
+        image.memory.write(at, &[!before]).unwrap();
+        let (_, last) = taken(&k).expect("the last unit takes the target itself");
+        assert_eq!(
+            last.memory.read(at, 1).unwrap(),
+            [before],
+            "a unit's copy is its own"
+        );
+        assert!(
+            taken(&k).is_none(),
+            "taken by as many units as were handed it"
+        );
     }
 
     #[test]
