@@ -65,8 +65,12 @@ impl Worker {
             Spawn::Exec => How::Exec(exec(&exe, keep_env, fds)?),
             Spawn::Fork => {
                 let targets = crate::worker::keys(unit);
+                let needs = crate::zygote::Needs {
+                    targets: &targets,
+                    library: &unit.path,
+                };
                 How::Forked(
-                    crate::zygote::fork_worker(&exe, keep_env, fds, &targets)
+                    crate::zygote::fork_worker(&exe, keep_env, fds, &needs)
                         .map_err(|e| format!("cannot start a worker: {e}"))?,
                 )
             }

@@ -19,6 +19,10 @@
 //! map such a copy executable, copies are files ([`copies_only`]), in new directories under the
 //! temporary directory (a memory file system may forbid executable mappings).
 //!
+//! A worker forked by a zygote may have copies in memory made before the fork, sealed and shared
+//! with the zygote's other workers (`stock.rs`): its first instances of the file are those, and
+//! only later ones are copied.
+//!
 //! A copy in memory leaves out the bytes of the file's debugging sections (`.debug_*`, which
 //! nothing loads: they read as zeros, the file keeps its size and every other byte), which are
 //! most of a library built with debugging information, such as Intel's
@@ -155,19 +159,14 @@ impl Private {
         }
     }
 
-    /// Puts a new copy of `path` in a memfd at the slot, the name linking to it.
+    /// Puts a copy of `path` in a memfd at the slot, the name linking to it: a stocked one
+    /// while there is one left (`stock.rs`, which keeps its own descriptor of each), else a new
+    /// one.
     fn in_memory(&mut self, path: &Path, name: &std::ffi::OsStr) -> Result<(), String> {
-        use nix::sys::memfd::{memfd_create, MFdFlags};
-        // MFD_EXEC (Linux 6.3): executable even where memfds are sealed against it by default;
-        // an older kernel refuses the flag.
-        let exec = MFdFlags::from_bits_retain(0x10);
-        let fd = memfd_create("ompd-fresh", MFdFlags::MFD_CLOEXEC | exec)
-            .or_else(|_| memfd_create("ompd-fresh", MFdFlags::MFD_CLOEXEC))
-            .map_err(|e| e.to_string())?;
-        let copy = std::fs::File::from(fd);
-        let original = std::fs::File::open(path).map_err(|e| e.to_string())?;
-        let kept = self.kept.get_or_insert_with(|| kept_ranges(&original));
-        copy_ranges(&original, &copy, kept).map_err(|e| e.to_string())?;
+        let copy = match super::stock::take(path) {
+            Some(stocked) => stocked.map_err(|e| e.to_string())?,
+            None => self.new_copy(path)?,
+        };
         match &mut self.slot {
             Some(slot) => {
                 nix::unistd::dup3(&copy, slot, nix::fcntl::OFlag::O_CLOEXEC)
@@ -178,10 +177,19 @@ impl Private {
                 let _ = std::fs::remove_file(&link);
                 let target = format!("/proc/self/fd/{}", copy.as_raw_fd());
                 std::os::unix::fs::symlink(target, &link).map_err(|e| e.to_string())?;
-                self.slot = Some(copy.into());
+                self.slot = Some(copy);
             }
         }
         Ok(())
+    }
+
+    /// A new copy of `path` in a memfd.
+    fn new_copy(&mut self, path: &Path) -> Result<OwnedFd, String> {
+        let copy = memfd("ompd-fresh", nix::sys::memfd::MFdFlags::empty())?;
+        let original = std::fs::File::open(path).map_err(|e| e.to_string())?;
+        let kept = self.kept.get_or_insert_with(|| kept_ranges(&original));
+        copy_ranges(&original, &copy, kept).map_err(|e| e.to_string())?;
+        Ok(copy.into())
     }
 
     /// Puts a new copy of `path` in the directory under `name`.
@@ -195,6 +203,19 @@ impl Private {
     }
 }
 
+/// A new, empty memfd named `name`, with the flags `extra` besides close-on-exec, executable.
+pub(super) fn memfd(name: &str, extra: nix::sys::memfd::MFdFlags) -> Result<std::fs::File, String> {
+    use nix::sys::memfd::{memfd_create, MFdFlags};
+    // MFD_EXEC (Linux 6.3): executable even where memfds are sealed against it by default; an
+    // older kernel refuses the flag.
+    let exec = MFdFlags::from_bits_retain(0x10);
+    let flags = MFdFlags::MFD_CLOEXEC | extra;
+    let fd = memfd_create(name, flags | exec)
+        .or_else(|_| memfd_create(name, flags))
+        .map_err(|e| format!("no memfd: {e}"))?;
+    Ok(fd.into())
+}
+
 /// Removes this process's private directories (the instances loaded from them keep their
 /// mappings).
 pub fn release() {
@@ -203,7 +224,7 @@ pub fn release() {
 
 /// The byte ranges of `file` other than its debugging sections' (non-allocated sections named
 /// `.debug_*` or `.zdebug_*`): all of it when it is no object file the `object` crate reads.
-fn kept_ranges(file: &std::fs::File) -> Vec<Range<u64>> {
+pub(super) fn kept_ranges(file: &std::fs::File) -> Vec<Range<u64>> {
     use object::{Object, ObjectSection};
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     let cache = object::ReadCache::new(file);
@@ -242,7 +263,7 @@ fn kept_ranges(file: &std::fs::File) -> Vec<Range<u64>> {
 }
 
 /// Makes `copy` (empty) as long as `original`, with the bytes of `kept` copied and the rest zero.
-fn copy_ranges(
+pub(super) fn copy_ranges(
     original: &std::fs::File,
     copy: &std::fs::File,
     kept: &[Range<u64>],

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 mod api;
 mod device;
 mod fresh;
+pub mod stock;
 pub use fresh::release as release_fresh_directories;
 mod handles;
 mod heap;

@@ -6,15 +6,18 @@
 //! The zygote is single-threaded (it forks), never loads a vendor library and never runs a
 //! check; it loads the system C/C++ runtimes and initializes the C++ standard streams, which a
 //! worker's library would otherwise do first thing. Its control channel is a Unix socket on its
-//! stdin. One request is one byte carrying three descriptors (`SCM_RIGHTS`): the worker's stdin,
-//! stdout and stderr ([`Descriptors`]), then the keys of its units' targets
-//! ([`crate::worker::keys`]: their number, then each one's length and bytes, as 4-byte
-//! little-endian words). The zygote lowers each simulated target once
-//! ([`crate::worker::prelower`], kept for later requests, whatever their library) and hands them
-//! to the forked worker, so the worker neither builds the models nor lowers the images again
-//! (units that share a target take a copy each, the last one the image); for a real target it parses
-//! the symbol tables of the files the target maps once, and every worker inherits them. The
-//! zygote forks, answers the worker's pid (4 bytes), waits for it and answers its raw wait
+//! stdin; a request (`wire.rs`) carries the worker's three descriptors and what its units need:
+//! the keys of their targets ([`crate::worker::keys`]) and their library file. Before it forks,
+//! the zygote
+//! - lowers each simulated target once ([`crate::worker::prelower`], kept for later requests,
+//!   whatever their library) and hands them to the worker, so the worker neither builds the
+//!   models nor lowers the images again (units that share a target take a copy each, the last
+//!   one the image); for a real target it parses the symbol tables of the files the target maps
+//!   once, and every worker inherits them;
+//! - makes sealed copies of the library file once (`stock.rs`), from which the worker loads its
+//!   first fresh instances instead of copying the file again.
+//!
+//! The zygote forks, answers the worker's pid (4 bytes), waits for it and answers its raw wait
 //! status (4 bytes), so the supervisor sees exits and signals exactly as from a child of its
 //! own, and may signal the pid until the status arrives (the zygote reaps nothing before). One
 //! worker at a time per zygote; the supervisor keeps a pool of them.
@@ -26,13 +29,18 @@
 
 use sim_target::image::Image;
 use sim_target::model::Model;
-use std::io::{IoSlice, IoSliceMut, Read, Write};
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::io::{Read, Write};
+use std::os::fd::{OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{mpsc, Mutex, OnceLock};
+
+mod stock;
+mod wire;
+
+pub(crate) use wire::Needs;
 
 /// The system's C and C++ runtime libraries, which most OMPD libraries link: the zygote loads
 /// them (never a vendor's own file) so that workers do not relocate them again.
@@ -54,8 +62,9 @@ pub fn serve() -> i32 {
     let _ = ompd_loader::library::keep_loaded(SYSTEM_RUNTIMES);
     let _ = ompd_loader::library::init_cxx_streams();
     let mut lowered = Lowered::default();
+    let mut stock = stock::Stock::default();
     loop {
-        let (fds, keys) = match receive(&ctl) {
+        let request = match wire::receive(&ctl) {
             Ok(Some(request)) => request,
             Ok(None) => return 0,
             Err(e) => {
@@ -63,10 +72,11 @@ pub fn serve() -> i32 {
                 return 1;
             }
         };
-        for key in &keys {
+        for key in &request.keys {
             lowered.prepare(key);
         }
-        if let Err(e) = fork_one(&ctl, fds, &mut lowered, &keys) {
+        stock.prepare(&request.library);
+        if let Err(e) = fork_one(&ctl, request, &mut lowered, &mut stock) {
             eprintln!("zygote: {e}");
             return 1;
         }
@@ -118,83 +128,28 @@ impl Lowered {
     }
 }
 
-/// One request: the worker's three descriptors and its units' target keys.
-type Request = (Vec<OwnedFd>, Vec<String>);
-
-/// The next request, or `None` at the end of the stream.
-fn receive(ctl: &UnixStream) -> Result<Option<Request>, String> {
-    use nix::sys::socket::{recvmsg, ControlMessageOwned, MsgFlags};
-    use std::os::fd::FromRawFd;
-    let mut byte = [0u8; 1];
-    let mut iov = [IoSliceMut::new(&mut byte)];
-    let mut space = nix::cmsg_space!([RawFd; 3]);
-    let msg = recvmsg::<()>(
-        ctl.as_raw_fd(),
-        &mut iov,
-        Some(&mut space),
-        MsgFlags::MSG_CMSG_CLOEXEC,
-    )
-    .map_err(|e| format!("cannot read a request: {e}"))?;
-    if msg.bytes == 0 {
-        return Ok(None);
-    }
-    let mut fds = Vec::new();
-    for c in msg.cmsgs().map_err(|e| format!("bad request: {e}"))? {
-        if let ControlMessageOwned::ScmRights(raw) = c {
-            // SAFETY: SCM_RIGHTS installed these descriptors in this process; nothing else
-            // owns them.
-            fds.extend(
-                raw.into_iter()
-                    .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }),
-            );
-        }
-    }
-    if fds.len() != 3 {
-        return Err(format!(
-            "a request carried {} descriptors, not 3",
-            fds.len()
-        ));
-    }
-    let keys = (0..read_u32(ctl)?).map(|_| read_key(ctl));
-    Ok(Some((fds, keys.collect::<Result<_, _>>()?)))
-}
-
-/// A request's little-endian `u32`.
-fn read_u32(mut ctl: &UnixStream) -> Result<u32, String> {
-    let mut word = [0u8; 4];
-    ctl.read_exact(&mut word)
-        .map_err(|e| format!("cannot read a request's keys: {e}"))?;
-    Ok(u32::from_le_bytes(word))
-}
-
-/// One of a request's keys: its length, then its bytes.
-fn read_key(mut ctl: &UnixStream) -> Result<String, String> {
-    let mut key = vec![0u8; read_u32(ctl)? as usize];
-    ctl.read_exact(&mut key)
-        .map_err(|e| format!("cannot read a request's keys: {e}"))?;
-    String::from_utf8(key).map_err(|e| format!("a request's key: {e}"))
-}
-
-/// Forks one worker on `fds` (handing it the targets of `keys` that are lowered), answers its
-/// pid, waits for it and answers its wait status.
+/// Forks one worker for `request` (handing it the targets of its keys that are lowered, and the
+/// stock of its library), answers its pid, waits for it and answers its wait status.
 fn fork_one(
     ctl: &UnixStream,
-    fds: Vec<OwnedFd>,
+    request: wire::Request,
     lowered: &mut Lowered,
-    keys: &[String],
+    stock: &mut stock::Stock,
 ) -> Result<(), String> {
+    let wire::Request { fds, keys, library } = request;
     use nix::unistd::{fork, ForkResult};
     // SAFETY: the zygote is single-threaded, so the child may run any code.
     match unsafe { fork() } {
         Ok(ForkResult::Child) => {
             // The child's own copy of the kept targets: taking one copies no image.
-            for key in keys {
+            for key in &keys {
                 if let Some((model, image)) = lowered.images.remove(key) {
                     let uses = keys.iter().filter(|k| *k == key).count();
                     crate::worker::hand_over(key.clone(), model, image, uses);
                 }
             }
-            become_worker(fds)
+            let kept = std::mem::take(stock).into_kept(&library);
+            become_worker(fds, kept, library)
         }
         Ok(ForkResult::Parent { child }) => {
             drop(fds);
@@ -214,12 +169,13 @@ fn fork_one(
 }
 
 /// In the forked child: the request's descriptors become stdin, stdout and stderr, every other
-/// descriptor is closed, and the worker runs. No value of the zygote's that owns a descriptor
-/// outlives the `close_range`: the request's descriptors are given up as raw numbers first, so
+/// descriptor but the `kept` copies of the request's `library` is closed, and the worker runs,
+/// with those copies in its stock. No value of the zygote's that owns a descriptor outlives the
+/// `close_range`: the request's descriptors and the copies are given up as raw numbers first, so
 /// nothing the worker does (not even an unwind out of it) can close a number the worker has
 /// reused since.
-fn become_worker(fds: Vec<OwnedFd>) -> ! {
-    use std::os::fd::IntoRawFd;
+fn become_worker(fds: Vec<OwnedFd>, kept: Vec<RawFd>, library: PathBuf) -> ! {
+    use std::os::fd::{FromRawFd, IntoRawFd};
     let raw: Vec<RawFd> = fds.into_iter().map(IntoRawFd::into_raw_fd).collect();
     // SAFETY: the three descriptors are open (received with the request) and owned by no value.
     let [stdin, stdout, stderr] = raw
@@ -235,10 +191,39 @@ fn become_worker(fds: Vec<OwnedFd>) -> ! {
     if arranged.is_err() {
         std::process::exit(1);
     }
-    // SAFETY: close_range takes no pointers; descriptors from 3 up are this child's copies of
-    // the zygote's own (the control socket, the request's), which the worker must not hold.
-    unsafe { nix::libc::syscall(nix::libc::SYS_close_range, 3u32, u32::MAX, 0u32) };
+    close_all_but(&kept);
+    // SAFETY: the kept descriptors are open (inherited from the zygote's stock), and owned by
+    // no value since `Stock::into_kept`.
+    let copies = kept
+        .into_iter()
+        .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) });
+    ompd_loader::library::stock::give(library, copies.collect());
     std::process::exit(crate::worker::main())
+}
+
+/// Closes every descriptor from 3 up but those of `kept`: this child's copies of the zygote's
+/// own (the control socket, the request's, other libraries' copies), which the worker must not
+/// hold.
+fn close_all_but(kept: &[RawFd]) {
+    let mut kept: Vec<u32> = kept
+        .iter()
+        .filter_map(|&fd| u32::try_from(fd).ok())
+        .collect();
+    kept.sort_unstable();
+    let mut from = 3u32;
+    for k in kept.into_iter().filter(|&k| k >= 3) {
+        if k > from {
+            close_range(from, k - 1);
+        }
+        from = k + 1;
+    }
+    close_range(from, u32::MAX);
+}
+
+/// Closes the descriptors `first..=last`.
+fn close_range(first: u32, last: u32) {
+    // SAFETY: close_range takes no pointers; the caller owns no value holding these numbers.
+    unsafe { nix::libc::syscall(nix::libc::SYS_close_range, first, last, 0u32) };
 }
 
 /// The raw wait status (as `waitpid(2)` stores it) of a wait's answer.
@@ -346,12 +331,12 @@ pub fn release_all() {
 }
 
 /// Forks a worker of `exe` with `keep_env` on `fds` from an idle zygote (starting one when none
-/// is idle), for units whose targets have the keys `targets` ([`crate::worker::keys`]).
+/// is idle), for units that need `needs`.
 pub(crate) fn fork_worker(
     exe: &Path,
     keep_env: &[String],
     fds: Descriptors,
-    targets: &[String],
+    needs: &Needs,
 ) -> Result<Forked, String> {
     let key = Key {
         exe: exe.to_path_buf(),
@@ -365,32 +350,16 @@ pub(crate) fn fork_worker(
     };
     // An idle zygote may have died (killed from outside): one fresh retry.
     if let Some(z) = idle {
-        if let Ok(f) = request(z, &fds, targets) {
+        if let Ok(f) = request(z, &fds, needs) {
             return Ok(f);
         }
     }
-    request(start(key)?, &fds, targets)
+    request(start(key)?, &fds, needs)
 }
 
-/// Asks `z` for a worker on `fds` whose units' targets have the keys `targets`.
-fn request(mut z: Zygote, fds: &Descriptors, targets: &[String]) -> Result<Forked, String> {
-    use nix::sys::socket::{sendmsg, ControlMessage, MsgFlags};
-    let raw = [
-        fds.stdin.as_raw_fd(),
-        fds.events.as_raw_fd(),
-        fds.capture.as_raw_fd(),
-    ];
-    sendmsg::<()>(
-        z.ctl.as_raw_fd(),
-        &[IoSlice::new(b"w")],
-        &[ControlMessage::ScmRights(&raw)],
-        MsgFlags::MSG_NOSIGNAL,
-        None,
-    )
-    .map_err(|e| format!("the zygote takes no request: {e}"))?;
-    z.ctl
-        .write_all(&encode_keys(targets)?)
-        .map_err(|e| format!("the zygote takes no request: {e}"))?;
+/// Asks `z` for a worker on `fds` whose units need `needs`.
+fn request(mut z: Zygote, fds: &Descriptors, needs: &Needs) -> Result<Forked, String> {
+    wire::send(&z.ctl, fds, needs)?;
     let mut answer = [0u8; 4];
     z.ctl
         .read_exact(&mut answer)
@@ -406,19 +375,6 @@ fn request(mut z: Zygote, fds: &Descriptors, targets: &[String]) -> Result<Forke
         zygote: Some(z),
         status: None,
     })
-}
-
-/// A request's keys as they are sent: their number, then each one's length and bytes
-/// (little-endian `u32`s).
-fn encode_keys(keys: &[String]) -> Result<Vec<u8>, String> {
-    let word = |n: usize| u32::try_from(n).map(u32::to_le_bytes);
-    let too_many = |_| "a request's keys over 4 GiB".to_string();
-    let mut out = word(keys.len()).map_err(too_many)?.to_vec();
-    for k in keys {
-        out.extend(word(k.len()).map_err(too_many)?);
-        out.extend(k.as_bytes());
-    }
-    Ok(out)
 }
 
 /// Starts a zygote (from the keeper thread, whose life is the process's).
