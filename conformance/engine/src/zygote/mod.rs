@@ -15,7 +15,7 @@
 //!   one the image); for a real target it parses the symbol tables of the files the target maps
 //!   once, and every worker inherits them;
 //! - makes sealed copies of the library file once (`stock.rs`), from which the worker loads its
-//!   first fresh instances instead of copying the file again.
+//!   first fresh instances (through the zygote's descriptors) instead of copying the file again.
 //!
 //! The zygote forks, answers the worker's pid (4 bytes), waits for it and answers its raw wait
 //! status (4 bytes), so the supervisor sees exits and signals exactly as from a child of its
@@ -76,7 +76,7 @@ pub fn serve() -> i32 {
             lowered.prepare(key);
         }
         stock.prepare(&request.library);
-        if let Err(e) = fork_one(&ctl, request, &mut lowered, &mut stock) {
+        if let Err(e) = fork_one(&ctl, request, &mut lowered, &stock) {
             eprintln!("zygote: {e}");
             return 1;
         }
@@ -134,7 +134,7 @@ fn fork_one(
     ctl: &UnixStream,
     request: wire::Request,
     lowered: &mut Lowered,
-    stock: &mut stock::Stock,
+    stock: &stock::Stock,
 ) -> Result<(), String> {
     let wire::Request { fds, keys, library } = request;
     use nix::unistd::{fork, ForkResult};
@@ -148,8 +148,8 @@ fn fork_one(
                     crate::worker::hand_over(key.clone(), model, image, uses);
                 }
             }
-            let kept = std::mem::take(stock).into_kept(&library);
-            become_worker(fds, kept, library)
+            let numbers = stock.numbers(&library);
+            become_worker(fds, library, numbers)
         }
         Ok(ForkResult::Parent { child }) => {
             drop(fds);
@@ -169,13 +169,13 @@ fn fork_one(
 }
 
 /// In the forked child: the request's descriptors become stdin, stdout and stderr, every other
-/// descriptor but the `kept` copies of the request's `library` is closed, and the worker runs,
-/// with those copies in its stock. No value of the zygote's that owns a descriptor outlives the
-/// `close_range`: the request's descriptors and the copies are given up as raw numbers first, so
-/// nothing the worker does (not even an unwind out of it) can close a number the worker has
-/// reused since.
-fn become_worker(fds: Vec<OwnedFd>, kept: Vec<RawFd>, library: PathBuf) -> ! {
-    use std::os::fd::{FromRawFd, IntoRawFd};
+/// descriptor is closed, and the worker runs, with the zygote's copies of the request's
+/// `library` (its descriptor `numbers`) in its stock. No value of the zygote's that owns a
+/// descriptor outlives the `close_range`: the request's descriptors are given up as raw numbers
+/// first, so nothing the worker does (not even an unwind out of it) can close a number the
+/// worker has reused since.
+fn become_worker(fds: Vec<OwnedFd>, library: PathBuf, numbers: Vec<RawFd>) -> ! {
+    use std::os::fd::IntoRawFd;
     let raw: Vec<RawFd> = fds.into_iter().map(IntoRawFd::into_raw_fd).collect();
     // SAFETY: the three descriptors are open (received with the request) and owned by no value.
     let [stdin, stdout, stderr] = raw
@@ -191,39 +191,13 @@ fn become_worker(fds: Vec<OwnedFd>, kept: Vec<RawFd>, library: PathBuf) -> ! {
     if arranged.is_err() {
         std::process::exit(1);
     }
-    close_all_but(&kept);
-    // SAFETY: the kept descriptors are open (inherited from the zygote's stock), and owned by
-    // no value since `Stock::into_kept`.
-    let copies = kept
-        .into_iter()
-        .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) });
-    ompd_loader::library::stock::give(library, copies.collect());
+    // SAFETY: close_range takes no pointers; descriptors from 3 up are this child's copies of
+    // the zygote's own (the control socket, the request's, the stock's), which the worker must
+    // not hold.
+    unsafe { nix::libc::syscall(nix::libc::SYS_close_range, 3u32, u32::MAX, 0u32) };
+    let zygote = nix::unistd::getppid().as_raw();
+    ompd_loader::library::stock::give(library, zygote, numbers);
     std::process::exit(crate::worker::main())
-}
-
-/// Closes every descriptor from 3 up but those of `kept`: this child's copies of the zygote's
-/// own (the control socket, the request's, other libraries' copies), which the worker must not
-/// hold.
-fn close_all_but(kept: &[RawFd]) {
-    let mut kept: Vec<u32> = kept
-        .iter()
-        .filter_map(|&fd| u32::try_from(fd).ok())
-        .collect();
-    kept.sort_unstable();
-    let mut from = 3u32;
-    for k in kept.into_iter().filter(|&k| k >= 3) {
-        if k > from {
-            close_range(from, k - 1);
-        }
-        from = k + 1;
-    }
-    close_range(from, u32::MAX);
-}
-
-/// Closes the descriptors `first..=last`.
-fn close_range(first: u32, last: u32) {
-    // SAFETY: close_range takes no pointers; the caller owns no value holding these numbers.
-    unsafe { nix::libc::syscall(nix::libc::SYS_close_range, first, last, 0u32) };
 }
 
 /// The raw wait status (as `waitpid(2)` stores it) of a wait's answer.

@@ -1,10 +1,11 @@
 //! A zygote's stock of library copies: for each library file its requests name, sealed copies
 //! in memory made once (`ompd_loader::library::stock`), which every worker it forks for that
-//! library inherits and loads its first fresh instances from, instead of copying the file
-//! again. The zygote reads the files' bytes and never loads one.
+//! library reaches through the zygote's descriptors (`/proc/<zygote>/fd/N`) and loads its first
+//! fresh instances from, instead of copying the file again. The zygote reads the files' bytes
+//! and never loads one.
 
 use std::collections::HashMap;
-use std::os::fd::{IntoRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 
 /// Copies a zygote keeps of each library: as many as a worker's batch has units.
@@ -60,27 +61,19 @@ impl Stock {
         }
     }
 
-    /// In a forked worker: the raw descriptors of the copies of the library at `path`, which
-    /// the worker keeps; every copy's descriptor is given up as a raw number first (the worker
-    /// closes the others), so that no value owns one the worker may reuse.
-    pub(super) fn into_kept(self, path: &Path) -> Vec<RawFd> {
-        let mut kept = Vec::new();
-        for (lib, (_, fds)) in self.copies {
-            let raw = fds.into_iter().map(IntoRawFd::into_raw_fd);
-            if lib == path {
-                kept.extend(raw);
-            } else {
-                raw.for_each(drop);
-            }
-        }
-        kept
+    /// The descriptor numbers of the copies of the library at `path` (none when there are
+    /// none), which a forked worker reaches through this process's descriptors.
+    pub(super) fn numbers(&self, path: &Path) -> Vec<RawFd> {
+        self.copies
+            .get(path)
+            .map(|(_, fds)| fds.iter().map(AsRawFd::as_raw_fd).collect())
+            .unwrap_or_default()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::fd::AsRawFd;
 
     /// The raw numbers of the copies of `path` in `stock`.
     fn numbers(stock: &Stock, path: &Path) -> Vec<RawFd> {
@@ -88,7 +81,7 @@ mod tests {
     }
 
     #[test]
-    fn a_library_is_copied_once_per_version_and_a_worker_keeps_only_its_own_copies() {
+    fn a_library_is_copied_once_per_version_and_its_copies_are_named_by_number() {
         let home = tempfile::tempdir().unwrap();
         let (lib, other) = (home.path().join("libompd.so"), home.path().join("other.so"));
         std::fs::write(&lib, b"first").unwrap();
@@ -118,12 +111,7 @@ mod tests {
         stock.prepare(&other);
         stock.prepare(Path::new(""));
         assert_eq!(stock.copies.len(), 2, "no path, no copies");
-        let mine = numbers(&stock, &lib);
-        let kept = stock.into_kept(&lib);
-        assert_eq!(kept, mine, "the worker keeps its library's copies");
-        for fd in kept {
-            // SAFETY: given up by `into_kept`, owned here again to be closed.
-            drop(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
-        }
+        assert_eq!(stock.numbers(&lib), numbers(&stock, &lib));
+        assert!(stock.numbers(Path::new("/no/such.so")).is_empty());
     }
 }

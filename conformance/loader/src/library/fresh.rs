@@ -19,8 +19,8 @@
 //! map such a copy executable, copies are files ([`copies_only`]), in new directories under the
 //! temporary directory (a memory file system may forbid executable mappings).
 //!
-//! A worker forked by a zygote may have copies in memory made before the fork, sealed and shared
-//! with the zygote's other workers (`stock.rs`): its first instances of the file are those, and
+//! A worker forked by a zygote may reach copies in memory that the zygote holds, sealed and
+//! shared with its other workers (`stock.rs`): its first instances of the file are those, and
 //! only later ones are copied.
 //!
 //! A copy in memory leaves out the bytes of the file's debugging sections (`.debug_*`, which
@@ -160,12 +160,12 @@ impl Private {
     }
 
     /// Puts a copy of `path` in a memfd at the slot, the name linking to it: a stocked one
-    /// while there is one left (`stock.rs`, which keeps its own descriptor of each), else a new
-    /// one.
+    /// while there is one left (`stock.rs`), else a new one.
     fn in_memory(&mut self, path: &Path, name: &std::ffi::OsStr) -> Result<(), String> {
         let copy = match super::stock::take(path) {
-            Some(stocked) => stocked.map_err(|e| e.to_string())?,
-            None => self.new_copy(path)?,
+            Some(Ok(stocked)) => stocked,
+            // None left, or out of reach: a copy of its own.
+            _ => self.new_copy(path)?,
         };
         match &mut self.slot {
             Some(slot) => {

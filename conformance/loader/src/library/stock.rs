@@ -1,6 +1,9 @@
-//! Copies of a library file made before a process was forked: a zygote's stock, which every
-//! worker it forks inherits, so that a worker's first fresh instances load without copying the
-//! file again (`fresh.rs` makes a copy for each instance past the stock).
+//! Copies of a library file that another process holds: a zygote's stock, which every worker
+//! it forks reaches through the zygote's descriptors (`/proc/<zygote>/fd/N`), so that a worker's
+//! first fresh instances load without copying the file again (`fresh.rs` makes a copy for each
+//! instance past the stock, or when the stock cannot be reached). The worker holds no
+//! descriptor of the stock but the one it opens for an instance's load, so its descriptor
+//! probes watch no more than before.
 //!
 //! A stocked copy is a memfd sealed against every change (`F_SEAL_WRITE`, `_SHRINK`, `_GROW`,
 //! `_SEAL`): the workers of one zygote share it, and none of them, nor a library loaded from
@@ -21,8 +24,8 @@ use std::sync::Mutex;
 /// keeps (the debugging sections read as zeros).
 pub fn sealed_copy(path: &Path) -> Result<OwnedFd, String> {
     use nix::fcntl::{fcntl, FcntlArg, SealFlag};
-    // Named as the copies a process makes itself: a descriptor whose copy is replaced by
-    // another keeps its name.
+    // Named as a copy a worker makes itself: its maps and descriptors read the same whichever
+    // it was loaded from.
     let copy = super::fresh::memfd("ompd-fresh", nix::sys::memfd::MFdFlags::MFD_ALLOW_SEALING)?;
     let original = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let kept = super::fresh::kept_ranges(&original);
@@ -35,31 +38,41 @@ pub fn sealed_copy(path: &Path) -> Result<OwnedFd, String> {
     Ok(copy.into())
 }
 
-/// This process's stocked copies, by the library file they copy, and how many of them it has
-/// loaded. The copies stay open as long as the process: their descriptors, open since it began,
-/// are never closed or replaced (a descriptor probe would see that).
-static STOCK: Mutex<BTreeMap<PathBuf, (Vec<OwnedFd>, usize)>> = Mutex::new(BTreeMap::new());
+/// Where this process reaches stocked copies: the process holding them, and its descriptor
+/// numbers of the copies.
+struct Held {
+    holder: i32,
+    numbers: Vec<i32>,
+    used: usize,
+}
 
-/// Gives this process `copies` of the library file at `path` ([`sealed_copy`]s made before it
-/// was forked), for its first fresh instances of that file.
-pub fn give(path: PathBuf, copies: Vec<OwnedFd>) {
+/// This process's stocked copies, by the library file they copy.
+static STOCK: Mutex<BTreeMap<PathBuf, Held>> = Mutex::new(BTreeMap::new());
+
+/// Gives this process the copies of the library file at `path` ([`sealed_copy`]s) that process
+/// `holder` (its zygote) holds at descriptors `numbers`, for its first fresh instances of that
+/// file.
+pub fn give(path: PathBuf, holder: i32, numbers: Vec<i32>) {
+    let held = Held {
+        holder,
+        numbers,
+        used: 0,
+    };
     STOCK
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .entry(path)
-        .or_default()
-        .0
-        .extend(copies);
+        .insert(path, held);
 }
 
-/// A new descriptor (close-on-exec) of a stocked copy of the library file at `path` that this
-/// process has not loaded, if one is left.
+/// A new descriptor (read-only, close-on-exec) of a stocked copy of the library file at `path`
+/// that this process has not loaded, if one is left.
 pub(super) fn take(path: &Path) -> Option<std::io::Result<OwnedFd>> {
     let mut stock = STOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let (copies, used) = stock.get_mut(path)?;
-    let copy = copies.get(*used)?;
-    *used += 1;
-    Some(copy.try_clone())
+    let held = stock.get_mut(path)?;
+    let n = *held.numbers.get(held.used)?;
+    held.used += 1;
+    let copy = format!("/proc/{}/fd/{n}", held.holder);
+    Some(std::fs::File::open(copy).map(OwnedFd::from))
 }
 
 #[cfg(test)]
@@ -74,7 +87,7 @@ mod tests {
     }
 
     #[test]
-    fn stocked_copies_are_sealed_and_loaded_first_each_once_their_descriptors_untouched() {
+    fn stocked_copies_are_sealed_and_loaded_first_each_once_through_their_holders_descriptors() {
         let home = tempfile::tempdir().unwrap();
         let lib = home.path().join("libstocked.so");
         std::fs::write(&lib, b"pristine").unwrap();
@@ -85,7 +98,7 @@ mod tests {
         assert!(file.write_all(b"changed").is_err(), "sealed against writes");
         assert!(file.set_len(1).is_err(), "sealed against shrinking");
         let raw: Vec<i32> = copies.iter().map(|c| c.as_raw_fd()).collect();
-        give(lib.clone(), copies);
+        give(lib.clone(), std::process::id() as i32, raw);
         // Each staged name is read as the library is loaded, before the next is staged (the
         // name reaches the copy at the slot, which the next instance's copy takes).
         let staged: Vec<_> = (0..3)
@@ -101,14 +114,18 @@ mod tests {
             !stocked.contains(&staged[2]),
             "past the stock, a copy of its own"
         );
-        for (fd, was) in raw.into_iter().zip(stocked) {
-            // SAFETY: the stock still owns the descriptor, which is only looked at here.
-            let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+        for (copy, was) in copies.iter().zip(stocked) {
             assert_eq!(
-                identity(fd),
+                identity(copy),
                 was,
-                "a stocked copy's descriptor stays as it was"
+                "the holder's descriptors stay as they were"
             );
         }
+        // A stock this process cannot reach (a number the holder has not open): a copy.
+        let other = home.path().join("libunreachable.so");
+        std::fs::write(&other, b"other").unwrap();
+        give(other.clone(), std::process::id() as i32, vec![i32::MAX]);
+        let copy = super::super::fresh::stage(&other).unwrap().0;
+        assert_eq!(std::fs::read(copy).unwrap(), b"other");
     }
 }
