@@ -1,6 +1,8 @@
 //! The fork server keeps isolation as strong as executed workers: a run forked from zygotes
 //! judges exactly as one with a process executed per worker, and killing the supervisor ends
-//! its zygotes and their workers. A crashing worker never dumps core.
+//! its zygotes and their workers. A crashing worker never dumps core. The library copies a
+//! zygote stocks are shared by its workers, and every instance loaded from one starts never
+//! initialized.
 
 use ompd_report::Report;
 use ompd_vendors as vendors;
@@ -171,4 +173,108 @@ fn crashing_workers_leave_no_core_files_whatever_the_users_limit() {
             .collect();
         assert!(cores.is_empty(), "{spawn}: core files {cores:?}");
     }
+}
+
+/// The bench's empty OMPD library, linked `-z nodelete` (so every unit of a worker after its
+/// first loads a fresh copy), recording each load in `marker`: its process, the file it was
+/// loaded from (device and inode) and whether its data was as the file has it.
+fn load_recording_library(dir: &std::path::Path, marker: &std::path::Path) -> std::path::PathBuf {
+    let source = format!(
+        "#define _GNU_SOURCE\n\
+         #include <dlfcn.h>\n#include <stdio.h>\n#include <sys/stat.h>\n#include <unistd.h>\n\
+         static int initialized;\n\
+         #define VERSION_STRING (initialized ? \"initialized\" : \"never initialized\")\n\
+         #define ON_INITIALIZE initialized = 1;\n\
+         {}\n\
+         __attribute__((constructor)) static void at_load(void) {{\n\
+           Dl_info info; struct stat st; FILE *f;\n\
+           if (!dladdr((void *)at_load, &info) || stat(info.dli_fname, &st) != 0) return;\n\
+           if (!(f = fopen(\"{}\", \"a\"))) return;\n\
+           fprintf(f, \"%d %lu:%lu %s\\n\", (int)getpid(), (unsigned long)st.st_dev,\n\
+                   (unsigned long)st.st_ino, initialized ? \"initialized\" : \"fresh\");\n\
+           fclose(f);\n\
+         }}\n",
+        include_str!("../../engine/c/empty_ompd.c"),
+        marker.display()
+    );
+    let c = dir.join("recording.c");
+    std::fs::write(&c, source).unwrap();
+    let lib = dir.join("librecording.so");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let built = Command::new(cc)
+        .args(["-shared", "-fPIC", "-O1", "-Wl,-z,nodelete", "-o"])
+        .arg(&lib)
+        .arg(&c)
+        .status()
+        .expect("a C compiler runs");
+    assert!(built.success(), "the recording library builds");
+    lib
+}
+
+/// Workers forked by one zygote load their fresh instances from the copies it stocked, shared
+/// between workers (the same file in several processes), each copy once a worker, and every
+/// instance starts from the library as its file has it, never initialized.
+#[test]
+fn forked_workers_share_the_zygote_s_copies_and_each_instance_starts_never_initialized() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("loads");
+    let lib = load_recording_library(dir.path(), &marker);
+    let out = dir.path().join("r.json");
+    let status = Command::new(env!("CARGO_BIN_EXE_ompd-conform"))
+        .arg("run")
+        .arg(&lib)
+        .args([
+            "--scenario",
+            "serial",
+            "--cases",
+            "0",
+            "--jobs",
+            "1",
+            "--quiet",
+        ])
+        // Checks the empty library passes: a crash would end a worker's batch of units.
+        .args(["--check", "aspace.process_initialize.compatible_target"])
+        .args(["--check", "aspace.release.ok"])
+        .args(["--format", "json", "--output"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .status()
+        .expect("ompd-conform runs");
+    assert_eq!(status.code(), Some(0), "every check passes");
+    let loads = std::fs::read_to_string(&marker).unwrap();
+    let loads: Vec<(&str, &str, &str)> = loads
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            (f[0], f[1], f[2])
+        })
+        .collect();
+    assert!(
+        loads.iter().all(|(_, _, state)| *state == "fresh"),
+        "{loads:?}"
+    );
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut processes_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut per_process: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (pid, file, _) in &loads {
+        processes_of.entry(file).or_default().insert(pid);
+        per_process.entry(pid).or_default().push(file);
+    }
+    for files in per_process.values() {
+        let distinct: BTreeSet<_> = files.iter().collect();
+        assert_eq!(
+            distinct.len(),
+            files.len(),
+            "each copy once a process: {loads:?}"
+        );
+    }
+    // The first unit of each worker loads the file itself; later ones a copy.
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(&lib).unwrap();
+    let original = format!("{}:{}", meta.dev(), meta.ino());
+    let shared = processes_of
+        .iter()
+        .filter(|(file, pids)| **file != original && pids.len() >= 2)
+        .count();
+    assert!(shared > 0, "a copy shared by workers: {loads:?}");
 }
