@@ -68,6 +68,7 @@ impl Worker {
                 let needs = crate::zygote::Needs {
                     targets: &targets,
                     library: &unit.path,
+                    units: 1 + unit.then.len(),
                 };
                 How::Forked(
                     crate::zygote::fork_worker(&exe, keep_env, fds, &needs)

@@ -75,7 +75,7 @@ pub fn serve() -> i32 {
         for key in &request.keys {
             lowered.prepare(key);
         }
-        stock.prepare(&request.library);
+        stock.prepare(&request.library, request.units);
         if let Err(e) = fork_one(&ctl, request, &mut lowered, &stock) {
             eprintln!("zygote: {e}");
             return 1;
@@ -136,7 +136,9 @@ fn fork_one(
     lowered: &mut Lowered,
     stock: &stock::Stock,
 ) -> Result<(), String> {
-    let wire::Request { fds, keys, library } = request;
+    let wire::Request {
+        fds, keys, library, ..
+    } = request;
     use nix::unistd::{fork, ForkResult};
     // SAFETY: the zygote is single-threaded, so the child may run any code.
     match unsafe { fork() } {

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 
-/// Copies a zygote keeps of each library: as many as a worker's batch has units.
-const COPIES: usize = crate::batch::BATCH;
+/// The most copies a zygote keeps of one library (a worker's batch has 8 units at most).
+const COPIES_CAP: usize = 16;
 
 /// Libraries a zygote keeps copies of (a default run has fifteen).
 const LIBRARIES_CAP: usize = 32;
@@ -35,30 +35,35 @@ pub(super) struct Stock {
 }
 
 impl Stock {
-    /// Makes the copies of the library at `path` unless copies of its current version were
-    /// made already. A file that cannot be copied, or is larger than [`SIZE_CAP`], gets none:
-    /// its workers copy it themselves, and report what fails.
-    pub(super) fn prepare(&mut self, path: &Path) {
+    /// Makes copies of the library at `path` for a worker of `units` units (one each, up to
+    /// [`COPIES_CAP`]) unless that many copies of its current version were made already. A
+    /// file that cannot be copied, or is larger than [`SIZE_CAP`], gets none: its workers copy
+    /// it themselves, and report what fails.
+    pub(super) fn prepare(&mut self, path: &Path, units: usize) {
         let Some(now) = version(path) else {
             self.copies.remove(path);
             return;
         };
-        if self.copies.get(path).is_some_and(|(v, _)| *v == now) {
+        if self.copies.get(path).is_some_and(|(v, _)| *v != now) {
+            self.copies.remove(path);
+        }
+        let have = self.copies.get(path).map_or(0, |(_, c)| c.len());
+        let wanted = units.min(COPIES_CAP);
+        if have >= wanted || now.2 > SIZE_CAP {
             return;
         }
-        self.copies.remove(path);
-        if now.2 > SIZE_CAP {
-            return;
-        }
-        let made: Result<Vec<OwnedFd>, String> = (0..COPIES)
+        let made: Result<Vec<OwnedFd>, String> = (have..wanted)
             .map(|_| ompd_loader::library::stock::sealed_copy(path))
             .collect();
-        if let Ok(made) = made {
-            if self.copies.len() >= LIBRARIES_CAP {
-                self.copies.clear();
-            }
-            self.copies.insert(path.to_path_buf(), (now, made));
+        let Ok(made) = made else { return };
+        if have == 0 && self.copies.len() >= LIBRARIES_CAP {
+            self.copies.clear();
         }
+        let (_, copies) = self
+            .copies
+            .entry(path.to_path_buf())
+            .or_insert_with(|| (now, Vec::new()));
+        copies.extend(made);
     }
 
     /// The descriptor numbers of the copies of the library at `path` (none when there are
@@ -87,10 +92,16 @@ mod tests {
         std::fs::write(&lib, b"first").unwrap();
         std::fs::write(&other, b"other").unwrap();
         let mut stock = Stock::default();
-        stock.prepare(&lib);
+        stock.prepare(&lib, 2);
         let first = numbers(&stock, &lib);
-        assert_eq!(first.len(), COPIES);
-        stock.prepare(&lib);
+        assert_eq!(first.len(), 2, "a copy for each unit");
+        stock.prepare(&lib, 1);
+        assert_eq!(numbers(&stock, &lib), first, "enough copies already");
+        stock.prepare(&lib, 3);
+        assert_eq!(numbers(&stock, &lib)[..2], first, "one more");
+        assert_eq!(numbers(&stock, &lib).len(), 3);
+        let first = numbers(&stock, &lib);
+        stock.prepare(&lib, 3);
         assert_eq!(
             numbers(&stock, &lib),
             first,
@@ -99,7 +110,7 @@ mod tests {
         // A rebuild: a new file at the same path.
         std::fs::remove_file(&lib).unwrap();
         std::fs::write(&lib, b"second").unwrap();
-        stock.prepare(&lib);
+        stock.prepare(&lib, 3);
         let bytes = |fd: &OwnedFd| {
             use std::os::unix::fs::FileExt;
             let mut buf = [0u8; 16];
@@ -107,9 +118,10 @@ mod tests {
             let n = file.read_at(&mut buf, 0).unwrap();
             buf[..n].to_vec()
         };
-        assert!(stock.copies[&lib].1.iter().all(|c| bytes(c) == b"second"));
-        stock.prepare(&other);
-        stock.prepare(Path::new(""));
+        let remade = &stock.copies[&lib].1;
+        assert!(remade.len() == 3 && remade.iter().all(|c| bytes(c) == b"second"));
+        stock.prepare(&other, 3);
+        stock.prepare(Path::new(""), 3);
         assert_eq!(stock.copies.len(), 2, "no path, no copies");
         assert_eq!(stock.numbers(&lib), numbers(&stock, &lib));
         assert!(stock.numbers(Path::new("/no/such.so")).is_empty());

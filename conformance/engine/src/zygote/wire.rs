@@ -1,7 +1,7 @@
 //! The zygote's wire format. One request is one byte carrying three descriptors
 //! (`SCM_RIGHTS`): the worker's stdin, stdout and stderr ([`Descriptors`]), then what its units
 //! need ([`Needs`]): the number of their target keys, then each key and the library's path as
-//! its length and bytes (4-byte little-endian words).
+//! its length and bytes, then the number of units (4-byte little-endian words).
 
 use super::Descriptors;
 use std::io::{IoSlice, IoSliceMut, Read, Write};
@@ -15,6 +15,8 @@ pub(crate) struct Needs<'a> {
     pub(crate) targets: &'a [String],
     /// The library file the units load.
     pub(crate) library: &'a Path,
+    /// How many units there are.
+    pub(crate) units: usize,
 }
 
 /// One request for a worker.
@@ -25,6 +27,8 @@ pub(super) struct Request {
     pub(super) keys: Vec<String>,
     /// The library file its units load (empty: none).
     pub(super) library: PathBuf,
+    /// How many units there are.
+    pub(super) units: usize,
 }
 
 /// The next request, or `None` at the end of the stream.
@@ -61,18 +65,24 @@ pub(super) fn receive(ctl: &UnixStream) -> Result<Option<Request>, String> {
             fds.len()
         ));
     }
-    let (keys, library) = read_needs(ctl)?;
-    Ok(Some(Request { fds, keys, library }))
+    let (keys, library, units) = read_needs(ctl)?;
+    Ok(Some(Request {
+        fds,
+        keys,
+        library,
+        units,
+    }))
 }
 
-/// What a request says its worker's units need ([`encode`]): the keys of their targets and
-/// their library file.
-fn read_needs(ctl: &UnixStream) -> Result<(Vec<String>, PathBuf), String> {
+/// What a request says its worker's units need ([`encode`]): the keys of their targets, their
+/// library file and their number.
+fn read_needs(ctl: &UnixStream) -> Result<(Vec<String>, PathBuf, usize), String> {
     let keys = (0..read_u32(ctl)?)
         .map(|_| String::from_utf8(read_bytes(ctl)?).map_err(|e| format!("a request's key: {e}")));
     let keys = keys.collect::<Result<_, _>>()?;
     let library: std::ffi::OsString = std::os::unix::ffi::OsStringExt::from_vec(read_bytes(ctl)?);
-    Ok((keys, library.into()))
+    let units = read_u32(ctl)? as usize;
+    Ok((keys, library.into(), units))
 }
 
 /// A request's little-endian `u32`.
@@ -114,7 +124,7 @@ pub(super) fn send(ctl: &UnixStream, fds: &Descriptors, needs: &Needs) -> Result
 }
 
 /// A request's needs as they are sent: the number of keys, then each key and the library's
-/// path as its length and bytes (little-endian `u32`s).
+/// path as its length and bytes, then the number of units (little-endian `u32`s).
 fn encode(needs: &Needs) -> Result<Vec<u8>, String> {
     use std::os::unix::ffi::OsStrExt;
     let word = |n: usize| u32::try_from(n).map(u32::to_le_bytes);
@@ -125,6 +135,7 @@ fn encode(needs: &Needs) -> Result<Vec<u8>, String> {
         out.extend(word(bytes.len()).map_err(too_long)?);
         out.extend(bytes);
     }
+    out.extend(word(needs.units).map_err(too_long)?);
     Ok(out)
 }
 
@@ -133,7 +144,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_request_carries_every_key_of_the_batch_in_order_and_the_library_path_byte_for_byte() {
+    fn a_request_carries_every_key_of_the_batch_in_order_the_library_path_byte_for_byte_and_the_units(
+    ) {
         use std::os::unix::ffi::OsStrExt;
         let targets = vec![
             "{\"a\":1}".to_string(),
@@ -144,12 +156,13 @@ mod tests {
         let needs = Needs {
             targets: &targets,
             library,
+            units: 4,
         };
         let (mut ours, theirs) = UnixStream::pair().unwrap();
         ours.write_all(&encode(&needs).unwrap()).unwrap();
         assert_eq!(
             read_needs(&theirs).unwrap(),
-            (targets, library.to_path_buf())
+            (targets, library.to_path_buf(), 4)
         );
     }
 }
