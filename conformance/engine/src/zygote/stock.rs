@@ -14,7 +14,7 @@ const COPIES_CAP: usize = 16;
 /// Libraries a zygote keeps copies of (a default run has fifteen).
 const LIBRARIES_CAP: usize = 32;
 
-/// Files larger than this get no copies (eight of them would be a zygote's burden).
+/// Files larger than this get no copies (a copy for each unit would burden the zygote).
 const SIZE_CAP: u64 = 64 << 20;
 
 /// What a library file was when its copies were made: device, inode, length and modification

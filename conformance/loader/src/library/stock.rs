@@ -65,14 +65,26 @@ pub fn give(path: PathBuf, holder: i32, numbers: Vec<i32>) {
 }
 
 /// A new descriptor (read-only, close-on-exec) of a stocked copy of the library file at `path`
-/// that this process has not loaded, if one is left.
+/// that this process has not loaded, if one is left: `Err` when it cannot be opened, or what
+/// it opens is not sealed against change.
 pub(super) fn take(path: &Path) -> Option<std::io::Result<OwnedFd>> {
     let mut stock = STOCK.lock().unwrap_or_else(|e| e.into_inner());
     let held = stock.get_mut(path)?;
     let n = *held.numbers.get(held.used)?;
     held.used += 1;
     let copy = format!("/proc/{}/fd/{n}", held.holder);
-    Some(std::fs::File::open(copy).map(OwnedFd::from))
+    Some(std::fs::File::open(copy).and_then(sealed))
+}
+
+/// `file`, if it is sealed against every change of its bytes.
+fn sealed(file: std::fs::File) -> std::io::Result<OwnedFd> {
+    use nix::fcntl::{fcntl, FcntlArg, SealFlag};
+    let seals = fcntl(&file, FcntlArg::F_GET_SEALS)?;
+    let needed = SealFlag::F_SEAL_WRITE | SealFlag::F_SEAL_SHRINK | SealFlag::F_SEAL_GROW;
+    match SealFlag::from_bits_truncate(seals).contains(needed) {
+        true => Ok(file.into()),
+        false => Err(std::io::Error::other("not a sealed copy")),
+    }
 }
 
 #[cfg(test)]
@@ -121,11 +133,16 @@ mod tests {
                 "the holder's descriptors stay as they were"
             );
         }
-        // A stock this process cannot reach (a number the holder has not open): a copy.
+        // A stock this process cannot reach (a number the holder has not open), or that is no
+        // sealed copy: a copy of its own.
         let other = home.path().join("libunreachable.so");
         std::fs::write(&other, b"other").unwrap();
-        give(other.clone(), std::process::id() as i32, vec![i32::MAX]);
-        let copy = super::super::fresh::stage(&other).unwrap().0;
-        assert_eq!(std::fs::read(copy).unwrap(), b"other");
+        let unsealed = std::fs::File::open(&lib).unwrap();
+        let numbers = vec![i32::MAX, unsealed.as_raw_fd()];
+        give(other.clone(), std::process::id() as i32, numbers);
+        for _ in 0..2 {
+            let copy = super::super::fresh::stage(&other).unwrap().0;
+            assert_eq!(std::fs::read(copy).unwrap(), b"other");
+        }
     }
 }
