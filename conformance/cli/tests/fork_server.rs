@@ -183,7 +183,6 @@ fn load_recording_library(dir: &std::path::Path, marker: &std::path::Path) -> st
         "#define _GNU_SOURCE\n\
          #include <dlfcn.h>\n#include <stdio.h>\n#include <sys/stat.h>\n#include <unistd.h>\n\
          static int initialized;\n\
-         #define VERSION_STRING (initialized ? \"initialized\" : \"never initialized\")\n\
          #define ON_INITIALIZE initialized = 1;\n\
          {}\n\
          __attribute__((constructor)) static void at_load(void) {{\n\

@@ -89,7 +89,7 @@ fn read_needs(ctl: &UnixStream) -> Result<(Vec<String>, PathBuf, usize), String>
 fn read_u32(mut ctl: &UnixStream) -> Result<u32, String> {
     let mut word = [0u8; 4];
     ctl.read_exact(&mut word)
-        .map_err(|e| format!("cannot read a request's keys: {e}"))?;
+        .map_err(|e| format!("cannot read a request: {e}"))?;
     Ok(u32::from_le_bytes(word))
 }
 

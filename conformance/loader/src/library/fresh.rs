@@ -185,10 +185,9 @@ impl Private {
 
     /// A new copy of `path` in a memfd.
     fn new_copy(&mut self, path: &Path) -> Result<OwnedFd, String> {
-        let copy = memfd("ompd-fresh", nix::sys::memfd::MFdFlags::empty())?;
         let original = std::fs::File::open(path).map_err(|e| e.to_string())?;
         let kept = self.kept.get_or_insert_with(|| kept_ranges(&original));
-        copy_ranges(&original, &copy, kept).map_err(|e| e.to_string())?;
+        let copy = copy_in_memory(&original, kept, nix::sys::memfd::MFdFlags::empty())?;
         Ok(copy.into())
     }
 
@@ -203,17 +202,26 @@ impl Private {
     }
 }
 
-/// A new, empty memfd named `name`, with the flags `extra` besides close-on-exec, executable.
-pub(super) fn memfd(name: &str, extra: nix::sys::memfd::MFdFlags) -> Result<std::fs::File, String> {
+/// A copy of `original` in a new memfd (close-on-exec, executable, with the flags `extra`)
+/// holding the bytes of its `kept` ranges ([`copy_ranges`]). Every copy is named alike,
+/// whoever made it: a process's maps and descriptors read the same whichever it loaded.
+pub(super) fn copy_in_memory(
+    original: &std::fs::File,
+    kept: &[Range<u64>],
+    extra: nix::sys::memfd::MFdFlags,
+) -> Result<std::fs::File, String> {
     use nix::sys::memfd::{memfd_create, MFdFlags};
+    const NAME: &str = "ompd-fresh";
     // MFD_EXEC (Linux 6.3): executable even where memfds are sealed against it by default; an
     // older kernel refuses the flag.
     let exec = MFdFlags::from_bits_retain(0x10);
     let flags = MFdFlags::MFD_CLOEXEC | extra;
-    let fd = memfd_create(name, flags | exec)
-        .or_else(|_| memfd_create(name, flags))
+    let fd = memfd_create(NAME, flags | exec)
+        .or_else(|_| memfd_create(NAME, flags))
         .map_err(|e| format!("no memfd: {e}"))?;
-    Ok(fd.into())
+    let copy = std::fs::File::from(fd);
+    copy_ranges(original, &copy, kept).map_err(|e| e.to_string())?;
+    Ok(copy)
 }
 
 /// Removes this process's private directories (the instances loaded from them keep their
@@ -263,7 +271,7 @@ pub(super) fn kept_ranges(file: &std::fs::File) -> Vec<Range<u64>> {
 }
 
 /// Makes `copy` (empty) as long as `original`, with the bytes of `kept` copied and the rest zero.
-pub(super) fn copy_ranges(
+fn copy_ranges(
     original: &std::fs::File,
     copy: &std::fs::File,
     kept: &[Range<u64>],

@@ -24,12 +24,10 @@ use std::sync::Mutex;
 /// keeps (the debugging sections read as zeros).
 pub fn sealed_copy(path: &Path) -> Result<OwnedFd, String> {
     use nix::fcntl::{fcntl, FcntlArg, SealFlag};
-    // Named as a copy a worker makes itself: its maps and descriptors read the same whichever
-    // it was loaded from.
-    let copy = super::fresh::memfd("ompd-fresh", nix::sys::memfd::MFdFlags::MFD_ALLOW_SEALING)?;
     let original = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let kept = super::fresh::kept_ranges(&original);
-    super::fresh::copy_ranges(&original, &copy, &kept).map_err(|e| e.to_string())?;
+    let sealing = nix::sys::memfd::MFdFlags::MFD_ALLOW_SEALING;
+    let copy = super::fresh::copy_in_memory(&original, &kept, sealing)?;
     let seals = SealFlag::F_SEAL_WRITE
         | SealFlag::F_SEAL_SHRINK
         | SealFlag::F_SEAL_GROW
