@@ -20,6 +20,7 @@ use super::{objects, Library};
 use nix::libc;
 use std::collections::BTreeMap;
 use std::ffi::CStr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// The variable a worker started without the shim reads to know why (set by the engine).
@@ -107,17 +108,18 @@ pub fn signal_changes() -> Option<u64> {
 struct State {
     /// The armed range (`None`: not armed, and why).
     armed: Option<Result<(usize, usize), String>>,
-    /// Calls into the library made while armed.
-    judged: u64,
     /// (entry point, allocator) → (calls of the allocator, entry-point calls that made them).
     tally: BTreeMap<(&'static str, &'static str), (u64, u64)>,
     /// The allocator calls added to the tally since the last [`heap_growth`].
     grown: BTreeMap<(&'static str, &'static str), u64>,
 }
 
+/// Calls into the library made while armed (apart from [`State`]: a call whose counters did not
+/// move takes no lock).
+static JUDGED: AtomicU64 = AtomicU64::new(0);
+
 static STATE: Mutex<State> = Mutex::new(State {
     armed: None,
-    judged: 0,
     tally: BTreeMap::new(),
     grown: BTreeMap::new(),
 });
@@ -138,6 +140,7 @@ impl Library {
             armed: Some(armed.clone()),
             ..State::default()
         };
+        JUDGED.store(0, Ordering::Relaxed);
         armed.map(|_| ())
     }
 
@@ -183,8 +186,11 @@ pub(super) fn end(before: Option<Reading>, site: &'static str) {
     let (Some(before), Some(after), Ok(shim)) = (before, read(), shim()) else {
         return;
     };
+    JUDGED.fetch_add(1, Ordering::Relaxed);
+    if after.0 == before.0 {
+        return;
+    }
     let mut s = state();
-    s.judged += 1;
     for (i, kind) in shim.kinds.iter().enumerate() {
         let n = after.0[i].saturating_sub(before.0[i]);
         if n > 0 {
@@ -217,7 +223,7 @@ pub fn heap_watch() -> Result<HeapWatch, String> {
     let s = state();
     match &s.armed {
         Some(Ok(_)) => Ok(HeapWatch {
-            judged: s.judged,
+            judged: JUDGED.load(Ordering::Relaxed),
             tally: s.tally.clone(),
         }),
         Some(Err(why)) => Err(why.clone()),

@@ -24,6 +24,9 @@ struct Batch {
     keys: Vec<Option<String>>,
 }
 
+/// What [`Judge::run`] gives a batch.
+type BatchRecords = Option<Vec<Vec<ResultRecord>>>;
+
 /// A group ready to be judged: its walks, its unit and the unit's key.
 type Ready = (Vec<usize>, Unit, Option<String>);
 
@@ -57,19 +60,27 @@ impl<'a> Shrink<'a> {
 
     /// Judges candidates until every walk is done or the run is stopped, `jobs` batches at a
     /// time (each on a thread of its own, which `judge` runs it on).
+    /// A batch that panicked ends the dispatching; the panic goes on once the batches in flight
+    /// are back.
     pub(super) fn drive(&mut self, judge: &dyn Judge, jobs: usize) {
         let jobs = jobs.max(1);
-        let (tx, rx) = std::sync::mpsc::channel::<(Batch, Option<Vec<Vec<ResultRecord>>>)>();
+        let (tx, rx) = std::sync::mpsc::channel::<(Batch, Option<BatchRecords>)>();
         std::thread::scope(|s| {
-            let mut busy = 0;
+            let (mut busy, mut panicked) = (0, false);
             loop {
-                if !judge.stopped() {
+                if !judge.stopped() && !panicked {
                     for batch in self.next_batches(&judge.quarantined(), jobs - busy) {
                         let tx = tx.clone();
                         busy += 1;
                         s.spawn(move || {
-                            let records = judge.run(&batch.units);
-                            let _ = tx.send((batch, records));
+                            let run = || judge.run(&batch.units);
+                            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+                                Ok(records) => drop(tx.send((batch, Some(records)))),
+                                Err(e) => {
+                                    let _ = tx.send((batch, None));
+                                    std::panic::resume_unwind(e)
+                                }
+                            }
                         });
                     }
                 }
@@ -80,7 +91,8 @@ impl<'a> Shrink<'a> {
                     break;
                 };
                 busy -= 1;
-                self.take(batch, records);
+                panicked |= records.is_none();
+                self.take(batch, records.flatten());
             }
         });
     }
@@ -224,11 +236,23 @@ mod tests {
     struct Fake {
         ran: Mutex<Vec<Unit>>,
         stop: bool,
+        panics: bool,
+    }
+
+    impl Fake {
+        fn new() -> Fake {
+            Fake {
+                ran: Mutex::new(Vec::new()),
+                stop: false,
+                panics: false,
+            }
+        }
     }
 
     impl Judge for Fake {
         fn run(&self, units: &[Unit]) -> Option<Vec<Vec<ResultRecord>>> {
             self.ran.lock().unwrap().extend(units.iter().cloned());
+            assert!(!self.panics, "the fake judge panics");
             let judged = units.iter().map(|u| {
                 let m = model_of(u);
                 let outcome = |c: &str| match fails(c, &m) {
@@ -291,10 +315,7 @@ mod tests {
     #[test]
     fn every_walk_visits_the_candidates_it_would_visit_alone_and_no_unit_runs_twice() {
         let lib = test_library();
-        let judge = Fake {
-            ran: Mutex::new(Vec::new()),
-            stop: false,
-        };
+        let judge = Fake::new();
         let mut shrink = Shrink::new(&lib, walks());
         shrink.drive(&judge, 2);
         let together = shrink.walks;
@@ -327,8 +348,8 @@ mod tests {
     fn a_stopped_run_judges_nothing_and_a_cut_short_batch_answers_nothing() {
         let lib = test_library();
         let stopped = Fake {
-            ran: Mutex::new(Vec::new()),
             stop: true,
+            ..Fake::new()
         };
         let mut shrink = Shrink::new(&lib, walks());
         shrink.drive(&stopped, 2);
@@ -342,6 +363,23 @@ mod tests {
         assert!(shrink.walks.iter().all(|w| w.answers.is_empty()));
         assert!(shrink.in_flight.iter().all(|f| !f));
         assert!(shrink.judged.0.is_empty());
+    }
+
+    #[test]
+    fn a_batch_that_panics_ends_the_shrink_with_its_panic_instead_of_a_hang() {
+        let lib = test_library();
+        let panicking = Fake {
+            panics: true,
+            ..Fake::new()
+        };
+        let mut shrink = Shrink::new(&lib, walks());
+        let drive = std::panic::AssertUnwindSafe(|| shrink.drive(&panicking, 2));
+        assert!(std::panic::catch_unwind(drive).is_err());
+        assert_eq!(
+            panicking.ran.into_inner().unwrap().len(),
+            8,
+            "one batch per slot, no more"
+        );
     }
 
     #[test]
