@@ -60,6 +60,7 @@ impl<'a> Shrink<'a> {
 
     /// Judges candidates until every walk is done or the run is stopped, `jobs` batches at a
     /// time (each on a thread of its own, which `judge` runs it on).
+    ///
     /// A batch that panicked ends the dispatching; the panic goes on once the batches in flight
     /// are back.
     pub(super) fn drive(&mut self, judge: &dyn Judge, jobs: usize) {
