@@ -241,11 +241,12 @@ mod tests {
     }
 
     impl Fake {
-        fn new() -> Fake {
+        /// A judge; `stop`: the run was stopped; `panics`: every batch panics.
+        fn new(stop: bool, panics: bool) -> Fake {
             Fake {
                 ran: Mutex::new(Vec::new()),
-                stop: false,
-                panics: false,
+                stop,
+                panics,
             }
         }
     }
@@ -295,6 +296,15 @@ mod tests {
         out
     }
 
+    /// The test walks driven by `fake`, two batches at a time: the shrink, the units `fake`
+    /// was given, and whether the drive panicked.
+    fn driven(lib: &Resolved, fake: Fake) -> (Shrink<'_>, Vec<Unit>, bool) {
+        let mut shrink = Shrink::new(lib, walks());
+        let drive = std::panic::AssertUnwindSafe(|| shrink.drive(&fake, 2));
+        let panicked = std::panic::catch_unwind(drive).is_err();
+        (shrink, fake.ran.into_inner().unwrap(), panicked)
+    }
+
     /// A walk answered alone, one candidate after the other, by [`fails`].
     fn alone(mut w: Walk) -> Walk {
         while !w.done {
@@ -316,9 +326,8 @@ mod tests {
     #[test]
     fn every_walk_visits_the_candidates_it_would_visit_alone_and_no_unit_runs_twice() {
         let lib = test_library();
-        let judge = Fake::new();
-        let mut shrink = Shrink::new(&lib, walks());
-        shrink.drive(&judge, 2);
+        let (shrink, ran, panicked) = driven(&lib, Fake::new(false, false));
+        assert!(!panicked);
         let together = shrink.walks;
         let alone: Vec<Walk> = walks().into_iter().map(alone).collect();
         assert_eq!(together.len(), alone.len());
@@ -331,7 +340,6 @@ mod tests {
             shrunk += usize::from(t.answers.len() > 2);
         }
         assert!(shrunk > 4, "the test shrinks several walks ({shrunk})");
-        let ran = judge.ran.into_inner().unwrap();
         let keys: std::collections::BTreeSet<String> = ran
             .iter()
             .map(|u| serde_json::to_string(u).unwrap())
@@ -348,13 +356,8 @@ mod tests {
     #[test]
     fn a_stopped_run_judges_nothing_and_a_cut_short_batch_answers_nothing() {
         let lib = test_library();
-        let stopped = Fake {
-            stop: true,
-            ..Fake::new()
-        };
-        let mut shrink = Shrink::new(&lib, walks());
-        shrink.drive(&stopped, 2);
-        assert!(stopped.ran.into_inner().unwrap().is_empty());
+        let (mut shrink, ran, _) = driven(&lib, Fake::new(true, false));
+        assert!(ran.is_empty());
         assert!(shrink.walks.iter().all(|w| w.answers.is_empty()));
         // A batch that comes back cut short (no records) leaves its walks where they stood, and
         // judges nothing.
@@ -369,18 +372,9 @@ mod tests {
     #[test]
     fn a_batch_that_panics_ends_the_shrink_with_its_panic_instead_of_a_hang() {
         let lib = test_library();
-        let panicking = Fake {
-            panics: true,
-            ..Fake::new()
-        };
-        let mut shrink = Shrink::new(&lib, walks());
-        let drive = std::panic::AssertUnwindSafe(|| shrink.drive(&panicking, 2));
-        assert!(std::panic::catch_unwind(drive).is_err());
-        assert_eq!(
-            panicking.ran.into_inner().unwrap().len(),
-            8,
-            "one batch per slot, no more"
-        );
+        let (_, ran, panicked) = driven(&lib, Fake::new(false, true));
+        assert!(panicked);
+        assert_eq!(ran.len(), 8, "one batch per slot, no more");
     }
 
     #[test]
