@@ -323,8 +323,14 @@ fn main() -> ExitCode {
         }
         Some("ci") => ci(&args[1..]),
         Some("lint-workflows") => lint_workflows(),
-        Some("bench") if args[1..] == ["--fresh"] => fresh::fresh(),
-        Some("bench") => bench::bench(),
+        Some("bench") => match &args[1..] {
+            [] => bench::bench(),
+            [fresh] if fresh == "--fresh" => fresh::fresh(),
+            other => {
+                eprintln!("xtask bench: unknown arguments {other:?} (only `--fresh`)");
+                2
+            }
+        },
         Some("mutants") => mutants::mutants(&args[1..]),
         Some("docs") => docs::docs(&args[1..]),
         Some("checks-index") => {
