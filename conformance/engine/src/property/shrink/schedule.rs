@@ -149,35 +149,43 @@ impl<'a> Shrink<'a> {
     }
 
     /// `ready` in at most `free` batches of at most [`BATCH`] units, as even as their number
-    /// allows, the units that end a worker last; the groups left over are no longer in flight.
+    /// allows: the groups that took the fewest steps first (no group waits behind others for
+    /// long), and in each batch the units that end a worker last. The groups left over are no
+    /// longer in flight.
     fn batches(&mut self, mut ready: Vec<Ready>, free: usize) -> Vec<Batch> {
-        ready.sort_by_key(|(members, _, _)| members.iter().any(|&k| self.walks[k].ended_worker));
+        ready.sort_by_key(|(members, _, _)| self.walks[members[0]].answers.len());
         for (members, _, _) in ready.iter().skip(free * BATCH) {
             members.iter().for_each(|&k| self.in_flight[k] = false);
         }
         ready.truncate(free * BATCH);
         let n = ready.len();
         let count = n.min(free).max(n.div_ceil(BATCH));
-        let mut batches: Vec<Batch> = Vec::with_capacity(count);
         let mut rest = ready.into_iter();
-        for b in 0..count {
-            let size = (b + 1) * n / count - b * n / count;
-            let (groups, units, keys) = rest.by_ref().take(size).fold(
-                (Vec::new(), Vec::new(), Vec::new()),
-                |(mut g, mut u, mut k), (members, unit, key)| {
-                    g.push(members);
-                    u.push(unit);
-                    k.push(key);
-                    (g, u, k)
-                },
-            );
-            batches.push(Batch {
-                groups,
-                units,
-                keys,
-            });
-        }
-        batches
+        (0..count)
+            .map(|b| {
+                let mut part: Vec<Ready> = rest
+                    .by_ref()
+                    .take((b + 1) * n / count - b * n / count)
+                    .collect();
+                part.sort_by_key(|(members, _, _)| self.ends_worker(members));
+                let mut batch = Batch {
+                    groups: Vec::new(),
+                    units: Vec::new(),
+                    keys: Vec::new(),
+                };
+                for (members, unit, key) in part {
+                    batch.groups.push(members);
+                    batch.units.push(unit);
+                    batch.keys.push(key);
+                }
+                batch
+            })
+            .collect()
+    }
+
+    /// Whether the group `members`' last candidate crashed or hung one of them.
+    fn ends_worker(&self, members: &[usize]) -> bool {
+        members.iter().any(|&k| self.walks[k].ended_worker)
     }
 
     /// Takes a batch's records (none: the run was stopped, and they are no answers).
@@ -387,8 +395,11 @@ mod tests {
         let sizes: Vec<usize> = batches.iter().map(|b| b.units.len()).collect();
         // 8 groups (a population's case each): two batches of four.
         assert_eq!(sizes, [4, 4]);
-        let last = batches[1].groups.last().unwrap();
-        assert!(last.contains(&0), "the crashing group goes last: {last:?}");
+        let first = &batches[0].groups;
+        assert!(
+            first[3].contains(&0),
+            "the crashing group goes last: {first:?}"
+        );
         assert!(shrink.in_flight.iter().all(|f| *f));
         assert!(shrink.next_batches(&[], 2).is_empty(), "all in flight");
         // One slot free: at most one batch, of at most BATCH units; the rest wait.
@@ -396,5 +407,21 @@ mod tests {
         let batches = one.next_batches(&[], 1);
         assert_eq!(batches.len(), 1);
         assert_eq!(batches[0].units.len(), 8);
+    }
+
+    #[test]
+    fn the_groups_that_took_the_fewest_steps_go_first() {
+        let lib = test_library();
+        let walks = (0..10)
+            .flat_map(|case| Walk::new((Population::Drawn, "threads".into()), case, &popts()));
+        let mut shrink = Shrink::new(&lib, walks.collect());
+        let judge = Fake::new(false, false);
+        let first = shrink.next_batches(&[], 1).remove(0);
+        assert_eq!(first.groups.concat(), (0..8).collect::<Vec<_>>());
+        let records = judge.run(&first.units);
+        shrink.take(first, records);
+        // The two cases never judged go before the eight that took a step.
+        let second = shrink.next_batches(&[], 1).remove(0);
+        assert_eq!(second.groups[..2].concat(), [8, 9]);
     }
 }
