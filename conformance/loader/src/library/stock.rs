@@ -15,23 +15,26 @@
 //! Making a copy reads the file's bytes and nothing else: the process that stocks one never
 //! loads the library.
 
+use nix::fcntl::{fcntl, FcntlArg, SealFlag};
 use std::collections::BTreeMap;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+/// The seals that keep a copy's bytes as they are: a stocked copy has them, and a worker loads
+/// only a copy that has them.
+const BYTES_SEALED: SealFlag = SealFlag::F_SEAL_WRITE
+    .union(SealFlag::F_SEAL_SHRINK)
+    .union(SealFlag::F_SEAL_GROW);
+
 /// A sealed copy in memory of the library file at `path`, with the bytes `fresh::kept_ranges`
-/// keeps (the debugging sections read as zeros).
+/// keeps (the debugging sections read as zeros); its seals are sealed too.
 pub fn sealed_copy(path: &Path) -> Result<OwnedFd, String> {
-    use nix::fcntl::{fcntl, FcntlArg, SealFlag};
     let original = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let kept = super::fresh::kept_ranges(&original);
     let sealing = nix::sys::memfd::MFdFlags::MFD_ALLOW_SEALING;
     let copy = super::fresh::copy_in_memory(&original, &kept, sealing)?;
-    let seals = SealFlag::F_SEAL_WRITE
-        | SealFlag::F_SEAL_SHRINK
-        | SealFlag::F_SEAL_GROW
-        | SealFlag::F_SEAL_SEAL;
+    let seals = BYTES_SEALED | SealFlag::F_SEAL_SEAL;
     fcntl(&copy, FcntlArg::F_ADD_SEALS(seals)).map_err(|e| format!("cannot seal: {e}"))?;
     Ok(copy.into())
 }
@@ -76,10 +79,8 @@ pub(super) fn take(path: &Path) -> Option<std::io::Result<OwnedFd>> {
 
 /// `file`, if it is sealed against every change of its bytes.
 fn sealed(file: std::fs::File) -> std::io::Result<OwnedFd> {
-    use nix::fcntl::{fcntl, FcntlArg, SealFlag};
     let seals = fcntl(&file, FcntlArg::F_GET_SEALS)?;
-    let needed = SealFlag::F_SEAL_WRITE | SealFlag::F_SEAL_SHRINK | SealFlag::F_SEAL_GROW;
-    match SealFlag::from_bits_truncate(seals).contains(needed) {
+    match SealFlag::from_bits_truncate(seals).contains(BYTES_SEALED) {
         true => Ok(file.into()),
         false => Err(std::io::Error::other("not a sealed copy")),
     }
