@@ -69,7 +69,7 @@ impl<'a> Shrink<'a> {
         std::thread::scope(|s| {
             let (mut busy, mut panicked) = (0, false);
             loop {
-                if !judge.stopped() && !panicked {
+                if busy < jobs && !judge.stopped() && !panicked {
                     for batch in self.next_batches(&judge.quarantined(), jobs - busy) {
                         let tx = tx.clone();
                         busy += 1;
