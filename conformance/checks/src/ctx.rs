@@ -41,8 +41,9 @@ pub struct Ctx<'l> {
     /// Callback contract violations recorded by earlier workers of this unit (replaced after a
     /// crash or timeout): (check id, violation). This worker's own are in the ledger.
     pub earlier_violations: Vec<(String, ompd_serve::ledger::Carried)>,
-    /// The library's ICV list, enumerated once per unit.
-    pub icv_table: std::cell::OnceCell<Result<Vec<IcvEntry>, String>>,
+    /// The library's ICV list, enumerated once per unit: the ICVs enumerated, and why the
+    /// enumeration broke before its end, if it did.
+    pub icv_table: std::cell::OnceCell<(Vec<IcvEntry>, Option<String>)>,
     /// The unit's compare tables, made once per handle kind by the first law that needs one.
     pub compare_tables: crate::CompareTables,
     /// What the model's facts cover (everything for a simulated target; what the fixture
@@ -243,15 +244,33 @@ impl<'l> Ctx<'l> {
     }
 
     /// The library's ICV list for this unit (enumerated once, cached in [`Ctx::icv_table`]), or
-    /// why not.
+    /// why not (the enumeration broke before its end).
     pub fn icvs(&self, ah: &AspaceH) -> Result<Vec<IcvEntry>, String> {
+        match self.icv_list(ah) {
+            (list, None) => Ok(list),
+            (_, Some(why)) => Err(why),
+        }
+    }
+
+    /// The ICVs the library enumerated for this unit, in order, up to where the enumeration
+    /// broke, and why it broke if it did (cached in [`Ctx::icv_table`]): a check of one ICV
+    /// judges it when it came before the break.
+    pub fn icv_list(&self, ah: &AspaceH) -> (Vec<IcvEntry>, Option<String>) {
         self.icv_table
-            .get_or_init(|| self.enumerate_icvs(ah))
+            .get_or_init(|| self.enumerate_icv_list(ah))
             .clone()
     }
 
     /// The library's ICV list, enumerated now (at most 1 025 entries), or why not.
     pub fn enumerate_icvs(&self, ah: &AspaceH) -> Result<Vec<IcvEntry>, String> {
+        match self.enumerate_icv_list(ah) {
+            (list, None) => Ok(list),
+            (_, Some(why)) => Err(why),
+        }
+    }
+
+    /// The ICVs enumerated now, up to where the enumeration broke, and why it broke.
+    fn enumerate_icv_list(&self, ah: &AspaceH) -> (Vec<IcvEntry>, Option<String>) {
         let mut out = Vec::new();
         let mut cur = ICV_UNDEFINED;
         loop {
@@ -259,24 +278,30 @@ impl<'l> Ctx<'l> {
                 Ok((id, name, scope, more)) => {
                     out.push(IcvEntry { id, name, scope });
                     if more == 0 || out.len() > 1024 {
-                        return Ok(out);
+                        return (out, None);
                     }
                     cur = id;
                 }
-                Err(e) => return Err(format!("ompd_enumerate_icvs after {} ICVs: {e}", out.len())),
+                Err(e) => {
+                    let why = format!("ompd_enumerate_icvs after {} ICVs: {e}", out.len());
+                    return (out, Some(why));
+                }
             }
         }
     }
 
-    /// The id of ICV `name` under any of its spellings ([`canonical`]), or why there is none:
-    /// the enumeration failed, or no spelling of it is enumerated.
+    /// The id of ICV `name` under any of its spellings ([`canonical`]) among the ICVs
+    /// enumerated (up to where the enumeration broke, if it did), or why there is none.
     pub fn icv_id(&self, ah: &AspaceH, name: &str) -> Result<u64, String> {
         let want = canonical(name);
-        self.icvs(ah)?
-            .into_iter()
-            .find(|e| canonical(&e.name) == want)
-            .map(|e| e.id)
-            .ok_or_else(|| format!("{name} is not enumerated under any of its names"))
+        let (list, broke) = self.icv_list(ah);
+        let found = list.iter().find(|e| canonical(&e.name) == want);
+        found.map(|e| e.id).ok_or_else(|| match broke {
+            Some(why) => {
+                format!("{name} is not among the ICVs enumerated before the break ({why})")
+            }
+            None => format!("{name} is not enumerated under any of its names"),
+        })
     }
 
     /// An integer ICV by name through `handle` at `scope` (looked up by enumeration), or why
