@@ -224,6 +224,7 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
     lo.write_teams(model, &teams, &o);
     lo.write_tasks(model, &teams, &o);
     lo.write_globals(model, &o.info);
+    lo.write_contention_group(model);
     let threads = lo.gtid_slots(model);
 
     let placement = Placement {
@@ -493,6 +494,15 @@ impl Lowering {
         let kind = sched_type(s.kind, s.chunk, s.modifier);
         self.put(a, td, &["td_icvs", "sched", "r_sched_type"], kind);
         self.put(a, td, &["td_icvs", "sched", "chunk"], s.chunk as u32 as u64);
+    }
+
+    /// The contention group's thread limit (the initial task's) and its size word, which
+    /// Intel's libraries up to 2023.2 read for thread-limit-var at the address-space scope.
+    /// Written last, so that it moves no other object of the image.
+    fn write_contention_group(&mut self, model: &Model) {
+        self.global("ompd_sizeof____kmp_cg_max_nth", 8, 4);
+        let limit = model.tasks[0].icvs.thread_limit as u32 as u64;
+        self.global("__kmp_cg_max_nth", 4, limit);
     }
 
     /// The runtime's global variables, `__kmp_threads` (over the `kmp_info_t`s `info`) among them.
