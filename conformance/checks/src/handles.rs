@@ -206,14 +206,14 @@ impl<'l> ThreadHandles<'l> {
     }
 
     /// Every enumerated ICV (name, and handle, scope, id) whose scope one of these handles (or
-    /// `ah`) stands for, in enumeration order.
+    /// `ah`) stands for, in enumeration order, up to where the enumeration breaks.
     fn icvs_with_handles<'a>(
         &'a self,
         ctx: &Ctx<'l>,
         ah: &'a AspaceH<'l>,
     ) -> Vec<(String, (AnyHandle<'a, 'l>, abi::Scope, u64))> {
         use abi::Scope;
-        let Ok(table) = ctx.icvs(ah) else {
+        let Ok(table) = ctx.icvs_before_break(ah) else {
             return Vec::new();
         };
         let implicit = is_implicit(ctx.model, ctx.model.threads[self.gtid.0].current_task);

@@ -91,10 +91,10 @@ fn alike<'l, K: Kind, A: PartialEq + std::fmt::Debug>(
     })
 }
 
-/// The ids of the ICVs the library enumerates at `scope` (none where enumeration fails: the
-/// ICV family judges that).
+/// The ids of the ICVs the library enumerates at `scope`, up to where its enumeration breaks
+/// (the ICV family judges the break).
 fn icvs_at(ctx: &Ctx, ah: &AspaceH, scope: Scope) -> Vec<u64> {
-    ctx.icvs(ah)
+    ctx.icvs_before_break(ah)
         .map(|l| {
             l.into_iter()
                 .filter(|e| e.scope == scope)

@@ -304,7 +304,7 @@ fn failed_calls_no_leak(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
 /// Every answer a fixed set of queries gives, rendered as text.
 fn answers(ctx: &Ctx, ah: &AspaceH) -> Vec<String> {
     let mut out = vec![crate::describe(&ctx.lib.get_omp_version_string(ah))];
-    let icvs = ctx.icvs(ah).unwrap_or_default();
+    let icvs = ctx.icvs_before_break(ah).unwrap_or_default();
     for t in ctx.threads() {
         let th = ctx.thread_handle(ah, t);
         out.push(format!("gtid {} handle {}", t.0, th.is_ok()));
@@ -387,9 +387,9 @@ fn fresh_block_per_call(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
 
 fn valid_after_release(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
-    let icvs = match ctx.icvs(ah) {
+    let icvs = match ctx.icvs_before_break(ah) {
         Ok(t) => t,
-        Err(e) => return Verdict::skip(format!("no ICV list: {e}")),
+        Err(e) => return Verdict::skip(format!("no ICV enumerated: {e}")),
     };
     let task = match ctx.curr_task(ah, ThreadId(0)) {
         Ok(t) => t,

@@ -22,7 +22,7 @@ pub(super) struct Ids {
 impl Ids {
     pub(super) fn new(ctx: &Ctx, ah: &AspaceH) -> Ids {
         Ids {
-            entries: ctx.icvs(ah).unwrap_or_default(),
+            entries: ctx.icvs_before_break(ah).unwrap_or_default(),
         }
     }
 

@@ -303,7 +303,7 @@ fn integer_agrees(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
         EntryPoint::GetIcvStringFromScope,
         EntryPoint::GetIcvFromScope
     );
-    let list = match ctx.icvs(ah) {
+    let list = match ctx.icvs_before_break(ah) {
         Ok(l) => l,
         Err(e) => return Verdict::skip(e),
     };
@@ -439,7 +439,7 @@ fn one_handle_per_scope<'l>(
 /// holds, another non-ok code is an allowed deviation, ok fails.
 fn scope_mismatch(ctx: &mut Ctx, call: fn(&Ctx, AnyHandle, Scope, u64) -> Call<()>) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx);
-    let list = match ctx.icvs(ah) {
+    let list = match ctx.icvs_before_break(ah) {
         Ok(l) => l,
         Err(e) => return Verdict::skip(e),
     };
@@ -485,7 +485,7 @@ fn value_scope_mismatch(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
 
 fn every_pair_answerable(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetIcvFromScope);
-    let list = match ctx.icvs(ah) {
+    let list = match ctx.icvs_before_break(ah) {
         Ok(l) => l,
         Err(e) => return Verdict::skip(e),
     };
