@@ -37,9 +37,12 @@ pub(super) fn every_icv(
         j.absorb(one, &name);
     }
     if injected.is_empty() {
-        return j.verdict_or_skip(|| match nothing.is_empty() {
-            true => "no ICV with a handle of its scope to pass".into(),
-            false => nothing.join("; "),
+        return j.verdict_or_skip(|| match (nothing.is_empty(), ctx.icvs_before_break(ah)) {
+            (false, _) => nothing.join("; "),
+            (true, Err(why)) => {
+                format!("no ICV enumerated ({why}): icv.enumerate.well_formed judges it")
+            }
+            (true, Ok(_)) => "no ICV with a handle of its scope to pass".into(),
         });
     }
     let note = format!(
