@@ -130,6 +130,10 @@ fn routine(ctx: &Ctx, ah: &AspaceH, entry: EntryPoint, kind: Kind, j: &mut Judge
             icv,
             ..Subjects::new(ctx, &held, t, entry)
         };
+        // Fresh copies of the library are loaded on one unit only.
+        if s.copies && crate::checks::layout::elsewhere(ctx).is_some() {
+            return;
+        }
         at_both_ends(ctx, ah, (&s, &label), entry, kind, j);
     }
 }

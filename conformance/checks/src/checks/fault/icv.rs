@@ -24,6 +24,7 @@ pub(super) fn every_icv(
         let s = Subjects {
             icv: Some(icv),
             thread_id: base.thread_id.clone(),
+            kept: base.kept.clone(),
             ..base
         };
         let mut one = Judge::new(ctx, "");

@@ -38,6 +38,7 @@ use ompd_serve::faults::{Census, Fault, FaultPlan};
 use ompd_serve::ledger::Mark;
 use sim_target::model::ThreadId;
 
+mod copies;
 mod icv;
 
 /// The most positions of one kind injected per check; beyond it positions are spread evenly over
@@ -348,6 +349,13 @@ struct Subjects<'a, 'l> {
     icv: Option<(AnyHandle<'a, 'l>, Scope, u64)>,
     /// For `ompd_process_initialize`: a fresh copy of the unit's target.
     fresh: Option<&'static Target>,
+    /// Each `ompd_process_initialize` goes to a fresh copy of the library: the unit's instance
+    /// opens no second address space (lifecycle.second_process.own_answers judges that).
+    copies: bool,
+    /// With `copies`: the sizes of the blocks a copy's fault-free `ompd_process_initialize` keeps
+    /// after its address space is released (the instance's own state, made by its first
+    /// address space): a failed call that keeps them too leaves no block of its own behind.
+    kept: Vec<u64>,
 }
 
 impl<'a, 'l> Subjects<'a, 'l> {
@@ -361,7 +369,10 @@ impl<'a, 'l> Subjects<'a, 'l> {
             fresh: (entry == EntryPoint::ProcessInitialize)
                 .then(|| ctx.fresh_target().ok())
                 .flatten(),
+            copies: false,
+            kept: Vec::new(),
         }
+        .with_copies_if_needed(ctx)
     }
 }
 
@@ -381,6 +392,9 @@ fn call<'l>(
     Ok(match entry {
         EntryPoint::ProcessInitialize => {
             let fresh = s.fresh.ok_or("no fresh target")?;
+            if s.copies {
+                return copies::initialize_copy(ctx, fresh);
+            }
             lib.process_initialize(fresh).map(Answer::Aspace)
         }
         EntryPoint::GetOmpVersion => shown(lib.get_omp_version(ah)),
@@ -453,6 +467,9 @@ fn run(ctx: &mut Ctx, arg: crate::Arg) -> Verdict {
     };
     let held = ctx.thread_handles(ah, t);
     let subjects = Subjects::new(ctx, &held, t, entry);
+    if subjects.copies {
+        return copies::on_copies(ctx, ah, subjects, kind);
+    }
     match entry {
         EntryPoint::GetIcvFromScope | EntryPoint::GetIcvStringFromScope => {
             icv::every_icv(ctx, ah, subjects, entry, kind)
@@ -645,6 +662,7 @@ fn inject<'l>(
             own: injected.rc,
             mark,
             entry,
+            kept: &s.kept,
         };
         judge_one(ctx, j, kind, want.as_ref().unwrap_or(&r.want), got, &at);
     }
@@ -710,12 +728,15 @@ fn recovered<'l>(
 
 /// One injected failure that fired: how it reads, the code the callback returned, and the ledger
 /// position before the call.
-struct Injected {
+struct Injected<'k> {
     what: String,
     own: Rc,
     mark: Mark,
     /// The routine called.
     entry: EntryPoint,
+    /// The sizes of blocks a whole fault-free call keeps too ([`Subjects::kept`]): not left by
+    /// the failure.
+    kept: &'k [u64],
 }
 
 /// Judges the answer `got` of one call under an injected failure: `ok` only with the fault-free
@@ -743,7 +764,15 @@ fn judge_one(
                 j.allowed(kind.code_allowed_by(), format!("{what} → {rc}"));
             }
             let l = callbacks::ledger();
-            let live = l.since(at.mark).new_live;
+            let mut kept = at.kept.to_vec();
+            let mut live = l.since(at.mark).new_live;
+            live.retain(|b| match kept.iter().position(|&k| k == b.size) {
+                Some(i) => {
+                    kept.swap_remove(i);
+                    false
+                }
+                None => true,
+            });
             if let Some(b) = live.first() {
                 j.allowed(
                     "OMPD-RC-006",
