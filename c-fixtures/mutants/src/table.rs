@@ -200,6 +200,10 @@ pub enum Deviation {
     DeviceInitializeMiscoded,
     /// `ompd_process_initialize` looks up a symbol the runtime lacks and declines with error.
     ProcessInitializeDeclinesMiscoded,
+    /// `ompd_process_initialize` serves one address space per instance (error for any other
+    /// context), and answers ok without initializing when a read before it fails: the fault
+    /// family must judge it on fresh copies of the library.
+    OneAddressSpaceReadForgotten,
     /// `ompd_get_display_control_vars` changes a value.
     DcvValueChanged,
     /// `ompd_get_display_control_vars` changes a name.
@@ -521,6 +525,7 @@ mutants! {
     "null_input_ok" None, NullInputOk => ["null.*"];
     "device_initialize_miscoded" Some(E::DeviceInitialize), DeviceInitializeMiscoded => ["aspace.device_initialize.unsupported_device"];
     "process_initialize_declines_miscoded" Some(E::ProcessInitialize), ProcessInitializeDeclinesMiscoded => ["aspace.process_initialize.foreign_runtime_code"];
+    "one_address_space_read_forgotten" Some(E::ProcessInitialize), OneAddressSpaceReadForgotten => ["fault.process_initialize.read"];
     "dcv_value_changed" Some(E::GetDisplayControlVars), DcvValueChanged => ["dcv.get.values_match_model"];
     "dcv_name_changed" Some(E::GetDisplayControlVars), DcvNameChanged => ["dcv.get.names_match_model"];
     "dcv_static_entry" Some(E::GetDisplayControlVars), DcvStaticEntry => ["dcv.get.memory_owned"];

@@ -20,6 +20,10 @@ pub(super) fn before(d: D, ep: EntryPoint, w: &mut [u64]) -> Option<Rc> {
 fn code_in_place(d: D, w: &[u64]) -> Option<Rc> {
     match d {
         D::ProcessInitializeDeclines => Some(Rc::INCOMPATIBLE),
+        // Another context than the instance's first: a second address space is refused.
+        D::OneAddressSpaceReadForgotten if FIRST_CONTEXT.load(Ordering::Acquire) != w[0] => {
+            Some(Rc::ERROR)
+        }
         D::DeviceInitializeMiscoded => Some(Rc::ERROR),
         D::ThreadHandleUnavailable
         | D::CurrParallelUnavailable

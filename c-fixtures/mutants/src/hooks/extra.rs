@@ -132,6 +132,7 @@ fn extra_call(d: D) -> Option<(Extra, Rc)> {
         D::ConversionFailureForgotten => (Extra::Conversion, Rc::OK),
         D::AllocFailureForgotten => (Extra::Alloc, Rc::OK),
         D::ThreadContextFailureForgotten => (Extra::ThreadContext, Rc::OK),
+        D::OneAddressSpaceReadForgotten => (Extra::Read, Rc::OK),
         _ => return None,
     })
 }
