@@ -297,13 +297,26 @@ impl<'l> Ctx<'l> {
     /// enumerated (up to where the enumeration broke, if it did), or why there is none.
     pub fn icv_id(&self, ah: &AspaceH, name: &str) -> Result<u64, String> {
         let want = canonical(name);
+        let found = self.find_icv(ah, name, |n| canonical(n) == want);
+        found.map(|e| e.id).map_err(|broke| {
+            broke.unwrap_or_else(|| format!("{name} is not enumerated under any of its names"))
+        })
+    }
+
+    /// The first ICV enumerated (up to where the enumeration broke, if it did) whose name `is`
+    /// accepts, or why none is: where the enumeration broke, a text saying that `name` is not
+    /// among the ICVs before the break; `None` when the whole enumeration lacks it.
+    pub fn find_icv(
+        &self,
+        ah: &AspaceH,
+        name: &str,
+        is: impl Fn(&str) -> bool,
+    ) -> Result<IcvEntry, Option<String>> {
         let (list, broke) = self.icv_list(ah);
-        let found = list.iter().find(|e| canonical(&e.name) == want);
-        found.map(|e| e.id).ok_or_else(|| match broke {
-            Some(why) => {
+        list.into_iter().find(|e| is(&e.name)).ok_or_else(|| {
+            broke.map(|why| {
                 format!("{name} is not among the ICVs enumerated before the break ({why})")
-            }
-            None => format!("{name} is not enumerated under any of its names"),
+            })
         })
     }
 

@@ -515,16 +515,10 @@ impl<'l> Subjects<'l> {
 /// The enumerated entry of ICV `name` (among the ICVs enumerated before the enumeration broke,
 /// if it did: see icv.enumerate.well_formed), or the skip verdict saying why there is none.
 pub(super) fn entry_of(ctx: &Ctx, ah: &AspaceH, name: &str) -> Result<IcvEntry, Verdict> {
-    let (list, broke) = ctx.icv_list(ah);
-    list.into_iter().find(|e| e.name == name).ok_or_else(|| {
-        Verdict::skip(match broke {
-            Some(why) => {
-                format!("{name} is not among the ICVs enumerated before the break ({why})")
-            }
-            None => {
-                format!("the library does not enumerate {name} (see icv.enumerate.standard_names)")
-            }
-        })
+    ctx.find_icv(ah, name, |n| n == name).map_err(|broke| {
+        Verdict::skip(broke.unwrap_or_else(|| {
+            format!("the library does not enumerate {name} (see icv.enumerate.standard_names)")
+        }))
     })
 }
 
