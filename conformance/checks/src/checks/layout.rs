@@ -11,6 +11,7 @@ use ompd_abi::{thread_id_kind, EntryPoint};
 use ompd_loader::library::Library;
 use ompd_serve::callbacks::{self, Target};
 use ompd_serve::ledger::Event;
+use ompd_serve::source::TargetKind;
 use sim_target::image::{Image, ServedImage};
 use sim_target::model::Model;
 use std::collections::BTreeMap;
@@ -143,16 +144,32 @@ fn looked_up_words(events: &[(&'static str, Event)]) -> Vec<String> {
     out
 }
 
-/// The one unit of each library's default run that judges every word: a fresh library per word
-/// costs a load and an initialization, which every unit would multiply without reaching other
-/// code (the words are the same on every arch and layout).
+/// The one simulated unit of each library's default run that judges every word: a fresh
+/// library per word costs a load and an initialization, which every unit would multiply without
+/// reaching other code (the words are the same on every arch and layout).
 const JUDGED_ON: (&str, &str, &str) = ("nested-tasks", "lp64-le", "natural");
 
+/// The real units that judge the checks that load fresh copies: the live process of this
+/// fixture, once per runtime and build (its core file and the other fixtures are the same
+/// runtime, read the same way at `ompd_process_initialize`).
+const JUDGED_ON_REAL: (&str, TargetKind) = ("nested", TargetKind::Live);
+
 /// The skip of a check that loads fresh copies of the library on a unit other than
-/// [`JUDGED_ON`]; `None` on that unit, and on every unit of a `--full` run.
+/// [`JUDGED_ON`] (a simulated target) or [`JUDGED_ON_REAL`] (a real one); `None` on those units,
+/// and on every unit of a `--full` run.
 pub(super) fn elsewhere(ctx: &Ctx) -> Option<Verdict> {
     if ctx.fresh_everywhere {
         return None;
+    }
+    let kind = ctx.target().kind();
+    if kind != TargetKind::Sim {
+        let (fixture, judged) = JUDGED_ON_REAL;
+        return ((ctx.scenario, kind) != JUDGED_ON_REAL).then(|| {
+            Verdict::skip(format!(
+                "judged with fresh copies of the library on the {} `{fixture}` target of each runtime and build",
+                judged.name()
+            ))
+        });
     }
     let here = (ctx.scenario, ctx.arch.name(), ctx.policy.to_string());
     let (s, a, l) = JUDGED_ON;
