@@ -216,6 +216,10 @@ pub enum Deviation {
     StateNameChanged,
     /// `ompd_get_icv_from_scope` answers 0 for a string ICV.
     IcvStringAsInteger,
+    /// `ompd_enumerate_icvs` breaks off after four ICVs (`bad_input`, as Intel's libraries up to
+    /// 2023.2 do), and `ompd_get_icv_from_scope` answers one more for `dyn-var`, the first: the
+    /// ICV checks must judge the ICVs enumerated before the break.
+    IcvsBreakDynVarOff,
     /// `ompd_rel_task_handle` frees the last ICV string handed out.
     RelTaskFreesIcvString,
     /// `ompd_get_tool_data` answers ok for the address-space and global scopes.
@@ -532,6 +536,7 @@ mutants! {
     "icv_name_changed" Some(E::EnumerateIcvs), IcvNameChanged => ["icv.enumerate.standard_names"];
     "state_name_changed" Some(E::EnumerateStates), StateNameChanged => ["state.enumerate.standard_names"];
     "icv_string_as_integer" Some(E::GetIcvFromScope), IcvStringAsInteger => ["icv.value.*"];
+    "icvs_break_dyn_var_off" None, IcvsBreakDynVarOff => ["icv.value.dyn-var"];
     "rel_task_frees_icv_string" Some(E::RelTaskHandle), RelTaskFreesIcvString => ["own.strings.valid_after_handle_release"];
     "tool_data_address_space_ok" Some(E::GetToolData), ToolDataAddressSpaceOk => ["tool_data.scope.no_data_scopes"];
     "version_query_calls_back" Some(E::GetApiVersion), VersionQueryCallsBack => ["lib.version_queries.no_callbacks"];

@@ -68,6 +68,40 @@ fn restart_after_last(d: D, w: &[u64], rc: Rc) -> Rc {
     rc
 }
 
+/// ICVs an enumeration of [`D::IcvsBreakDynVarOff`] answers before it breaks off.
+const BREAK_AFTER: u64 = 4;
+/// ICVs the current enumeration has answered.
+static ENUMERATED: AtomicU64 = AtomicU64::new(0);
+/// The id the enumeration gave `dyn-var` (0: not seen yet; `ompd_icv_undefined` is 0).
+static DYN_VAR: AtomicU64 = AtomicU64::new(0);
+
+/// [`D::IcvsBreakDynVarOff`] after an ok answer: the enumeration answers `bad_input` from its
+/// fifth ICV on, and `dyn-var`'s value is one more.
+fn break_dyn_var_off(ep: EntryPoint, w: &[u64]) -> Rc {
+    match ep {
+        EntryPoint::EnumerateIcvs => {
+            if w[1] == 0 {
+                ENUMERATED.store(0, Ordering::Relaxed);
+            }
+            if ENUMERATED.fetch_add(1, Ordering::Relaxed) >= BREAK_AFTER {
+                return Rc::BAD_INPUT;
+            }
+            let (id, name) = (out::<u64>(w, 2), out::<*const c_char>(w, 3));
+            if let (Some(id), Some(name)) = (id, name.filter(|n| !n.is_null())) {
+                // SAFETY: the name the inner routine answered: a NUL-terminated static string.
+                if unsafe { std::ffi::CStr::from_ptr(*name) } == c"dyn-var" {
+                    DYN_VAR.store(*id, Ordering::Relaxed);
+                }
+            }
+            Rc::OK
+        }
+        EntryPoint::GetIcvFromScope if w[2] != 0 && w[2] == DYN_VAR.load(Ordering::Relaxed) => {
+            set(out::<i64>(w, 3), |v| *v += 1)
+        }
+        _ => Rc::OK,
+    }
+}
+
 /// The specific deviations' part after a call the inner routine failed.
 fn after_failure(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
     if d == D::TaskFunctionLeaksOnFailure {
@@ -90,6 +124,9 @@ fn after_failure(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
 pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
     if matches!(d, D::StatesRestartAfterLast | D::IcvsRestartAfterLast) {
         return restart_after_last(d, w, rc);
+    }
+    if d == D::IcvsBreakDynVarOff && rc == Rc::OK {
+        return break_dyn_var_off(ep, w);
     }
     if rc != Rc::OK {
         return after_failure(d, ep, w, rc);
