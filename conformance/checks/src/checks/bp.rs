@@ -43,6 +43,21 @@ pub static CHECKS: &[Check] = &[Check {
     property: crate::Property::ScenariosOnly,
     run: Run::Worker(region_team_size),
     ..Check::TARGET
+}, Check {
+    at: crate::here!(),
+    id: "bp.curr.team_size_matches_runtime",
+    requirements: &["OMPD-HANDLE-PAR-001", "OMPD-ICV-010", "OMPD-ICV-015"],
+    summary: "stopped at ompd_bp_parallel_begin/_end or ompd_bp_task_begin/_end, the team-size-var of the stopped thread's current parallel handle is the team size of the region the runtime's OMPT view has current there",
+    severity: Severity::Must,
+    entry_points: &[
+        EntryPoint::GetThreadHandle,
+        EntryPoint::GetCurrParallelHandle,
+        EntryPoint::GetIcvFromScope,
+    ],
+    real: Some(&[Fact::Stop]),
+    property: crate::Property::ScenariosOnly,
+    run: Run::Worker(team_size_matches_runtime),
+    ..Check::TARGET
 }];
 
 /// The stop, or the skip of a target that is not stopped at a breakpoint.
@@ -144,15 +159,47 @@ fn handles_match_runtime(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     j.verdict_or_skip(|| format!("{at}: the runtime's OMPT view gave no region or task data"))
 }
 
-fn region_team_size(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
-    let (stop, [_, size, _, _]) = match region_stop(ctx) {
+/// The stop at a parallel or task breakpoint where the runtime's OMPT view gives the current
+/// region's team size: the stop, the size and where it was (for the facts), or the skip.
+fn sized_stop(ctx: &Ctx) -> Result<(BpStop, i64, String), Verdict> {
+    let (stop, [_, size, _, _]) = region_stop(ctx)?;
+    let at = format!("at {} of thread {}", stop.breakpoint, stop.tid);
+    if size == 0 {
+        return Err(Verdict::skip(format!(
+            "{at}: the runtime's OMPT view gave no team size"
+        )));
+    }
+    Ok((stop, size as i64, at))
+}
+
+fn team_size_matches_runtime(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
+    let (stop, size, at) = match sized_stop(ctx) {
         Ok(s) => s,
         Err(v) => return v,
     };
-    let at = format!("at {} of thread {}", stop.breakpoint, stop.tid);
-    if size == 0 {
-        return Verdict::skip(format!("{at}: the runtime's OMPT view gave no team size"));
-    }
+    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetIcvFromScope);
+    let mut j = Judge::new(
+        ctx,
+        "the team-size-var of the region the runtime's OMPT view shows at the stop",
+    );
+    let got = stopped_thread(ctx, ah, &stop).and_then(|th| {
+        let p = ctx
+            .lib
+            .get_curr_parallel_handle(&th)
+            .map_err(|e| format!("{}: {e}", EntryPoint::GetCurrParallelHandle))?;
+        super::parallel::par_icv(ctx, &p, "team-size-var")
+    });
+    j.expect(got == Ok(size), || {
+        format!("{at}: the current region's team-size-var {got:?}, the runtime's region has {size}")
+    });
+    j.verdict()
+}
+
+fn region_team_size(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
+    let (stop, size, at) = match sized_stop(ctx) {
+        Ok(s) => s,
+        Err(v) => return v,
+    };
     let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetNumThreads);
     let mut j = Judge::new(
         ctx,
@@ -166,7 +213,7 @@ fn region_team_size(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
         lib.tr_word(TrWordOf::NumThreads(&p))
             .map_err(|e| format!("{}: {e}", EntryPoint::GetNumThreads))
     });
-    j.expect(got == Ok(size as i64), || {
+    j.expect(got == Ok(size), || {
         format!("{at}: the top region's team size {got:?}, the runtime's region has {size}")
     });
     j.verdict()

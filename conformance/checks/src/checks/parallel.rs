@@ -100,7 +100,7 @@ pub static CHECKS: &[Check] = &[
 ];
 
 /// An integer ICV of a parallel handle, or a description of what went wrong.
-fn par_icv(ctx: &Ctx, ph: &ParallelH, name: &str) -> Result<i64, String> {
+pub(super) fn par_icv(ctx: &Ctx, ph: &ParallelH, name: &str) -> Result<i64, String> {
     match ctx.icv(AnyHandle::Parallel(ph), Scope::PARALLEL, name)? {
         Ok((Rc::OK, Some(v))) => Ok(v),
         Ok((rc, _)) => Err(format!("{name}: {rc}")),
