@@ -220,6 +220,8 @@ pub enum Deviation {
     /// 2023.2 do), and `ompd_get_icv_from_scope` answers one more for `dyn-var`, the first: the
     /// ICV checks must judge the ICVs enumerated before the break.
     IcvsBreakDynVarOff,
+    /// `ompd_get_icv_from_scope` answers one more for `team-size-var` at the parallel scope.
+    ParallelTeamSizeOff,
     /// `ompd_rel_task_handle` frees the last ICV string handed out.
     RelTaskFreesIcvString,
     /// `ompd_get_tool_data` answers ok for the address-space and global scopes.
@@ -537,6 +539,7 @@ mutants! {
     "state_name_changed" Some(E::EnumerateStates), StateNameChanged => ["state.enumerate.standard_names"];
     "icv_string_as_integer" Some(E::GetIcvFromScope), IcvStringAsInteger => ["icv.value.*"];
     "icvs_break_dyn_var_off" None, IcvsBreakDynVarOff => ["icv.value.dyn-var"];
+    "parallel_team_size_off" None, ParallelTeamSizeOff => ["bp.curr.team_size_matches_runtime", "parallel.curr.team_size_matches_model"];
     "rel_task_frees_icv_string" Some(E::RelTaskHandle), RelTaskFreesIcvString => ["own.strings.valid_after_handle_release"];
     "tool_data_address_space_ok" Some(E::GetToolData), ToolDataAddressSpaceOk => ["tool_data.scope.no_data_scopes"];
     "version_query_calls_back" Some(E::GetApiVersion), VersionQueryCallsBack => ["lib.version_queries.no_callbacks"];

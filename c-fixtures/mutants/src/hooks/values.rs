@@ -86,19 +86,51 @@ fn break_dyn_var_off(ep: EntryPoint, w: &[u64]) -> Rc {
             if ENUMERATED.fetch_add(1, Ordering::Relaxed) >= BREAK_AFTER {
                 return Rc::BAD_INPUT;
             }
-            let (id, name) = (out::<u64>(w, 2), out::<*const c_char>(w, 3));
-            if let (Some(id), Some(name)) = (id, name.filter(|n| !n.is_null())) {
-                // SAFETY: the name the inner routine answered: a NUL-terminated static string.
-                if unsafe { std::ffi::CStr::from_ptr(*name) } == c"dyn-var" {
-                    DYN_VAR.store(*id, Ordering::Relaxed);
-                }
-            }
+            note_icv_id(w, c"dyn-var", &DYN_VAR);
             Rc::OK
         }
         EntryPoint::GetIcvFromScope if w[2] != 0 && w[2] == DYN_VAR.load(Ordering::Relaxed) => {
             set(out::<i64>(w, 3), |v| *v += 1)
         }
         _ => Rc::OK,
+    }
+}
+
+/// The ids the enumeration gave `team-size-var` and `ompd-team-size-var` (0: not seen yet).
+static TEAM_SIZE_VARS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+
+/// [`D::ParallelTeamSizeOff`] after an ok answer: `team-size-var` (either spelling) of a
+/// parallel handle is one more.
+fn team_size_off(ep: EntryPoint, w: &[u64]) -> Rc {
+    let [plain, ompd] = &TEAM_SIZE_VARS;
+    let ours = |id: u64| {
+        id != 0
+            && TEAM_SIZE_VARS
+                .iter()
+                .any(|s| s.load(Ordering::Relaxed) == id)
+    };
+    match ep {
+        EntryPoint::EnumerateIcvs => {
+            note_icv_id(w, c"team-size-var", plain);
+            note_icv_id(w, c"ompd-team-size-var", ompd);
+            Rc::OK
+        }
+        EntryPoint::GetIcvFromScope if w[1] == Scope::PARALLEL.0 as u64 && ours(w[2]) => {
+            set(out::<i64>(w, 3), |v| *v += 1)
+        }
+        _ => Rc::OK,
+    }
+}
+
+/// Keeps in `slot` the id an ok `ompd_enumerate_icvs` answered (arguments `w`) when the ICV is
+/// `name`.
+fn note_icv_id(w: &[u64], name: &std::ffi::CStr, slot: &AtomicU64) {
+    let (id, answered) = (out::<u64>(w, 2), out::<*const c_char>(w, 3));
+    if let (Some(id), Some(answered)) = (id, answered.filter(|n| !n.is_null())) {
+        // SAFETY: the name the inner routine answered: a NUL-terminated static string.
+        if unsafe { std::ffi::CStr::from_ptr(*answered) } == name {
+            slot.store(*id, Ordering::Relaxed);
+        }
     }
 }
 
@@ -127,6 +159,9 @@ pub(super) fn after(d: D, ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
     }
     if d == D::IcvsBreakDynVarOff && rc == Rc::OK {
         return break_dyn_var_off(ep, w);
+    }
+    if d == D::ParallelTeamSizeOff && rc == Rc::OK {
+        return team_size_off(ep, w);
     }
     if rc != Rc::OK {
         return after_failure(d, ep, w, rc);
