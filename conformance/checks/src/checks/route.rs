@@ -49,10 +49,10 @@ pub static CHECKS: &[Check] = &[
     Check {
         at: crate::here!(),
         id: "route.task.answers_match_model",
-        requirements: &["OMPD-FRAME-001", "OMPD-TDATA-001"],
-        summary: "a task handle from every route (current, generating and scheduling parents, implicit tasks of a region) answers the model's entry point, frames and tool data wherever the thread's current-task handle does",
+        requirements: &["OMPD-FRAME-001", "OMPD-TDATA-001", "OMPD-HANDLE-PAR-006"],
+        summary: "a task handle from every route (current, generating and scheduling parents, implicit tasks of a region) answers the model's entry point, frames, tool data and region (its tool data) wherever the thread's current-task handle does",
         severity: Severity::Must,
-        entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetGeneratingTaskHandle, EntryPoint::GetSchedulingTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetTaskFunction, EntryPoint::GetTaskFrame, EntryPoint::GetToolData],
+        entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetGeneratingTaskHandle, EntryPoint::GetSchedulingTaskHandle, EntryPoint::GetTaskInParallel, EntryPoint::GetTaskFunction, EntryPoint::GetTaskFrame, EntryPoint::GetToolData, EntryPoint::GetTaskParallelHandle],
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
         run: Run::Worker(tasks),
         ..Check::TARGET
@@ -231,7 +231,27 @@ fn tasks(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let data: Consumer<TaskHandle> = ("tool data", |ctx, m, h, e| {
         tool_data(ctx, AnyHandle::Task(h), Scope::TASK, m.tasks[e].tool_data)
     });
-    run(ctx, &pool.items, &[function, frames, data], "task")
+    let region: Consumer<TaskHandle> = ("its region's tool data", |ctx, m, h, e| {
+        tool_data_of_region(ctx, h, m.regions[m.tasks[e].region.0].tool_data)
+    });
+    run(ctx, &pool.items, &[function, frames, data, region], "task")
+}
+
+/// The tool data of task `h`'s region (`ompd_get_task_parallel_handle`) against the model's
+/// `want` (None without OMPT).
+fn tool_data_of_region(
+    ctx: &Ctx,
+    h: &ompd_loader::library::TaskH,
+    want: u64,
+) -> Option<(String, Result<String, String>)> {
+    let region = ctx.lib.get_task_parallel_handle(h);
+    match region {
+        Ok(p) => tool_data(ctx, AnyHandle::Parallel(&p), Scope::PARALLEL, want),
+        Err(e) => ctx
+            .model
+            .ompt_support
+            .then(|| (format!("{want:#x}"), Err(e.to_string()))),
+    }
 }
 
 /// Judges `items` by `consumers` into a verdict.

@@ -91,6 +91,17 @@ pub static CHECKS: &[Check] = &[
         run: Run::Worker(task_parallel),
         ..Check::TARGET
     },
+    Check {
+        at: crate::here!(),
+        id: "task.parallel.of_current_task",
+        requirements: &["OMPD-HANDLE-PAR-006", "OMPD-CMP-004"],
+        summary: "the region of each thread's current task (implicit or explicit) compares equal to the region the model binds the task to, reached as a thread's current region",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetCurrTaskHandle, EntryPoint::GetTaskParallelHandle, EntryPoint::ParallelHandleCompare],
+        real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
+        run: Run::Worker(current_task_parallel),
+        ..Check::TARGET
+    },
 ];
 
 /// A boolean task ICV (implicit-task-var, final-task-var, ...) of a task handle.
@@ -338,6 +349,33 @@ fn out_of_range(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
         );
     }
     j.verdict()
+}
+
+fn current_task_parallel(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let mut j = Judge::new(ctx, "0: the region the task binds to");
+    let regions = ctx.regions_with_handles(ah, &mut j);
+    for t in ctx.threads() {
+        let task = ctx.model.threads[t.0].current_task;
+        let want = ctx.model.tasks[task.0].region;
+        let Some((_, _, ph)) = regions.iter().find(|(r, _, _)| *r == want) else {
+            continue;
+        };
+        let got = ctx
+            .curr_task(ah, t)
+            .and_then(|h| ctx.lib.get_task_parallel_handle(&h))
+            .and_then(|p| ctx.lib.parallel_compare(ph, &p));
+        j.expect(got == Ok(0), || {
+            format!(
+                "gtid {} (task {}): its region against region {}: {}",
+                t.0,
+                task.0,
+                want.0,
+                crate::describe(&got)
+            )
+        });
+    }
+    j.verdict_or_skip(|| "no current task binds to a region some thread has current".to_string())
 }
 
 fn task_parallel(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
