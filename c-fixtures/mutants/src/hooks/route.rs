@@ -23,6 +23,8 @@ fn producer(d: D) -> Option<(EntryPoint, usize)> {
         D::ParallelToolDataByRoute => Some((EntryPoint::GetTaskParallelHandle, 1)),
         D::TaskFunctionByRoute => Some((EntryPoint::GetSchedulingTaskHandle, 1)),
         D::TaskFunctionByImplicitRoute => Some((EntryPoint::GetTaskInParallel, 2)),
+        D::CurrentTaskRegionEncloses => Some((EntryPoint::GetCurrTaskHandle, 1)),
+        D::ImplicitTaskRegionEncloses => Some((EntryPoint::GetTaskInParallel, 2)),
         _ => None,
     }
 }
@@ -46,7 +48,11 @@ fn routed(h: u64) -> bool {
 
 /// Answers one off for a produced handle's query (ok answers only).
 pub(super) fn skewed(d: D, ep: EntryPoint, w: &[u64]) {
-    let queries = [EntryPoint::GetToolData, EntryPoint::GetTaskFunction];
+    let queries = [
+        EntryPoint::GetToolData,
+        EntryPoint::GetTaskFunction,
+        EntryPoint::GetTaskParallelHandle,
+    ];
     if !queries.contains(&ep) || w.len() < 2 || !routed(w[0]) {
         return;
     }
@@ -65,6 +71,34 @@ pub(super) fn skewed(d: D, ep: EntryPoint, w: &[u64]) {
                 a.address += 1;
             }
         }
+        (
+            D::CurrentTaskRegionEncloses | D::ImplicitTaskRegionEncloses,
+            EntryPoint::GetTaskParallelHandle,
+        ) => enclosing_instead(w[1]),
         _ => {}
+    }
+}
+
+/// Replaces the parallel handle in the tool's out-parameter at address `out` with the handle of
+/// the region enclosing it (releasing the first), where there is one.
+fn enclosing_instead(out: u64) {
+    use crate::inner::routine;
+    use ompd_abi::{entry, ParallelHandle};
+    let (Some(enclosing), Some(release)) = (
+        routine::<entry::GetEnclosingParallelHandle>(EntryPoint::GetEnclosingParallelHandle),
+        routine::<entry::RelParallelHandle>(EntryPoint::RelParallelHandle),
+    ) else {
+        return;
+    };
+    // SAFETY: the tool's out-parameter for a parallel handle, written by the inner routine on ok.
+    let Some(slot) = (unsafe { (out as usize as *mut *mut ParallelHandle).as_mut() }) else {
+        return;
+    };
+    let mut outer: *mut ParallelHandle = std::ptr::null_mut();
+    // SAFETY: a live handle of the inner library and a local out-parameter.
+    if unsafe { enclosing(*slot, &mut outer) } == ompd_abi::Rc::OK {
+        // SAFETY: the handle the inner routine handed out, replaced and no longer used.
+        unsafe { release(*slot) };
+        *slot = outer;
     }
 }
