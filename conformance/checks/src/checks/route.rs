@@ -38,10 +38,10 @@ pub static CHECKS: &[Check] = &[
     Check {
         at: crate::here!(),
         id: "route.parallel.answers_match_model",
-        requirements: &["OMPD-HANDLE-THREAD-010", "OMPD-TDATA-001"],
-        summary: "a parallel handle from every route (current, enclosing, a task's region) answers the model's tool data and its thread 0 wherever the thread's current-region handle does",
+        requirements: &["OMPD-HANDLE-THREAD-010", "OMPD-TDATA-001", "OMPD-ICV-010"],
+        summary: "a parallel handle from every route (current, enclosing, a task's region) answers the model's tool data, its thread 0 and its team-size-var wherever the thread's current-region handle does",
         severity: Severity::Must,
-        entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetEnclosingParallelHandle, EntryPoint::GetTaskParallelHandle, EntryPoint::GetToolData, EntryPoint::GetThreadInParallel, EntryPoint::GetThreadId],
+        entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetEnclosingParallelHandle, EntryPoint::GetTaskParallelHandle, EntryPoint::GetToolData, EntryPoint::GetThreadInParallel, EntryPoint::GetThreadId, EntryPoint::GetIcvFromScope],
         real: Some(&[Fact::Threads, Fact::Regions, Fact::Tasks]),
         run: Run::Worker(parallels),
         ..Check::TARGET
@@ -197,7 +197,12 @@ fn parallels(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
             ctx.lib.get_thread_id(&th, thread_id_kind::PTHREAD, n)
         })
     });
-    run(ctx, &pool.items, &[data, first], "parallel")
+    let size: Consumer<ParallelHandle> = ("team-size-var", |ctx, m, h, e| {
+        let want = m.regions[e].members.len();
+        let got = super::parallel::par_icv(ctx, h, "team-size-var");
+        Some((want.to_string(), got.map(|v| v.to_string())))
+    });
+    run(ctx, &pool.items, &[data, first, size], "parallel")
 }
 
 fn tasks(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
