@@ -228,6 +228,9 @@ pub enum Deviation {
     /// `ompd_get_task_parallel_handle` of a task handle from `ompd_get_task_in_parallel` answers
     /// the region enclosing the task's (where there is one); other routes answer right.
     ImplicitTaskRegionEncloses,
+    /// `ompd_get_icv_from_scope` answers one more for `team-size-var` of a parallel handle from
+    /// `ompd_get_enclosing_parallel_handle`; other routes answer right.
+    TeamSizeByEnclosingRoute,
     /// `ompd_rel_task_handle` frees the last ICV string handed out.
     RelTaskFreesIcvString,
     /// `ompd_get_tool_data` answers ok for the address-space and global scopes.
@@ -548,6 +551,7 @@ mutants! {
     "parallel_team_size_off" None, ParallelTeamSizeOff => ["bp.curr.team_size_matches_runtime", "parallel.curr.team_size_matches_model"];
     "current_task_region_encloses" None, CurrentTaskRegionEncloses => ["task.parallel.of_current_task"];
     "implicit_task_region_encloses" None, ImplicitTaskRegionEncloses => ["route.task.answers_match_model", "task.parallel.of_implicit_task"];
+    "team_size_by_enclosing_route" None, TeamSizeByEnclosingRoute => ["route.parallel.answers_match_model"];
     "rel_task_frees_icv_string" Some(E::RelTaskHandle), RelTaskFreesIcvString => ["own.strings.valid_after_handle_release"];
     "tool_data_address_space_ok" Some(E::GetToolData), ToolDataAddressSpaceOk => ["tool_data.scope.no_data_scopes"];
     "version_query_calls_back" Some(E::GetApiVersion), VersionQueryCallsBack => ["lib.version_queries.no_callbacks"];

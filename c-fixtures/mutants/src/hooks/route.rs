@@ -25,6 +25,7 @@ fn producer(d: D) -> Option<(EntryPoint, usize)> {
         D::TaskFunctionByImplicitRoute => Some((EntryPoint::GetTaskInParallel, 2)),
         D::CurrentTaskRegionEncloses => Some((EntryPoint::GetCurrTaskHandle, 1)),
         D::ImplicitTaskRegionEncloses => Some((EntryPoint::GetTaskInParallel, 2)),
+        D::TeamSizeByEnclosingRoute => Some((EntryPoint::GetEnclosingParallelHandle, 1)),
         _ => None,
     }
 }
@@ -48,6 +49,14 @@ fn routed(h: u64) -> bool {
 
 /// Answers one off for a produced handle's query (ok answers only).
 pub(super) fn skewed(d: D, ep: EntryPoint, w: &[u64]) {
+    if d == D::TeamSizeByEnclosingRoute {
+        match ep {
+            EntryPoint::EnumerateIcvs => super::values::note_team_size_ids(w),
+            EntryPoint::GetIcvFromScope if routed(w[0]) => super::values::team_size_one_more(w),
+            _ => {}
+        }
+        return;
+    }
     let queries = [
         EntryPoint::GetToolData,
         EntryPoint::GetTaskFunction,

@@ -99,27 +99,36 @@ fn break_dyn_var_off(ep: EntryPoint, w: &[u64]) -> Rc {
 /// The ids the enumeration gave `team-size-var` and `ompd-team-size-var` (0: not seen yet).
 static TEAM_SIZE_VARS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 
+/// Notes the ids of `team-size-var` (either spelling) an ok `ompd_enumerate_icvs` (arguments
+/// `w`) answers.
+pub(super) fn note_team_size_ids(w: &[u64]) {
+    let [plain, ompd] = &TEAM_SIZE_VARS;
+    note_icv_id(w, c"team-size-var", plain);
+    note_icv_id(w, c"ompd-team-size-var", ompd);
+}
+
+/// Answers one more for an ok `ompd_get_icv_from_scope` (arguments `w`) that asked
+/// `team-size-var` (either spelling) at the parallel scope.
+pub(super) fn team_size_one_more(w: &[u64]) {
+    let id = w[2];
+    let ours = id != 0
+        && TEAM_SIZE_VARS
+            .iter()
+            .any(|s| s.load(Ordering::Relaxed) == id);
+    if ours && w[1] == Scope::PARALLEL.0 as u64 {
+        set(out::<i64>(w, 3), |v| *v += 1);
+    }
+}
+
 /// [`D::ParallelTeamSizeOff`] after an ok answer: `team-size-var` (either spelling) of a
 /// parallel handle is one more.
 fn team_size_off(ep: EntryPoint, w: &[u64]) -> Rc {
-    let [plain, ompd] = &TEAM_SIZE_VARS;
-    let ours = |id: u64| {
-        id != 0
-            && TEAM_SIZE_VARS
-                .iter()
-                .any(|s| s.load(Ordering::Relaxed) == id)
-    };
     match ep {
-        EntryPoint::EnumerateIcvs => {
-            note_icv_id(w, c"team-size-var", plain);
-            note_icv_id(w, c"ompd-team-size-var", ompd);
-            Rc::OK
-        }
-        EntryPoint::GetIcvFromScope if w[1] == Scope::PARALLEL.0 as u64 && ours(w[2]) => {
-            set(out::<i64>(w, 3), |v| *v += 1)
-        }
-        _ => Rc::OK,
+        EntryPoint::EnumerateIcvs => note_team_size_ids(w),
+        EntryPoint::GetIcvFromScope => team_size_one_more(w),
+        _ => {}
     }
+    Rc::OK
 }
 
 /// Keeps in `slot` the id an ok `ompd_enumerate_icvs` answered (arguments `w`) when the ICV is
