@@ -8,7 +8,7 @@ use crate::known::{BpStop, Fact};
 use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
 use ompd_abi::Scope;
 use ompd_abi::{thread_id_kind, EntryPoint};
-use ompd_loader::library::{AnyHandle, AspaceH, Call, ThreadH, TrWordOf};
+use ompd_loader::library::{AnyHandle, AspaceH, Call, ParallelH, ThreadH, TrWordOf};
 
 /// Checks of this family.
 pub static CHECKS: &[Check] = &[Check {
@@ -173,48 +173,48 @@ fn sized_stop(ctx: &Ctx) -> Result<(BpStop, i64, String), Verdict> {
 }
 
 fn team_size_matches_runtime(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
+    size_at_stop(
+        ctx,
+        EntryPoint::GetIcvFromScope,
+        "team-size-var",
+        |ctx, p| super::parallel::par_icv(ctx, p, "team-size-var"),
+    )
+}
+
+fn region_team_size(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
+    size_at_stop(ctx, EntryPoint::GetNumThreads, "team size", |ctx, p| {
+        ctx.lib
+            .tr_word(TrWordOf::NumThreads(p))
+            .map_err(|e| format!("{}: {e}", EntryPoint::GetNumThreads))
+    })
+}
+
+/// Judges the team size `ask` gives (through `entry`, as `what`) for the stopped thread's
+/// current parallel handle against the size of the runtime's current region at the stop.
+fn size_at_stop(
+    ctx: &mut Ctx,
+    entry: EntryPoint,
+    what: &str,
+    ask: impl FnOnce(&Ctx, &ParallelH) -> Result<i64, String>,
+) -> Verdict {
     let (stop, size, at) = match sized_stop(ctx) {
         Ok(s) => s,
         Err(v) => return v,
     };
-    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetIcvFromScope);
+    let ah = crate::aspace_or_skip!(ctx, entry);
     let mut j = Judge::new(
         ctx,
-        "the team-size-var of the region the runtime's OMPT view shows at the stop",
+        format!("the {what} of the region the runtime's OMPT view shows at the stop"),
     );
     let got = stopped_thread(ctx, ah, &stop).and_then(|th| {
         let p = ctx
             .lib
             .get_curr_parallel_handle(&th)
             .map_err(|e| format!("{}: {e}", EntryPoint::GetCurrParallelHandle))?;
-        super::parallel::par_icv(ctx, &p, "team-size-var")
+        ask(ctx, &p)
     });
     j.expect(got == Ok(size), || {
-        format!("{at}: the current region's team-size-var {got:?}, the runtime's region has {size}")
-    });
-    j.verdict()
-}
-
-fn region_team_size(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
-    let (stop, size, at) = match sized_stop(ctx) {
-        Ok(s) => s,
-        Err(v) => return v,
-    };
-    let ah = crate::aspace_or_skip!(ctx, EntryPoint::GetNumThreads);
-    let mut j = Judge::new(
-        ctx,
-        "the team size of the region the runtime's OMPT view shows at the stop",
-    );
-    let lib = ctx.lib;
-    let got = stopped_thread(ctx, ah, &stop).and_then(|th| {
-        let p = lib
-            .get_curr_parallel_handle(&th)
-            .map_err(|e| e.to_string())?;
-        lib.tr_word(TrWordOf::NumThreads(&p))
-            .map_err(|e| format!("{}: {e}", EntryPoint::GetNumThreads))
-    });
-    j.expect(got == Ok(size), || {
-        format!("{at}: the top region's team size {got:?}, the runtime's region has {size}")
+        format!("{at}: the current region's {what} {got:?}, the runtime's region has {size}")
     });
     j.verdict()
 }
