@@ -17,8 +17,10 @@ use crate::checks::compare::{self, Item};
 use crate::ctx::native_id_bytes;
 use crate::known::Fact;
 use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
-use ompd_abi::{thread_id_kind, EntryPoint, ParallelHandle, Scope, TaskHandle, ThreadHandle};
-use ompd_loader::library::{AnyHandle, Handle, Kind};
+use ompd_abi::{
+    thread_id_kind, Address, EntryPoint, ParallelHandle, Scope, TaskHandle, ThreadHandle,
+};
+use ompd_loader::library::{AnyHandle, Call, Handle, Kind};
 use sim_target::model::Model;
 use std::collections::BTreeSet;
 
@@ -110,10 +112,7 @@ fn judge<'l, K: Kind>(
 }
 
 /// A call's answer shown, or its failure.
-fn shown<T>(
-    c: ompd_loader::library::Call<T>,
-    f: impl FnOnce(T) -> String,
-) -> Result<String, String> {
+fn shown<T>(c: Call<T>, f: impl FnOnce(T) -> String) -> Result<String, String> {
     c.map(f).map_err(|e| e.to_string())
 }
 
@@ -124,12 +123,20 @@ fn tool_data(
     scope: Scope,
     want: u64,
 ) -> Option<(String, Result<String, String>)> {
+    tool_data_by(ctx, want, || ctx.lib.get_tool_data(h, scope))
+}
+
+/// The tool data `get` answers against the model's `want` (None without OMPT: `get` is not
+/// called).
+fn tool_data_by(
+    ctx: &Ctx,
+    want: u64,
+    get: impl FnOnce() -> Call<(i64, Address)>,
+) -> Option<(String, Result<String, String>)> {
     ctx.model.ompt_support.then(|| {
         (
             format!("{want:#x}"),
-            shown(ctx.lib.get_tool_data(h, scope), |(v, _)| {
-                format!("{:#x}", v as u64)
-            }),
+            shown(get(), |(v, _)| format!("{:#x}", v as u64)),
         )
     })
 }
@@ -139,7 +146,7 @@ fn pthread_id(
     ctx: &Ctx,
     m: &Model,
     t: usize,
-    get: impl FnOnce(usize) -> ompd_loader::library::Call<Vec<u8>>,
+    get: impl FnOnce(usize) -> Call<Vec<u8>>,
 ) -> Option<(String, Result<String, String>)> {
     let want = native_id_bytes(
         ctx.model,
@@ -237,26 +244,13 @@ fn tasks(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
         tool_data(ctx, AnyHandle::Task(h), Scope::TASK, m.tasks[e].tool_data)
     });
     let region: Consumer<TaskHandle> = ("its region's tool data", |ctx, m, h, e| {
-        tool_data_of_region(ctx, h, m.regions[m.tasks[e].region.0].tool_data)
+        tool_data_by(ctx, m.regions[m.tasks[e].region.0].tool_data, || {
+            let p = ctx.lib.get_task_parallel_handle(h)?;
+            ctx.lib
+                .get_tool_data(AnyHandle::Parallel(&p), Scope::PARALLEL)
+        })
     });
     run(ctx, &pool.items, &[function, frames, data, region], "task")
-}
-
-/// The tool data of task `h`'s region (`ompd_get_task_parallel_handle`) against the model's
-/// `want` (None without OMPT).
-fn tool_data_of_region(
-    ctx: &Ctx,
-    h: &ompd_loader::library::TaskH,
-    want: u64,
-) -> Option<(String, Result<String, String>)> {
-    let region = ctx.lib.get_task_parallel_handle(h);
-    match region {
-        Ok(p) => tool_data(ctx, AnyHandle::Parallel(&p), Scope::PARALLEL, want),
-        Err(e) => ctx
-            .model
-            .ompt_support
-            .then(|| (format!("{want:#x}"), Err(e.to_string()))),
-    }
 }
 
 /// Judges `items` by `consumers` into a verdict.
