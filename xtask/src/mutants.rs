@@ -3,7 +3,7 @@
 //! forwarder, then runs the kit's driver (`ompd-mutants`), which stages one forwarder per
 //! mutant, runs the suite on each and prints the kill matrix and the score.
 
-use super::{cargo, run, target_dir};
+use super::{cargo_build, out_dir, run, target_dir};
 use std::process::Command;
 
 /// `cargo xtask mutants [--base SO] [--quick] [--only NAME].. [--bless]` (`--base`: the inner
@@ -18,8 +18,7 @@ pub fn mutants(args: &[String]) -> i32 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let mut kit = cargo();
-    kit.args(["build", "--quiet"]);
+    let mut kit = cargo_build();
     for p in ["ompd-mutants-52", "ompd-mutants-tr2", "ompd-mutants-kit"] {
         kit.args(["-p", p]);
     }
@@ -27,7 +26,7 @@ pub fn mutants(args: &[String]) -> i32 {
     if code != 0 {
         return code;
     }
-    let debug = target_dir().join("debug");
+    let built = out_dir();
     let mut base = None;
     let mut rest = Vec::new();
     let mut it = args.iter();
@@ -49,21 +48,21 @@ pub fn mutants(args: &[String]) -> i32 {
         ]);
         rest.extend(["--owed".into(), kit.join("owed.tsv").display().to_string()]);
     }
-    let base = base.unwrap_or_else(|| debug.join("libompd_reference_52.so"));
-    let mut driver = Command::new(debug.join("ompd-mutants"));
+    let base = base.unwrap_or_else(|| built.join("libompd_reference_52.so"));
+    let mut driver = Command::new(built.join("ompd-mutants"));
     driver
         .arg("--runner")
         .arg(runner)
         .arg("--forwarder")
-        .arg(debug.join("libompd_mutants_52.so"))
+        .arg(built.join("libompd_mutants_52.so"))
         .arg("--inner")
         .arg(base)
         .arg("--inner-60")
-        .arg(debug.join("libompd_reference_60.so"))
+        .arg(built.join("libompd_reference_60.so"))
         .arg("--forwarder-tr")
-        .arg(debug.join("libompd_mutants_tr2.so"))
+        .arg(built.join("libompd_mutants_tr2.so"))
         .arg("--inner-tr")
-        .arg(debug.join("libompd_reference_tr2.so"))
+        .arg(built.join("libompd_reference_tr2.so"))
         .arg("--out")
         .arg(target_dir().join("ompd-mutants"))
         .args(rest);

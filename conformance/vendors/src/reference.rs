@@ -1,7 +1,7 @@
 //! The suite's own reference OMPD library builds (`c-fixtures/reference/`): built from source beside
 //! the runner, never fetched. A reference is named like a vendor (`reference-5.2`) and resolves
-//! to the `cdylib` in the runner's own directory (`target/debug` for a cargo build), or in
-//! `$OMPD_REFERENCE_DIR`.
+//! to the `cdylib` in the runner's own directory (`target/release` for `cargo xtask`,
+//! `target/debug` for the tests), or in `$OMPD_REFERENCE_DIR`.
 
 use crate::{Resolved, VendorError};
 use std::path::PathBuf;
