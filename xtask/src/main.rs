@@ -93,8 +93,8 @@ const REFERENCE_PACKAGES: [&str; 5] = [
 ];
 
 /// The cargo profile of everything a task runs (the runner, the reference builds, the mutation
-/// kit): optimized, since the harness's own work is most of a run's time (a fifth less wall time
-/// than the debug build, and a shorter build from scratch). The tests keep the debug build.
+/// kit): optimized, since the harness's own work is most of a run's time (`cargo xtask bench`
+/// measures it). The tests keep the debug build.
 const PROFILE: &str = "release";
 
 /// `cargo build --profile PROFILE --quiet`, the packages to add.
