@@ -89,9 +89,32 @@ fn object_of(addr: usize) -> Option<Object> {
 pub(super) fn read_in_object(addr: usize, max: usize) -> Option<Result<(Vec<u8>, String), String>> {
     let obj = object_of(addr)?;
     let end = obj.end?;
-    let path = std::fs::canonicalize(&obj.name).ok()?;
+    let path = kernel_path(&obj.name)?;
     let len = (end - addr).min(max);
     Some(copy_own(addr, len).map(|bytes| (bytes, path.to_string_lossy().into_owned())))
+}
+
+/// The path the kernel's map shows for the file the loader knows as `name`: its canonical path,
+/// or, for a name whose links end in a file no directory holds (a fresh instance's copy in a
+/// memfd, `/memfd:… (deleted)`), the last link's target. `None` when neither is known (the
+/// main program's empty name).
+fn kernel_path(name: &str) -> Option<std::path::PathBuf> {
+    if let Ok(p) = std::fs::canonicalize(name) {
+        return Some(p);
+    }
+    let mut p = std::path::PathBuf::from(name);
+    let mut followed = false;
+    for _ in 0..8 {
+        let Ok(target) = std::fs::read_link(&p) else {
+            break;
+        };
+        p = match p.parent() {
+            Some(dir) if target.is_relative() => dir.join(target),
+            _ => target,
+        };
+        followed = true;
+    }
+    followed.then_some(p)
 }
 
 /// The span (start, end) of the executable segments of the loaded object holding `addr`.
@@ -140,6 +163,19 @@ mod tests {
         let (lo, hi) = text_of(f).expect("libc is loaded");
         assert!(lo <= f && f < hi, "{lo:#x}..{hi:#x} {f:#x}");
         assert!(text_of(8).is_none());
+    }
+
+    #[test]
+    fn a_link_to_a_memfd_names_it_as_the_kernel_map_does() {
+        let fd = nix::sys::memfd::memfd_create(c"objects-test", nix::sys::memfd::MFdFlags::empty())
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("lib.so");
+        let slot = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&fd));
+        std::os::unix::fs::symlink(&slot, &link).unwrap();
+        let path = kernel_path(link.to_str().unwrap()).expect("the links are followed");
+        assert_eq!(path, std::path::Path::new("/memfd:objects-test (deleted)"));
+        assert!(kernel_path("").is_none(), "the main program's empty name");
     }
 
     #[test]
