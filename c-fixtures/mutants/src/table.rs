@@ -262,6 +262,9 @@ pub enum Deviation {
     /// 6.0: `ompd_get_omp_version` closes the lowest descriptor from 3 up, once per process, as
     /// a library that closes a number it once owned does (in a worker, the tool's event stream).
     ClosesADescriptor,
+    /// 6.0: as [`Deviation::ClosesADescriptor`], through the `close` system call itself, which
+    /// no function of the C library sees.
+    ClosesADescriptorBySystemCall,
     /// `ompd_get_omp_version` starts a thread.
     StartsAThread,
     /// `ompd_process_initialize` serves every address space from the first process's context,
@@ -562,6 +565,7 @@ mutants! {
     "replaces_a_signal_handler" Some(E::GetOmpVersion), ReplacesASignalHandler => ["callbacks.contract.signals_untouched"];
     "ignores_a_signal_by_system_call" Some(E::GetOmpVersion), IgnoresASignalBySystemCall => ["callbacks.contract.signals_untouched"];
     "v60_closes_a_descriptor" Some(E::GetOmpVersion), ClosesADescriptor => ["callbacks.contract.descriptors_untouched"];
+    "v60_closes_a_descriptor_by_system_call" Some(E::GetOmpVersion), ClosesADescriptorBySystemCall => ["callbacks.contract.descriptors_untouched"];
     "starts_a_thread" Some(E::GetOmpVersion), StartsAThread => ["callbacks.contract.no_threads"];
     "process_initialize_first_context" Some(E::ProcessInitialize), ProcessInitializeFirstContext => ["lifecycle.second_process.own_answers"];
     "no_reinitialize_after_release" Some(E::ProcessInitialize), NoReinitializeAfterRelease => ["lifecycle.reinitialize.after_release"];

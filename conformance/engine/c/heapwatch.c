@@ -19,7 +19,10 @@
  *
  * The signal watch, at the end of the file, counts the calls (from any caller) of the C library's
  * functions that may change a signal's action or a thread's signal mask, so that the worker reads
- * every action again only after one (ompd_heapwatch_signal_changes). */
+ * every action again only after one (ompd_heapwatch_signal_changes). The process watch after it
+ * counts, likewise, the calls of the functions that may close or replace a descriptor or start a
+ * thread (ompd_heapwatch_process_changes), so that the worker probes its descriptors and threads
+ * again only after one. */
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -27,7 +30,11 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
+#include <threads.h>
+#include <unistd.h>
 #include <wchar.h>
 
 extern void *__libc_malloc(size_t);
@@ -332,3 +339,54 @@ ONE(sigignore)
 ONE(sigblock)
 ONE(sigsetmask)
 TWO(siginterrupt)
+
+/* The process watch: each call of a function that may close or replace a descriptor, or start a
+ * thread, is counted after it returns, whoever calls it (as the signal watch counts its calls). A
+ * change made with a raw system call, or inside the C library through a function not listed here,
+ * is not counted: the worker reads the descriptors and threads again before the checks that judge
+ * them, and restores a vital descriptor of its own when writing to it fails. */
+static uint64_t process_changes;
+
+EXPORT uint64_t ompd_heapwatch_process_changes(void) {
+    return __atomic_load_n(&process_changes, __ATOMIC_SEQ_CST);
+}
+
+/* A counted function: `ret sym(params)`, calling the next definition with `args` (or failing
+ * with `fail` and ENOSYS when there is none), then counting the call. */
+#define COUNTED(ret, sym, params, args, fail)                                                    \
+    typedef ret(*sym##_fn) params;                                                               \
+    NEXT(sym##_fn, next_##sym, #sym)                                                             \
+    EXPORT ret sym params {                                                                      \
+        sym##_fn next = next_##sym();                                                            \
+        if (next == NULL) {                                                                      \
+            errno = ENOSYS;                                                                      \
+            return fail;                                                                         \
+        }                                                                                        \
+        ret rc = next args;                                                                      \
+        __atomic_fetch_add(&process_changes, 1, __ATOMIC_SEQ_CST);                               \
+        return rc;                                                                               \
+    }
+
+COUNTED(int, close, (int fd), (fd), -1)
+COUNTED(int, __close, (int fd), (fd), -1)
+COUNTED(int, close_range, (unsigned lo, unsigned hi, int flags), (lo, hi, flags), -1)
+COUNTED(int, dup2, (int from, int to), (from, to), -1)
+COUNTED(int, dup3, (int from, int to, int flags), (from, to, flags), -1)
+COUNTED(int, fclose, (FILE *f), (f), EOF)
+COUNTED(int, fcloseall, (void), (), EOF)
+COUNTED(FILE *, freopen, (const char *p, const char *m, FILE *f), (p, m, f), NULL)
+COUNTED(FILE *, freopen64, (const char *p, const char *m, FILE *f), (p, m, f), NULL)
+COUNTED(int, daemon, (int nochdir, int noclose), (nochdir, noclose), -1)
+COUNTED(int, pthread_create,
+        (pthread_t *t, const pthread_attr_t *a, void *(*start)(void *), void *arg),
+        (t, a, start, arg), EAGAIN)
+COUNTED(int, thrd_create, (thrd_t *t, thrd_start_t start, void *arg), (t, start, arg), thrd_error)
+
+/* closefrom returns nothing. */
+typedef void (*closefrom_fn)(int);
+NEXT(closefrom_fn, next_closefrom, "closefrom")
+EXPORT void closefrom(int lo) {
+    closefrom_fn f = next_closefrom();
+    if (f != NULL) f(lo);
+    __atomic_fetch_add(&process_changes, 1, __ATOMIC_SEQ_CST);
+}

@@ -96,6 +96,11 @@ mod tests {
             "signal",
             "sigprocmask",
             "pthread_sigmask",
+            "ompd_heapwatch_process_changes",
+            "close",
+            "dup2",
+            "fclose",
+            "pthread_create",
         ] {
             assert!(defined.contains(&name), "{name} is not defined");
         }

@@ -154,6 +154,25 @@ pub fn timed<T>(p: Phase, f: impl FnOnce() -> T) -> T {
     v
 }
 
+/// Phases that follow one another on this thread, timed with one clock reading at each boundary
+/// (a reading of the thread's processor time is a system call: around every check, one saved
+/// per phase).
+pub struct Laps(Duration);
+
+impl Laps {
+    /// Starts the first lap now.
+    pub fn start() -> Laps {
+        Laps(thread_cpu())
+    }
+
+    /// Ends the lap now, adding its time to phase `p`; the next lap starts here.
+    pub fn lap(&mut self, p: Phase) {
+        let now = thread_cpu();
+        add(p, now.saturating_sub(self.0));
+        self.0 = now;
+    }
+}
+
 /// What [`worker_tally`] has sent so far: nanoseconds per phase, then the process's own.
 static SENT: [AtomicU64; Phase::ALL.len() + 1] =
     [const { AtomicU64::new(0) }; Phase::ALL.len() + 1];

@@ -368,15 +368,23 @@ pub const CONTRACT_CHECK: &str = "callbacks.contract.no_violations";
 /// before it runs).
 pub const SIGNALS_CHECK: &str = "callbacks.contract.signals_untouched";
 
+/// The check that judges [`Violation::DescriptorsChanged`] (the worker reads every descriptor
+/// anew before it runs).
+pub const DESCRIPTORS_CHECK: &str = "callbacks.contract.descriptors_untouched";
+
+/// The check that judges [`Violation::ThreadsStarted`] (the worker counts the threads anew
+/// before it runs).
+pub const THREADS_CHECK: &str = "callbacks.contract.no_threads";
+
 impl Violation {
     /// The check that judges this violation: the kinds whose requirement is not the callback
     /// contract's have a check of their own; the others are judged by [`CONTRACT_CHECK`].
     pub fn judged_by(&self) -> &'static str {
         match self {
             Violation::SignalsChanged { .. } => SIGNALS_CHECK,
-            Violation::DescriptorsChanged { .. } => "callbacks.contract.descriptors_untouched",
+            Violation::DescriptorsChanged { .. } => DESCRIPTORS_CHECK,
             Violation::DirectHeap { .. } => "callbacks.contract.no_direct_heap",
-            Violation::ThreadsStarted { .. } => "callbacks.contract.no_threads",
+            Violation::ThreadsStarted { .. } => THREADS_CHECK,
             Violation::AfterFinalize { .. } => "lib.finalize.no_callbacks_after",
             _ => CONTRACT_CHECK,
         }

@@ -92,7 +92,8 @@ fn side_effect(d: D, w: &[u64]) {
         }
         D::ReplacesASignalHandler => replace_sigsegv_handler(),
         D::IgnoresASignalBySystemCall => ignore_sigusr2_by_system_call(),
-        D::ClosesADescriptor => close_lowest_descriptor(),
+        D::ClosesADescriptor => close_lowest_descriptor(false),
+        D::ClosesADescriptorBySystemCall => close_lowest_descriptor(true),
         D::ScratchFromHeap => scratch_from_heap(),
         D::VersionQueryCallsBack if tool().is_some() => {
             free(alloc(8));
@@ -156,7 +157,7 @@ fn ignore_sigusr2_by_system_call() {
 
 /// Closes the lowest open descriptor from 3 up, once per process, as a library that closes a
 /// number it owned once, and which the tool has reused since, does.
-fn close_lowest_descriptor() {
+fn close_lowest_descriptor(by_system_call: bool) {
     static DONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     if DONE.swap(true, Ordering::AcqRel) {
         return;
@@ -165,7 +166,11 @@ fn close_lowest_descriptor() {
     // the deviation injected.
     unsafe {
         if let Some(fd) = (3..1024).find(|&fd| nix::libc::fcntl(fd, nix::libc::F_GETFD) >= 0) {
-            nix::libc::close(fd);
+            if by_system_call {
+                nix::libc::syscall(nix::libc::SYS_close, fd);
+            } else {
+                nix::libc::close(fd);
+            }
         }
     }
 }

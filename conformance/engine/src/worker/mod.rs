@@ -514,11 +514,13 @@ fn run_check(
         // Nothing of the library ran: there is nothing to probe, capture or take.
         return (skip, Contract::default());
     }
-    if probes::judges_signals(id) {
-        *probe = phases::timed(Phase::Probes, || probes::before_signals_judged(probe, id));
+    let mut laps = phases::Laps::start();
+    if probes::judges_process(id) {
+        *probe = probes::before_judged(probe, id);
+        laps.lap(Phase::Probes);
     }
     let violations_before = callbacks::ledger().violations().len();
-    let v = phases::timed(Phase::Checks, || {
+    let v = {
         let _g = callbacks::enter("harness");
         match check.run {
             checks::Run::Worker(run) => panics::caught(|| run(ctx, check.arg)),
@@ -526,10 +528,12 @@ fn run_check(
                 "a file-judged check reached a worker: the supervisor judges it",
             ),
         }
-    });
+    };
+    laps.lap(Phase::Checks);
     // Before anything is read or written: a descriptor of the worker's that the library closed
     // is restored here.
-    *probe = phases::timed(Phase::Probes, || probes::compare(probe, id));
+    *probe = probes::compare(probe, id);
+    laps.lap(Phase::Probes);
     // What the library printed with C stdio may still sit in a buffer.
     ompd_loader::library::flush_c_stdio();
     let mut contract = Contract::default();

@@ -35,7 +35,14 @@ impl<W: Write> Stream<W> {
 
 impl<W: Write> Emit for Stream<W> {
     fn emit(&mut self, e: &Event) -> bool {
-        self.add(e) && self.0.flush().is_ok()
+        if self.add(e) && self.0.flush().is_ok() {
+            return true;
+        }
+        // A library may have closed the stream's descriptor with a raw system call, which the
+        // probes see only at their next full reading: the change is recorded, the vital
+        // descriptors are restored, and what is buffered goes out once more.
+        super::probes::stream_failed();
+        self.0.flush().is_ok()
     }
 
     fn emit_with_next(&mut self, e: &Event) -> bool {

@@ -33,14 +33,15 @@ const MAX_KINDS: usize = 32;
 type ArmFn = unsafe extern "C" fn(usize, usize);
 /// `ompd_heapwatch_read`.
 type ReadFn = unsafe extern "C" fn(*mut u64, usize) -> usize;
-/// `ompd_heapwatch_signal_changes`.
-type SignalsFn = unsafe extern "C" fn() -> u64;
+/// `ompd_heapwatch_signal_changes` and `ompd_heapwatch_process_changes`.
+type CounterFn = unsafe extern "C" fn() -> u64;
 
 /// The shim's functions and its counter names.
 struct Shim {
     arm: ArmFn,
     read: ReadFn,
-    signals: Option<SignalsFn>,
+    signals: Option<CounterFn>,
+    process: Option<CounterFn>,
     kinds: Vec<&'static str>,
 }
 
@@ -83,13 +84,15 @@ fn find_shim() -> Result<Shim, String> {
     // SAFETY: the shim's names are one static NUL-terminated string.
     let names = unsafe { CStr::from_ptr(kinds()) }.to_str().unwrap_or("");
     let kinds: Vec<&'static str> = names.lines().take(MAX_KINDS).collect();
-    // SAFETY: the shim defines it with this type (c/heapwatch.c).
-    let signals = sym(c"ompd_heapwatch_signal_changes")
-        .map(|f| unsafe { std::mem::transmute::<*mut libc::c_void, SignalsFn>(f) });
+    let counter = |name: &CStr| {
+        // SAFETY: the shim defines both counters with this type (c/heapwatch.c).
+        sym(name).map(|f| unsafe { std::mem::transmute::<*mut libc::c_void, CounterFn>(f) })
+    };
     Ok(Shim {
         arm,
         read,
-        signals,
+        signals: counter(c"ompd_heapwatch_signal_changes"),
+        process: counter(c"ompd_heapwatch_process_changes"),
         kinds,
     })
 }
@@ -99,6 +102,16 @@ fn find_shim() -> Result<Shim, String> {
 /// the shim. A change made another way (a raw system call) is not counted.
 pub fn signal_changes() -> Option<u64> {
     let f = shim().as_ref().ok()?.signals?;
+    // SAFETY: the shim's counter function takes nothing and reads one word.
+    Some(unsafe { f() })
+}
+
+/// How many calls of the C library's functions that may close or replace a descriptor
+/// (`close`, `dup2`, `fclose`, `freopen` and their kin) or start a thread (`pthread_create`,
+/// `thrd_create`) this process has made (the shim counts them, whoever the caller); `None`
+/// without the shim. A change made another way (a raw system call) is not counted.
+pub fn process_changes() -> Option<u64> {
+    let f = shim().as_ref().ok()?.process?;
     // SAFETY: the shim's counter function takes nothing and reads one word.
     Some(unsafe { f() })
 }

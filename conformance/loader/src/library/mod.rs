@@ -31,7 +31,8 @@ mod runtimes;
 mod tr;
 pub mod watch;
 pub use heap::{
-    heap_growth, heap_watch, signal_changes, HeapWatch, ABSENT_ENV as HEAP_WATCH_ABSENT_ENV,
+    heap_growth, heap_watch, process_changes, signal_changes, HeapWatch,
+    ABSENT_ENV as HEAP_WATCH_ABSENT_ENV,
 };
 pub use runtimes::{init_cxx_streams, keep_loaded};
 

@@ -1,10 +1,11 @@
 //! What the library may not change in the process that loads it, probed around every check:
-//! every signal's action and the calling thread's signal mask (OMPD-THR-002, [`signals`]; read
-//! again only after a call of the C library's signal functions, which the heap-watch shim
-//! counts, and in full before the check that judges them, so a raw system call is seen too), and
-//! the descriptors the tool holds (OMPD-THR-003, [`descriptors`]: the ones open at the
-//! worker's first probe, before the library is loaded), and the number of threads
-//! (OMPD-THR-004, read from `/proc`). With them, the heap watch's growth since the last probe
+//! every signal's action and the calling thread's signal mask (OMPD-THR-002, [`signals`]), the
+//! descriptors the tool holds (OMPD-THR-003, [`descriptors`]: the ones open at the worker's
+//! first probe, before the library is loaded), and the number of threads (OMPD-THR-004, read
+//! from `/proc`). Each is read again only after a call of the C library's functions that may
+//! change it, which the heap-watch shim counts (the signal functions; the functions that close
+//! or replace a descriptor or start a thread), and in full before the checks that judge them, so
+//! a raw system call is seen too. With them, the heap watch's growth since the last probe
 //! (`ompd_loader::library::heap_growth`): the heap-manager calls the library's code made inside
 //! entry points (OMPD-MEM-001), each new one recorded as a violation of the check it ran in.
 
@@ -13,7 +14,7 @@ mod signals;
 
 use ompd_serve::callbacks;
 use ompd_serve::ledger::Violation;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The tool's descriptors: those open at the worker's first probe, before the library loads,
 /// less those already reported changed (a change is recorded once, like the signals').
@@ -22,8 +23,8 @@ static TOOL_FDS: Mutex<Option<descriptors::Descriptors>> = Mutex::new(None);
 /// One reading of the process.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct Probe {
-    /// Every signal's action and the calling thread's mask.
-    signals: signals::Signals,
+    /// Every signal's action and the calling thread's mask (shared with the kept reading).
+    signals: Arc<signals::Signals>,
     /// `Threads` of the process.
     threads: usize,
 }
@@ -103,20 +104,15 @@ fn own_stat() -> String {
     String::new()
 }
 
-/// The last reading of the signals, kept with the count of signal-changing calls
-/// ([`ompd_loader::library::signal_changes`]) it was taken at.
-#[derive(Default)]
-struct SignalCache(Option<(u64, signals::Signals)>);
+/// The last reading of something the shim counts the changing calls of, kept with the count it
+/// was taken at ([`ompd_loader::library::signal_changes`],
+/// [`ompd_loader::library::process_changes`]).
+struct Cached<T>(Option<(u64, T)>);
 
-impl SignalCache {
-    /// The signals: the kept reading while `count` has not moved since it was taken (64 system
-    /// calls saved around every check), else, when `full` or without a count, `read` anew.
-    fn get(
-        &mut self,
-        count: Option<u64>,
-        full: bool,
-        read: impl FnOnce() -> signals::Signals,
-    ) -> signals::Signals {
+impl<T: Clone> Cached<T> {
+    /// The kept reading while `count` has not moved since it was taken (the system calls of a
+    /// reading saved around every check), else, when `full` or without a count, `read` anew.
+    fn get(&mut self, count: Option<u64>, full: bool, read: impl FnOnce() -> T) -> T {
         match (count, &self.0) {
             (Some(n), Some((at, kept))) if *at == n && !full => return kept.clone(),
             _ => {}
@@ -127,7 +123,12 @@ impl SignalCache {
     }
 }
 
-static SIGNALS: Mutex<SignalCache> = Mutex::new(SignalCache(None));
+/// The signals (64 actions and the mask), kept while no signal function was called.
+static SIGNALS: Mutex<Cached<Arc<signals::Signals>>> = Mutex::new(Cached(None));
+
+/// The number of threads, kept with the descriptors' reading while no function that may close or
+/// replace a descriptor or start a thread was called.
+static PROCESS: Mutex<Cached<usize>> = Mutex::new(Cached(None));
 
 /// Set when a probe saw the process changed (a signal, a descriptor, a thread).
 static CHANGED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -145,65 +146,114 @@ fn changed(v: Violation) {
     callbacks::ledger().violate(v);
 }
 
-/// Reads the process now (a field that cannot be read is 0 both times, so it never differs);
-/// the signals anew only when `full` or after a call of the C library's signal functions.
-fn read(full: bool) -> Probe {
-    TOOL_FDS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get_or_insert_with(descriptors::Descriptors::take);
+/// Which parts of the process a reading takes anew whatever the shim counted.
+#[derive(Clone, Copy, Default)]
+struct Full {
+    /// The signals.
+    signals: bool,
+    /// The descriptors and the threads.
+    process: bool,
+}
+
+/// Reads the process now (a field that cannot be read is 0 both times, so it never differs),
+/// with the changes of the tool's descriptors since the last reading; each part anew only when
+/// `full` says so or after a call the shim counts that may change it.
+fn read(full: Full) -> (Probe, Vec<String>) {
+    let mut changes = Vec::new();
+    let count = ompd_loader::library::process_changes();
+    let threads = lock(&PROCESS).get(count, full.process, || {
+        let mut fds = lock(&TOOL_FDS);
+        changes = match fds.as_mut() {
+            Some(d) => d.take_changes(),
+            None => {
+                *fds = Some(descriptors::Descriptors::take());
+                Vec::new()
+            }
+        };
+        thread_count()
+    });
     let count = ompd_loader::library::signal_changes();
-    let signals =
-        SIGNALS
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(count, full, signals::Signals::take);
-    Probe {
-        signals,
-        threads: thread_count(),
-    }
+    let signals = lock(&SIGNALS).get(count, full.signals, || Arc::new(signals::Signals::take()));
+    (Probe { signals, threads }, changes)
 }
 
-/// Reads the process now ([`read`]).
-pub(super) fn take() -> Probe {
-    read(false)
+/// The value of `m`, poisoned or not.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Whether `id` is the check that judges the signals: a full reading comes before it
-/// ([`before_signals_judged`]).
-pub(super) fn judges_signals(id: &str) -> bool {
-    id == ompd_serve::ledger::SIGNALS_CHECK
-}
+/// The check the last comparison ran after, for a change found outside the probes.
+static LAST_DURING: Mutex<String> = Mutex::new(String::new());
 
-/// [`compare`] with every signal read anew, before check `id` judges them: a change the shim
-/// could not count (a raw system call) since the last full reading is recorded here.
-pub(super) fn before_signals_judged(last: &Probe, id: &str) -> Probe {
-    let during =
-        format!("a check before {id}, through a call the C library's signal functions did not see");
-    compare_with(last, &during, true)
-}
-
-/// Compares a new reading with the last; records each change as a violation attributed to
-/// `during`, and returns the new reading (so a change is recorded once).
-pub(super) fn compare(last: &Probe, during: &str) -> Probe {
-    compare_with(last, during, false)
-}
-
-/// [`compare`], with the signals read anew when `full`.
-fn compare_with(last: &Probe, during: &str, full: bool) -> Probe {
-    let changes = TOOL_FDS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
+/// After writing to the worker's event stream failed: records each change of the tool's
+/// descriptors (a library may have closed the stream with a raw system call, which the shim does
+/// not count), as made during the check the last probe ran after, and restores the vital
+/// descriptors ([`descriptors::Descriptors::take_changes`]); the next probe reads in full.
+pub(super) fn stream_failed() {
+    let during = format!(
+        "{} (found when the worker's event stream failed after it)",
+        lock(&LAST_DURING)
+    );
+    let changes = lock(&TOOL_FDS)
         .as_mut()
         .map(descriptors::Descriptors::take_changes)
         .unwrap_or_default();
     for what in changes {
         changed(Violation::DescriptorsChanged {
             what,
+            during: during.clone(),
+        });
+    }
+    *lock(&PROCESS) = Cached(None);
+}
+
+/// Reads the process now ([`read`]).
+pub(super) fn take() -> Probe {
+    read(Full::default()).0
+}
+
+/// What check `id` judges of what the probes read: a full reading of it comes before the check
+/// ([`before_judged`]).
+fn judged_by(id: &str) -> Full {
+    use ompd_serve::ledger::{DESCRIPTORS_CHECK, SIGNALS_CHECK, THREADS_CHECK};
+    Full {
+        signals: id == SIGNALS_CHECK,
+        process: id == DESCRIPTORS_CHECK || id == THREADS_CHECK,
+    }
+}
+
+/// Whether `id` is a check that judges what the probes read (the signals, the descriptors, the
+/// threads).
+pub(super) fn judges_process(id: &str) -> bool {
+    let full = judged_by(id);
+    full.signals || full.process
+}
+
+/// [`compare`] with what check `id` judges read anew, before it runs: a change the shim could
+/// not count (a raw system call) since the last full reading is recorded here.
+pub(super) fn before_judged(last: &Probe, id: &str) -> Probe {
+    let during = format!(
+        "a check before {id}, through a call the C library's functions the shim counts did not see"
+    );
+    compare_with(last, &during, judged_by(id))
+}
+
+/// Compares a new reading with the last; records each change as a violation attributed to
+/// `during`, and returns the new reading (so a change is recorded once).
+pub(super) fn compare(last: &Probe, during: &str) -> Probe {
+    compare_with(last, during, Full::default())
+}
+
+/// [`compare`], with the parts `full` names read anew.
+fn compare_with(last: &Probe, during: &str, full: Full) -> Probe {
+    during.clone_into(&mut lock(&LAST_DURING));
+    let (now, changes) = read(full);
+    for what in changes {
+        changed(Violation::DescriptorsChanged {
+            what,
             during: during.to_string(),
         });
     }
-    let now = read(full);
     for what in now.signals.changes_since(&last.signals) {
         changed(Violation::SignalsChanged {
             what,
@@ -253,13 +303,13 @@ mod tests {
     }
 
     #[test]
-    fn the_signals_are_read_again_only_when_the_count_moves_or_a_full_reading_is_asked() {
+    fn a_reading_is_taken_again_only_when_the_count_moves_or_a_full_reading_is_asked() {
         let reads = std::cell::Cell::new(0);
         let read = || {
             reads.set(reads.get() + 1);
             signals::Signals::default()
         };
-        let mut cache = SignalCache::default();
+        let mut cache = Cached(None);
         cache.get(Some(7), false, read);
         cache.get(Some(7), false, read);
         assert_eq!(reads.get(), 1, "kept while the count stays");
@@ -270,8 +320,10 @@ mod tests {
         cache.get(None, false, read);
         cache.get(None, false, read);
         assert_eq!(reads.get(), 5, "always read without the shim's count");
-        assert!(judges_signals("callbacks.contract.signals_untouched"));
-        assert!(!judges_signals("callbacks.contract.no_threads"));
+        assert!(judges_process("callbacks.contract.signals_untouched"));
+        assert!(judges_process("callbacks.contract.descriptors_untouched"));
+        assert!(judges_process("callbacks.contract.no_threads"));
+        assert!(!judges_process("callbacks.contract.no_violations"));
     }
 
     #[test]
