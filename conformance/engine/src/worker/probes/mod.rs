@@ -233,7 +233,7 @@ pub(super) fn judges_process(id: &str) -> bool {
 /// not count (a raw system call) since the last full reading is recorded here.
 pub(super) fn before_judged(last: &Probe, id: &str) -> Probe {
     let during = format!(
-        "a check before {id}, through a call the C library's functions the shim counts did not see"
+        "a check before {id}, through a call the heap-watch shim does not count (a raw system call)"
     );
     compare_with(last, &during, judged_by(id))
 }
