@@ -101,9 +101,7 @@ fn find_shim() -> Result<Shim, String> {
 /// signal mask this process has made (the shim counts them, whoever the caller); `None` without
 /// the shim. A change made another way (a raw system call) is not counted.
 pub fn signal_changes() -> Option<u64> {
-    let f = shim().as_ref().ok()?.signals?;
-    // SAFETY: the shim's counter function takes nothing and reads one word.
-    Some(unsafe { f() })
+    count(|s| s.signals)
 }
 
 /// How many calls of the C library's functions that may close or replace a descriptor
@@ -111,7 +109,12 @@ pub fn signal_changes() -> Option<u64> {
 /// `thrd_create`) this process has made (the shim counts them, whoever the caller); `None`
 /// without the shim. A change made another way (a raw system call) is not counted.
 pub fn process_changes() -> Option<u64> {
-    let f = shim().as_ref().ok()?.process?;
+    count(|s| s.process)
+}
+
+/// The value of the shim's counter `which` picks; `None` without the shim or that counter.
+fn count(which: fn(&Shim) -> Option<CounterFn>) -> Option<u64> {
+    let f = which(shim().as_ref().ok()?)?;
     // SAFETY: the shim's counter function takes nothing and reads one word.
     Some(unsafe { f() })
 }

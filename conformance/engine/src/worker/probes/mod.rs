@@ -198,12 +198,7 @@ pub(super) fn stream_failed() {
         .as_mut()
         .map(descriptors::Descriptors::take_changes)
         .unwrap_or_default();
-    for what in changes {
-        changed(Violation::DescriptorsChanged {
-            what,
-            during: during.clone(),
-        });
-    }
+    descriptors_changed(changes, &during);
     *lock(&PROCESS) = Cached(None);
 }
 
@@ -248,12 +243,7 @@ pub(super) fn compare(last: &Probe, during: &str) -> Probe {
 fn compare_with(last: &Probe, during: &str, full: Full) -> Probe {
     during.clone_into(&mut lock(&LAST_DURING));
     let (now, changes) = read(full);
-    for what in changes {
-        changed(Violation::DescriptorsChanged {
-            what,
-            during: during.to_string(),
-        });
-    }
+    descriptors_changed(changes, during);
     for what in now.signals.changes_since(&last.signals) {
         changed(Violation::SignalsChanged {
             what,
@@ -269,6 +259,16 @@ fn compare_with(last: &Probe, during: &str, full: Full) -> Probe {
     }
     heap_calls(during);
     now
+}
+
+/// Records each change of the tool's descriptors as a violation attributed to `during`.
+fn descriptors_changed(changes: Vec<String>, during: &str) {
+    for what in changes {
+        changed(Violation::DescriptorsChanged {
+            what,
+            during: during.to_string(),
+        });
+    }
 }
 
 /// Records each (entry point, allocator) the heap watch counted calls of since the last probe as
