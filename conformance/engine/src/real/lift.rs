@@ -244,6 +244,7 @@ impl<'r, 'o> Lifting<'r, 'o> {
                 implicit_tasks: implicit,
                 function: 0,
                 tool_data: 0,
+                teams: None,
             });
             region_of.insert(key, r);
         }

@@ -6,7 +6,7 @@
 use super::Image;
 use crate::model::{
     Globals, GtidMode, Model, NativeId, Region, RegionId, SchedKind, SchedModifier, Schedule, Task,
-    TaskIcvs, TaskId, TaskKind, Thread, ThreadId,
+    TaskIcvs, TaskId, TaskKind, TeamsPart, Thread, ThreadId,
 };
 use std::collections::BTreeMap;
 
@@ -383,16 +383,41 @@ impl Reader<'_> {
             };
             g.tasks.push(bare_task(kind, id, pkfn));
         }
+        let teams = match parent {
+            Some(p) if lwts.is_empty() => self.teams_part(o, g, t, parent_team, p)?,
+            _ => None,
+        };
         g.regions.push(Region {
             parent: par,
             members,
             implicit_tasks: implicit,
             function: pkfn,
             tool_data: team_data,
+            teams,
         });
         ids.push(id);
         g.team_info.insert(t, TeamInfo { regions: ids, lwts });
         Ok(())
+    }
+
+    /// The part team `t` plays in a teams construct: a team at the nesting level of its
+    /// parent team `parent_team` (region `parent`), where that parent is no initial region,
+    /// is an initial team of a league; its parent is marked the league.
+    fn teams_part(
+        &mut self,
+        o: &Offsets,
+        g: &mut Graph,
+        t: u64,
+        parent_team: u64,
+        parent: RegionId,
+    ) -> Result<Option<TeamsPart>, ReadError> {
+        let level = self.get(t, BT, &["t_level"])?;
+        let parent_level = self.get(parent_team + o.t_off, BT, &["t_level"])?;
+        if level != parent_level || g.regions[parent.0].parent.is_none() {
+            return Ok(None);
+        }
+        g.regions[parent.0].teams = Some(TeamsPart::League);
+        Ok(Some(TeamsPart::InitialTeam))
     }
 
     /// The outer serialized levels of a run (outermost first): from the lwt chain, last record
@@ -432,6 +457,7 @@ impl Reader<'_> {
                 implicit_tasks: vec![task],
                 function: pkfn,
                 tool_data: data,
+                teams: None,
             });
             ids.push(id);
             par = Some(id);

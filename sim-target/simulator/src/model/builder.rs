@@ -74,6 +74,7 @@ impl ModelBuilder {
                 implicit_tasks: vec![TaskId(0)],
                 function: u64::MAX,
                 tool_data: 0x3000,
+                teams: None,
             }],
             tasks: vec![initial_task],
         };
@@ -178,6 +179,7 @@ impl ModelBuilder {
             implicit_tasks: implicit.clone(),
             function,
             tool_data: 0x4000 + r.0 as u64,
+            teams: None,
         });
         for (thread, task) in members.iter().zip(&implicit) {
             let t = &mut self.model.threads[thread.0];
@@ -186,6 +188,53 @@ impl ModelBuilder {
             t.state = ompd_abi::state::WORK_PARALLEL;
         }
         r
+    }
+
+    /// The encountering thread `primary` encounters a host `teams` construct of `nteams`
+    /// initial teams, with `threads` threads a team (teams-thread-limit-var): the league, and
+    /// under it each initial team's region, whose threads but the initial one wait at the fork
+    /// barrier ([`TeamsPart`]). Returns the league; team `k`'s region is the one its member `k`
+    /// is in.
+    pub fn teams(&mut self, primary: ThreadId, nteams: usize, threads: usize) -> RegionId {
+        let league = self.parallel(primary, nteams);
+        self.model.regions[league.0].teams = Some(TeamsPart::League);
+        for k in 0..nteams {
+            let initial = self.member(league, k);
+            let team = self.parallel(initial, threads);
+            self.model.regions[team.0].teams = Some(TeamsPart::InitialTeam);
+            for parked in self.model.regions[team.0].members[1..].iter().copied() {
+                self.model.threads[parked.0].state = ompd_abi::state::IDLE;
+            }
+        }
+        league
+    }
+
+    /// The region of initial team `k` of `league` (see [`ModelBuilder::teams`]).
+    pub fn initial_team(&self, league: RegionId, k: usize) -> RegionId {
+        let initial = self.member(league, k);
+        let regions = self.model.regions.iter().enumerate();
+        regions
+            .rev()
+            .find(|(_, r)| r.parent == Some(league) && r.members[0] == initial)
+            .map(|(i, _)| RegionId(i))
+            .expect("every initial thread of a league forms its team")
+    }
+
+    /// The initial thread of the initial team `team` forks a parallel region nested in the
+    /// teams region: the runtime reuses the team in place, with the threads it parked there.
+    pub fn parallel_in_team(&mut self, team: RegionId) {
+        assert_eq!(self.model.teams_part(team), Some(TeamsPart::InitialTeam));
+        let function = self.fresh_code_addr();
+        let region = &mut self.model.regions[team.0];
+        region.teams = None;
+        region.function = function;
+        let (members, implicit) = (region.members.clone(), region.implicit_tasks.clone());
+        for t in implicit {
+            self.model.tasks[t.0].function = function;
+        }
+        for m in members {
+            self.model.threads[m.0].state = ompd_abi::state::WORK_PARALLEL;
+        }
     }
 
     /// `thread` encounters a `task` construct whose task runs at once on the same thread

@@ -96,6 +96,28 @@ pub struct Region {
     pub function: u64,
     /// OMPT tool data (`ompt_data_t.value`) of the region.
     pub tool_data: u64,
+    /// The part the region plays in a host `teams` construct, if any; such a region adds no
+    /// nesting level ([`Model::level`]) and is never active ([`Model::active_level`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teams: Option<TeamsPart>,
+}
+
+/// What a kmp runtime keeps for a host `teams` construct (`llvm-kmp-model.md`; LLVM's
+/// `__kmp_teams_master`): a league team of the initial threads, and under it one team per
+/// initial team, formed at once with the threads a parallel region nested in the teams region
+/// will use (they wait at the fork barrier). Both are at nesting level 0; a parallel region an
+/// initial thread forks reuses its team in place, so the team becomes that region (level 1).
+///
+/// OpenMP 6.0 §1.3 gives each initial team "an implicit parallel region"; what such a region's
+/// team size is, and what encloses it, the memory and the text answer differently, so the checks
+/// that judge them accept every answer either allows (`ompd_checks`' `teams` family).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum TeamsPart {
+    /// The league: member `k` is the initial thread of team `k` (the team number).
+    League,
+    /// An initial team's region in the teams body: member 0 is the initial thread, the others
+    /// the threads parked for a nested parallel region.
+    InitialTeam,
 }
 
 /// The kind of a task.
@@ -358,15 +380,13 @@ impl Model {
             .fold(i, |g, v| if *v <= g { g + 1 } else { g })
     }
 
-    /// Nesting level of a region (levels-var): 0 for the initial region.
+    /// Nesting level of a region (levels-var): the parallel regions of its chain, the region
+    /// itself included; the initial region and the regions of a teams construct add none.
     pub fn level(&self, r: RegionId) -> usize {
-        let mut level = 0;
-        let mut cur = r;
-        while let Some(p) = self.regions[cur.0].parent {
-            level += 1;
-            cur = p;
-        }
-        level
+        self.region_chain(r)
+            .iter()
+            .filter(|x| self.adds_level(**x))
+            .count()
     }
 
     /// Number of active (more than one thread) regions enclosing and including `r`
@@ -374,8 +394,20 @@ impl Model {
     pub fn active_level(&self, r: RegionId) -> usize {
         self.region_chain(r)
             .iter()
-            .filter(|x| self.is_active(**x))
+            .filter(|x| self.adds_level(**x) && self.is_active(**x))
             .count()
+    }
+
+    /// True for a parallel region a program forked: neither the initial region nor a region
+    /// of a teams construct.
+    fn adds_level(&self, r: RegionId) -> bool {
+        let region = &self.regions[r.0];
+        region.parent.is_some() && region.teams.is_none()
+    }
+
+    /// The part region `r` plays in a teams construct, if any.
+    pub fn teams_part(&self, r: RegionId) -> Option<TeamsPart> {
+        self.regions[r.0].teams
     }
 
     /// True when the region's team has more than one thread.
@@ -385,7 +417,7 @@ impl Model {
 
     /// True for a serialized region: a non-initial region with a one-thread team.
     pub fn is_serialized(&self, r: RegionId) -> bool {
-        r.0 != 0 && self.regions[r.0].members.len() == 1
+        r.0 != 0 && self.regions[r.0].members.len() == 1 && self.regions[r.0].teams.is_none()
     }
 
     /// The region and its ancestors, innermost first.
@@ -540,6 +572,46 @@ mod tests {
         let m = scenario("nested-tasks").unwrap().model;
         assert!(m.tasks.iter().all(|t| t.tool_data > u32::MAX as u64));
         assert!(m.globals.display_env.len() > 3);
+    }
+
+    #[test]
+    fn a_teams_construct_adds_no_level_and_its_nested_region_one() {
+        let m = scenario("teams").unwrap().model;
+        let part = |p| -> Vec<usize> {
+            let regions = &m.regions;
+            (0..regions.len())
+                .filter(|r| regions[*r].teams == p)
+                .collect()
+        };
+        let league = part(Some(TeamsPart::League));
+        let teams = part(Some(TeamsPart::InitialTeam));
+        assert_eq!(
+            (league.len(), teams.len()),
+            (1, 2),
+            "team 1's team is a parallel region"
+        );
+        assert_eq!(m.regions[league[0]].members.len(), 3);
+        for r in league.iter().chain(&teams) {
+            assert_eq!(
+                (m.level(RegionId(*r)), m.active_level(RegionId(*r))),
+                (0, 0)
+            );
+            assert!(!m.is_serialized(RegionId(*r)));
+        }
+        let nested = m.threads[1].region;
+        assert_eq!(m.regions[nested.0].parent, Some(RegionId(league[0])));
+        assert_eq!((m.level(nested), m.active_level(nested)), (1, 1));
+    }
+
+    #[test]
+    fn validate_rejects_an_initial_team_outside_a_league() {
+        let mut m = scenario("teams").unwrap().model;
+        for r in &mut m.regions {
+            if r.teams == Some(TeamsPart::League) {
+                r.teams = None;
+            }
+        }
+        assert!(m.validate().is_err());
     }
 
     #[test]

@@ -32,15 +32,19 @@ pub enum Variant {
     Strings,
     /// The older self-description of Intel's runtimes up to 2023.2.
     OlderSelfDescription,
+    /// A host `teams` construct: regions whose answers the text and the runtime's memory give
+    /// differently ([`TeamsPart`]), judged by the checks that accept either.
+    Teams,
 }
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 4] = [
+    pub const ALL: [Variant; 5] = [
         Variant::ThreadLookup,
         Variant::ThreadIdWidth,
         Variant::Strings,
         Variant::OlderSelfDescription,
+        Variant::Teams,
     ];
 }
 
@@ -64,7 +68,7 @@ type Entry = (
 );
 
 /// The built-in scenarios (one table; each model is built only when asked for).
-const BUILT_IN: [Entry; 10] = [
+const BUILT_IN: [Entry; 11] = [
     (
         "serial",
         "initial thread in serial code after a region, one idle pool thread, one foreign native thread",
@@ -128,6 +132,13 @@ const BUILT_IN: [Entry; 10] = [
         "a display-control block with no variable in it (ompd_env_block an empty string, ompd_env_block_size 0): 2-thread region",
         empty_env,
         Some(Variant::Strings),
+        Set::Default,
+    ),
+    (
+        "teams",
+        "a host teams construct of 3 initial teams of 2 threads: the initial threads of teams 0 and 2 in the teams body (the second thread of each parked at the fork barrier), team 1's in a 2-thread parallel region nested in it, and an explicit task on team 2's",
+        teams,
+        Some(Variant::Teams),
         Set::Default,
     ),
     (
@@ -386,4 +397,20 @@ fn untracked() -> Model {
     let outer = b.parallel(b.initial_thread(), 2);
     b.explicit_task(b.member(outer, 1));
     b.build().expect("untracked scenario is valid")
+}
+
+fn teams() -> Model {
+    let mut b = ModelBuilder::new();
+    {
+        let m = b.model_mut();
+        m.globals.nthreads_list = vec![2];
+        m.tasks[0].icvs.nthreads = 2;
+        m.tasks[0].icvs.thread_limit = 2;
+    }
+    let league = b.teams(b.initial_thread(), 3, 2);
+    let team1 = b.initial_team(league, 1);
+    b.parallel_in_team(team1);
+    let team2 = b.initial_team(league, 2);
+    b.explicit_task(b.member(team2, 0));
+    b.build().expect("teams scenario is valid")
 }

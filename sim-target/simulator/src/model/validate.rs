@@ -88,6 +88,16 @@ impl Model {
                 "region {i}: one thread forks two nested regions at once"
             ));
         }
+        let parent_part = r.parent.and_then(|p| self.regions[p.0].teams);
+        match (r.teams, parent_part) {
+            (Some(TeamsPart::League), _) if r.parent.is_none() => {
+                return err(format!("region {i}: a league is forked by a thread"))
+            }
+            (Some(TeamsPart::InitialTeam), part) if part != Some(TeamsPart::League) => {
+                return err(format!("region {i}: an initial team's parent is no league"))
+            }
+            _ => {}
+        }
         let mut seen = r.members.clone();
         seen.sort();
         seen.dedup();
