@@ -21,6 +21,7 @@ pub fn registry() -> &'static [&'static Check] {
             device::CHECKS,
             tr::CHECKS,
             parallel::CHECKS,
+            teams::CHECKS,
             task::CHECKS,
             state::CHECKS,
             icv::CHECKS,

@@ -43,6 +43,9 @@ pub fn families(v: Variant) -> &'static [&'static str] {
         Variant::OlderSelfDescription => {
             &["aspace.", "thread.", "icv.", "state.", "dcv.", "callbacks."]
         }
+        // The family that accepts every answer the text and the runtime's memory allow for
+        // a teams construct's regions; the others judge a region by the model alone.
+        Variant::Teams => &["teams.", "callbacks."],
     }
 }
 

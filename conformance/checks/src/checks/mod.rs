@@ -24,6 +24,7 @@ pub(crate) mod runtime_state;
 pub(crate) mod state;
 pub(crate) mod r#static;
 pub(crate) mod task;
+pub(crate) mod teams;
 pub(crate) mod thread;
 pub(crate) mod tool_data;
 pub(crate) mod tr;

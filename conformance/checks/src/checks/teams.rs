@@ -1,0 +1,254 @@
+//! Teams: the regions of a host `teams` construct (the `teams` scenario). OpenMP 6.0 §1.3 gives
+//! each initial team an implicit parallel region of one thread; a kmp runtime keeps a league
+//! team and, under it, one team per initial team holding the threads a nested parallel region
+//! will use ([`TeamsPart`]). Where the text and that memory answer differently, every answer
+//! either allows passes.
+
+use super::parallel::par_icv;
+use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
+use ompd_abi::{EntryPoint, Rc};
+use ompd_loader::library::{Fail, ParallelH};
+use sim_target::model::{RegionId, TeamsPart, ThreadId};
+
+/// Checks of this family.
+pub static CHECKS: &[Check] = &[
+    Check {
+        at: crate::here!(),
+        id: "teams.curr.one_region_per_team",
+        requirements: &["OMPD-HANDLE-PAR-001", "OMPD-HANDLE-PAR-003", "OMPD-CMP-004", "OMPD-CMP-005"],
+        summary: "in a teams region each initial team's threads share a current parallel handle that compares non-zero to another team's (6.0 §1.3: an implicit parallel region per team); a thread parked in a team has none (unavailable) or that team's",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::ParallelHandleCompare],
+        run: Run::Worker(one_region_per_team),
+        ..Check::TARGET
+    },
+    Check {
+        at: crate::here!(),
+        id: "teams.curr.icvs_allowed",
+        requirements: &["OMPD-ICV-010", "OMPD-ICV-015", "OMPD-HANDLE-PAR-001"],
+        summary: "the current region of a thread in a teams region has levels-var and active-levels-var 0 (1 in a parallel region nested in it) and team-size-var 1 or the number of threads the runtime keeps in the team (the nested region's size inside one)",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetIcvFromScope],
+        run: Run::Worker(icvs_allowed),
+        ..Check::TARGET
+    },
+    Check {
+        at: crate::here!(),
+        id: "teams.enclosing.chain_ends",
+        requirements: &["OMPD-HANDLE-PAR-005"],
+        summary: "walking ompd_get_enclosing_parallel_handle from a region of a teams region ends within the regions the runtime keeps above it, visiting no region twice and never raising levels-var (the text leaves the chain's length open)",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetEnclosingParallelHandle, EntryPoint::ParallelHandleCompare, EntryPoint::GetIcvFromScope],
+        run: Run::Worker(chain_ends),
+        ..Check::TARGET
+    },
+];
+
+/// How a thread stands in the teams region.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// It executes the teams body or a parallel region nested in it.
+    Working,
+    /// It waits at the fork barrier of its initial team for a nested parallel region.
+    Parked,
+}
+
+/// The threads of the teams construct: each with its innermost region and role; none when
+/// the scenario has no league.
+fn members(ctx: &Ctx) -> Vec<(ThreadId, RegionId, Role)> {
+    let m = ctx.model;
+    if !m.regions.iter().any(|r| r.teams == Some(TeamsPart::League)) {
+        return Vec::new();
+    }
+    let in_teams = |r: RegionId| m.region_chain(r).iter().any(|x| m.teams_part(*x).is_some());
+    ctx.threads()
+        .map(|t| (t, crate::innermost_region(m, t)))
+        .filter(|(_, r)| in_teams(*r))
+        .map(|(t, r)| {
+            let parked =
+                m.teams_part(r) == Some(TeamsPart::InitialTeam) && m.thread_num(r, t) != Some(0);
+            (t, r, if parked { Role::Parked } else { Role::Working })
+        })
+        .collect()
+}
+
+/// The skip of a scenario without a teams construct.
+fn no_teams() -> Verdict {
+    Verdict::skip("the scenario has no teams construct")
+}
+
+fn one_region_per_team(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let threads = members(ctx);
+    if threads.is_empty() {
+        return no_teams();
+    }
+    let mut j = Judge::new(ctx, "one handle per team, distinct across teams");
+    let mut working: Vec<(RegionId, ThreadId, ParallelH)> = Vec::new();
+    for (t, r, _) in threads.iter().filter(|x| x.2 == Role::Working) {
+        match ctx.curr_parallel(ah, *t) {
+            Ok(ph) => working.push((*r, *t, ph)),
+            Err(e) => j.fail(format!("gtid {}: ompd_get_curr_parallel_handle: {e}", t.0)),
+        }
+    }
+    for (i, (ra, ta, a)) in working.iter().enumerate() {
+        for (rb, tb, b) in &working[i + 1..] {
+            let c = ctx.lib.parallel_compare(a, b);
+            let same = ra == rb;
+            j.expect(matches!(c, Ok(v) if (v == 0) == same), || {
+                let how = if same { "one team" } else { "different teams" };
+                format!(
+                    "gtid {} and {} ({how}): {}",
+                    ta.0,
+                    tb.0,
+                    crate::describe(&c)
+                )
+            });
+        }
+    }
+    for (t, r, _) in threads.iter().filter(|x| x.2 == Role::Parked) {
+        let initial = working.iter().find(|(w, ..)| w == r).map(|x| &x.2);
+        match (ctx.curr_parallel(ah, *t), initial) {
+            (Err(Fail::Rc(Rc::UNAVAILABLE)), _) => j.holds(),
+            (Ok(ph), Some(team)) => {
+                let c = ctx.lib.parallel_compare(&ph, team);
+                j.expect(c == Ok(0), || {
+                    format!(
+                        "gtid {}, parked in its team: a region that is not the team's: {}",
+                        t.0,
+                        crate::describe(&c)
+                    )
+                });
+            }
+            (Ok(_), None) => {}
+            (Err(e), _) => j.fail(format!(
+                "gtid {}, parked in its team: {e} (unavailable or the team's region)",
+                t.0
+            )),
+        }
+    }
+    j.verdict()
+}
+
+fn icvs_allowed(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let threads = members(ctx);
+    if threads.is_empty() {
+        return no_teams();
+    }
+    let mut j = Judge::new(
+        ctx,
+        "the levels of the model, a team size either text allows",
+    );
+    for (t, r, _) in threads.iter().filter(|x| x.2 == Role::Working) {
+        let ph = match ctx.curr_parallel(ah, *t) {
+            Ok(ph) => ph,
+            Err(e) => {
+                j.fail(format!("gtid {}: ompd_get_curr_parallel_handle: {e}", t.0));
+                continue;
+            }
+        };
+        let m = ctx.model;
+        let size = m.regions[r.0].members.len() as i64;
+        let sizes = match m.teams_part(*r) {
+            Some(_) => vec![1, size],
+            None => vec![size],
+        };
+        let wants = [
+            ("levels-var", vec![m.level(*r) as i64]),
+            ("active-levels-var", vec![m.active_level(*r) as i64]),
+            ("team-size-var", sizes),
+        ];
+        for (name, allowed) in wants {
+            match par_icv(ctx, &ph, name) {
+                Ok(v) => j.expect(allowed.contains(&v), || {
+                    format!("gtid {}: {name} {v}, allowed {allowed:?}", t.0)
+                }),
+                Err(e) => j.fail(format!("gtid {}: {e}", t.0)),
+            }
+        }
+    }
+    j.verdict()
+}
+
+fn chain_ends(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let threads = members(ctx);
+    if threads.is_empty() {
+        return no_teams();
+    }
+    let mut j = Judge::new(ctx, "an end within the kept regions, no repeat, no rise");
+    for (t, r, _) in threads.iter().filter(|x| x.2 == Role::Working) {
+        let mut cur = match ctx.curr_parallel(ah, *t) {
+            Ok(ph) => ph,
+            Err(e) => {
+                j.fail(format!("gtid {}: ompd_get_curr_parallel_handle: {e}", t.0));
+                continue;
+            }
+        };
+        // The runtime keeps the region and every team above it: no answer walks further.
+        let kept = ctx.model.region_chain(*r).len();
+        match walk(ctx, &mut cur, kept) {
+            Ok(()) => j.holds(),
+            Err(e) => j.fail(format!("gtid {}: {e}", t.0)),
+        }
+    }
+    j.verdict()
+}
+
+/// Walks the enclosing chain from `cur` (which it moves along), for at most `kept` regions.
+fn walk<'l>(ctx: &Ctx<'l>, cur: &mut ParallelH<'l>, kept: usize) -> Result<(), String> {
+    let mut seen: Vec<ParallelH<'l>> = Vec::new();
+    let mut level = par_icv(ctx, cur, "levels-var")?;
+    for step in 1..=kept {
+        match ctx.lib.get_enclosing_parallel_handle(cur) {
+            // The code that ends a chain is parallel.enclosing.outermost_unavailable's to judge.
+            Err(Fail::Rc(_)) => return Ok(()),
+            Err(e) => return Err(format!("enclosing region {step}: {e}")),
+            Ok(next) => {
+                if seen
+                    .iter()
+                    .any(|s| ctx.lib.parallel_compare(s, &next) == Ok(0))
+                {
+                    return Err(format!("enclosing region {step} was visited before"));
+                }
+                let up = par_icv(ctx, &next, "levels-var")?;
+                if up > level {
+                    return Err(format!(
+                        "levels-var rises from {level} to {up} at step {step}"
+                    ));
+                }
+                level = up;
+                seen.push(std::mem::replace(cur, next));
+            }
+        }
+    }
+    Err(format!(
+        "still a region after the {kept} the runtime keeps (an end expected)"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_teams_scenario_has_working_and_parked_threads() {
+        let m = sim_target::model::scenario("teams").unwrap().model;
+        let roles: Vec<_> = (0..m.threads.len())
+            .map(|g| {
+                let r = m.threads[g].region;
+                (m.teams_part(r), m.thread_num(r, ThreadId(g)))
+            })
+            .collect();
+        let parked = roles
+            .iter()
+            .filter(|(p, n)| *p == Some(TeamsPart::InitialTeam) && *n != Some(0))
+            .count();
+        assert_eq!(parked, 2, "teams 0 and 2 park their second thread");
+        assert!(
+            roles.iter().any(|(p, _)| p.is_none()),
+            "team 1's nested region"
+        );
+    }
+}
