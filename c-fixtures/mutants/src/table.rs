@@ -222,6 +222,14 @@ pub enum Deviation {
     IcvsBreakDynVarOff,
     /// `ompd_get_icv_from_scope` answers one more for `team-size-var` at the parallel scope.
     ParallelTeamSizeOff,
+    /// `ompd_get_curr_parallel_handle` answers the league for a thread of an initial team in a
+    /// teams region (`hooks::teams`), so the teams' regions compare equal.
+    TeamsInitialRegionIsLeague,
+    /// levels-var of an initial team's region in a teams region is 1: the league counted as a
+    /// nesting level.
+    TeamsLevelCountsLeague,
+    /// levels-var of a teams construct's league is 1, above the initial teams' 0.
+    TeamsLeagueLevelRises,
     /// `ompd_get_task_parallel_handle` of a task handle from `ompd_get_curr_task_handle` answers
     /// the region enclosing the task's (where there is one); other routes answer right.
     CurrentTaskRegionEncloses,
@@ -555,6 +563,9 @@ mutants! {
     "current_task_region_encloses" None, CurrentTaskRegionEncloses => ["task.parallel.of_current_task"];
     "implicit_task_region_encloses" None, ImplicitTaskRegionEncloses => ["route.task.answers_match_model", "task.parallel.of_implicit_task"];
     "team_size_by_enclosing_route" None, TeamSizeByEnclosingRoute => ["route.parallel.answers_match_model"];
+    "teams_initial_region_is_league" None, TeamsInitialRegionIsLeague => ["teams.curr.one_region_per_team"];
+    "teams_level_counts_league" None, TeamsLevelCountsLeague => ["teams.curr.icvs_allowed"];
+    "teams_league_level_rises" None, TeamsLeagueLevelRises => ["teams.enclosing.chain_ends"];
     "rel_task_frees_icv_string" Some(E::RelTaskHandle), RelTaskFreesIcvString => ["own.strings.valid_after_handle_release"];
     "tool_data_address_space_ok" Some(E::GetToolData), ToolDataAddressSpaceOk => ["tool_data.scope.no_data_scopes"];
     "version_query_calls_back" Some(E::GetApiVersion), VersionQueryCallsBack => ["lib.version_queries.no_callbacks"];

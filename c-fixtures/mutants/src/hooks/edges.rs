@@ -22,6 +22,8 @@ macro_rules! call {
     };
 }
 
+pub(super) use call;
+
 /// Steps a chain walk takes at most: far past any chain of an intact image (the tool's callback
 /// budget stops a cycle long before).
 const MAX_STEPS: usize = 1 << 16;

@@ -11,6 +11,7 @@ mod generic;
 mod laws;
 mod route;
 mod strings;
+mod teams;
 mod values;
 
 use crate::inner;
@@ -135,7 +136,8 @@ pub fn after(ep: EntryPoint, w: &[u64], rc: Rc) -> Rc {
         {
             strings::after(d, w, rc)
         }
-        Some(d) => laws::after(d, ep, w, rc)
+        Some(d) => teams::after(d, ep, w, rc)
+            .or_else(|| laws::after(d, ep, w, rc))
             .or_else(|| edges::after(d, ep, w, rc))
             .unwrap_or_else(|| values::after(d, ep, w, rc)),
         None => rc,
