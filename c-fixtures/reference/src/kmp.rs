@@ -96,6 +96,58 @@ pub fn team_size(t: &mut Target, team: u64, lwt: u64) -> Result<i64, Rc> {
     t.field(team, Field::TNproc, false)
 }
 
+/// The league above `team` and the team under it the walk came through, or none outside a
+/// teams region. A kmp runtime keeps a host teams construct as a league team at the nesting
+/// level of its parent, the initial region's team (`__kmp_teams_master`); every other team is
+/// one level deeper than its parent.
+pub fn league_of(t: &mut Target, team: u64) -> Result<Option<(u64, u64)>, Rc> {
+    let mut under = team;
+    for _ in 0..MAX_WALK {
+        let Some(up) = parent_team(t, under)? else {
+            return Ok(None);
+        };
+        if is_league(t, up)? {
+            return Ok(Some((up, under)));
+        }
+        under = up;
+    }
+    Err(Rc::ERROR)
+}
+
+/// The team enclosing `team` (none for the initial region's).
+fn parent_team(t: &mut Target, team: u64) -> Result<Option<u64>, Rc> {
+    match t.field_ptr(team, Field::TParent)? {
+        0 => Ok(None),
+        p => self::team(t, p).map(Some),
+    }
+}
+
+/// True for a league: a team at the nesting level of its parent, which has no parent.
+fn is_league(t: &mut Target, team: u64) -> Result<bool, Rc> {
+    let Some(up) = parent_team(t, team)? else {
+        return Ok(false);
+    };
+    if parent_team(t, up)?.is_some() {
+        return Ok(false);
+    }
+    Ok(t.field(team, Field::TLevel, false)? == t.field(up, Field::TLevel, false)?)
+}
+
+/// The number of team `under` in `league`: the place of its primary thread among the league's.
+pub fn team_num(t: &mut Target, league: u64, under: u64) -> Result<i64, Rc> {
+    let members = t.field_ptr(under, Field::TThreads)?;
+    let primary = t.ptr(members)?;
+    let threads = t.field_ptr(league, Field::TThreads)?;
+    let n = u64::try_from(t.field(league, Field::TNproc, false)?).map_err(|_| Rc::ERROR)?;
+    for k in 0..n.min(MAX_WALK) {
+        let slot = t.add(threads, k.checked_mul(t.pointer()).ok_or(Rc::ERROR)?)?;
+        if t.ptr(slot)? == primary {
+            return i64::try_from(k).map_err(|_| Rc::ERROR);
+        }
+    }
+    Err(Rc::ERROR)
+}
+
 /// The team of a task.
 pub fn task_team(t: &mut Target, td: u64) -> Result<u64, Rc> {
     let p = t.field_ptr(td, Field::TdTeam)?;

@@ -299,6 +299,14 @@ fn scoped(t: &mut Target, source: Source, subject: Subject) -> Result<Value, Rc>
             t.field(team, Field::TActiveLevel, false)?
         }
         (Source::TeamSize, Subject::Region(team, lwt)) => kmp::team_size(t, team, lwt)?,
+        (Source::LeagueSize, Subject::Region(team, _)) => match kmp::league_of(t, team)? {
+            Some((league, _)) => t.field(league, Field::TNproc, false)?,
+            None => 1,
+        },
+        (Source::TeamNum, Subject::Region(team, _)) => match kmp::league_of(t, team)? {
+            Some((league, under)) => kmp::team_num(t, league, under)?,
+            None => 0,
+        },
         (Source::Final, Subject::Task(td, _)) => i64::from(kmp::flag(t, td, Mask::Final)?),
         (Source::Implicit(explicit), Subject::Task(td, _)) => {
             i64::from(kmp::flag(t, td, Mask::TaskType)? == explicit)

@@ -30,6 +30,12 @@ pub enum Source {
     ActiveLevel,
     /// The region's number of threads.
     TeamSize,
+    /// league-size-var: the threads of the league above the region ([`crate::kmp::league_of`]),
+    /// 1 outside a teams region.
+    LeagueSize,
+    /// team-num-var: the number of the team the region lies in within its league, 0 outside a
+    /// teams region.
+    TeamNum,
     /// The task's `final` flag.
     Final,
     /// Whether the task is implicit (`tasktype` clear); `true`: explicit-task-var, the negation.
@@ -194,8 +200,9 @@ pub const ICVS: &[Icv] = &[
         V5_1,
     ),
     icv(b"ompd-team-size-var\0", Scope::PARALLEL, TeamSize, V5_0),
-    // OpenMP 6.0's additions. No kmp runtime's layout describes them (nor which construct
-    // generated a team): their values are unavailable. The league's ICVs are served at the
+    // OpenMP 6.0's additions. No kmp runtime's layout describes most of them (nor which
+    // construct generated a team): their values are unavailable. The league's two are read
+    // from the team graph (a league is a team at its parent's nesting level) and served at the
     // teams scope (§39.11: a parallel handle of the region a teams construct generated).
     icv(
         b"available-devices-var\0",
@@ -216,7 +223,7 @@ pub const ICVS: &[Icv] = &[
         V6_0,
     ),
     icv(b"free-agent-var\0", Scope::TASK, NotDescribed, V6_0),
-    icv(b"league-size-var\0", Scope::TEAMS, NotDescribed, V6_0),
+    icv(b"league-size-var\0", Scope::TEAMS, LeagueSize, V6_0),
     icv(
         b"num-devices-var\0",
         Scope::ADDRESS_SPACE,
@@ -236,7 +243,7 @@ pub const ICVS: &[Icv] = &[
         V6_0,
     ),
     icv(b"team-generator-var\0", Scope::PARALLEL, NotDescribed, V6_0),
-    icv(b"team-num-var\0", Scope::TEAMS, NotDescribed, V6_0),
+    icv(b"team-num-var\0", Scope::TEAMS, TeamNum, V6_0),
 ];
 
 /// The most symbols one ICV's source needs.
