@@ -5,9 +5,9 @@
 //! either allows passes.
 
 use super::parallel::par_icv;
-use crate::{Check, Ctx, Judge, Run, Severity, Verdict};
-use ompd_abi::{EntryPoint, Rc};
-use ompd_loader::library::{Fail, ParallelH};
+use crate::{Check, Ctx, Judge, Profile, Property, Run, Severity, Verdict};
+use ompd_abi::{EntryPoint, Rc, Scope};
+use ompd_loader::library::{AnyHandle, Fail, ParallelH};
 use sim_target::model::{RegionId, TeamsPart, ThreadId};
 
 /// Checks of this family.
@@ -20,6 +20,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::ParallelHandleCompare],
         run: Run::Worker(one_region_per_team),
+        property: Property::ScenariosOnly,
         ..Check::TARGET
     },
     Check {
@@ -30,6 +31,7 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetIcvFromScope],
         run: Run::Worker(icvs_allowed),
+        property: Property::ScenariosOnly,
         ..Check::TARGET
     },
     Check {
@@ -40,6 +42,19 @@ pub static CHECKS: &[Check] = &[
         severity: Severity::Must,
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetEnclosingParallelHandle, EntryPoint::ParallelHandleCompare, EntryPoint::GetIcvFromScope],
         run: Run::Worker(chain_ends),
+        property: Property::ScenariosOnly,
+        ..Check::TARGET
+    },
+    Check {
+        at: crate::here!(),
+        id: "teams.icv.league_and_team_num",
+        requirements: &["OMPD-ICV-010", "OMPD-ICV-015"],
+        summary: "6.0: league-size-var and team-num-var, asked at their enumerated scope with the current parallel handle of an initial thread in the teams body, are the league's size and the thread's team number (skips when the library enumerates neither)",
+        severity: Severity::Must,
+        entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::EnumerateIcvs, EntryPoint::GetIcvFromScope],
+        since: Profile::V6_0,
+        run: Run::Worker(league_and_team_num),
+        property: Property::ScenariosOnly,
         ..Check::TARGET
     },
 ];
@@ -194,6 +209,64 @@ fn chain_ends(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
         }
     }
     j.verdict()
+}
+
+fn league_and_team_num(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
+    let ah = crate::aspace_or_skip!(ctx);
+    let threads = members(ctx);
+    if threads.is_empty() {
+        return no_teams();
+    }
+    let mut j = Judge::new(ctx, "the league's size and the thread's team number");
+    let m = ctx.model;
+    for (t, r, _) in threads.iter().filter(|x| x.2 == Role::Working) {
+        if m.teams_part(*r) != Some(TeamsPart::InitialTeam) {
+            continue; // a region nested in the teams region: no teams-scope handle
+        }
+        let Some((league, team)) = league_place(ctx, *t) else {
+            continue;
+        };
+        let ph = match ctx.curr_parallel(ah, *t) {
+            Ok(ph) => ph,
+            Err(e) => {
+                j.fail(format!("gtid {}: ompd_get_curr_parallel_handle: {e}", t.0));
+                continue;
+            }
+        };
+        for (name, want) in [("league-size-var", league), ("team-num-var", team)] {
+            let icv = match ctx.find_icv(ah, name, |n| n == name) {
+                Ok(icv) => icv,
+                Err(None) => continue,
+                Err(Some(broke)) => {
+                    j.fail(format!("gtid {}: {broke}", t.0));
+                    continue;
+                }
+            };
+            let scope = if icv.scope == Scope::PARALLEL {
+                Scope::PARALLEL
+            } else {
+                Scope::TEAMS
+            };
+            match ctx.lib.get_icv(AnyHandle::Parallel(&ph), scope, icv.id) {
+                Ok((Rc::OK, Some(v))) => j.expect(v == want, || {
+                    format!("gtid {}: {name} {v}, model {want}", t.0)
+                }),
+                other => j.fail(format!("gtid {}: {name}: {}", t.0, crate::describe(&other))),
+            }
+        }
+    }
+    j.verdict_or_skip(|| "the library enumerates neither league-size-var nor team-num-var".into())
+}
+
+/// The size of the league thread `t` is an initial thread of, and its team number there.
+fn league_place(ctx: &Ctx, t: ThreadId) -> Option<(i64, i64)> {
+    let m = ctx.model;
+    let league = m
+        .region_chain(crate::innermost_region(m, t))
+        .into_iter()
+        .find(|r| m.teams_part(*r) == Some(TeamsPart::League))?;
+    let k = m.thread_num(league, t)?;
+    Some((m.regions[league.0].members.len() as i64, k as i64))
 }
 
 /// Walks the enclosing chain from `cur` (which it moves along), for at most `kept` regions.
