@@ -230,6 +230,8 @@ pub enum Deviation {
     TeamsLevelCountsLeague,
     /// levels-var of a teams construct's league is 1, above the initial teams' 0.
     TeamsLeagueLevelRises,
+    /// team-num-var (6.0) answers one more than the team's number.
+    TeamsTeamNumOff,
     /// `ompd_get_task_parallel_handle` of a task handle from `ompd_get_curr_task_handle` answers
     /// the region enclosing the task's (where there is one); other routes answer right.
     CurrentTaskRegionEncloses,
@@ -566,6 +568,7 @@ mutants! {
     "teams_initial_region_is_league" None, TeamsInitialRegionIsLeague => ["teams.curr.one_region_per_team"];
     "teams_level_counts_league" None, TeamsLevelCountsLeague => ["teams.curr.icvs_allowed"];
     "teams_league_level_rises" None, TeamsLeagueLevelRises => ["teams.enclosing.chain_ends"];
+    "v60_teams_team_num_off" None, TeamsTeamNumOff => ["teams.icv.league_and_team_num"];
     "rel_task_frees_icv_string" Some(E::RelTaskHandle), RelTaskFreesIcvString => ["own.strings.valid_after_handle_release"];
     "tool_data_address_space_ok" Some(E::GetToolData), ToolDataAddressSpaceOk => ["tool_data.scope.no_data_scopes"];
     "version_query_calls_back" Some(E::GetApiVersion), VersionQueryCallsBack => ["lib.version_queries.no_callbacks"];

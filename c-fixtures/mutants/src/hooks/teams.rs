@@ -15,6 +15,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 static ASPACE: AtomicU64 = AtomicU64::new(0);
 /// The inner library's id of `levels-var` (0 until found).
 static LEVELS: AtomicU64 = AtomicU64::new(0);
+/// The id of `team-num-var` the tool's enumeration met (0 until then).
+static TEAM_NUM: AtomicU64 = AtomicU64::new(0);
 
 /// What the deviation answers in place of the inner routine's `rc`; `None`: not one of these.
 pub(super) fn after(d: D, ep: E, w: &[u64], rc: Rc) -> Option<Rc> {
@@ -38,8 +40,20 @@ pub(super) fn after(d: D, ep: E, w: &[u64], rc: Rc) -> Option<Rc> {
             let h = w[0] as usize as *mut ParallelHandle;
             Some(add_level(w[3], |v| v == 0 && kind(h) == Some(Kind::League)))
         }
+        (D::TeamsTeamNumOff, E::EnumerateIcvs, Rc::OK) => {
+            super::values::note_icv_id(w, c"team-num-var", &TEAM_NUM);
+            Some(rc)
+        }
+        (D::TeamsTeamNumOff, E::GetIcvFromScope, Rc::OK)
+            if w[2] != 0 && w[2] == TEAM_NUM.load(Ordering::Relaxed) =>
+        {
+            Some(add_level(w[3], |_| true))
+        }
         (
-            D::TeamsInitialRegionIsLeague | D::TeamsLevelCountsLeague | D::TeamsLeagueLevelRises,
+            D::TeamsInitialRegionIsLeague
+            | D::TeamsLevelCountsLeague
+            | D::TeamsLeagueLevelRises
+            | D::TeamsTeamNumOff,
             ..,
         ) => Some(rc),
         _ => None,

@@ -133,7 +133,7 @@ fn team_size_off(ep: EntryPoint, w: &[u64]) -> Rc {
 
 /// Keeps in `slot` the id an ok `ompd_enumerate_icvs` answered (arguments `w`) when the ICV is
 /// `name`.
-fn note_icv_id(w: &[u64], name: &std::ffi::CStr, slot: &AtomicU64) {
+pub(super) fn note_icv_id(w: &[u64], name: &std::ffi::CStr, slot: &AtomicU64) {
     let (id, answered) = (out::<u64>(w, 2), out::<*const c_char>(w, 3));
     if let (Some(id), Some(answered)) = (id, answered.filter(|n| !n.is_null())) {
         // SAFETY: the name the inner routine answered: a NUL-terminated static string.
