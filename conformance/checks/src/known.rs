@@ -12,6 +12,9 @@ pub enum Fact {
     Threads,
     /// The parallel regions: nesting, teams, levels.
     Regions,
+    /// A teams construct's league and initial teams (`TeamsPart`), whose regions only the
+    /// `teams.*` checks judge: the text and the runtime's memory answer them differently.
+    Teams,
     /// The tasks: kinds, generating and scheduling parents, and their data environments as far
     /// as a thread executes them (the ICVs of a thread's current task).
     Tasks,
@@ -106,6 +109,7 @@ impl Known {
         for f in [
             Threads,
             Regions,
+            Teams,
             Tasks,
             States,
             ToolData,

@@ -213,9 +213,7 @@ pub fn fixture_targets(
                             ..run.clone()
                         }));
                     }
-                    if s.judged_at_ready {
-                        out.push(RealRun::Fixture(run));
-                    }
+                    out.push(RealRun::Fixture(run));
                 }
             }
         }
@@ -454,8 +452,16 @@ fn keep_served(records: &mut Vec<ResultRecord>, notes: &mut Vec<String>, name: &
 
 /// The checks judged against fixture `f`: all of them, except on a stripped runtime, which hides
 /// the symbols every OMPD library needs: only process initialization (which must then fail)
-/// and the runtime interface are judged there (with a note saying so).
+/// and the runtime interface are judged there (with a note saying so); and at the stop of a
+/// program in a teams construct, where the families that judge the simulator's teams scenario
+/// (`ompd_checks::variants`) and the runtime interface are.
 fn judged_on(f: &FixtureRun, checks: &[String], notes: &mut Vec<String>) -> Vec<String> {
+    if f.scenario.teams.0 > 0 && f.tour.is_none() {
+        let teams = sim_target::model::Variant::Teams;
+        let judged =
+            |c: &&String| ompd_checks::variants::judges(teams, c) || c.starts_with("runtime.");
+        return checks.iter().filter(judged).cloned().collect();
+    }
     match &f.runtime {
         Some(rt) if !rt.unstripped => {
             notes.push(format!(

@@ -54,6 +54,21 @@ fn named(value: i64) -> String {
     }
 }
 
+/// A thread of the model by its kernel id and its place: its number in its innermost region
+/// and that region's nesting level.
+fn place(m: &sim_target::model::Model, thread: usize) -> String {
+    let Some(t) = m.threads.get(thread) else {
+        return format!("gtid {thread}");
+    };
+    let tid = sim_target::model::ThreadId(thread);
+    let n = m.thread_num(t.region, tid).unwrap_or(0);
+    let level = m.level(t.region);
+    format!(
+        "thread {} (thread {n} of its region at level {level})",
+        t.native.lwp
+    )
+}
+
 fn matches_program(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     if !ctx.known.has(Fact::StateWords) {
         return Verdict::skip(ctx.known.reason(Fact::StateWords));
@@ -61,10 +76,10 @@ fn matches_program(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let words: Vec<StateWord> = ctx.known.state_words.clone();
     let mut j = Judge::new(ctx, "the state the program's point implies");
     for w in &words {
-        let lwp = ctx.model.threads.get(w.thread).map_or(0, |t| t.native.lwp);
         j.expect(accepted(w.program).contains(&w.word), || {
             format!(
-                "thread {lwp}: the runtime keeps {}, where the program is in {}",
+                "{}: the runtime keeps {}, where the program is in {}",
+                place(ctx.model, w.thread),
                 named(w.word),
                 named(w.program)
             )

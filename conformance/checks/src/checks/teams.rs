@@ -5,6 +5,7 @@
 //! either allows passes.
 
 use super::parallel::par_icv;
+use crate::known::Fact;
 use crate::{Check, Ctx, Judge, Profile, Property, Run, Severity, Verdict};
 use ompd_abi::{EntryPoint, Rc, Scope};
 use ompd_loader::library::{AnyHandle, Fail, ParallelH};
@@ -21,6 +22,7 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::ParallelHandleCompare],
         run: Run::Worker(one_region_per_team),
         property: Property::ScenariosOnly,
+        real: Some(&[Fact::Threads, Fact::Teams]),
         ..Check::TARGET
     },
     Check {
@@ -32,6 +34,7 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetIcvFromScope],
         run: Run::Worker(icvs_allowed),
         property: Property::ScenariosOnly,
+        real: Some(&[Fact::Threads, Fact::Teams]),
         ..Check::TARGET
     },
     Check {
@@ -43,6 +46,7 @@ pub static CHECKS: &[Check] = &[
         entry_points: &[EntryPoint::GetCurrParallelHandle, EntryPoint::GetEnclosingParallelHandle, EntryPoint::ParallelHandleCompare, EntryPoint::GetIcvFromScope],
         run: Run::Worker(chain_ends),
         property: Property::ScenariosOnly,
+        real: Some(&[Fact::Threads, Fact::Teams]),
         ..Check::TARGET
     },
     Check {
@@ -55,6 +59,7 @@ pub static CHECKS: &[Check] = &[
         since: Profile::V6_0,
         run: Run::Worker(league_and_team_num),
         property: Property::ScenariosOnly,
+        real: Some(&[Fact::Threads, Fact::Teams]),
         ..Check::TARGET
     },
 ];
@@ -80,8 +85,8 @@ fn members(ctx: &Ctx) -> Vec<(ThreadId, RegionId, Role)> {
         .map(|t| (t, crate::innermost_region(m, t)))
         .filter(|(_, r)| in_teams(*r))
         .map(|(t, r)| {
-            let parked =
-                m.teams_part(r) == Some(TeamsPart::InitialTeam) && m.thread_num(r, t) != Some(0);
+            let parked = matches!(m.teams_part(r), Some(TeamsPart::InitialTeam { .. }))
+                && m.thread_num(r, t) != Some(0);
             (t, r, if parked { Role::Parked } else { Role::Working })
         })
         .collect()
@@ -164,10 +169,9 @@ fn icvs_allowed(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
             }
         };
         let m = ctx.model;
-        let size = m.regions[r.0].members.len() as i64;
         let sizes = match m.teams_part(*r) {
-            Some(_) => vec![1, size],
-            None => vec![size],
+            Some(TeamsPart::InitialTeam { threads }) => vec![1, threads as i64],
+            _ => vec![m.regions[r.0].members.len() as i64],
         };
         let wants = [
             ("levels-var", vec![m.level(*r) as i64]),
@@ -220,7 +224,7 @@ fn league_and_team_num(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let mut j = Judge::new(ctx, "the league's size and the thread's team number");
     let m = ctx.model;
     for (t, r, _) in threads.iter().filter(|x| x.2 == Role::Working) {
-        if m.teams_part(*r) != Some(TeamsPart::InitialTeam) {
+        if !matches!(m.teams_part(*r), Some(TeamsPart::InitialTeam { .. })) {
             continue; // a region nested in the teams region: no teams-scope handle
         }
         let Some((league, team)) = league_place(ctx, *t) else {
@@ -272,32 +276,29 @@ fn league_place(ctx: &Ctx, t: ThreadId) -> Option<(i64, i64)> {
 /// Walks the enclosing chain from `cur` (which it moves along), for at most `kept` regions.
 fn walk<'l>(ctx: &Ctx<'l>, cur: &mut ParallelH<'l>, kept: usize) -> Result<(), String> {
     let mut seen: Vec<ParallelH<'l>> = Vec::new();
-    let mut level = par_icv(ctx, cur, "levels-var")?;
+    let mut levels = vec![par_icv(ctx, cur, "levels-var")?];
     for step in 1..=kept {
         match ctx.lib.get_enclosing_parallel_handle(cur) {
             // The code that ends a chain is parallel.enclosing.outermost_unavailable's to judge.
             Err(Fail::Rc(_)) => return Ok(()),
             Err(e) => return Err(format!("enclosing region {step}: {e}")),
             Ok(next) => {
-                if seen
-                    .iter()
-                    .any(|s| ctx.lib.parallel_compare(s, &next) == Ok(0))
-                {
+                let again = |s: &ParallelH<'l>| ctx.lib.parallel_compare(s, &next) == Ok(0);
+                if again(cur) || seen.iter().any(again) {
                     return Err(format!("enclosing region {step} was visited before"));
                 }
                 let up = par_icv(ctx, &next, "levels-var")?;
-                if up > level {
-                    return Err(format!(
-                        "levels-var rises from {level} to {up} at step {step}"
-                    ));
+                levels.push(up);
+                if up > levels[levels.len() - 2] {
+                    return Err(format!("levels-var along the walk rises: {levels:?}"));
                 }
-                level = up;
                 seen.push(std::mem::replace(cur, next));
             }
         }
     }
     Err(format!(
-        "still a region after the {kept} the runtime keeps (an end expected)"
+        "still a region after the {kept} the runtime keeps (levels-var along the walk \
+         {levels:?}; an end expected)"
     ))
 }
 
@@ -316,7 +317,7 @@ mod tests {
             .collect();
         let parked = roles
             .iter()
-            .filter(|(p, n)| *p == Some(TeamsPart::InitialTeam) && *n != Some(0))
+            .filter(|(p, n)| matches!(p, Some(TeamsPart::InitialTeam { .. })) && *n != Some(0))
             .count();
         assert_eq!(parked, 2, "teams 0 and 2 park their second thread");
         assert!(

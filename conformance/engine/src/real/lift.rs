@@ -8,7 +8,7 @@ use ompd_abi::state;
 use ompd_checks::known::{Fact, Known};
 use sim_target::model::{
     GtidMode, Model, NativeId, Region, RegionId, SchedKind, SchedModifier, Schedule, Task,
-    TaskIcvs, TaskId, TaskKind, Thread, ThreadId,
+    TaskIcvs, TaskId, TaskKind, TeamsPart, Thread, ThreadId,
 };
 use std::collections::BTreeMap;
 
@@ -28,6 +28,7 @@ pub fn unknown_state(why: &str) -> Lifted {
     for f in [
         Fact::Threads,
         Fact::Regions,
+        Fact::Teams,
         Fact::Tasks,
         Fact::States,
         Fact::StateWords,
@@ -85,8 +86,14 @@ pub(super) type Omp<'r> = [(&'r ThreadTruth, &'r OmpView)];
 pub fn lift(rec: &Recorded, env: &[(String, String)]) -> Result<Lifted, String> {
     let omp = recorded_threads(rec)?;
     let mut l = Lifting::new(&omp, u64::from(rec.truth.omp_debug))?;
-    let region_of = l.regions()?;
-    let mut states = l.threads(&region_of)?;
+    let in_teams = omp.iter().any(|(_, o)| o.num_teams > 1);
+    let mut states = match in_teams {
+        true => l.teams()?,
+        false => {
+            let region_of = l.regions()?;
+            l.threads(&region_of)?
+        }
+    };
     l.explicit_tasks()?;
     l.current_task_icvs()?;
     l.globals(rec, env);
@@ -96,7 +103,7 @@ pub fn lift(rec: &Recorded, env: &[(String, String)]) -> Result<Lifted, String> 
     if let (Some(ompt), Ok(())) = (&rec.ompt, &states) {
         states = ompt::cross_check_states(&model, &order, &omp, ompt);
     }
-    let mut known = known_facts(env, states);
+    let mut known = known_facts(env, states, in_teams);
     let blocked = omp.iter().any(|(t, _)| t.role.blocks_in_runtime());
     ompt::tool_data_and_frames(
         &mut model,
@@ -106,6 +113,11 @@ pub fn lift(rec: &Recorded, env: &[(String, String)]) -> Result<Lifted, String> 
         blocked,
         &mut known,
     );
+    if in_teams {
+        let why = "the OMPT view's regions of a teams construct are not lifted";
+        known.missing(Fact::ToolData, why);
+        known.missing(Fact::Frames, why);
+    }
     model
         .validate()
         .map_err(|e| format!("the lifted model is inconsistent: {e}"))?;
@@ -141,17 +153,23 @@ fn recorded_threads(rec: &Recorded) -> Result<Vec<(&ThreadTruth, &OmpView)>, Str
     Ok(omp)
 }
 
-/// The facts the API view covers; `states` says whether thread states are known, or why not.
-/// The OMPT view adds tool data and frames.
-fn known_facts(env: &[(String, String)], states: Result<(), String>) -> Known {
+/// The facts the API view covers; `states` says whether thread states are known, or why not;
+/// `in_teams`: the threads are in a teams construct. The OMPT view adds tool data and frames.
+fn known_facts(env: &[(String, String)], states: Result<(), String>, in_teams: bool) -> Known {
     let mut known = Known::default();
-    for f in [
-        Fact::Threads,
-        Fact::Regions,
-        Fact::Tasks,
-        Fact::RuntimeInterface,
-    ] {
+    for f in [Fact::Threads, Fact::Tasks, Fact::RuntimeInterface] {
         known.insert(f);
+    }
+    if in_teams {
+        known.insert(Fact::Teams);
+        known.missing(
+            Fact::Regions,
+            "the threads are in a teams construct, whose regions the text and the runtime's \
+             memory answer differently: the teams checks judge them",
+        );
+    } else {
+        known.insert(Fact::Regions);
+        known.missing(Fact::Teams, "the program is in no teams construct");
     }
     if env.iter().any(|(k, _)| k.starts_with("OMP_")) {
         known.insert(Fact::IcvLists);
@@ -249,6 +267,139 @@ impl<'r, 'o> Lifting<'r, 'o> {
             region_of.insert(key, r);
         }
         Ok(region_of)
+    }
+
+    /// A host teams construct, as a kmp runtime keeps it (`TeamsPart`): the encountering
+    /// thread's initial region, the league of the initial threads by team number, and for each
+    /// team its initial team's region, or the parallel region its initial thread forked in the
+    /// teams region (the runtime makes it of the team in place, under the league). The answer
+    /// says whether the states are known, or why not.
+    fn teams(&mut self) -> Result<Result<(), String>, String> {
+        if self.omp.iter().any(|(_, o)| o.level > 1) {
+            return Err("a region nested two levels deep in a teams region is not lifted".into());
+        }
+        let nteams = self.omp.iter().map(|(_, o)| o.num_teams).max().unwrap_or(1);
+        let initials = (0..nteams)
+            .map(|k| self.initial_of_team(k))
+            .collect::<Result<Vec<usize>, String>>()?;
+        self.initial = initials[0];
+        self.order = vec![self.initial];
+        self.order
+            .extend((0..self.omp.len()).filter(|i| *i != self.initial));
+        let root = self.push_region(None, vec![self.initial], None, None);
+        let league = self.push_region(Some(root), initials.clone(), Some(TeamsPart::League), None);
+        for (k, initial) in initials.iter().enumerate() {
+            let generating = self.model.regions[league.0].implicit_tasks[k];
+            let nested = self.nested_members(k as i64)?;
+            // The threads the runtime keeps in the team: what the initial thread's
+            // omp_get_num_threads answers in the teams body; the nested region's team otherwise.
+            let threads = match nested.len() {
+                0 => usize::try_from(self.omp[*initial].1.num_threads).unwrap_or(1),
+                n => n,
+            };
+            let part = Some(TeamsPart::InitialTeam {
+                threads: threads.max(1),
+            });
+            let team = self.push_region(Some(league), vec![*initial], part, Some(generating));
+            if !nested.is_empty() {
+                self.push_region(Some(team), nested, None, None);
+            }
+        }
+        self.teams_threads()
+    }
+
+    /// The recorded thread that is team `k`'s initial thread.
+    fn initial_of_team(&self, k: i64) -> Result<usize, String> {
+        let initial = |o: &OmpView| o.team_num == k && o.ancestor.get(1).is_none_or(|a| *a == 0);
+        self.omp
+            .iter()
+            .position(|(_, o)| initial(o))
+            .ok_or_else(|| format!("the initial thread of team {k} did not record"))
+    }
+
+    /// The members of the parallel region team `k`'s initial thread forked in the teams region
+    /// (by thread number; none when it is in the teams body).
+    fn nested_members(&self, k: i64) -> Result<Vec<usize>, String> {
+        let nested: Vec<usize> = (0..self.omp.len())
+            .filter(|i| self.omp[*i].1.team_num == k && self.omp[*i].1.level == 1)
+            .collect();
+        let Some(first) = nested.first() else {
+            return Ok(Vec::new());
+        };
+        (0..self.omp[*first].1.team_size[1])
+            .map(|n| {
+                nested
+                    .iter()
+                    .copied()
+                    .find(|i| self.omp[*i].1.thread_num == n)
+                    .ok_or_else(|| format!("thread {n} of team {k}'s region did not record"))
+            })
+            .collect()
+    }
+
+    /// Adds a region of the recorded threads `members` (indices into the record), with an
+    /// implicit task each, generated by `generating`.
+    fn push_region(
+        &mut self,
+        parent: Option<RegionId>,
+        members: Vec<usize>,
+        teams: Option<TeamsPart>,
+        generating: Option<TaskId>,
+    ) -> RegionId {
+        let r = RegionId(self.model.regions.len());
+        let mut implicit = Vec::new();
+        for n in 0..members.len() {
+            implicit.push(TaskId(self.model.tasks.len()));
+            let kind = TaskKind::Implicit {
+                region: r,
+                index: n,
+            };
+            let generating =
+                generating.or(parent.map(|p| self.model.regions[p.0].implicit_tasks[0]));
+            self.model.tasks.push(bare_task(kind, r, generating, None));
+        }
+        let members = members.iter().map(|i| self.tid_of(*i)).collect();
+        self.model.regions.push(Region {
+            parent,
+            members,
+            implicit_tasks: implicit,
+            function: 0,
+            tool_data: 0,
+            teams,
+        });
+        r
+    }
+
+    /// Each recorded thread in the innermost region it is a member of, running that region's
+    /// implicit task, in the state its role implies.
+    fn teams_threads(&mut self) -> Result<Result<(), String>, String> {
+        let mut states = Ok(());
+        for k in 0..self.order.len() {
+            let (t, o) = self.omp[self.order[k]];
+            let tid = ThreadId(k);
+            let r = (0..self.model.regions.len())
+                .rev()
+                .map(RegionId)
+                .find(|r| self.model.regions[r.0].members.contains(&tid))
+                .ok_or_else(|| format!("thread {}: in no region of the teams construct", t.tid))?;
+            let n = self.model.thread_num(r, tid).expect("a member");
+            let (state, wait_id) = state_of(t, o)?;
+            if t.role == Role::Critical {
+                states = Err("the wait id of a critical section is not recorded".to_string());
+            }
+            self.model.threads.push(Thread {
+                native: NativeId {
+                    pthread: t.pthread,
+                    lwp: t.tid as u32,
+                },
+                region: r,
+                current_task: self.model.regions[r.0].implicit_tasks[n],
+                state,
+                wait_id,
+                tool_data: 0,
+            });
+        }
+        Ok(states)
     }
 
     /// The size of the team of the region at `key`: any member's team size at its level.

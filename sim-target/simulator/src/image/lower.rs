@@ -245,8 +245,15 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
     })
 }
 
-/// Refuses frame addresses a 32-bit target cannot hold.
+/// Refuses frame addresses a 32-bit target cannot hold, and teams whose threads it cannot write.
 fn check_frames_fit(model: &Model, arch: Arch) -> Result<(), LowerError> {
+    let kept_apart = |r: &crate::model::Region| matches!(r.teams, Some(crate::model::TeamsPart::InitialTeam { threads }) if threads != r.members.len());
+    if model.regions.iter().any(kept_apart) {
+        return Err(LowerError::Range(
+            "an initial team keeps threads the model does not hold: only its members are lowered"
+                .into(),
+        ));
+    }
     let limit = arch.address_limit();
     for t in &model.tasks {
         for (what, v) in [("frame", t.exit_frame), ("frame", t.enter_frame)] {

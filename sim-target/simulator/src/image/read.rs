@@ -417,7 +417,8 @@ impl Reader<'_> {
             return Ok(None);
         }
         g.regions[parent.0].teams = Some(TeamsPart::League);
-        Ok(Some(TeamsPart::InitialTeam))
+        let threads = self.get(t, BT, &["t_nproc"])? as usize;
+        Ok(Some(TeamsPart::InitialTeam { threads }))
     }
 
     /// The outer serialized levels of a run (outermost first): from the lwt chain, last record

@@ -126,6 +126,12 @@ impl ModelBuilder {
     /// (1 gives a serialized region). New worker threads are created for the other members.
     /// Every member starts executing its implicit task.
     pub fn parallel(&mut self, primary: ThreadId, team_size: usize) -> RegionId {
+        self.fork(primary, team_size, &[])
+    }
+
+    /// [`ModelBuilder::parallel`], with `workers` (existing threads) as its first members
+    /// after the primary and fresh threads for the rest.
+    fn fork(&mut self, primary: ThreadId, team_size: usize, workers: &[ThreadId]) -> RegionId {
         assert!(team_size >= 1, "a team has at least one thread");
         let parent = self.model.threads[primary.0].region;
         let encountering = self.model.threads[primary.0].current_task;
@@ -165,10 +171,10 @@ impl ModelBuilder {
                 enter_frame: 0,
                 tool_data: 0x5000 + task.0 as u64,
             });
-            let thread = if n == 0 {
-                primary
-            } else {
-                self.fresh_thread(r, task)
+            let thread = match (n, workers.get(n.wrapping_sub(1))) {
+                (0, _) => primary,
+                (_, Some(w)) => *w,
+                (_, None) => self.fresh_thread(r, task),
             };
             members.push(thread);
             implicit.push(task);
@@ -201,7 +207,7 @@ impl ModelBuilder {
         for k in 0..nteams {
             let initial = self.member(league, k);
             let team = self.parallel(initial, threads);
-            self.model.regions[team.0].teams = Some(TeamsPart::InitialTeam);
+            self.model.regions[team.0].teams = Some(TeamsPart::InitialTeam { threads });
             for parked in self.model.regions[team.0].members[1..].iter().copied() {
                 self.model.threads[parked.0].state = ompd_abi::state::IDLE;
             }
@@ -221,20 +227,13 @@ impl ModelBuilder {
     }
 
     /// The initial thread of the initial team `team` forks a parallel region nested in the
-    /// teams region: the runtime reuses the team in place, with the threads it parked there.
-    pub fn parallel_in_team(&mut self, team: RegionId) {
-        assert_eq!(self.model.teams_part(team), Some(TeamsPart::InitialTeam));
-        let function = self.fresh_code_addr();
-        let region = &mut self.model.regions[team.0];
-        region.teams = None;
-        region.function = function;
-        let (members, implicit) = (region.members.clone(), region.implicit_tasks.clone());
-        for t in implicit {
-            self.model.tasks[t.0].function = function;
-        }
-        for m in members {
-            self.model.threads[m.0].state = ompd_abi::state::WORK_PARALLEL;
-        }
+    /// teams region, with the threads the runtime parked in the team: a team one level deeper,
+    /// under the initial team's (as live LLVM and Intel runtimes keep it).
+    pub fn parallel_in_team(&mut self, team: RegionId) -> RegionId {
+        let part = self.model.teams_part(team);
+        assert!(matches!(part, Some(TeamsPart::InitialTeam { .. })));
+        let members = self.model.regions[team.0].members.clone();
+        self.fork(members[0], members.len(), &members[1..])
     }
 
     /// `thread` encounters a `task` construct whose task runs at once on the same thread

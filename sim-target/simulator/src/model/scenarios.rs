@@ -136,7 +136,7 @@ const BUILT_IN: [Entry; 11] = [
     ),
     (
         "teams",
-        "a host teams construct of 3 initial teams of 2 threads: the initial threads of teams 0 and 2 in the teams body (the second thread of each parked at the fork barrier), team 1's in a 2-thread parallel region nested in it, and an explicit task on team 2's",
+        "a host teams construct of 3 initial teams of 2 threads: the initial threads of teams 0 and 2 in the teams body (the second thread of each parked at the fork barrier), team 1's in a 2-thread parallel region nested in it with its parked thread, and an explicit task on team 2's",
         teams,
         Some(Variant::Teams),
         Set::Default,

@@ -93,8 +93,13 @@ impl Model {
             (Some(TeamsPart::League), _) if r.parent.is_none() => {
                 return err(format!("region {i}: a league is forked by a thread"))
             }
-            (Some(TeamsPart::InitialTeam), part) if part != Some(TeamsPart::League) => {
+            (Some(TeamsPart::InitialTeam { .. }), part) if part != Some(TeamsPart::League) => {
                 return err(format!("region {i}: an initial team's parent is no league"))
+            }
+            (Some(TeamsPart::InitialTeam { threads }), _) if threads < r.members.len() => {
+                return err(format!(
+                    "region {i}: an initial team keeps fewer threads than it has"
+                ))
             }
             _ => {}
         }
