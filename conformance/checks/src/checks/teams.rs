@@ -8,7 +8,7 @@ use super::parallel::par_icv;
 use crate::known::Fact;
 use crate::{Check, Ctx, Judge, Profile, Property, Run, Severity, Verdict};
 use ompd_abi::{EntryPoint, Rc, Scope};
-use ompd_loader::library::{AnyHandle, Fail, ParallelH};
+use ompd_loader::library::{AnyHandle, AspaceH, Fail, ParallelH};
 use sim_target::model::{RegionId, TeamsPart, ThreadId};
 
 /// Checks of this family.
@@ -92,6 +92,18 @@ fn members(ctx: &Ctx) -> Vec<(ThreadId, RegionId, Role)> {
         .collect()
 }
 
+/// The current parallel handle of thread `t`, or none with the failure recorded in `j`.
+fn curr_or_fail<'l>(
+    ctx: &Ctx<'l>,
+    ah: &AspaceH<'l>,
+    t: ThreadId,
+    j: &mut Judge,
+) -> Option<ParallelH<'l>> {
+    let got = ctx.curr_parallel(ah, t);
+    got.map_err(|e| j.fail(format!("gtid {}: ompd_get_curr_parallel_handle: {e}", t.0)))
+        .ok()
+}
+
 /// The skip of a scenario without a teams construct.
 fn no_teams() -> Verdict {
     Verdict::skip("the scenario has no teams construct")
@@ -106,9 +118,8 @@ fn one_region_per_team(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     let mut j = Judge::new(ctx, "one handle per team, distinct across teams");
     let mut working: Vec<(RegionId, ThreadId, ParallelH)> = Vec::new();
     for (t, r, _) in threads.iter().filter(|x| x.2 == Role::Working) {
-        match ctx.curr_parallel(ah, *t) {
-            Ok(ph) => working.push((*r, *t, ph)),
-            Err(e) => j.fail(format!("gtid {}: ompd_get_curr_parallel_handle: {e}", t.0)),
+        if let Some(ph) = curr_or_fail(ctx, ah, *t, &mut j) {
+            working.push((*r, *t, ph));
         }
     }
     for (i, (ra, ta, a)) in working.iter().enumerate() {
@@ -161,12 +172,8 @@ fn icvs_allowed(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
         "the levels of the model, a team size either text allows",
     );
     for (t, r, _) in threads.iter().filter(|x| x.2 == Role::Working) {
-        let ph = match ctx.curr_parallel(ah, *t) {
-            Ok(ph) => ph,
-            Err(e) => {
-                j.fail(format!("gtid {}: ompd_get_curr_parallel_handle: {e}", t.0));
-                continue;
-            }
+        let Some(ph) = curr_or_fail(ctx, ah, *t, &mut j) else {
+            continue;
         };
         let m = ctx.model;
         let sizes = match m.teams_part(*r) {
@@ -198,12 +205,8 @@ fn chain_ends(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
     }
     let mut j = Judge::new(ctx, "an end within the kept regions, no repeat, no rise");
     for (t, r, _) in threads.iter().filter(|x| x.2 == Role::Working) {
-        let mut cur = match ctx.curr_parallel(ah, *t) {
-            Ok(ph) => ph,
-            Err(e) => {
-                j.fail(format!("gtid {}: ompd_get_curr_parallel_handle: {e}", t.0));
-                continue;
-            }
+        let Some(mut cur) = curr_or_fail(ctx, ah, *t, &mut j) else {
+            continue;
         };
         // The runtime keeps the region and every team above it: no answer walks further.
         let kept = ctx.model.region_chain(*r).len();
@@ -230,12 +233,8 @@ fn league_and_team_num(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
         let Some((league, team)) = league_place(ctx, *t) else {
             continue;
         };
-        let ph = match ctx.curr_parallel(ah, *t) {
-            Ok(ph) => ph,
-            Err(e) => {
-                j.fail(format!("gtid {}: ompd_get_curr_parallel_handle: {e}", t.0));
-                continue;
-            }
+        let Some(ph) = curr_or_fail(ctx, ah, *t, &mut j) else {
+            continue;
         };
         for (name, want) in [("league-size-var", league), ("team-num-var", team)] {
             let icv = match ctx.find_icv(ah, name, |n| n == name) {

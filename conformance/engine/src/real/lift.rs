@@ -242,28 +242,12 @@ impl<'r, 'o> Lifting<'r, 'o> {
         keys.sort();
         let mut region_of: BTreeMap<Key, RegionId> = BTreeMap::new();
         for key in keys {
-            let r = RegionId(self.model.regions.len());
             let parent = self.enclosing(&key, &region_of)?;
-            let mut members = Vec::new();
-            let mut implicit = Vec::new();
-            for n in 0..self.team_size(&key)? {
-                members.push(self.tid_of(self.member(&key, n)?));
-                let generating = parent.map(|pr| self.encountering_task(pr, &key.1));
-                implicit.push(TaskId(self.model.tasks.len()));
-                let kind = TaskKind::Implicit {
-                    region: r,
-                    index: n as usize,
-                };
-                self.model.tasks.push(bare_task(kind, r, generating, None));
-            }
-            self.model.regions.push(Region {
-                parent,
-                members,
-                implicit_tasks: implicit,
-                function: 0,
-                tool_data: 0,
-                teams: None,
-            });
+            let members = (0..self.team_size(&key)?)
+                .map(|n| self.member(&key, n))
+                .collect::<Result<Vec<usize>, String>>()?;
+            let generating = parent.map(|pr| self.encountering_task(pr, &key.1));
+            let r = self.push_region(parent, members, None, generating);
             region_of.insert(key, r);
         }
         Ok(region_of)
