@@ -473,6 +473,7 @@ mod tidy {
             "c-fixtures/mutants/src/hooks/route.rs",
             "c-fixtures/mutants/src/hooks/strings.rs",
             "c-fixtures/mutants/src/hooks/edges.rs",
+            "c-fixtures/mutants/src/hooks/teams.rs",
         ];
         let mut found = Vec::new();
         let mut in_spawn = Vec::new();

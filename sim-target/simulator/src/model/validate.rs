@@ -88,21 +88,7 @@ impl Model {
                 "region {i}: one thread forks two nested regions at once"
             ));
         }
-        let parent_part = r.parent.and_then(|p| self.regions[p.0].teams);
-        match (r.teams, parent_part) {
-            (Some(TeamsPart::League), _) if r.parent.is_none() => {
-                return err(format!("region {i}: a league is forked by a thread"))
-            }
-            (Some(TeamsPart::InitialTeam { .. }), part) if part != Some(TeamsPart::League) => {
-                return err(format!("region {i}: an initial team's parent is no league"))
-            }
-            (Some(TeamsPart::InitialTeam { threads }), _) if threads < r.members.len() => {
-                return err(format!(
-                    "region {i}: an initial team keeps fewer threads than it has"
-                ))
-            }
-            _ => {}
-        }
+        self.validate_teams_part(i, r)?;
         let mut seen = r.members.clone();
         seen.sort();
         seen.dedup();
@@ -110,6 +96,25 @@ impl Model {
             return err(format!("region {i}: a thread appears twice"));
         }
         Ok(())
+    }
+
+    /// Region `i`'s part in a teams construct: a league is forked by a thread, an initial
+    /// team lies under a league and keeps at least its members.
+    fn validate_teams_part(&self, i: usize, r: &Region) -> Result<(), ModelError> {
+        let err = |m: &str| Err(ModelError(format!("region {i}: {m}")));
+        let parent_part = r.parent.and_then(|p| self.regions[p.0].teams);
+        match (r.teams, parent_part) {
+            (Some(TeamsPart::League), _) if r.parent.is_none() => {
+                err("a league is forked by a thread")
+            }
+            (Some(TeamsPart::InitialTeam { .. }), part) if part != Some(TeamsPart::League) => {
+                err("an initial team's parent is no league")
+            }
+            (Some(TeamsPart::InitialTeam { threads }), _) if threads < r.members.len() => {
+                err("an initial team keeps fewer threads than it has")
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Thread `g`: its region and task exist, and it is a member of every enclosing team.
