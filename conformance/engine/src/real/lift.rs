@@ -255,9 +255,9 @@ impl<'r, 'o> Lifting<'r, 'o> {
 
     /// A host teams construct, as a kmp runtime keeps it (`TeamsPart`): the encountering
     /// thread's initial region, the league of the initial threads by team number, and for each
-    /// team its initial team's region, or the parallel region its initial thread forked in the
-    /// teams region (the runtime makes it of the team in place, under the league). The answer
-    /// says whether the states are known, or why not.
+    /// team its initial team's region and, under it, the parallel region its initial thread
+    /// forked in the teams region (a team one level deeper). The answer says whether the states
+    /// are known, or why not.
     fn teams(&mut self) -> Result<Result<(), String>, String> {
         if self.omp.iter().any(|(_, o)| o.level > 1) {
             return Err("a region nested two levels deep in a teams region is not lifted".into());
@@ -359,7 +359,7 @@ impl<'r, 'o> Lifting<'r, 'o> {
     fn teams_threads(&mut self) -> Result<Result<(), String>, String> {
         let mut states = Ok(());
         for k in 0..self.order.len() {
-            let (t, o) = self.omp[self.order[k]];
+            let t = self.omp[self.order[k]].0;
             let tid = ThreadId(k);
             let r = (0..self.model.regions.len())
                 .rev()
@@ -367,21 +367,8 @@ impl<'r, 'o> Lifting<'r, 'o> {
                 .find(|r| self.model.regions[r.0].members.contains(&tid))
                 .ok_or_else(|| format!("thread {}: in no region of the teams construct", t.tid))?;
             let n = self.model.thread_num(r, tid).expect("a member");
-            let (state, wait_id) = state_of(t, o)?;
-            if t.role == Role::Critical {
-                states = Err("the wait id of a critical section is not recorded".to_string());
-            }
-            self.model.threads.push(Thread {
-                native: NativeId {
-                    pthread: t.pthread,
-                    lwp: t.tid as u32,
-                },
-                region: r,
-                current_task: self.model.regions[r.0].implicit_tasks[n],
-                state,
-                wait_id,
-                tool_data: 0,
-            });
+            let task = self.model.regions[r.0].implicit_tasks[n];
+            states = states.and(self.push_thread(self.order[k], r, task)?);
         }
         Ok(states)
     }
@@ -442,7 +429,8 @@ impl<'r, 'o> Lifting<'r, 'o> {
         region_of: &BTreeMap<Key, RegionId>,
     ) -> Result<Result<(), String>, String> {
         let mut states = Ok(());
-        for &i in &self.order {
+        for k in 0..self.order.len() {
+            let i = self.order[k];
             let (t, o) = self.omp[i];
             let level = o.level as usize;
             let r = *region_of
@@ -457,27 +445,40 @@ impl<'r, 'o> Lifting<'r, 'o> {
                         t.tid, o.thread_num
                     )
                 })?;
-            let (st, wait) = state_of(t, o)?;
-            if t.role == Role::Critical {
-                states = Err(
-                    "the wait id of a thread waiting for a critical section (the \
-                              runtime's lock) is not recorded"
-                        .to_string(),
-                );
-            }
-            self.model.threads.push(Thread {
-                native: NativeId {
-                    pthread: t.pthread,
-                    lwp: t.tid as u32,
-                },
-                region: r,
-                current_task: task,
-                state: st,
-                wait_id: wait,
-                tool_data: 0,
-            });
+            states = states.and(self.push_thread(i, r, task)?);
         }
         Ok(states)
+    }
+
+    /// Adds recorded thread `i` (an index into the record) in region `r`, running `task`, in
+    /// the state its role implies. The answer says whether its state is known, or why not.
+    fn push_thread(
+        &mut self,
+        i: usize,
+        r: RegionId,
+        task: TaskId,
+    ) -> Result<Result<(), String>, String> {
+        let (t, o) = self.omp[i];
+        let (state, wait_id) = state_of(t, o)?;
+        self.model.threads.push(Thread {
+            native: NativeId {
+                pthread: t.pthread,
+                lwp: t.tid as u32,
+            },
+            region: r,
+            current_task: task,
+            state,
+            wait_id,
+            tool_data: 0,
+        });
+        Ok(match t.role {
+            Role::Critical => Err(
+                "the wait id of a thread waiting for a critical section (the \
+                 runtime's lock) is not recorded"
+                    .to_string(),
+            ),
+            _ => Ok(()),
+        })
     }
 
     /// Explicit tasks, by the fixture's ids: each becomes its thread's current task.

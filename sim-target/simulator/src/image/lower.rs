@@ -8,7 +8,9 @@
 
 use super::{Image, NativeThread, Placement};
 use crate::layout::{Layout, Policy, UnsupportedLayout};
-use crate::model::{GtidMode, Model, ModelError, RegionId, SchedKind, SchedModifier, TaskKind};
+use crate::model::{
+    GtidMode, Model, ModelError, Region, RegionId, SchedKind, SchedModifier, TaskKind, TeamsPart,
+};
 use ompd_serve::arch::Arch;
 use ompd_serve::memory::Memory;
 use std::collections::BTreeMap;
@@ -198,6 +200,7 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
     model.validate()?;
     let layout = Layout::with_thread_ids(arch, policy, model.pthread_size(arch))?;
     check_frames_fit(model, arch)?;
+    check_teams_held(model)?;
     let placer = Placer::new(arch, policy);
     let mut lo = Lowering {
         arch,
@@ -245,15 +248,24 @@ pub fn lower(model: &Model, arch: Arch, policy: Policy) -> Result<Image, LowerEr
     })
 }
 
-/// Refuses frame addresses a 32-bit target cannot hold, and teams whose threads it cannot write.
-fn check_frames_fit(model: &Model, arch: Arch) -> Result<(), LowerError> {
-    let kept_apart = |r: &crate::model::Region| matches!(r.teams, Some(crate::model::TeamsPart::InitialTeam { threads }) if threads != r.members.len());
-    if model.regions.iter().any(kept_apart) {
+/// Refuses an initial team that keeps threads the model does not hold: the lowering writes a
+/// team's members only.
+fn check_teams_held(model: &Model) -> Result<(), LowerError> {
+    let apart = |r: &Region| match r.teams {
+        Some(TeamsPart::InitialTeam { threads }) => threads != r.members.len(),
+        _ => false,
+    };
+    if model.regions.iter().any(apart) {
         return Err(LowerError::Range(
             "an initial team keeps threads the model does not hold: only its members are lowered"
                 .into(),
         ));
     }
+    Ok(())
+}
+
+/// Refuses frame addresses a 32-bit target cannot hold.
+fn check_frames_fit(model: &Model, arch: Arch) -> Result<(), LowerError> {
     let limit = arch.address_limit();
     for t in &model.tasks {
         for (what, v) in [("frame", t.exit_frame), ("frame", t.enter_frame)] {
