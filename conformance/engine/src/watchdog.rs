@@ -7,6 +7,10 @@
 //!   exception in flight, that the exception escaped from it), then lets the signal kill the
 //!   worker as it would have (the supervisor still sees the same signal).
 //!
+//! The watchdog also sends the worker's pending events every tick, and each guard sends them
+//! before its own line, as an exit handler does when the library calls `exit`
+//! ([`crate::worker::stream`]).
+//!
 //! The in-flight call is the loader's ([`ompd_loader::library::watch`]). The lines are written
 //! here by hand (the signal handler may not allocate); the worker's tests read them back as its
 //! `Event`s.
@@ -15,6 +19,8 @@ use ompd_loader::library::watch;
 use std::os::fd::{BorrowedFd, RawFd};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
+
+use crate::worker::stream::OUTBOX;
 
 /// The exit code of a worker the watchdog ended.
 pub const EXIT_HUNG: i32 = 124;
@@ -32,9 +38,11 @@ const FATAL: [Signal; 5] = [
 ];
 
 /// Installs both guards for a worker whose result stream is `events`; no watchdog without a
-/// `deadline`.
-pub fn install(events: RawFd, deadline: Option<Duration>) {
+/// `deadline`. True when a watchdog sends the pending events.
+pub fn install(events: RawFd, deadline: Option<Duration>) -> bool {
     EVENTS_FD.store(events, Ordering::Relaxed);
+    // SAFETY: the handler only sends the outbox's bytes (no allocation, no lock).
+    unsafe { nix::libc::atexit(on_exit) };
     let action = SigAction::new(
         SigHandler::Handler(on_fatal_signal),
         SaFlags::SA_RESETHAND | SaFlags::SA_ONSTACK,
@@ -45,9 +53,11 @@ pub fn install(events: RawFd, deadline: Option<Duration>) {
         // async-signal-safe.
         let _ = unsafe { sigaction(sig, &action) };
     }
-    if let Some(d) = deadline {
-        std::thread::spawn(move || watch_calls(d));
-    }
+    deadline.is_some_and(|d| {
+        std::thread::Builder::new()
+            .spawn(move || watch_calls(d))
+            .is_ok()
+    })
 }
 
 /// The watchdog: polls the call in flight and ends the worker once one has run past `deadline`.
@@ -55,28 +65,44 @@ fn watch_calls(deadline: Duration) {
     let tick = (deadline / 20).clamp(Duration::from_millis(5), Duration::from_millis(100));
     loop {
         std::thread::sleep(tick);
+        if let Some(fd) = events_fd() {
+            OUTBOX.send_pending(fd);
+        }
         let Some(call) = watch::in_flight() else {
             continue;
         };
         if call.elapsed < deadline || !watch::still_in_flight(call.seq) {
             continue;
         }
-        write_events(&call_hung_line(&call));
+        write_last(&call_hung_line(&call));
         // SAFETY: _exit ends the process at once. The hung call holds the main thread: no
         // destructor or exit handler may run.
         unsafe { nix::libc::_exit(EXIT_HUNG) };
     }
 }
 
-/// Writes `bytes` to the result stream in one write (a line under PIPE_BUF arrives whole).
-fn write_events(bytes: &[u8]) {
+/// The result stream, once installed.
+fn events_fd() -> Option<BorrowedFd<'static>> {
     let fd = EVENTS_FD.load(Ordering::Relaxed);
-    if fd < 0 {
-        return;
-    }
     // SAFETY: the descriptor stays open for the life of the worker.
-    let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+    (fd >= 0).then(|| unsafe { BorrowedFd::borrow_raw(fd) })
+}
+
+/// Writes the pending events, then `bytes` (a line under PIPE_BUF arrives whole), to the result
+/// stream: a guard's last word before the worker ends.
+fn write_last(bytes: &[u8]) {
+    let Some(fd) = events_fd() else {
+        return;
+    };
+    OUTBOX.send_before_end(fd);
     let _ = nix::unistd::write(fd, bytes);
+}
+
+/// The exit handler: a library that calls `exit` ends the worker with its events sent.
+extern "C" fn on_exit() {
+    if let Some(fd) = events_fd() {
+        OUTBOX.send_before_end(fd);
+    }
 }
 
 /// The fatal-signal handler: names the entry point in flight, then re-raises the signal (the
@@ -86,7 +112,9 @@ extern "C" fn on_fatal_signal(sig: nix::libc::c_int) {
         let mut buf = [0u8; 128];
         let exception = sig == nix::libc::SIGABRT && watch::uncaught_exceptions() > 0;
         let n = crashed_in_line(ep.name(), exception, &mut buf);
-        write_events(&buf[..n]);
+        write_last(&buf[..n]);
+    } else if let Some(fd) = events_fd() {
+        OUTBOX.send_before_end(fd);
     }
     // SAFETY: raise is async-signal-safe.
     unsafe {

@@ -32,9 +32,9 @@ impl Emit for Ended<'_> {
         self.emit.emit(e)
     }
 
-    fn emit_with_next(&mut self, e: &Event) -> bool {
+    fn emit_soon(&mut self, e: &Event) -> bool {
         self.done = false;
-        self.emit.emit_with_next(e)
+        self.emit.emit_soon(e)
     }
 }
 

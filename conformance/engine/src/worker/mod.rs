@@ -24,7 +24,7 @@ mod batch;
 mod panics;
 mod probes;
 mod scenario;
-mod stream;
+pub(crate) mod stream;
 mod target;
 
 use batch::run_batch;
@@ -375,7 +375,6 @@ pub fn main() -> i32 {
     let events_fd = std::os::fd::AsRawFd::as_raw_fd(&*results);
     // A library that closes a descriptor it does not own must not silence the worker.
     probes::descriptors::keep_backups(&[events_fd, 1, 2]);
-    let mut emit = Stream(std::io::BufWriter::new(&*results));
     let mut input = String::new();
     let unit = std::io::stdin()
         .lock()
@@ -385,7 +384,8 @@ pub fn main() -> i32 {
     let failed = match unit {
         Ok(unit) => {
             let deadline = unit.call_deadline_ms.map(std::time::Duration::from_millis);
-            crate::watchdog::install(events_fd, deadline);
+            let by_watchdog = crate::watchdog::install(events_fd, deadline);
+            let mut emit = stream(&results, by_watchdog);
             let ran = run_batch(unit, &mut emit);
             ompd_loader::library::release_fresh_directories();
             ran
@@ -396,9 +396,19 @@ pub fn main() -> i32 {
         Ok(()) => 0,
         Err(failure) => {
             eprintln!("worker: {failure}");
-            emit.emit(&Event::HarnessFailed { failure });
+            stream(&results, false).emit(&Event::HarnessFailed { failure });
             1
         }
+    }
+}
+
+/// The worker's result stream on `results`; the watchdog sends its pending events when
+/// `by_watchdog`.
+fn stream(results: &std::fs::File, by_watchdog: bool) -> Stream<&std::fs::File> {
+    Stream {
+        out: results,
+        outbox: &stream::OUTBOX,
+        by_watchdog,
     }
 }
 
@@ -724,19 +734,14 @@ fn run_checks(
     setup_blocked: Option<EntryPoint>,
     emit: &mut dyn Emit,
 ) -> Result<bool, HarnessFailure> {
-    // A result goes out with the next check's start; the last check's, at once.
-    let last = unit
-        .checks
-        .iter()
-        .rposition(|id| checks::find(id).is_none_or(|c| c.stage == unit.stage));
-    for (k, id) in unit.checks.iter().enumerate() {
+    for id in &unit.checks {
         let Some(check) = checks::find(id) else {
             return Err(HarnessFailure::UnknownCheck(id.clone()));
         };
         if check.stage != unit.stage {
             continue;
         }
-        if !emit.emit(&Event::Start { check: id.clone() }) {
+        if !emit.emit_soon(&Event::Start { check: id.clone() }) {
             return Ok(false);
         }
         let (v, contract) = match setup_blocked {
@@ -755,12 +760,7 @@ fn run_checks(
             detail: v.detail,
             contract,
         };
-        let sent = if Some(k) == last {
-            emit.emit(&result)
-        } else {
-            emit.emit_with_next(&result)
-        };
-        if !sent {
+        if !emit.emit_soon(&result) {
             return Ok(false);
         }
     }
