@@ -65,6 +65,13 @@ pub trait Source: Send + Sync + std::fmt::Debug {
     /// Exactly `len` bytes at `addr`, or why they cannot be read.
     fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, String>;
 
+    /// Hands the `len` bytes at `addr` to `take` (without copying them when the source holds
+    /// them in memory), or says why they cannot be read; `take` is not called then.
+    fn read_with(&self, addr: u64, len: u64, take: &mut dyn FnMut(&[u8])) -> Result<(), String> {
+        take(&self.read(addr, len)?);
+        Ok(())
+    }
+
     /// The bytes at `addr` up to and including the first NUL, reading at most `max` bytes; when
     /// no NUL comes within `max`, the `max` bytes read. The default reads in small pieces so a
     /// string near the end of a mapping is still found.

@@ -243,18 +243,16 @@ pub(super) unsafe extern "C" fn read_memory(
             ControlFlow::Continue(x) => x,
             ControlFlow::Break(rc) => return rc,
         };
-        let res = t.read(a, nbytes);
+        // SAFETY: the library provides a buffer of at least `nbytes` bytes, and a read gives
+        // exactly the bytes asked for.
+        let res = t.read_with(a, nbytes, &mut |data| unsafe { copy_out(data, buffer) });
         ledger().record(Event::ReadMemory {
             addr: a,
             len: nbytes,
             ok: res.is_ok(),
         });
         match res {
-            Ok(data) => {
-                // SAFETY: the library provides a buffer of at least `nbytes` bytes.
-                unsafe { copy_out(&data, buffer) };
-                Rc::OK
-            }
+            Ok(()) => Rc::OK,
             Err(_) => Rc::ERROR,
         }
     })
@@ -369,13 +367,21 @@ fn convert(
         if total == 0 {
             return Rc::OK;
         }
-        let mut tmp = vec![0u8; total as usize];
+        // Most conversions are of a word or a few: those go through the stack.
+        let (mut small, mut large) = ([0u8; 64], Vec::new());
+        let tmp: &mut [u8] = match usize::try_from(total) {
+            Ok(n) if n <= small.len() => &mut small[..n],
+            _ => {
+                large.resize(total as usize, 0);
+                &mut large
+            }
+        };
         // SAFETY: the library provides `total` readable bytes at `input`; `tmp` is ours, so a
         // library that converts in place (input == output) is handled by copying through it.
         unsafe { std::ptr::copy(input as *const u8, tmp.as_mut_ptr(), tmp.len()) };
-        t.source.arch().convert_units(&mut tmp, unit as usize);
+        t.source.arch().convert_units(tmp, unit as usize);
         // SAFETY: the library provides `total` writable bytes at `output`.
-        unsafe { copy_out(&tmp, output) };
+        unsafe { copy_out(tmp, output) };
         Rc::OK
     })
 }

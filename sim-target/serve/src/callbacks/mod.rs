@@ -230,6 +230,25 @@ impl Target {
         self.logged(addr, read)
     }
 
+    /// Hands the `len` bytes at `addr` of the memory served now (the substitute's, else the
+    /// source's) to `take`, as [`Target::read`] reads them, without copying them first.
+    fn read_with(&self, addr: u64, len: u64, take: &mut dyn FnMut(&[u8])) -> Result<(), String> {
+        let mut log = self.log();
+        let mut take = |bytes: &[u8]| {
+            if let Some(log) = log.as_mut() {
+                log.push((addr, bytes.to_vec()));
+            }
+            take(bytes)
+        };
+        match &*self.served() {
+            Some(m) => {
+                take(m.read(addr, len).map_err(|e| e.to_string())?);
+                Ok(())
+            }
+            None => self.source.read_with(addr, len, &mut take),
+        }
+    }
+
     /// A string at `addr` of at most `max` bytes from the memory served now, as
     /// [`Source::read_cstr`] answers.
     fn read_cstr(&self, addr: u64, max: u64) -> Result<Vec<u8>, String> {
@@ -263,8 +282,16 @@ impl Target {
 
 /// Resolves an address-space context the library handed back to the target it names.
 fn target_of(ctx: *mut AddressSpaceContext) -> Option<&'static Target> {
-    if !registry().contains(&(ctx as usize)) {
-        return None;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // The context found last: a target is never freed, so it stays one (most callbacks of a
+    // call name the same context).
+    static LAST: AtomicUsize = AtomicUsize::new(0);
+    let ctx_addr = ctx as usize;
+    if ctx_addr == 0 || ctx_addr != LAST.load(Ordering::Relaxed) {
+        if !registry().contains(&ctx_addr) {
+            return None;
+        }
+        LAST.store(ctx_addr, Ordering::Relaxed);
     }
     // SAFETY: the address is in the registry, so it came from `Target::leak`, which never frees.
     Some(unsafe { &*(ctx as *const Target) })

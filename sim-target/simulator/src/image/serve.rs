@@ -29,6 +29,11 @@ impl Source for Image {
             .map_err(|e| e.to_string())
     }
 
+    fn read_with(&self, addr: u64, len: u64, take: &mut dyn FnMut(&[u8])) -> Result<(), String> {
+        take(self.memory.read(addr, len).map_err(|e| e.to_string())?);
+        Ok(())
+    }
+
     fn read_cstr(&self, addr: u64, max: u64) -> Result<Vec<u8>, String> {
         memory_cstr(&self.memory, addr, max)
     }
