@@ -155,17 +155,19 @@ fn foreign_runtime_code(ctx: &mut Ctx, _: crate::Arg) -> Verdict {
 
 /// [`foreign_runtime`] (`code`: [`foreign_runtime_code`]).
 fn declined(ctx: &mut Ctx, code: bool) -> Verdict {
-    match ctx.target().image().cloned() {
+    match ctx.target().image() {
         Some(image) => absent_runtime(ctx, image, code),
         None => declined_runtime(ctx, code),
     }
 }
 
-/// A fresh copy of the library on the unit's image with every symbol withheld.
-fn absent_runtime(ctx: &Ctx, mut image: sim_target::image::Image, code: bool) -> Verdict {
+/// A fresh copy of the library on the unit's image with every symbol withheld (the image is
+/// copied only on the unit that judges it).
+fn absent_runtime(ctx: &Ctx, image: &sim_target::image::Image, code: bool) -> Verdict {
     if let Some(skip) = super::layout::elsewhere(ctx) {
         return skip;
     }
+    let mut image = image.clone();
     image.symbols.clear();
     let lib = match super::layout::fresh_library(ctx) {
         Ok(l) => l,
