@@ -44,8 +44,7 @@ unsafe fn injected_read(
 }
 
 pub(super) unsafe extern "C" fn print_string(string: *const c_char, category: c_int) -> Rc {
-    guarded("print_string", || {
-        ledger().attribute("print_string");
+    guarded("print_string", |_| {
         if string.is_null() {
             return null_arg("print_string", "string");
         }
@@ -62,8 +61,7 @@ pub(super) unsafe extern "C" fn sizeof_type(
     ctx: *mut AddressSpaceContext,
     sizes: *mut DeviceTypeSizes,
 ) -> Rc {
-    guarded("sizeof_type", || {
-        ledger().attribute("sizeof_type");
+    guarded("sizeof_type", |_| {
         ledger().record(Event::SizeofType);
         let Some(t) = target_of(ctx) else {
             return unknown_context("sizeof_type");
@@ -89,8 +87,7 @@ pub(super) unsafe extern "C" fn symbol_addr_lookup(
     out: *mut abi::Address,
     _file_name: *const c_char,
 ) -> Rc {
-    guarded("symbol_addr_lookup", || {
-        ledger().attribute("symbol_addr_lookup");
+    guarded("symbol_addr_lookup", |_| {
         let Some(t) = target_of(ctx) else {
             return unknown_context("symbol_addr_lookup");
         };
@@ -199,7 +196,6 @@ unsafe fn read_prologue(
     buffer: *mut c_void,
 ) -> ControlFlow<Rc, (&'static Target, u64)> {
     let name = op.callback();
-    ledger().attribute(name);
     let Some(t) = target_of(ctx) else {
         return ControlFlow::Break(unknown_context(name));
     };
@@ -236,7 +232,7 @@ pub(super) unsafe extern "C" fn read_memory(
     nbytes: u64,
     buffer: *mut c_void,
 ) -> Rc {
-    guarded("read_memory", || {
+    guarded("read_memory", |_| {
         // SAFETY: the library provides a buffer of at least `nbytes` bytes (or NULL).
         let (t, a) = match unsafe { read_prologue(Op::ReadMemory, ctx, tctx, addr, nbytes, buffer) }
         {
@@ -265,7 +261,7 @@ pub(super) unsafe extern "C" fn read_string(
     nbytes: u64,
     buffer: *mut c_void,
 ) -> Rc {
-    guarded("read_string", || {
+    guarded("read_string", |_| {
         // SAFETY: the library provides a buffer of at least `nbytes` bytes (or NULL).
         let (t, a) = match unsafe { read_prologue(Op::ReadString, ctx, tctx, addr, nbytes, buffer) }
         {
@@ -301,8 +297,7 @@ pub(super) unsafe extern "C" fn write_memory(
     nbytes: u64,
     _buffer: *const c_void,
 ) -> Rc {
-    guarded("write_memory", || {
-        let site = ledger().attribute("write_memory");
+    guarded("write_memory", |site| {
         if target_of(ctx).is_none() {
             return unknown_context("write_memory");
         }
@@ -335,8 +330,7 @@ fn convert(
     output: *mut c_void,
     to_host: bool,
 ) -> Rc {
-    guarded(callback, || {
-        ledger().attribute(callback);
+    guarded(callback, |_| {
         ledger().record(Event::Convert {
             to_host,
             unit,
@@ -413,8 +407,7 @@ pub(super) unsafe extern "C" fn get_thread_context_for_thread_id(
     id: *const c_void,
     out: *mut *mut ThreadContext,
 ) -> Rc {
-    guarded("get_thread_context_for_thread_id", || {
-        ledger().attribute("get_thread_context_for_thread_id");
+    guarded("get_thread_context_for_thread_id", |_| {
         let Some(t) = target_of(ctx) else {
             return unknown_context("get_thread_context_for_thread_id");
         };

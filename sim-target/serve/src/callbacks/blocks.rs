@@ -85,8 +85,7 @@ pub fn read_inside_block(addr: usize, max: usize) -> Result<Vec<u8>, String> {
 }
 
 pub(super) unsafe extern "C" fn alloc_memory(nbytes: u64, ptr: *mut *mut c_void) -> Rc {
-    guarded("alloc_memory", || {
-        let site = ledger().attribute("alloc_memory");
+    guarded("alloc_memory", |site| {
         ledger().record(Event::AllocMemory { size: nbytes });
         if ptr.is_null() {
             return null_arg("alloc_memory", "ptr");
@@ -111,8 +110,7 @@ pub(super) unsafe extern "C" fn alloc_memory(nbytes: u64, ptr: *mut *mut c_void)
 }
 
 pub(super) unsafe extern "C" fn free_memory(ptr: *mut c_void) -> Rc {
-    guarded("free_memory", || {
-        let site = ledger().attribute("free_memory");
+    guarded("free_memory", |site| {
         if ptr.is_null() {
             ledger().record(Event::FreeMemory { size: 0 });
             return Rc::OK;

@@ -339,13 +339,18 @@ pub const METERED: [&str; 6] = [
     "get_thread_context_for_thread_id",
 ];
 
-/// Runs a callback body; a panic becomes a recorded violation and `ompd_rc_error`. A metered
-/// callback over the call's budget answers `ompd_rc_error` without running.
-fn guarded(callback: &'static str, body: impl FnOnce() -> Rc) -> Rc {
-    if METERED.contains(&callback) && !ledger().charge(callback) {
-        return Rc::ERROR;
-    }
-    match catch_unwind(AssertUnwindSafe(body)) {
+/// Runs a callback body with the entry point it is attributed to ([`Ledger::attribute`]); a
+/// panic becomes a recorded violation and `ompd_rc_error`. A metered callback over the call's
+/// budget answers `ompd_rc_error` without running.
+fn guarded(callback: &'static str, body: impl FnOnce(&'static str) -> Rc) -> Rc {
+    let site = {
+        let mut l = ledger();
+        if METERED.contains(&callback) && !l.charge(callback) {
+            return Rc::ERROR;
+        }
+        l.attribute(callback)
+    };
+    match catch_unwind(AssertUnwindSafe(|| body(site))) {
         Ok(rc) => rc,
         Err(_) => {
             ledger().violate(Violation::HarnessPanic { callback });

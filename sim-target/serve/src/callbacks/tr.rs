@@ -8,7 +8,7 @@ use super::access::{
     sizeof_type, symbol_addr_lookup, write_memory,
 };
 use super::blocks::{alloc_memory, free_memory};
-use super::{guarded, ledger, null_arg, registry, Target};
+use super::{guarded, null_arg, registry, Target};
 use ompd_abi::tr::{Callbacks, TrWord, TypeSizes};
 use ompd_abi::{Address, AddressSpaceContext, DeviceTypeSizes, Rc, ThreadContext};
 use std::ffi::{c_char, c_int, c_void};
@@ -137,8 +137,7 @@ unsafe extern "C" fn tr_space_context(
     tctx: *mut ThreadContext,
     out: *mut *mut AddressSpaceContext,
 ) -> Rc {
-    guarded("get_address_space_context_for_thread", || {
-        ledger().attribute("get_address_space_context_for_thread");
+    guarded("get_address_space_context_for_thread", |_| {
         if out.is_null() {
             return null_arg(
                 "get_address_space_context_for_thread",
