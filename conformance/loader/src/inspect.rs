@@ -223,6 +223,12 @@ pub fn require_ompd(path: &Path, info: &StaticInfo) -> Result<(), InspectError> 
     })
 }
 
+/// Reads what an inspection needs of this process once (its own ELF class and machine), so
+/// that the processes forked after (a zygote's workers) do not each read it again.
+pub fn prepare() {
+    let _ = host();
+}
+
 /// This harness's own ELF class and machine (`ELF64 X86_64`), read from its executable.
 fn host() -> Option<String> {
     static HOST: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();

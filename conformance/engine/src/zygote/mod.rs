@@ -61,6 +61,9 @@ pub fn serve() -> i32 {
     // Missing ones are the workers' to load (or fail to load) themselves.
     let _ = ompd_loader::library::keep_loaded(SYSTEM_RUNTIMES);
     let _ = ompd_loader::library::init_cxx_streams();
+    // What every worker builds or reads first, done once for all of them.
+    let _ = ompd_checks::find("");
+    ompd_loader::inspect::prepare();
     let mut lowered = Lowered::default();
     let mut stock = stock::Stock::default();
     loop {

@@ -134,6 +134,9 @@ struct State {
 /// move takes no lock).
 static JUDGED: AtomicU64 = AtomicU64::new(0);
 
+/// Whether the watch is armed (what [`State::armed`] says, read by every call without a lock).
+static ARMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 static STATE: Mutex<State> = Mutex::new(State {
     armed: None,
     tally: BTreeMap::new(),
@@ -150,6 +153,7 @@ impl Library {
     /// library's file by).
     pub fn watch_heap(&self) -> Result<(), String> {
         let armed = self.arm().map_err(|why| format!("no heap watch: {why}"));
+        ARMED.store(armed.is_ok(), Ordering::Relaxed);
         // The counts start here: an earlier instance's (a worker's earlier unit) are not this
         // one's.
         *state() = State {
@@ -193,8 +197,7 @@ fn read() -> Option<Reading> {
 
 /// Reads the counters before a call into the library (`None` when the watch is not armed).
 pub(super) fn begin() -> Option<Reading> {
-    let armed = matches!(state().armed, Some(Ok(_)));
-    armed.then(read).flatten()
+    ARMED.load(Ordering::Relaxed).then(read).flatten()
 }
 
 /// Adds what the library's code called during the call of `site` that began at `before`.
