@@ -494,8 +494,10 @@ impl LoadFailure {
     }
 }
 
-/// Runs the property phase of the libraries `mine` picks by index, one library at a time, each
-/// with `opts.jobs` cases (and then shrinks) at a time; the records by library index.
+/// Runs the property phase of the libraries `mine` picks by index, as many side by side as there
+/// are jobs (each with its share of the jobs for its cases and shrinks: a library's waves and
+/// shrinking rounds wait for their slowest unit, and the other library's units fill that wait);
+/// the records by library index.
 fn property_phase(
     libs: &[Resolved],
     opts: &RunOptions,
@@ -509,18 +511,19 @@ fn property_phase(
         rerun_crashes: false,
         ..exec
     };
-    (0..libs.len())
-        .filter(|i| mine(*i))
-        .map(|i| {
-            let recs = crate::property::run_library(&libs[i], &opts.checks, p, exec, opts.jobs);
-            progress(&format!(
-                "[property] {}: {} results over generated cases (both populations)",
-                libs[i].name,
-                recs.len()
-            ));
-            (i, recs)
-        })
-        .collect()
+    let picked: Vec<usize> = (0..libs.len()).filter(|i| mine(*i)).collect();
+    let side_by_side = opts.jobs.min(picked.len()).max(1);
+    let jobs = (opts.jobs / side_by_side).max(1);
+    parallel_map(picked.len(), side_by_side, |k| {
+        let i = picked[k];
+        let recs = crate::property::run_library(&libs[i], &opts.checks, p, exec, jobs);
+        progress(&format!(
+            "[property] {}: {} results over generated cases (both populations)",
+            libs[i].name,
+            recs.len()
+        ));
+        (i, recs)
+    })
 }
 
 /// Static stage for every library: inspect the file before any code runs; a file that exports
