@@ -428,7 +428,8 @@ mod tidy {
         // sets the fixture's parent-death signal between fork and exec), and the worker's
         // watchdog (its fatal-signal handler and the `_exit` that ends a hung worker), and the
         // zygote (its fork, the descriptors it receives, and the pre_exec that sets its
-        // parent-death signal), the worker's probes of its own signal actions and descriptors,
+        // parent-death signal), the worker's outbox (the events its signal handler sends, held
+        // without a lock), the worker's probes of its own signal actions and descriptors,
         // and the reference library's two FFI modules (its calls of the tool's callbacks, and
         // its handle and out-parameter memory).
         let allowed = [
@@ -454,6 +455,7 @@ mod tidy {
             "conformance/engine/src/watchdog.rs",
             "conformance/engine/src/zygote/mod.rs",
             "conformance/engine/src/zygote/wire.rs",
+            "conformance/engine/src/worker/stream.rs",
             "conformance/engine/src/worker/probes/signals.rs",
             "conformance/engine/src/worker/probes/descriptors.rs",
             "c-fixtures/reference/src/cb.rs",
