@@ -455,7 +455,7 @@ mod tidy {
             "conformance/engine/src/watchdog.rs",
             "conformance/engine/src/zygote/mod.rs",
             "conformance/engine/src/zygote/wire.rs",
-            "conformance/engine/src/worker/stream.rs",
+            "conformance/engine/src/outbox.rs",
             "conformance/engine/src/worker/probes/signals.rs",
             "conformance/engine/src/worker/probes/descriptors.rs",
             "c-fixtures/reference/src/cb.rs",

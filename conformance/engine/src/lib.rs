@@ -47,6 +47,7 @@ pub mod collect;
 pub mod cshared;
 pub mod heapwatch;
 pub mod host;
+pub(crate) mod outbox;
 pub mod parallel;
 pub mod phases;
 pub mod process;

@@ -20,7 +20,7 @@ use std::os::fd::{BorrowedFd, RawFd};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
-use crate::worker::stream::OUTBOX;
+use crate::outbox::OUTBOX;
 
 /// The exit code of a worker the watchdog ended.
 pub const EXIT_HUNG: i32 = 124;

@@ -24,7 +24,7 @@ mod batch;
 mod panics;
 mod probes;
 mod scenario;
-pub(crate) mod stream;
+mod stream;
 mod target;
 
 use batch::run_batch;
@@ -407,7 +407,7 @@ pub fn main() -> i32 {
 fn stream(results: &std::fs::File, by_watchdog: bool) -> Stream<&std::fs::File> {
     Stream {
         out: results,
-        outbox: &stream::OUTBOX,
+        outbox: &crate::outbox::OUTBOX,
         by_watchdog,
     }
 }

@@ -7,9 +7,8 @@
 //! at once.
 
 use super::Event;
-use std::cell::UnsafeCell;
+use crate::outbox::Outbox;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Where a worker's events go: the result stream (the worker), or a list (tests, the bench).
 pub trait Emit {
@@ -28,121 +27,6 @@ pub trait Emit {
 impl<F: FnMut(&Event) -> bool> Emit for F {
     fn emit(&mut self, e: &Event) -> bool {
         self(e)
-    }
-}
-
-/// Event lines written but not yet sent, shared by the worker's main thread, its watchdog thread
-/// and its guards (the fatal-signal handler, the exit handler). Whoever holds it alone may touch
-/// the bytes; a guard that cannot get hold of it soon gives up rather than wait on the thread it
-/// interrupted.
-pub(crate) struct Outbox {
-    held: AtomicBool,
-    /// Set when the watchdog could not send: the main thread sends again itself.
-    failed: AtomicBool,
-    bytes: UnsafeCell<Vec<u8>>,
-}
-
-// SAFETY: the bytes are reached only through `Held`, which `held` makes exclusive.
-unsafe impl Sync for Outbox {}
-
-/// The worker's outbox.
-pub(crate) static OUTBOX: Outbox = Outbox::new();
-
-/// Tries a guard makes to get hold of the outbox before it gives up.
-const GUARD_TRIES: u32 = 1 << 20;
-
-impl Outbox {
-    /// An empty outbox.
-    pub(crate) const fn new() -> Outbox {
-        Outbox {
-            held: AtomicBool::new(false),
-            failed: AtomicBool::new(false),
-            bytes: UnsafeCell::new(Vec::new()),
-        }
-    }
-
-    fn try_hold(&self) -> Option<Held<'_>> {
-        self.held
-            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .ok()
-            .map(|_| Held(self))
-    }
-
-    /// Holds the outbox, waiting for the watchdog to finish a send.
-    fn hold(&self) -> Held<'_> {
-        loop {
-            if let Some(h) = self.try_hold() {
-                return h;
-            }
-            std::thread::yield_now();
-        }
-    }
-
-    /// Holds the outbox within [`GUARD_TRIES`] tries, never yielding (a signal handler's way).
-    fn hold_soon(&self) -> Option<Held<'_>> {
-        (0..GUARD_TRIES).find_map(|_| {
-            std::hint::spin_loop();
-            self.try_hold()
-        })
-    }
-
-    /// The watchdog's tick: sends what is pending unless another holds the outbox; a failed
-    /// send is left for the main thread, which restores the stream first.
-    pub(crate) fn send_pending(&self, fd: std::os::fd::BorrowedFd) {
-        let Some(mut h) = self.try_hold() else {
-            return;
-        };
-        if !h.is_empty() && !self.failed.load(Ordering::Relaxed) && send(fd, &mut h).is_err() {
-            self.failed.store(true, Ordering::Relaxed);
-        }
-    }
-
-    /// A guard's last word: sends what is pending, without allocating (the worker ends next).
-    pub(crate) fn send_before_end(&self, fd: std::os::fd::BorrowedFd) {
-        if let Some(mut h) = self.hold_soon() {
-            let _ = send(fd, &mut h);
-        }
-    }
-}
-
-/// Writes `bytes` to `fd` and removes what was written; stops at the first error.
-fn send(fd: std::os::fd::BorrowedFd, bytes: &mut Vec<u8>) -> nix::Result<()> {
-    let mut from = 0;
-    let sent = loop {
-        if from == bytes.len() {
-            break Ok(());
-        }
-        match nix::unistd::write(fd, &bytes[from..]) {
-            Ok(n) => from += n,
-            Err(nix::errno::Errno::EINTR) => {}
-            Err(e) => break Err(e),
-        }
-    };
-    bytes.drain(..from);
-    sent
-}
-
-/// The outbox held alone; released when dropped.
-struct Held<'a>(&'a Outbox);
-
-impl std::ops::Deref for Held<'_> {
-    type Target = Vec<u8>;
-    fn deref(&self) -> &Vec<u8> {
-        // SAFETY: `held` is ours, so no one else reaches the bytes.
-        unsafe { &*self.0.bytes.get() }
-    }
-}
-
-impl std::ops::DerefMut for Held<'_> {
-    fn deref_mut(&mut self) -> &mut Vec<u8> {
-        // SAFETY: as for `deref`.
-        unsafe { &mut *self.0.bytes.get() }
-    }
-}
-
-impl Drop for Held<'_> {
-    fn drop(&mut self) {
-        self.0.held.store(false, Ordering::Release);
     }
 }
 
@@ -181,7 +65,7 @@ impl<W: Write> Stream<W> {
     }
 
     fn flush(&mut self) -> bool {
-        self.outbox.failed.store(false, Ordering::Relaxed);
+        self.outbox.clear_failed();
         if self.write_pending() {
             return true;
         }
@@ -199,7 +83,7 @@ impl<W: Write> Emit for Stream<W> {
     }
 
     fn emit_soon(&mut self, e: &Event) -> bool {
-        let sent_by_watchdog = self.by_watchdog && !self.outbox.failed.load(Ordering::Relaxed);
+        let sent_by_watchdog = self.by_watchdog && !self.outbox.failed();
         self.add(e) && (sent_by_watchdog || self.flush())
     }
 }
@@ -270,7 +154,7 @@ mod tests {
         drop(r);
         assert!(s.emit_soon(&Event::Done));
         s.outbox.send_pending(std::os::fd::AsFd::as_fd(&w));
-        assert!(s.outbox.failed.load(Ordering::Relaxed), "no reader");
+        assert!(s.outbox.failed(), "no reader");
         assert!(s.emit_soon(&Event::Done), "the main thread sends itself");
         assert_eq!(s.out.0.len(), 1);
         assert_eq!(events(&s.out.0[0]), [Event::Done, Event::Done]);
