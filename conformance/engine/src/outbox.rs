@@ -76,7 +76,7 @@ impl Outbox {
         let Some(mut h) = self.try_hold() else {
             return;
         };
-        if !h.is_empty() && !self.failed.load(Ordering::Relaxed) && send(fd, &mut h).is_err() {
+        if !h.is_empty() && !self.failed() && send(fd, &mut h).is_err() {
             self.failed.store(true, Ordering::Relaxed);
         }
     }
@@ -90,15 +90,28 @@ impl Outbox {
 }
 
 /// Writes `bytes` to `fd` and removes what was written; stops at the first error.
-fn send(fd: std::os::fd::BorrowedFd, bytes: &mut Vec<u8>) -> nix::Result<()> {
+fn send(fd: std::os::fd::BorrowedFd, bytes: &mut Vec<u8>) -> std::io::Result<()> {
+    send_with(bytes, |b| {
+        nix::unistd::write(fd, b).map_err(std::io::Error::from)
+    })
+}
+
+/// Writes `bytes` with `write` (one write call: the count it wrote) until all are written or a
+/// write fails or writes nothing, and removes what was written; an interrupted write is retried.
+/// Without allocating, so the guards can send too.
+pub(crate) fn send_with(
+    bytes: &mut Vec<u8>,
+    mut write: impl FnMut(&[u8]) -> std::io::Result<usize>,
+) -> std::io::Result<()> {
     let mut from = 0;
     let sent = loop {
         if from == bytes.len() {
             break Ok(());
         }
-        match nix::unistd::write(fd, &bytes[from..]) {
+        match write(&bytes[from..]) {
+            Ok(0) => break Err(std::io::ErrorKind::WriteZero.into()),
             Ok(n) => from += n,
-            Err(nix::errno::Errno::EINTR) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => break Err(e),
         }
     };

@@ -88,21 +88,25 @@ fn events_fd() -> Option<BorrowedFd<'static>> {
     (fd >= 0).then(|| unsafe { BorrowedFd::borrow_raw(fd) })
 }
 
+/// Sends the pending events before the worker ends (a guard's first word); the result stream,
+/// once installed.
+fn send_pending_last() -> Option<BorrowedFd<'static>> {
+    let fd = events_fd()?;
+    OUTBOX.send_before_end(fd);
+    Some(fd)
+}
+
 /// Writes the pending events, then `bytes` (a line under PIPE_BUF arrives whole), to the result
 /// stream: a guard's last word before the worker ends.
 fn write_last(bytes: &[u8]) {
-    let Some(fd) = events_fd() else {
-        return;
-    };
-    OUTBOX.send_before_end(fd);
-    let _ = nix::unistd::write(fd, bytes);
+    if let Some(fd) = send_pending_last() {
+        let _ = nix::unistd::write(fd, bytes);
+    }
 }
 
 /// The exit handler: a library that calls `exit` ends the worker with its events sent.
 extern "C" fn on_exit() {
-    if let Some(fd) = events_fd() {
-        OUTBOX.send_before_end(fd);
-    }
+    send_pending_last();
 }
 
 /// The fatal-signal handler: names the entry point in flight, then re-raises the signal (the
@@ -113,8 +117,8 @@ extern "C" fn on_fatal_signal(sig: nix::libc::c_int) {
         let exception = sig == nix::libc::SIGABRT && watch::uncaught_exceptions() > 0;
         let n = crashed_in_line(ep.name(), exception, &mut buf);
         write_last(&buf[..n]);
-    } else if let Some(fd) = events_fd() {
-        OUTBOX.send_before_end(fd);
+    } else {
+        send_pending_last();
     }
     // SAFETY: raise is async-signal-safe.
     unsafe {

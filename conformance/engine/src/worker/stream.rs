@@ -7,7 +7,7 @@
 //! at once.
 
 use super::Event;
-use crate::outbox::Outbox;
+use crate::outbox::{send_with, Outbox};
 use std::io::Write;
 
 /// Where a worker's events go: the result stream (the worker), or a list (tests, the bench).
@@ -50,18 +50,8 @@ impl<W: Write> Stream<W> {
     /// Writes what is pending to `out`, removing what was written.
     fn write_pending(&mut self) -> bool {
         let mut h = self.outbox.hold();
-        let mut from = 0;
-        let ok = loop {
-            if from == h.len() {
-                break self.out.flush().is_ok();
-            }
-            match self.out.write(&h[from..]) {
-                Ok(0) | Err(_) => break false,
-                Ok(n) => from += n,
-            }
-        };
-        h.drain(..from);
-        ok
+        let out = &mut self.out;
+        send_with(&mut h, |b| out.write(b)).is_ok() && out.flush().is_ok()
     }
 
     fn flush(&mut self) -> bool {
