@@ -154,22 +154,77 @@ pub fn timed<T>(p: Phase, f: impl FnOnce() -> T) -> T {
     v
 }
 
-/// Phases that follow one another on this thread, timed with one clock reading at each boundary
-/// (a reading of the thread's processor time is a system call: around every check, one saved
-/// per phase).
-pub struct Laps(Duration);
+/// A stretch of this thread's work whose processor time is read twice, at its start and at its
+/// end, and shared among the phases of its [`Laps`] in proportion to their wall time. A reading
+/// of the thread's processor time is a system call, and a worker laps three times around every
+/// check; the laps read the monotonic clock instead (no system call). On a thread that runs
+/// alone, wall and processor time agree; on a busy machine each lap's share of the waiting is
+/// its share of the stretch. Its phases are added when it is dropped.
+pub struct Window {
+    cpu: Duration,
+    wall: std::time::Instant,
+    /// Wall nanoseconds lapped per phase.
+    lapped: [u64; Phase::ALL.len()],
+}
 
-impl Laps {
-    /// Starts the first lap now.
-    pub fn start() -> Laps {
-        Laps(thread_cpu())
+impl Window {
+    /// Opens a window now.
+    pub fn open() -> Window {
+        Window {
+            cpu: thread_cpu(),
+            wall: std::time::Instant::now(),
+            lapped: [0; Phase::ALL.len()],
+        }
     }
 
-    /// Ends the lap now, adding its time to phase `p`; the next lap starts here.
+    /// Starts laps now, in this window.
+    pub fn laps(&mut self) -> Laps<'_> {
+        Laps {
+            at: std::time::Instant::now(),
+            window: self,
+        }
+    }
+
+    /// Each phase's share of `cpu`, the processor time of a window `wall` long.
+    fn shares(
+        &self,
+        cpu: Duration,
+        wall: Duration,
+    ) -> impl Iterator<Item = (Phase, Duration)> + '_ {
+        let (cpu, wall) = (cpu.as_nanos(), wall.as_nanos().max(1));
+        Phase::ALL.into_iter().filter_map(move |p| {
+            let ns = u128::from(self.lapped[p as usize]);
+            let share = (ns.min(wall) * cpu / wall).min(u128::from(u64::MAX)) as u64;
+            (share > 0).then(|| (p, Duration::from_nanos(share)))
+        })
+    }
+}
+
+impl Drop for Window {
+    fn drop(&mut self) {
+        let (cpu, wall) = (thread_cpu().saturating_sub(self.cpu), self.wall.elapsed());
+        let shares: Vec<_> = self.shares(cpu, wall).collect();
+        for (p, d) in shares {
+            add(p, d);
+        }
+    }
+}
+
+/// Phases that follow one another on this thread, in a [`Window`]: one reading of the
+/// monotonic clock at each boundary.
+pub struct Laps<'w> {
+    at: std::time::Instant,
+    window: &'w mut Window,
+}
+
+impl Laps<'_> {
+    /// Ends the lap now, counting its time to phase `p`; the next lap starts here.
     pub fn lap(&mut self, p: Phase) {
-        let now = thread_cpu();
-        add(p, now.saturating_sub(self.0));
-        self.0 = now;
+        let now = std::time::Instant::now();
+        let ns = u64::try_from(now.duration_since(self.at).as_nanos()).unwrap_or(u64::MAX);
+        let slot = &mut self.window.lapped[p as usize];
+        *slot = slot.saturating_add(ns);
+        self.at = now;
     }
 }
 
@@ -305,6 +360,34 @@ pub fn table(runs: &[(String, Breakdown)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_shares_its_processor_time_among_its_laps_by_wall_time() {
+        let mut w = Window::open();
+        w.lapped[Phase::Checks as usize] = 300;
+        w.lapped[Phase::Probes as usize] = 100;
+        let cpu = Duration::from_nanos(500);
+        let shares: Vec<_> = w.shares(cpu, Duration::from_nanos(1000)).collect();
+        assert_eq!(
+            shares,
+            [
+                (Phase::Checks, Duration::from_nanos(150)),
+                (Phase::Probes, Duration::from_nanos(50))
+            ]
+        );
+        let whole: Vec<_> = w.shares(cpu, Duration::from_nanos(400)).collect();
+        let sum: Duration = whole.iter().map(|(_, d)| *d).sum();
+        assert_eq!(sum, cpu, "laps that fill the window share all of it");
+        let before = TALLY[Phase::Checks as usize].load(Ordering::Relaxed);
+        let mut w = Window::open();
+        let mut laps = w.laps();
+        let spin = std::time::Instant::now();
+        while spin.elapsed() < Duration::from_millis(2) {}
+        laps.lap(Phase::Checks);
+        drop(w);
+        let after = TALLY[Phase::Checks as usize].load(Ordering::Relaxed);
+        assert!(after > before, "a dropped window adds its laps");
+    }
 
     #[test]
     fn time_goes_to_its_phase_and_a_shrinking_step_takes_all_of_its_own() {

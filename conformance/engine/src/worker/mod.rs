@@ -510,13 +510,14 @@ fn not_called(check: &checks::Check, ctx: &Ctx, prepared: &Prepared) -> Option<c
 
 /// Runs one check and gathers what its calls printed (from offset `printed` of the capture
 /// file, which it moves on), what they changed in the process (against `probe`, which it moves
-/// on) and the contract violations they committed.
+/// on) and the contract violations they committed; its check and probe time are lapped in
+/// `window`.
 fn run_check(
     id: &str,
     check: &checks::Check,
     ctx: &mut Ctx,
     prepared: &Prepared,
-    (printed, probe): (&mut u64, &mut probes::Probe),
+    (printed, probe, window): (&mut u64, &mut probes::Probe, &mut phases::Window),
 ) -> (checks::Verdict, Contract) {
     ctx.severity = check.severity.at(ctx.profile);
     ctx.cites = check.requirements;
@@ -524,7 +525,7 @@ fn run_check(
         // Nothing of the library ran: there is nothing to probe, capture or take.
         return (skip, Contract::default());
     }
-    let mut laps = phases::Laps::start();
+    let mut laps = window.laps();
     if probes::judges_process(id) {
         *probe = probes::before_judged(probe, id);
         laps.lap(Phase::Probes);
@@ -734,6 +735,7 @@ fn run_checks(
     setup_blocked: Option<EntryPoint>,
     emit: &mut dyn Emit,
 ) -> Result<bool, HarnessFailure> {
+    let mut window = phases::Window::open();
     for id in &unit.checks {
         let Some(check) = checks::find(id) else {
             return Err(HarnessFailure::UnknownCheck(id.clone()));
@@ -747,7 +749,8 @@ fn run_checks(
         let (v, contract) = match setup_blocked {
             Some(ep) => (quarantined_verdict(unit, ep), Contract::default()),
             None => {
-                let (v, c) = run_check(id, check, ctx, prepared, (&mut printed, &mut probe));
+                let state = (&mut printed, &mut probe, &mut window);
+                let (v, c) = run_check(id, check, ctx, prepared, state);
                 let refused = watch::take_blocked();
                 (refused.map_or(v, |ep| quarantined_verdict(unit, ep)), c)
             }
