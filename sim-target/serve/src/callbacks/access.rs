@@ -18,7 +18,7 @@ unsafe fn injected_read(
     nbytes: u64,
     buffer: *mut c_void,
 ) -> Option<Rc> {
-    let action = ledger().inject(op)?;
+    let action = inject(op)?;
     // SAFETY: the caller guarantees `nbytes` writable bytes at `buffer`.
     unsafe { poison(buffer, nbytes as usize) };
     let rc = match action {

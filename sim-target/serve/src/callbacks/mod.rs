@@ -20,6 +20,7 @@ use std::alloc::Layout as AllocLayout;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 mod access;
@@ -107,6 +108,9 @@ pub struct Target {
     substitute: Mutex<Option<Memory>>,
     /// Every read served while a [`Recording`] lives: (address, the bytes read).
     reads: Mutex<Option<Reads>>,
+    /// How many [`Substitution`]s and [`Recording`]s of this target live: while none does, a
+    /// read is the source's, and neither lock above is taken.
+    guards: AtomicUsize,
 }
 
 /// Records the reads a target serves until [`Recording::finish`] (see [`Target::record_reads`]).
@@ -125,6 +129,7 @@ impl Recording<'_> {
 impl Drop for Recording<'_> {
     fn drop(&mut self) {
         self.target.log().take();
+        self.target.guards.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -140,6 +145,7 @@ impl Substitution<'_> {
     /// substitute (to ask the same question of the intact target in the middle of a walk).
     pub fn pause(&self) -> Substitution<'_> {
         let prev = self.target.served().take();
+        self.target.guards.fetch_add(1, Ordering::AcqRel);
         Substitution {
             target: self.target,
             prev,
@@ -150,6 +156,7 @@ impl Substitution<'_> {
 impl Drop for Substitution<'_> {
     fn drop(&mut self) {
         *self.target.served() = self.prev.take();
+        self.target.guards.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -171,6 +178,7 @@ impl Target {
             threads,
             substitute: Mutex::new(None),
             reads: Mutex::new(None),
+            guards: AtomicUsize::new(0),
         }));
         registry().push(t as *const Target as usize);
         t
@@ -191,6 +199,7 @@ impl Target {
     /// library's caches keyed by the context survive, so handles obtained before stay usable.
     pub fn substitute(&self, memory: Memory) -> Substitution<'_> {
         let prev = self.served().replace(memory);
+        self.guards.fetch_add(1, Ordering::AcqRel);
         Substitution { target: self, prev }
     }
 
@@ -202,7 +211,13 @@ impl Target {
     /// memory a library's answers rested on, to serve again later ([`Memory::from_reads`]).
     pub fn record_reads(&self) -> Recording<'_> {
         *self.log() = Some(Vec::new());
+        self.guards.fetch_add(1, Ordering::AcqRel);
         Recording { target: self }
+    }
+
+    /// Whether the source's own memory is served, unrecorded (no guard lives).
+    fn plain(&self) -> bool {
+        self.guards.load(Ordering::Acquire) == 0
     }
 
     fn log(&self) -> MutexGuard<'_, Option<Reads>> {
@@ -220,6 +235,9 @@ impl Target {
     /// Exactly `len` bytes at `addr` from the memory served now (the substitute's, else the
     /// source's).
     fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, String> {
+        if self.plain() {
+            return self.source.read(addr, len);
+        }
         let read = match &*self.served() {
             Some(m) => m
                 .read(addr, len)
@@ -233,6 +251,9 @@ impl Target {
     /// Hands the `len` bytes at `addr` of the memory served now (the substitute's, else the
     /// source's) to `take`, as [`Target::read`] reads them, without copying them first.
     fn read_with(&self, addr: u64, len: u64, take: &mut dyn FnMut(&[u8])) -> Result<(), String> {
+        if self.plain() {
+            return self.source.read_with(addr, len, take);
+        }
         let mut log = self.log();
         let mut take = |bytes: &[u8]| {
             if let Some(log) = log.as_mut() {
@@ -252,6 +273,9 @@ impl Target {
     /// A string at `addr` of at most `max` bytes from the memory served now, as
     /// [`Source::read_cstr`] answers.
     fn read_cstr(&self, addr: u64, max: u64) -> Result<Vec<u8>, String> {
+        if self.plain() {
+            return self.source.read_cstr(addr, max);
+        }
         let read = match &*self.served() {
             Some(m) => memory_cstr(m, addr, max),
             None => self.source.read_cstr(addr, max),
@@ -282,7 +306,6 @@ impl Target {
 
 /// Resolves an address-space context the library handed back to the target it names.
 fn target_of(ctx: *mut AddressSpaceContext) -> Option<&'static Target> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
     // The context found last: a target is never freed, so it stays one (most callbacks of a
     // call name the same context).
     static LAST: AtomicUsize = AtomicUsize::new(0);
@@ -397,7 +420,20 @@ pub fn set_alloc_mode(mode: AllocMode) {
 /// return cannot leave it in force.
 pub fn set_fault_plan(plan: FaultPlan) -> FaultGuard {
     ledger().faults.set(plan);
+    PLANNED.store(true, Ordering::Release);
     FaultGuard { live: true }
+}
+
+/// Whether a fault plan may be in force ([`set_fault_plan`] sets it, its guard clears it): while
+/// none is, no callback asks the ledger whether it is broken.
+static PLANNED: AtomicBool = AtomicBool::new(false);
+
+/// What the fault plan in force does to `op` (see [`Ledger::inject`]); nothing without a plan.
+fn inject(op: Op) -> Option<Action> {
+    if !PLANNED.load(Ordering::Acquire) {
+        return None;
+    }
+    ledger().inject(op)
 }
 
 /// Clears the fault plan when dropped; [`FaultGuard::finish`] also returns the census.
@@ -410,6 +446,7 @@ impl FaultGuard {
     /// Clears the plan and returns what the callbacks did under it.
     pub fn finish(mut self) -> Census {
         self.live = false;
+        PLANNED.store(false, Ordering::Release);
         ledger().faults.clear()
     }
 }
@@ -417,6 +454,7 @@ impl FaultGuard {
 impl Drop for FaultGuard {
     fn drop(&mut self) {
         if self.live {
+            PLANNED.store(false, Ordering::Release);
             ledger().faults.clear();
         }
     }
@@ -438,7 +476,7 @@ unsafe fn poison(out: *mut c_void, len: usize) {
 /// The code an injected failure of `op` returns, if the fault plan breaks it (for callbacks
 /// that have no partial answer to give).
 fn broken(op: Op) -> Option<Rc> {
-    ledger().inject(op).map(|a| match a {
+    inject(op).map(|a| match a {
         Action::Fail(rc) | Action::Short(rc) => rc,
     })
 }
