@@ -1,6 +1,7 @@
 //! Sparse target memory: mapped regions with bounds-checked reads and writes.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// A failed memory access.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -35,10 +36,11 @@ pub struct MemRegion {
 /// Reads as a target served them: (address, the bytes read), in the order served.
 pub type Reads = Vec<(u64, Vec<u8>)>;
 
-/// A target address space.
+/// A target address space. Copies share their regions until one of them is written (a second
+/// address space over the same image costs no copy of its bytes).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Memory {
-    regions: BTreeMap<u64, MemRegion>,
+    regions: Arc<BTreeMap<u64, MemRegion>>,
 }
 
 impl Memory {
@@ -53,7 +55,7 @@ impl Memory {
             !self.overlaps(base, size),
             "region {base:#x}+{size} overlaps"
         );
-        self.regions.insert(
+        Arc::make_mut(&mut self.regions).insert(
             base,
             MemRegion {
                 bytes: vec![0; size as usize],
@@ -104,7 +106,8 @@ impl Memory {
         let len = data.len() as u64;
         let (off, _) = self.locate(addr, len)?;
         let base = addr - off;
-        let r = self.regions.get_mut(&base).expect("located region exists");
+        let regions = Arc::make_mut(&mut self.regions);
+        let r = regions.get_mut(&base).expect("located region exists");
         r.bytes[off as usize..(off + len) as usize].copy_from_slice(data);
         Ok(())
     }
