@@ -1,8 +1,11 @@
 //! `cargo xtask bench`: per fetched vendor library, the library instances, checks and wall time of a
 //! default run, its run with the property phase, and the instance and check rates of the hidden
-//! `__bench` process; then the whole default run, and the phase, traffic and scaling tables. It
-//! prints the library table and writes it, with the others, to `target/bench/` (Markdown, which
-//! `cargo xtask docs` writes into `docs/figures.md`).
+//! `__bench` process; then the whole default run, the speed targets judged on them ([`targets`]),
+//! and the phase, traffic and scaling tables. It prints the library and target tables and writes
+//! them, with the others, to `target/bench/` (Markdown, which `cargo xtask docs` writes into
+//! `docs/figures.md`).
+
+mod targets;
 
 use super::{run, runner, target_dir};
 use std::ffi::OsStr;
@@ -26,7 +29,7 @@ pub fn bench() -> i32 {
     let mut table = Table::new();
     for name in &names {
         match bench_library(&exe, name, &dir) {
-            Ok(row) => table.row(row),
+            Ok((row, figures)) => table.row(row, figures),
             Err(e) => {
                 eprintln!("xtask bench: {e}");
                 return 1;
@@ -44,6 +47,10 @@ pub fn bench() -> i32 {
         }
     }
     if let Err(e) = table.write(&dir.join("libraries.md")) {
+        eprintln!("xtask bench: {e}");
+        return 1;
+    }
+    if let Err(e) = table.write_targets(&dir.join("targets.md")) {
         eprintln!("xtask bench: {e}");
         return 1;
     }
@@ -78,9 +85,11 @@ const COLUMNS: [&str; 12] = [
     "in-process checks/s",
 ];
 
-/// The library table: printed a line at a time, written as Markdown at the end.
+/// The library table: printed a line at a time, written as Markdown at the end, with the targets
+/// its figures are judged by.
 struct Table {
     rows: Vec<[String; 12]>,
+    figures: Vec<targets::Figures>,
     whole: Option<f64>,
 }
 
@@ -90,14 +99,23 @@ impl Table {
         println!("{}", COLUMNS.join(" | "));
         Table {
             rows: Vec::new(),
+            figures: Vec::new(),
             whole: None,
         }
     }
 
-    /// Adds and prints a library's row.
-    fn row(&mut self, row: [String; 12]) {
+    /// Adds and prints a library's row, and keeps the figures the targets judge.
+    fn row(&mut self, row: [String; 12], figures: targets::Figures) {
         println!("{}", row.join(" | "));
         self.rows.push(row);
+        self.figures.push(figures);
+    }
+
+    /// Prints the targets table and writes it to `path` (after the whole run).
+    fn write_targets(&self, path: &Path) -> Result<(), String> {
+        let md = targets::table(&self.figures, self.whole.unwrap_or(f64::NAN));
+        println!("\ntargets:\n{md}");
+        std::fs::write(path, md).map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
 
     /// Records and prints the whole default run's wall time.
@@ -128,7 +146,11 @@ impl Table {
 /// One library's row of the bench table: its full default run (scenarios, then the property
 /// phase over generated cases, with where its time went), its scenario units alone (per-instance
 /// and per-check rates) and the `__bench` figures.
-fn bench_library(exe: &Path, name: &str, dir: &Path) -> Result<[String; 12], String> {
+fn bench_library(
+    exe: &Path,
+    name: &str,
+    dir: &Path,
+) -> Result<([String; 12], targets::Figures), String> {
     let phases = with_phases(&dir.join(format!("{name}.phases.json")));
     let full = timed(exe, name, &phases, &dir.join(format!("{name}-full.json")))
         .ok_or_else(|| format!("the run on {name} failed"))?;
@@ -140,7 +162,13 @@ fn bench_library(exe: &Path, name: &str, dir: &Path) -> Result<[String; 12], Str
     let instances = instances_of(&text);
     let f = bench_figures(exe, name, dir).ok_or_else(|| format!("measuring {name} failed"))?;
     let rate = |k: &str| format!("{:.0}", figure(&f, k));
-    Ok([
+    let figures = targets::Figures {
+        name: name.to_string(),
+        fork: figure(&f, "fork_instances_per_s"),
+        floor: figure(&f, "floor_instances_per_s"),
+        property: full - secs,
+    };
+    let row = [
         name.to_string(),
         instances.to_string(),
         results.to_string(),
@@ -150,10 +178,11 @@ fn bench_library(exe: &Path, name: &str, dir: &Path) -> Result<[String; 12], Str
         rate("floor_instances_per_s"),
         format!("{:.0}", results as f64 / secs),
         format!("{full:.1}"),
-        format!("{:.1}", full - secs),
+        format!("{:.1}", figures.property),
         rate("isolated_checks_per_s"),
         rate("in_process_checks_per_s"),
-    ])
+    ];
+    Ok((row, figures))
 }
 
 /// The run arguments that write its phase breakdown to `path`.

@@ -40,6 +40,11 @@ const BLOCKS: &[(&str, &str, Source)] = &[
     ("docs/controls.md", "kit-score", Source::KitScore),
     (
         "docs/figures.md",
+        "bench-targets",
+        Source::Bench("targets.md"),
+    ),
+    (
+        "docs/figures.md",
         "bench-libraries",
         Source::Bench("libraries.md"),
     ),
