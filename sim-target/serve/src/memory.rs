@@ -1,7 +1,6 @@
 //! Sparse target memory: mapped regions with bounds-checked reads and writes.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 /// A failed memory access.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -36,11 +35,10 @@ pub struct MemRegion {
 /// Reads as a target served them: (address, the bytes read), in the order served.
 pub type Reads = Vec<(u64, Vec<u8>)>;
 
-/// A target address space. Copies share their regions until one of them is written (a second
-/// address space over the same image costs no copy of its bytes).
+/// A target address space.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Memory {
-    regions: Arc<BTreeMap<u64, MemRegion>>,
+    regions: BTreeMap<u64, MemRegion>,
 }
 
 impl Memory {
@@ -55,7 +53,7 @@ impl Memory {
             !self.overlaps(base, size),
             "region {base:#x}+{size} overlaps"
         );
-        Arc::make_mut(&mut self.regions).insert(
+        self.regions.insert(
             base,
             MemRegion {
                 bytes: vec![0; size as usize],
@@ -106,8 +104,7 @@ impl Memory {
         let len = data.len() as u64;
         let (off, _) = self.locate(addr, len)?;
         let base = addr - off;
-        let regions = Arc::make_mut(&mut self.regions);
-        let r = regions.get_mut(&base).expect("located region exists");
+        let r = self.regions.get_mut(&base).expect("located region exists");
         r.bytes[off as usize..(off + len) as usize].copy_from_slice(data);
         Ok(())
     }
